@@ -1,0 +1,86 @@
+/**
+ * The record model every source yields and every stage consumes.
+ * A record is one recorded LLM call: its input messages with the completion last
+ * (when there is one), its accounting, and where it came from.
+ */
+
+export type Status = 'ok' | 'exception' | 'no_output';
+export const STATUSES: readonly Status[] = ['ok', 'exception', 'no_output'];
+
+export type SourceKind = 'synalinks' | 'ask' | 'klieo';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cached_tokens: number;
+  cache_creation_tokens: number;
+  reasoning_tokens: number;
+}
+
+export interface ToolCall {
+  id?: string;
+  type?: string;
+  function: { name: string; arguments: unknown };
+}
+
+/** A message as Synalinks records it: OpenAI-like, but content may be a dict or a list of parts. */
+export interface Message {
+  role: string;
+  content?: unknown;
+  reasoning_content?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+/** Where a record came from: 1-based line number and the byte offset of the line start. */
+export interface SourceRef {
+  file: string;
+  line: number;
+  offset: number;
+}
+
+export interface TraceRecord {
+  readonly source: SourceKind;
+  readonly ref: SourceRef;
+  /** The record's original bytes (one JSONL line for Synalinks), for byte-exact copies. */
+  readonly raw: Buffer;
+  readonly callId: string;
+  readonly parentCallId: string | null;
+  readonly program: string;
+  readonly module: string;
+  /** Epoch seconds at call start, or null when the recorder kept none. */
+  readonly timestamp: number | null;
+  /** Seconds, or null when unknown. */
+  readonly duration: number | null;
+  /** Null when unknown (not recorded, or stale as for no_output records). */
+  readonly usage: Usage | null;
+  /** USD as reported by the recorder; null when unknown. Never stale values. */
+  readonly cost: number | null;
+  readonly status: Status;
+  readonly model: string | null;
+  readonly provider: string | null;
+  readonly version: string | null;
+  readonly inputsHash: string;
+  readonly configHash: string;
+  readonly exception: string | null;
+  /** True when the example was rebuilt from incomplete input (e.g. only the last user turn). */
+  readonly partial: boolean;
+  /** Input messages, with the completion appended last when status is ok. Parsed on demand. */
+  messages(): Message[];
+}
+
+/** Classification from the two facts Synalinks records: outputs (null or not) and exception (present or not). */
+export function classify(outputsIsNull: boolean, hasException: boolean): Status {
+  if (hasException) return 'exception';
+  return outputsIsNull ? 'no_output' : 'ok';
+}
+
+/** A line that could not be read as a record; reported, never fatal. */
+export interface DamagedLine {
+  readonly file: string;
+  readonly line: number;
+  readonly offset: number;
+  readonly reason: string;
+}
