@@ -1,0 +1,48 @@
+/** The `traces` command line: one thin module per command, registered here. */
+import { Command, CommanderError } from 'commander';
+import { UserError } from './errors.js';
+import { registerStats } from './commands/stats.js';
+import { registerVerify } from './commands/verify.js';
+
+const VERSION = '0.1.0';
+
+export function buildProgram(): Command {
+  const program = new Command('traces')
+    .version(VERSION)
+    .description('Turn recorded LLM calls (Synalinks trace trees) into clean fine-tuning datasets.')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Roots default to $SYNALINKS_HOME, else ~/.synalinks.
+
+Examples:
+  traces stats                              summarise ~/.synalinks
+  traces verify samples/synalinks --json    recompute every hash
+  traces export samples/synalinks --format nemo --out dataset/
+
+Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 usage or input error.`,
+    );
+  registerStats(program);
+  registerVerify(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      return 2;
+    }
+    if (error instanceof UserError) {
+      process.stderr.write(`traces: ${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Dedupe keys as 16-byte digests. The recorded hashes are sha256 already, so the
+ * default key is just their leading bits; other keys hash what they cover.
+ */
+import { createHash } from 'node:crypto';
+import { ByteSink } from '../canonical/byte-sink.js';
+import { canonicalValueText, writeCanonical } from '../canonical/canonical.js';
+import type { TraceRecord } from '../record.js';
+import { SynalinksRecord } from '../sources/synalinks-record.js';
+import { hexWord } from './key-index.js';
+
+export const KEY_KINDS = ['inputs,config', 'inputs', 'inputs,config,module', 'conversation'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
+function digestWords(digest: Buffer, into: Uint32Array): Uint32Array {
+  into[0] = digest.readUInt32BE(0);
+  into[1] = digest.readUInt32BE(4);
+  into[2] = digest.readUInt32BE(8);
+  into[3] = digest.readUInt32BE(12);
+  return into;
+}
+
+function hashOf(parts: (string | Uint8Array)[], into: Uint32Array): Uint32Array {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    hash.update(part);
+    hash.update('\0');
+  }
+  return digestWords(hash.digest(), into);
+}
+
+/** Two 64-bit halves of hex hashes; falls back to hashing when a recorded hash is not hex. */
+function fromHexHashes(first: string, firstOffset: number, second: string, secondOffset: number, into: Uint32Array): Uint32Array {
+  into[0] = hexWord(first, firstOffset);
+  into[1] = hexWord(first, firstOffset + 8);
+  into[2] = hexWord(second, secondOffset);
+  into[3] = hexWord(second, secondOffset + 8);
+  if (first.length === 64 && second.length === 64 && !into.some(Number.isNaN)) return into;
+  return hashOf([first, second], into);
+}
+
+const conversationSink = new ByteSink();
+
+/** Canonical bytes of all messages, completion included: the same answer to the same prompt. */
+export function conversationBytes(record: TraceRecord): Uint8Array {
+  if (record instanceof SynalinksRecord) {
+    const [start, end] = record.span('messages')!;
+    conversationSink.reset();
+    writeCanonical(record.raw, start, end, conversationSink);
+    return conversationSink.view();
+  }
+  return Buffer.from(canonicalValueText(record.messages()), 'utf8');
+}
+
+/** Writes the record's key of the given kind into `into` (4 words) and returns it. */
+export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = new Uint32Array(4)): Uint32Array {
+  switch (kind) {
+    case 'inputs,config':
+      return fromHexHashes(record.inputsHash, 0, record.configHash, 0, into);
+    case 'inputs':
+      return fromHexHashes(record.inputsHash, 0, record.inputsHash, 16, into);
+    case 'inputs,config,module':
+      return hashOf([record.inputsHash, record.configHash, record.program, record.module], into);
+    case 'conversation':
+      return hashOf([conversationBytes(record)], into);
+  }
+}
+
+export function keyHex(key: Uint32Array): string {
+  return Array.from(key, (w) => w.toString(16).padStart(8, '0')).join('');
+}

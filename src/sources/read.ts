@@ -1,0 +1,40 @@
+/** Turns trace files into batches of records and damaged lines. */
+import type { DamagedLine, TraceRecord } from '../record.js';
+import { JsonSyntaxError } from '../canonical/scan.js';
+import type { TraceFile } from './discover.js';
+import { readLineBatches } from './lines.js';
+import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
+
+export interface RecordBatch {
+  file: TraceFile;
+  records: TraceRecord[];
+  damaged: DamagedLine[];
+  /** Bytes of the file this batch covers, for progress. */
+  bytes: number;
+}
+
+function damageReason(error: unknown, terminated: boolean): string {
+  const detail = error instanceof JsonSyntaxError || error instanceof DamagedRecordError ? error.message : String(error);
+  return terminated ? detail : `truncated last line, no newline at end of file (${detail})`;
+}
+
+export async function* readSynalinksFile(file: TraceFile): AsyncGenerator<RecordBatch> {
+  for await (const lines of readLineBatches(file.path)) {
+    const batch: RecordBatch = { file, records: [], damaged: [], bytes: 0 };
+    for (const line of lines) {
+      batch.bytes += line.bytes.length + 1;
+      const ref = { file: file.display, line: line.number, offset: line.offset };
+      try {
+        batch.records.push(new SynalinksRecord(line.bytes, ref));
+      } catch (error) {
+        if (!(error instanceof JsonSyntaxError || error instanceof DamagedRecordError)) throw error;
+        batch.damaged.push({ ...ref, reason: damageReason(error, line.terminated) });
+      }
+    }
+    yield batch;
+  }
+}
+
+export async function* readFiles(files: readonly TraceFile[]): AsyncGenerator<RecordBatch> {
+  for (const file of files) yield* readSynalinksFile(file);
+}

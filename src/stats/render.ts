@@ -1,0 +1,88 @@
+/** The human-readable `stats` report. */
+import type { DamagedLine } from '../record.js';
+import type { GroupDimension, StatsCollector } from './collect.js';
+import { isoOrNull, type Tally } from './tally.js';
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function formatTokens(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+export function formatUsd(n: number): string {
+  return n >= 100 ? `$${n.toFixed(0)}` : n >= 0.01 ? `$${n.toFixed(2)}` : n === 0 ? '$0' : `$${n.toPrecision(2)}`;
+}
+
+export function formatSeconds(s: number | null): string {
+  if (s === null) return '-';
+  return s >= 10 ? `${s.toFixed(0)}s` : s >= 1 ? `${s.toFixed(1)}s` : `${(s * 1000).toFixed(0)}ms`;
+}
+
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+function costCell(t: Tally): string {
+  if (t.ok === 0) return '-';
+  if (t.okWithoutCost === t.ok) return 'unknown';
+  return formatUsd(t.costUsd) + (t.okWithoutCost > 0 ? '+?' : '');
+}
+
+function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): string {
+  const rows = [...groups]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, t]) => [
+      name,
+      formatCount(t.records),
+      formatCount(t.ok),
+      formatCount(t.exception),
+      formatCount(t.no_output),
+      formatCount(t.duplicates),
+      formatTokens(t.tokens.total),
+      costCell(t),
+      formatSeconds(t.durations.quantile(0.5)),
+    ]);
+  return table([dimension, 'records', 'ok', 'exception', 'no_output', 'dup', 'tokens', 'cost', 'p50'], rows);
+}
+
+function damageList(lines: readonly DamagedLine[], notListed: number): string {
+  const listed = lines.map((d) => `  ${d.file}:${d.line}: ${d.reason}`);
+  if (notListed > 0) listed.push(`  … and ${formatCount(notListed)} more`);
+  return listed.join('\n');
+}
+
+export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['program', 'module']): string {
+  const t = stats.total;
+  const out: string[] = [];
+  const summary: [string, string][] = [
+    ['files', `${formatCount(stats.files)} (${(stats.bytes / 1e6).toFixed(1)} MB)`],
+    [
+      'records',
+      `${formatCount(t.records)}: ok ${formatCount(t.ok)}, exception ${formatCount(t.exception)}, no_output ${formatCount(t.no_output)}; damaged lines ${formatCount(stats.damagedCount)}`,
+    ],
+    ['unique ok keys', `${formatCount(stats.okKeys.size)} (${formatCount(t.ok - stats.okKeys.size)} duplicate ok records)`],
+    [
+      'tokens (ok)',
+      `prompt ${formatTokens(t.tokens.prompt)}, completion ${formatTokens(t.tokens.completion)}, reasoning ${formatTokens(t.tokens.reasoning)}, cached ${formatTokens(t.tokens.cached)}` +
+        (t.okWithoutUsage > 0 ? ` (${formatCount(t.okWithoutUsage)} ok records without usage)` : ''),
+    ],
+    ['cost (ok)', `${costCell(t)}${t.okWithoutCost > 0 ? ` (${formatCount(t.okWithoutCost)} ok records without cost)` : ''}`],
+    ['duration (ok)', `p50 ${formatSeconds(t.durations.quantile(0.5))}, p95 ${formatSeconds(t.durations.quantile(0.95))}`],
+    ['period', `${isoOrNull(t.firstTimestamp) ?? '-'} → ${isoOrNull(t.lastTimestamp) ?? '-'}`],
+    ['models', [...stats.groups.model].map(([m, g]) => `${m} (${formatCount(g.records)})`).join(', ') || '-'],
+    ['synalinks', [...stats.groups.version].map(([v, g]) => `${v} (${formatCount(g.records)})`).join(', ') || '-'],
+  ];
+  const labelWidth = Math.max(...summary.map(([label]) => label.length));
+  out.push(summary.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`).join('\n'));
+  for (const dimension of by) out.push(groupTable(dimension, stats.groups[dimension]));
+  if (stats.damagedCount > 0) out.push(`damaged lines\n${damageList(stats.damagedListed, stats.damagedCount - stats.damagedListed.length)}`);
+  return `${out.join('\n\n')}\n`;
+}

@@ -1,0 +1,117 @@
+/** Totals over a set of records, mergeable so per-file or per-worker tallies combine. */
+import type { Status, TraceRecord, Usage } from '../record.js';
+import { QuantileSketch } from './quantiles.js';
+
+export interface TokenTotals {
+  prompt: number;
+  completion: number;
+  reasoning: number;
+  cached: number;
+  total: number;
+}
+
+/** What a tally needs of a record, read once per record rather than once per group. */
+export interface RecordFacts {
+  status: Status;
+  timestamp: number | null;
+  duration: number | null;
+  usage: Usage | null;
+  cost: number | null;
+}
+
+export function factsOf(record: TraceRecord): RecordFacts {
+  return {
+    status: record.status,
+    timestamp: record.timestamp,
+    duration: record.duration,
+    usage: record.usage,
+    cost: record.cost,
+  };
+}
+
+export class Tally {
+  records = 0;
+  ok = 0;
+  exception = 0;
+  no_output = 0;
+  /** Ok records whose dedupe key was seen before. */
+  duplicates = 0;
+  tokens: TokenTotals = { prompt: 0, completion: 0, reasoning: 0, cached: 0, total: 0 };
+  /** Ok records without recorded usage: their tokens are unknown, not zero. */
+  okWithoutUsage = 0;
+  costUsd = 0;
+  okWithoutCost = 0;
+  durations = new QuantileSketch();
+  firstTimestamp: number | null = null;
+  lastTimestamp: number | null = null;
+
+  add(facts: RecordFacts, isDuplicate: boolean): void {
+    const { status, timestamp, duration, usage, cost } = facts;
+    this.records++;
+    this[status]++;
+    if (timestamp !== null) {
+      if (this.firstTimestamp === null || timestamp < this.firstTimestamp) this.firstTimestamp = timestamp;
+      if (this.lastTimestamp === null || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
+    }
+    if (status !== 'ok') return;
+    if (isDuplicate) this.duplicates++;
+    if (duration !== null) this.durations.add(duration);
+    if (usage === null) this.okWithoutUsage++;
+    else {
+      this.tokens.prompt += usage.prompt_tokens ?? 0;
+      this.tokens.completion += usage.completion_tokens ?? 0;
+      this.tokens.reasoning += usage.reasoning_tokens ?? 0;
+      this.tokens.cached += usage.cached_tokens ?? 0;
+      this.tokens.total += usage.total_tokens ?? 0;
+    }
+    if (cost === null) this.okWithoutCost++;
+    else this.costUsd += cost;
+  }
+
+  merge(other: Tally): void {
+    this.records += other.records;
+    this.ok += other.ok;
+    this.exception += other.exception;
+    this.no_output += other.no_output;
+    this.duplicates += other.duplicates;
+    for (const key of Object.keys(this.tokens) as (keyof TokenTotals)[]) this.tokens[key] += other.tokens[key];
+    this.okWithoutUsage += other.okWithoutUsage;
+    this.costUsd += other.costUsd;
+    this.okWithoutCost += other.okWithoutCost;
+    this.durations.merge(other.durations);
+    if (other.firstTimestamp !== null && (this.firstTimestamp === null || other.firstTimestamp < this.firstTimestamp)) {
+      this.firstTimestamp = other.firstTimestamp;
+    }
+    if (other.lastTimestamp !== null && (this.lastTimestamp === null || other.lastTimestamp > this.lastTimestamp)) {
+      this.lastTimestamp = other.lastTimestamp;
+    }
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      records: this.records,
+      ok: this.ok,
+      exception: this.exception,
+      no_output: this.no_output,
+      duplicates: this.duplicates,
+      tokens: { ...this.tokens, ok_records_without_usage: this.okWithoutUsage },
+      cost_usd: roundUsd(this.costUsd),
+      ok_records_without_cost: this.okWithoutCost,
+      duration_s: {
+        p50: this.durations.quantile(0.5),
+        p95: this.durations.quantile(0.95),
+        max: this.durations.count > 0 ? this.durations.max : null,
+      },
+      first_timestamp: isoOrNull(this.firstTimestamp),
+      last_timestamp: isoOrNull(this.lastTimestamp),
+    };
+  }
+}
+
+export function roundUsd(value: number): number {
+  return Math.round(value * 1e9) / 1e9;
+}
+
+export function isoOrNull(epochSeconds: number | null): string | null {
+  return epochSeconds === null ? null : new Date(epochSeconds * 1000).toISOString();
+}

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { canonicalize, canonicalValueText, sha256Hex } from '../src/canonical/canonical.js';
+import { JsonSyntaxError, skipValue } from '../src/canonical/scan.js';
+import { FIXTURES } from './helpers.js';
+
+interface Vector {
+  name: string;
+  input: string;
+  canonical: string;
+  sha256: string;
+}
+
+const vectors = JSON.parse(readFileSync(path.join(FIXTURES, 'canonical-vectors.json'), 'utf8')) as { cases: Vector[] };
+
+describe('canonical JSON matches orjson OPT_SORT_KEYS byte for byte', () => {
+  for (const vector of vectors.cases) {
+    it(vector.name, () => {
+      const canonical = canonicalize(vector.input);
+      assert.equal(canonical.toString('utf8'), vector.canonical);
+      assert.equal(sha256Hex(canonical), vector.sha256);
+    });
+  }
+
+  it('covers the number and key-order cases the spec names', () => {
+    const all = vectors.cases.map((v) => v.input).join('\n');
+    for (const needle of ['153133.0', '1e-7', '1e16', '18446744073709551615', '\u2028', '😀', '！']) {
+      assert.ok(all.includes(needle), `vectors include ${needle}`);
+    }
+  });
+
+  it('sorts keys by code point, not by UTF-16 unit', () => {
+    // JavaScript's default sort puts U+1F600 (surrogates D83D…) before U+FF01.
+    assert.equal(canonicalize('{"😀":1,"！":2}').toString(), '{"！":2,"😀":1}');
+    assert.equal(canonicalValueText({ '😀': 1, '！': 2 }), '{"！":2,"😀":1}');
+  });
+
+  it('keeps number text verbatim where JSON.parse would lose it', () => {
+    assert.equal(canonicalize('{"b":1.0,"a":9007199254740993}').toString(), '{"a":9007199254740993,"b":1.0}');
+  });
+
+  it('rewrites escapes the way orjson writes strings', () => {
+    assert.equal(canonicalize('["\\u00e9\\/\\u001F\\u2028"]').toString(), '["é/\\u001f\u2028"]');
+  });
+});
+
+describe('scanner rejects what is not JSON', () => {
+  const bad = ['{"a":1', '{"a":tru}', '{"a":1,}', '[1 2]', '{"a" 1}', '"open', '{"a":-}', '{"a":1.}', '{"a":1e}'];
+  for (const text of bad) {
+    it(JSON.stringify(text), () => {
+      const b = Buffer.from(text);
+      assert.throws(() => {
+        const end = skipValue(b, 0, b.length);
+        if (end !== b.length) throw new JsonSyntaxError('trailing', end);
+      }, JsonSyntaxError);
+    });
+  }
+
+  it('finds the end of strings with escaped quotes and backslashes, short and long', () => {
+    for (const body of ['a\\"b', 'x\\\\', 'y'.repeat(200) + '\\"' + 'z'.repeat(100) + '\\\\']) {
+      const text = `"${body}",1`;
+      const b = Buffer.from(text);
+      assert.equal(skipValue(b, 0, b.length), body.length + 2);
+    }
+  });
+});

@@ -1,0 +1,43 @@
+/** Shared test helpers: paths, temp folders and running the real CLI. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (tests run from dist/test/). */
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SAMPLES = path.join(REPO, 'samples', 'synalinks');
+export const FIXTURES = path.join(REPO, 'test', 'fixtures');
+export const GOLDEN = path.resolve(REPO, '..', 'shared', 'fixtures', 'synalinks-golden');
+const BIN = path.join(REPO, 'bin', 'traces.js');
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? REPO,
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+    input: options.input,
+    maxBuffer: 256 << 20,
+  });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function runCliJson<T = Record<string, unknown>>(args: string[], options?: Parameters<typeof runCli>[1]): T {
+  const result = runCli([...args, '--json'], options);
+  if (result.stdout.trim() === '') throw new Error(`no JSON output (exit ${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** A fresh temporary folder, removed when the test's process ends. */
+export function tempDir(prefix = 'traces-test-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

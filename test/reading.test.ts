@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { readLineBatches, type Line } from '../src/sources/lines.js';
+import { discover, whyNotTraceFile } from '../src/sources/discover.js';
+import { readFiles } from '../src/sources/read.js';
+import { SynalinksRecord } from '../src/sources/synalinks-record.js';
+import { GOLDEN, SAMPLES, tempDir } from './helpers.js';
+
+async function allLines(file: string, chunkSize?: number): Promise<Line[]> {
+  const lines: Line[] = [];
+  for await (const batch of readLineBatches(file, chunkSize)) lines.push(...batch);
+  return lines;
+}
+
+describe('line splitting on bytes', () => {
+  it('strips a BOM and CRLF, skips blank lines, keeps numbers and offsets', async () => {
+    const file = path.join(tempDir(), 'a.jsonl');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}\r\n\r\n  \n{"b":"é"}\n')]));
+    const lines = await allLines(file);
+    assert.deepEqual(
+      lines.map((l) => [l.bytes.toString(), l.number, l.offset, l.terminated]),
+      [
+        ['{"a":1}', 1, 3, true],
+        ['{"b":"é"}', 4, 17, true],
+      ],
+    );
+  });
+
+  it('joins lines that span chunks and flags an unterminated last line', async () => {
+    const file = path.join(tempDir(), 'b.jsonl');
+    const long = `{"x":"${'y'.repeat(5000)}"}`;
+    writeFileSync(file, `${long}\n{"short":1}\n{"cut":`);
+    const lines = await allLines(file, 64);
+    assert.equal(lines.length, 3);
+    assert.equal(lines[0].bytes.toString(), long);
+    assert.equal(lines[1].offset, long.length + 1);
+    assert.equal(lines[2].bytes.toString(), '{"cut":');
+    assert.equal(lines[2].terminated, false);
+  });
+});
+
+describe('finding trace files', () => {
+  it('accepts exactly the two Synalinks layouts', () => {
+    assert.equal(whyNotTraceFile('prog/gen_1/gen_1_20260707-101530.jsonl'), null);
+    assert.equal(whyNotTraceFile('prog/prog_20260707-101530.jsonl'), null);
+    assert.equal(whyNotTraceFile('prog/tool_calls_generator_a/tool_calls_generator_a_20260707-101530.jsonl'), null);
+    assert.match(whyNotTraceFile('prog/gen/other_20260707-101530.jsonl')!, /does not match its folder/);
+    assert.match(whyNotTraceFile('prog/prog.jsonl')!, /name is not/);
+    assert.match(whyNotTraceFile('notes.jsonl')!, /depth/);
+    assert.match(whyNotTraceFile('datasets/ds/ds_20260707-101530.jsonl')!, /dataset/);
+    assert.match(whyNotTraceFile('synalinks.json')!, /not a .jsonl/);
+  });
+
+  it('skips config, datasets, knowledge bases and stray files in the samples', async () => {
+    const found = await discover([SAMPLES]);
+    const expected = JSON.parse(readFileSync(path.join(SAMPLES, '..', '..', 'test', 'fixtures', 'samples-expected.json'), 'utf8'));
+    assert.deepEqual(
+      found.files.map((f) => path.relative(SAMPLES, f.path)),
+      expected.trace_files,
+    );
+    const skipped = found.skipped.map((s) => path.relative(SAMPLES, path.resolve(s.path))).sort();
+    assert.deepEqual(skipped, [...expected.skipped_paths].sort());
+  });
+
+  it('does not hang on a symlink loop and follows links to real folders', async () => {
+    const root = tempDir();
+    const moduleDir = path.join(root, 'prog', 'gen');
+    mkdirSync(moduleDir, { recursive: true });
+    writeFileSync(path.join(moduleDir, 'gen_20260101-000000.jsonl'), '');
+    symlinkSync(root, path.join(root, 'prog', 'loop'));
+    symlinkSync(path.join(root, 'prog'), path.join(root, 'alias'));
+    const found = await discover([root]);
+    assert.deepEqual(found.files.map((f) => path.relative(root, f.path)).sort(), [
+      'alias/gen/gen_20260101-000000.jsonl',
+      'prog/gen/gen_20260101-000000.jsonl',
+    ]);
+  });
+
+  it('names a root that does not exist', async () => {
+    await assert.rejects(discover(['/no/such/root']), /\/no\/such\/root: no such file or folder/);
+  });
+
+  it('uses $SYNALINKS_HOME when no root is given', async () => {
+    const saved = process.env.SYNALINKS_HOME;
+    process.env.SYNALINKS_HOME = GOLDEN;
+    try {
+      const found = await discover([]);
+      assert.equal(found.files.length, 2);
+    } finally {
+      if (saved === undefined) delete process.env.SYNALINKS_HOME;
+      else process.env.SYNALINKS_HOME = saved;
+    }
+  });
+});
+
+describe('records', () => {
+  it('classifies the golden records and recomputes their hashes', async () => {
+    const found = await discover([GOLDEN]);
+    const records: SynalinksRecord[] = [];
+    for await (const batch of readFiles(found.files)) records.push(...(batch.records as SynalinksRecord[]));
+    assert.deepEqual(records.map((r) => r.status).sort(), ['exception', 'ok']);
+    const ok = records.find((r) => r.status === 'ok')!;
+    assert.equal(ok.callId, '5b0e1f0c-3d57-4b8e-9a52-0c6f2f7a9d11');
+    assert.equal(ok.model, 'ollama_chat/mistral');
+    assert.equal(ok.usage?.reasoning_tokens, 7);
+    assert.equal(ok.cost, 0);
+    assert.equal(ok.messages().at(-1)?.role, 'assistant');
+    const { ByteSink } = await import('../src/canonical/byte-sink.js');
+    for (const record of records) {
+      const { inputsHash, configHash } = record.recomputeHashes(new ByteSink(16));
+      assert.equal(inputsHash, record.inputsHash);
+      assert.equal(configHash, record.configHash);
+    }
+  });
+
+  it('never counts stale usage or cost of records without output', () => {
+    const line = Buffer.from(
+      '{"synalinks_version":"0.9.014","call_id":"c","usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6,"cached_tokens":0,"cache_creation_tokens":0,"reasoning_tokens":0},"cost":0.5,"messages":[],"inputs_hash":"x","outputs":null,"config":{},"config_hash":"y"}',
+    );
+    const record = new SynalinksRecord(line, { file: 'f', line: 1, offset: 0 });
+    assert.equal(record.status, 'no_output');
+    assert.equal(record.usage, null);
+    assert.equal(record.cost, null);
+  });
+
+  it('reports lines that are not Synalinks records, with file and line', async () => {
+    const root = tempDir();
+    const dir = path.join(root, 'p', 'm');
+    mkdirSync(dir, { recursive: true });
+    const good = readFileSync(path.join(GOLDEN, 'my_program', 'generator', 'generator_20260707-101530.jsonl'), 'utf8').trim();
+    writeFileSync(
+      path.join(dir, 'm_20260101-000000.jsonl'),
+      [good, '[1,2]', '{"messages":[]}', '{"synalinks_version":"0.9.014"}', 'not json', `${good}x`, good.slice(0, 100)].join('\n'),
+    );
+    const found = await discover([root]);
+    const damaged = [];
+    let records = 0;
+    for await (const batch of readFiles(found.files)) {
+      records += batch.records.length;
+      damaged.push(...batch.damaged);
+    }
+    assert.equal(records, 1);
+    assert.deepEqual(
+      damaged.map((d) => d.line),
+      [2, 3, 4, 5, 6, 7],
+    );
+    assert.match(damaged[0].reason, /not a JSON object/);
+    assert.match(damaged[1].reason, /no synalinks_version/);
+    assert.match(damaged[2].reason, /no messages/);
+    assert.match(damaged[5].reason, /truncated last line/);
+    assert.ok(damaged.every((d) => d.file.endsWith('m_20260101-000000.jsonl')));
+  });
+});
