@@ -26,10 +26,18 @@ export class ByteSink {
     this.buffer[this.length++] = c;
   }
 
-  copy(source: Uint8Array, start: number, end: number): void {
-    this.reserve(end - start);
-    this.buffer.set(source.subarray(start, end), this.length);
-    this.length += end - start;
+  copy(source: Buffer, start: number, end: number): void {
+    const n = end - start;
+    this.reserve(n);
+    // Short runs (keys, punctuation) are cheaper to copy in JavaScript than through a native call.
+    if (n < 24) {
+      const target = this.buffer;
+      let at = this.length;
+      for (let i = start; i < end; i++) target[at++] = source[i];
+    } else {
+      source.copy(this.buffer, this.length, start, end);
+    }
+    this.length += n;
   }
 
   text(s: string): void {

@@ -2,86 +2,159 @@
  * Canonical JSON exactly as Python's `orjson.dumps(value, option=OPT_SORT_KEYS)` writes it,
  * which is what Synalinks hashes. Working from the source bytes keeps every number's text
  * verbatim (`1.0` stays `1.0`, big integers stay exact), which `JSON.parse` cannot do.
+ *
+ * One pass: each value is validated and written as it is read; an object whose keys were
+ * out of order has its already-written members moved into place afterwards, which costs
+ * a memcpy instead of a second scan.
  */
 import { createHash } from 'node:crypto';
 import { ByteSink } from './byte-sink.js';
-import { decodeString, forEachElement, forEachMember, JsonSyntaxError, skipString, stringHasEscape } from './scan.js';
+import { decodeString, isWhitespace, JsonSyntaxError, skipString, skipValue, skipWhitespace, stringHasEscape } from './scan.js';
 
 const QUOTE = 0x22;
 
-interface Member {
+/** A member already written to the sink: where its key and whole `"key":value` text sit. */
+interface WrittenMember {
+  start: number;
+  end: number;
   keyStart: number;
   keyEnd: number;
-  /** Decoded key as UTF-8 when it held escapes; raw key bytes compare correctly otherwise. */
+  /** The key's decoded UTF-8 when its canonical text holds escapes (so bytes would sort wrongly). */
   decodedKey: Buffer | null;
-  valueStart: number;
-  valueEnd: number;
 }
 
-/** Byte order of UTF-8 is code point order, which is how orjson sorts keys. */
-function compareMembers(b: Buffer, x: Member, y: Member): number {
-  const xs = x.decodedKey ?? b.subarray(x.keyStart + 1, x.keyEnd - 1);
-  const ys = y.decodedKey ?? b.subarray(y.keyStart + 1, y.keyEnd - 1);
-  return Buffer.compare(xs, ys);
+/** UTF-8 byte order is code point order, which is how orjson sorts keys. */
+function compareKeys(sink: Buffer, x: WrittenMember, y: WrittenMember): number {
+  if (x.decodedKey !== null || y.decodedKey !== null) {
+    const xs = x.decodedKey ?? sink.subarray(x.keyStart, x.keyEnd);
+    const ys = y.decodedKey ?? sink.subarray(y.keyStart, y.keyEnd);
+    return Buffer.compare(xs, ys);
+  }
+  const xl = x.keyEnd - x.keyStart;
+  const yl = y.keyEnd - y.keyStart;
+  const n = Math.min(xl, yl);
+  for (let i = 0; i < n; i++) {
+    const d = sink[x.keyStart + i] - sink[y.keyStart + i];
+    if (d !== 0) return d;
+  }
+  return xl - yl;
 }
 
-function writeString(b: Buffer, start: number, end: number, out: ByteSink): void {
+function writeString(b: Buffer, start: number, end: number, out: ByteSink): boolean {
   if (!stringHasEscape(b, start, end)) {
     out.copy(b, start, end);
-    return;
+    return false;
   }
   // JSON.stringify escapes exactly what orjson escapes for well-formed strings.
   out.text(JSON.stringify(decodeString(b, start, end)));
+  return true;
+}
+
+function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
+  out.byte(0x7b);
+  const members: WrittenMember[] = [];
+  let sorted = true;
+  p = skipWhitespace(b, p + 1, end);
+  if (b[p] === 0x7d) {
+    out.byte(0x7d);
+    return p + 1;
+  }
+  for (;;) {
+    if (b[p] !== QUOTE) throw new JsonSyntaxError('expected object key', p);
+    if (members.length > 0) out.byte(0x2c);
+    const start = out.length;
+    const keyTokenEnd = skipString(b, p, end);
+    const escaped = writeString(b, p, keyTokenEnd, out);
+    const member: WrittenMember = {
+      start,
+      end: 0,
+      keyStart: start + 1,
+      keyEnd: out.length - 1,
+      decodedKey: escaped ? Buffer.from(decodeString(b, p, keyTokenEnd), 'utf8') : null,
+    };
+    p = skipWhitespace(b, keyTokenEnd, end);
+    if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
+    out.byte(0x3a);
+    p = writeValue(b, skipWhitespace(b, p + 1, end), end, out);
+    member.end = out.length;
+    if (members.length > 0 && sorted && compareKeys(out.buffer, members[members.length - 1], member) > 0) sorted = false;
+    members.push(member);
+    p = skipWhitespace(b, p, end);
+    if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+    if (b[p] === 0x7d) break;
+    if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or '}'", p);
+    p = skipWhitespace(b, p + 1, end);
+  }
+  if (!sorted) reorder(out, members);
+  out.byte(0x7d);
+  return p + 1;
+}
+
+/** Scratch space for `reorder`, which never nests (inner objects finish before outer ones). */
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+function reorder(out: ByteSink, members: WrittenMember[]): void {
+  const regionStart = members[0].start;
+  const regionLength = out.length - regionStart;
+  if (scratch.length < regionLength) scratch = Buffer.allocUnsafe(Math.max(regionLength, scratch.length * 2));
+  out.buffer.copy(scratch, 0, regionStart, out.length);
+  const written = scratch;
+  const order = members.slice().sort((x, y) => compareKeys(out.buffer, x, y));
+  out.length = regionStart;
+  order.forEach((m, i) => {
+    if (i > 0) out.byte(0x2c);
+    out.copy(written, m.start - regionStart, m.end - regionStart);
+  });
+}
+
+function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean): number {
+  out.byte(0x5b);
+  const contentStart = out.length;
+  let lastElementStart = contentStart;
+  p = skipWhitespace(b, p + 1, end);
+  if (b[p] === 0x5d) {
+    out.byte(0x5d);
+    return p + 1;
+  }
+  for (let count = 0; ; count++) {
+    lastElementStart = out.length;
+    if (count > 0) out.byte(0x2c);
+    p = skipWhitespace(b, writeValue(b, p, end, out), end);
+    if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+    if (b[p] === 0x5d) break;
+    if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or ']'", p);
+    p = skipWhitespace(b, p + 1, end);
+  }
+  if (dropLast) out.length = lastElementStart;
+  out.byte(0x5d);
+  return p + 1;
+}
+
+/** Writes the canonical form of the value starting at `p`; returns the index just past it. */
+function writeValue(b: Buffer, p: number, end: number, out: ByteSink): number {
+  const c = b[p];
+  if (c === QUOTE) {
+    const stringEnd = skipString(b, p, end);
+    writeString(b, p, stringEnd, out);
+    return stringEnd;
+  }
+  if (c === 0x7b) return writeObject(b, p, end, out);
+  if (c === 0x5b) return writeArrayValue(b, p, end, out, false);
+  // Numbers and literals: the recorded text is the hashed text.
+  const valueEnd = skipValue(b, p, end);
+  out.copy(b, p, valueEnd);
+  return valueEnd;
 }
 
 /** Writes the canonical form of the JSON value at [start, end) of `b` into `out`. */
 export function writeCanonical(b: Buffer, start: number, end: number, out: ByteSink): void {
-  const c = b[start];
-  if (c === QUOTE) {
-    writeString(b, start, skipString(b, start, end), out);
-  } else if (c === 0x7b) {
-    const members: Member[] = [];
-    let needsSort = false;
-    forEachMember(b, start, end, (keyStart, keyEnd, valueStart, valueEnd) => {
-      const decodedKey = stringHasEscape(b, keyStart, keyEnd)
-        ? Buffer.from(decodeString(b, keyStart, keyEnd), 'utf8')
-        : null;
-      const member = { keyStart, keyEnd, decodedKey, valueStart, valueEnd };
-      if (members.length > 0 && compareMembers(b, members[members.length - 1], member) > 0) needsSort = true;
-      members.push(member);
-    });
-    if (needsSort) members.sort((x, y) => compareMembers(b, x, y));
-    out.byte(0x7b);
-    for (let i = 0; i < members.length; i++) {
-      if (i > 0) out.byte(0x2c);
-      const m = members[i];
-      writeString(b, m.keyStart, m.keyEnd, out);
-      out.byte(0x3a);
-      writeCanonical(b, m.valueStart, m.valueEnd, out);
-    }
-    out.byte(0x7d);
-  } else if (c === 0x5b) {
-    writeArray(b, start, end, out);
-  } else {
-    // Numbers and literals: the recorded text is the hashed text.
-    out.copy(b, start, end);
-  }
+  writeValue(b, start, end, out);
 }
 
 /** Writes the array at [start, end); with `dropLast`, as if its last element were absent. */
 export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false): void {
-  out.byte(0x5b);
-  const contentStart = out.length;
-  let lastElementStart = contentStart;
-  let count = 0;
-  forEachElement(b, start, end, (valueStart, valueEnd) => {
-    lastElementStart = out.length;
-    if (count > 0) out.byte(0x2c);
-    writeCanonical(b, valueStart, valueEnd, out);
-    count++;
-  });
-  if (dropLast) out.length = lastElementStart;
-  out.byte(0x5d);
+  if (b[start] !== 0x5b) throw new JsonSyntaxError('expected an array', start);
+  writeArrayValue(b, start, end, out, dropLast);
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -91,15 +164,15 @@ export function sha256Hex(bytes: Uint8Array): string {
 /** Canonical text of a JSON text, for tests and tools. */
 export function canonicalize(json: string | Buffer): Buffer {
   const b = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
-  let start = 0;
-  while (start < b.length && (b[start] === 0x20 || b[start] === 0x0a || b[start] === 0x0d || b[start] === 0x09)) start++;
+  const start = skipWhitespace(b, 0, b.length);
   const out = new ByteSink(b.length + 16);
-  writeCanonical(b, start, b.length, out);
+  const end = writeValue(b, start, b.length, out);
+  for (let i = end; i < b.length; i++) if (!isWhitespace(b[i])) throw new JsonSyntaxError('text after the JSON value', i);
   return Buffer.from(out.view());
 }
 
 /**
- * Canonical bytes of a value already parsed into JavaScript (records rebuilt from other
+ * Canonical text of a value already parsed into JavaScript (records rebuilt from other
  * recorders, which have no original number text). Integral numbers are written as integers.
  */
 export function canonicalValueText(value: unknown): string {
