@@ -1,0 +1,229 @@
+/**
+ * The clean-up every target shares: Synalinks messages are OpenAI-like but
+ * looser (dict content, parsed or string arguments, `developer` and `function`
+ * roles, tool results without ids). `normalizeMessages` turns them into one
+ * strict shape; each target module then only decides how to write it.
+ */
+import type { Message, ToolCall } from '../record.js';
+import type { JsonObject } from './target.js';
+
+export type NormalRole = 'system' | 'user' | 'assistant' | 'tool';
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } };
+
+export interface NormalToolCall {
+  id: string;
+  name: string;
+  /** The arguments as an object, whichever form was recorded. */
+  arguments: JsonObject;
+  /**
+   * The recorded string when arguments were recorded as a string holding a JSON
+   * object; kept so string-argument targets write the model's exact text.
+   */
+  argumentsText: string | null;
+}
+
+export interface NormalMessage {
+  role: NormalRole;
+  /** A string, or parts only when the message holds images (text-only parts are joined). */
+  content: string | ContentPart[];
+  /** Non-empty provider reasoning, assistant messages only. */
+  reasoning: string | null;
+  toolCalls: NormalToolCall[];
+  /** Tool messages only: the id of the call this result answers (recorded or paired). */
+  toolCallId: string | null;
+  name: string | null;
+}
+
+export type Normalized =
+  | { ok: true; messages: NormalMessage[] }
+  | { ok: false; reason: 'empty' | 'no_completion' | 'not_representable'; detail: string };
+
+/** Raised inside normalization; turned into a `not_representable` result at the boundary. */
+class NotRepresentable extends Error {}
+
+/**
+ * `developer` is OpenAI's newer name for `system`; `function` is the deprecated
+ * form of a tool result, so it becomes `tool` and is paired with a call like
+ * any tool result lacking an id.
+ */
+const ROLE_MAP: Record<string, NormalRole> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+  tool: 'tool',
+  function: 'tool',
+};
+
+export function normalizeMessages(messages: readonly Message[]): Normalized {
+  if (messages.length === 0) return { ok: false, reason: 'empty', detail: 'no messages' };
+  const last = messages[messages.length - 1];
+  if (last.role !== 'assistant') {
+    return { ok: false, reason: 'no_completion', detail: `last message is ${JSON.stringify(last.role)}, not the assistant's` };
+  }
+  let normal: NormalMessage[];
+  try {
+    normal = messages.map((m, i) => normalizeMessage(m, i));
+    pairToolResults(normal, messages);
+  } catch (e) {
+    if (e instanceof NotRepresentable) return { ok: false, reason: 'not_representable', detail: e.message };
+    throw e;
+  }
+  const completion = normal[normal.length - 1];
+  if (contentIsEmpty(completion.content) && completion.toolCalls.length === 0) {
+    return { ok: false, reason: 'empty', detail: 'the completion has neither content nor tool calls' };
+  }
+  return { ok: true, messages: normal };
+}
+
+function normalizeMessage(m: Message, index: number): NormalMessage {
+  const role = ROLE_MAP[m.role];
+  if (role === undefined) throw new NotRepresentable(`message ${index}: unknown role ${JSON.stringify(m.role)}`);
+  const toolCalls = role === 'assistant' && Array.isArray(m.tool_calls)
+    ? m.tool_calls.map((c, j) => normalizeToolCall(c, index, j))
+    : [];
+  const reasoning = role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== ''
+    ? m.reasoning_content
+    : null;
+  return {
+    role,
+    content: normalizeContent(m.content, index),
+    reasoning,
+    toolCalls,
+    toolCallId: role === 'tool' && typeof m.tool_call_id === 'string' && m.tool_call_id !== '' ? m.tool_call_id : null,
+    name: typeof m.name === 'string' && m.name !== '' ? m.name : null,
+  };
+}
+
+/**
+ * Content as text: dicts (tool results) and other JSON values become compact
+ * JSON; text parts are concatenated without separator (what providers do when
+ * they flatten parts); image parts keep the parts form. Audio, files and
+ * unknown part types have no place in a text dataset.
+ */
+export function normalizeContent(content: unknown, index: number): string | ContentPart[] {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) return '';
+  if (!isPartList(content)) return JSON.stringify(content);
+  const parts = content.map((p, k) => normalizePart(p, index, k));
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
+  return parts;
+}
+
+/** A list counts as content parts when every element is an object with a string `type`. */
+function isPartList(value: unknown): value is JsonObject[] {
+  return Array.isArray(value) && value.length > 0 && value.every((p) => isObject(p) && typeof p.type === 'string');
+}
+
+function normalizePart(part: JsonObject, index: number, k: number): ContentPart {
+  if (part.type === 'text') return { type: 'text', text: typeof part.text === 'string' ? part.text : '' };
+  if (part.type === 'image_url') {
+    const image = part.image_url;
+    // Some clients write the URL directly instead of `{url}`.
+    if (typeof image === 'string') return { type: 'image_url', image_url: { url: image } };
+    if (isObject(image) && typeof image.url === 'string') {
+      return {
+        type: 'image_url',
+        image_url: typeof image.detail === 'string' ? { url: image.url, detail: image.detail } : { url: image.url },
+      };
+    }
+    throw new NotRepresentable(`message ${index}: image part ${k} has no url`);
+  }
+  throw new NotRepresentable(`message ${index}: content part ${k} of type ${JSON.stringify(part.type)} cannot be exported`);
+}
+
+function normalizeToolCall(call: ToolCall, index: number, j: number): NormalToolCall {
+  const fn = isObject(call) && isObject(call.function) ? call.function : null;
+  if (fn === null || typeof fn.name !== 'string' || fn.name === '') {
+    throw new NotRepresentable(`message ${index}: tool call ${j} has no function name`);
+  }
+  const parsed = parseArguments(fn.arguments);
+  if (parsed === null) {
+    throw new NotRepresentable(`message ${index}: arguments of ${fn.name} are not a JSON object`);
+  }
+  return {
+    // A missing id is synthesized from the position, so the same call gets the
+    // same id in every record of an agent trajectory.
+    id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index}_${j}`,
+    name: fn.name,
+    arguments: parsed.value,
+    argumentsText: parsed.text,
+  };
+}
+
+/**
+ * Arguments as an object: a dict as is, a string when it parses as a JSON
+ * object. Absent, null and "" mean a call without arguments (some providers
+ * send "" for those). Anything else (a JSON array, broken JSON) returns null.
+ */
+export function parseArguments(args: unknown): { value: JsonObject; text: string | null } | null {
+  if (args === undefined || args === null || args === '') return { value: {}, text: null };
+  if (isObject(args)) return { value: args, text: null };
+  if (typeof args !== 'string') return null;
+  try {
+    const value: unknown = JSON.parse(args);
+    return isObject(value) ? { value, text: args } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Gives every tool result the id of the call it answers. A recorded id must
+ * name an earlier call. A result without one takes the next unanswered call of
+ * the latest assistant turn, preferring a call of the same name when the
+ * result is a legacy `function` message carrying `name`.
+ */
+function pairToolResults(normal: NormalMessage[], recorded: readonly Message[]): void {
+  const known = new Set<string>();
+  let pending: NormalToolCall[] = [];
+  normal.forEach((m, i) => {
+    if (m.role === 'assistant') {
+      for (const c of m.toolCalls) known.add(c.id);
+      pending = m.toolCalls.slice();
+      return;
+    }
+    if (m.role !== 'tool') return;
+    if (m.toolCallId !== null) {
+      if (!known.has(m.toolCallId)) {
+        throw new NotRepresentable(`message ${i}: tool_call_id ${JSON.stringify(m.toolCallId)} answers no earlier call`);
+      }
+      pending = pending.filter((c) => c.id !== m.toolCallId);
+      return;
+    }
+    if (pending.length === 0) {
+      throw new NotRepresentable(`message ${i}: tool result without tool_call_id and no unanswered call before it`);
+    }
+    const wantedName = recorded[i].role === 'function' ? m.name : null;
+    const byName = wantedName === null ? -1 : pending.findIndex((c) => c.name === wantedName);
+    const k = byName >= 0 ? byName : 0;
+    m.toolCallId = pending[k].id;
+    pending.splice(k, 1);
+  });
+}
+
+/** `<think>…</think>` immediately before the content: the form Nemotron-style templates produce. */
+export function inlineReasoning(reasoning: string | null, content: string): string {
+  return reasoning === null ? content : `<think>${reasoning}</think>${content}`;
+}
+
+export function contentIsEmpty(content: string | ContentPart[]): boolean {
+  return typeof content === 'string' ? content === '' : content.length === 0;
+}
+
+/** Distinct names of the tools the example calls, sorted. */
+export function calledToolNames(messages: readonly NormalMessage[]): string[] {
+  const names = new Set<string>();
+  for (const m of messages) for (const c of m.toolCalls) names.add(c.name);
+  return [...names].sort();
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** OpenAI's rule for tool and function names. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

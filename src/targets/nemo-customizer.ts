@@ -1,0 +1,93 @@
+/**
+ * `nemo-customizer`: NeMo Customizer, the hosted NeMo platform, which checks
+ * every row against a strict schema before training.
+ *
+ * Decisions beyond the spec:
+ * - Tool results cannot be written (the schema forbids `tool_call_id`, the
+ *   loader needs it), so an example whose input holds a tool result is not
+ *   representable; first agent steps, which end at the tool call, stay.
+ * - Reasoning is inlined as `<think>…</think>` by default, or dropped. The
+ *   `thinking` field is never written: it may not share a message with
+ *   `content`, which every assistant turn has.
+ * - Tool calls carry no `id` (nothing can refer to it) and object arguments.
+ * - Definitions get a description and object parameters when they lack them.
+ */
+import type { Message } from '../record.js';
+import { checkLine, type LineRules } from './line-checks.js';
+import { calledToolNames, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import {
+  resolveReasoning,
+  type JsonObject,
+  type ProjectOptions,
+  type Projection,
+  type ReasoningMode,
+  type Target,
+} from './target.js';
+import { completeForCustomizer, type ToolDefinition } from './tools.js';
+
+const MESSAGE_KEYS = ['role', 'content', 'thinking', 'tool_calls'];
+
+const RULES: LineRules = {
+  roles: ['system', 'user', 'assistant'],
+  messageKeys: { system: MESSAGE_KEYS, user: MESSAGE_KEYS, assistant: MESSAGE_KEYS },
+  unknownMessageKey: 'error',
+  topLevelKeys: ['messages', 'tools'],
+  unknownTopLevelKey: 'error',
+  content: 'customizer',
+  argumentsForm: 'object',
+  callNeedsIdAndType: false,
+  reasoningKey: 'thinking',
+  // NVIDIA documents it as "for best training results", not as a rejection.
+  lastMustBeAssistant: 'warning',
+  contentExcludesReasoning: true,
+  completeToolDefinitions: true,
+  specialToken: 'warning',
+};
+
+export const nemoCustomizerTarget: Target = {
+  name: 'nemo-customizer',
+  reasoningModes: ['inline', 'drop'],
+  defaultReasoning: 'inline',
+  minExamples: 0,
+
+  project(messages: Message[], opts?: ProjectOptions): Projection {
+    const reasoning = resolveReasoning(this, opts);
+    const normal = normalizeMessages(messages);
+    if (!normal.ok) return normal;
+    const toolResult = normal.messages.findIndex((m) => m.role === 'tool');
+    if (toolResult >= 0) {
+      return {
+        ok: false,
+        reason: 'not_representable',
+        detail: `message ${toolResult} is a tool result, which NeMo Customizer cannot represent`,
+      };
+    }
+    const withImages = normal.messages.findIndex((m) => typeof m.content !== 'string');
+    if (withImages >= 0) {
+      return { ok: false, reason: 'not_representable', detail: `message ${withImages}: images cannot be written as string content` };
+    }
+    return {
+      ok: true,
+      example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
+      toolNames: calledToolNames(normal.messages),
+    };
+  },
+
+  attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
+    return tools.length === 0 ? example : { ...example, tools: tools.map(completeForCustomizer) };
+  },
+
+  validateLine(value: unknown, lineNo: number) {
+    return checkLine(RULES, value, lineNo);
+  },
+};
+
+function writeMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
+  const content = m.content as string;
+  if (m.role !== 'assistant') return { role: m.role, content };
+  const out: JsonObject = { role: 'assistant', content: reasoning === 'inline' ? inlineReasoning(m.reasoning, content) : content };
+  if (m.toolCalls.length > 0) {
+    out.tool_calls = m.toolCalls.map((c) => ({ type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * `nemo`: NeMo AutoModel `ChatDataset` and NeMo-RL OpenAI-format datasets.
+ *
+ * Decisions beyond the spec:
+ * - Reasoning is kept as `reasoning_content` by default (NeMo trains on it
+ *   unless `mask_reasoning_content` is set); `drop` and `inline` are options.
+ * - `name` is not written: chat templates ignore it, and a key present on some
+ *   rows only is what breaks Arrow type inference.
+ * - Arguments are written as objects (string arguments holding a JSON object
+ *   are parsed); content is always a string, so images are not representable.
+ */
+import type { Message } from '../record.js';
+import { checkLine, type LineRules } from './line-checks.js';
+import { calledToolNames, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import {
+  resolveReasoning,
+  type JsonObject,
+  type ProjectOptions,
+  type Projection,
+  type ReasoningMode,
+  type Target,
+} from './target.js';
+import type { ToolDefinition } from './tools.js';
+
+const RULES: LineRules = {
+  roles: ['system', 'user', 'assistant', 'tool'],
+  messageKeys: {
+    system: ['role', 'content'],
+    user: ['role', 'content'],
+    assistant: ['role', 'content', 'reasoning_content', 'tool_calls'],
+    tool: ['role', 'content', 'tool_call_id'],
+  },
+  // The loaders ignore unknown keys; they only cost Arrow type inference when types vary.
+  unknownMessageKey: 'warning',
+  topLevelKeys: ['messages', 'tools'],
+  unknownTopLevelKey: 'warning',
+  content: 'nemo',
+  argumentsForm: 'either',
+  callNeedsIdAndType: false,
+  reasoningKey: 'reasoning_content',
+  lastMustBeAssistant: 'error',
+  contentExcludesReasoning: false,
+  completeToolDefinitions: false,
+  // Not rejected by NeMo, but a template token in content can fake a turn boundary.
+  specialToken: 'warning',
+};
+
+export const nemoTarget: Target = {
+  name: 'nemo',
+  reasoningModes: ['keep', 'drop', 'inline'],
+  defaultReasoning: 'keep',
+  minExamples: 0,
+
+  project(messages: Message[], opts?: ProjectOptions): Projection {
+    const reasoning = resolveReasoning(this, opts);
+    const normal = normalizeMessages(messages);
+    if (!normal.ok) return normal;
+    const withImages = normal.messages.findIndex((m) => typeof m.content !== 'string');
+    if (withImages >= 0) {
+      return { ok: false, reason: 'not_representable', detail: `message ${withImages}: images cannot be written as string content` };
+    }
+    return {
+      ok: true,
+      example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
+      toolNames: calledToolNames(normal.messages),
+    };
+  },
+
+  attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
+    return tools.length === 0 ? example : { ...example, tools };
+  },
+
+  validateLine(value: unknown, lineNo: number) {
+    return checkLine(RULES, value, lineNo);
+  },
+};
+
+function writeMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
+  const content = m.content as string;
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      return { role: m.role, content };
+    case 'tool':
+      return { role: 'tool', content, tool_call_id: m.toolCallId };
+    case 'assistant': {
+      const out: JsonObject = { role: 'assistant', content: reasoning === 'inline' ? inlineReasoning(m.reasoning, content) : content };
+      if (reasoning === 'keep' && m.reasoning !== null) out.reasoning_content = m.reasoning;
+      if (m.toolCalls.length > 0) {
+        out.tool_calls = m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        }));
+      }
+      return out;
+    }
+  }
+}

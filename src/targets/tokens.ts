@@ -1,0 +1,112 @@
+/**
+ * Token counts of exported examples, for length reports and context-limit
+ * warnings. Counts are of the written line (any target's format), so the
+ * validator can count files we did not write.
+ *
+ * The estimate follows the OpenAI cookbook: each message costs 3 tokens of
+ * chat-template framing plus its role and texts, a `name` costs 1 more, and
+ * every example 3 more to prime the reply. Real templates differ by a few
+ * tokens per message; the figure is for spotting over-long examples, not billing.
+ */
+import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+export { summarize, type Distribution } from './distribution.js';
+
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+export const ENCODING_NAMES: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
+
+const TOKENS_PER_MESSAGE = 3;
+const TOKENS_PER_NAME = 1;
+const TOKENS_PER_EXAMPLE = 3;
+/** An image part counted at the low-detail price of gpt-4o-class models (85 tokens). */
+const TOKENS_PER_IMAGE = 85;
+
+export interface TokenCounter {
+  readonly encoding: EncodingName;
+  count(text: string): number;
+}
+
+export interface ExampleTokens {
+  /** Every message, tool definitions included. */
+  total: number;
+  /** What the assistant messages hold (content, reasoning, tool calls): the tokens trained on. */
+  assistant: number;
+}
+
+/**
+ * Loads an encoding (a few hundred milliseconds, hence lazily and once per
+ * process). Special tokens in text are counted as plain text: gpt-tokenizer
+ * throws on them by default, and training data may legitimately mention them.
+ */
+export async function loadTokenCounter(encoding: EncodingName = 'o200k_base'): Promise<TokenCounter> {
+  const cached = counters.get(encoding);
+  if (cached !== undefined) return cached;
+  const pending = importEncoding(encoding).then((api): TokenCounter => {
+    const asText = { disallowedSpecial: new Set<string>() };
+    return { encoding, count: (text) => (text === '' ? 0 : api.countTokens(text, asText)) };
+  });
+  counters.set(encoding, pending);
+  return pending;
+}
+
+const counters = new Map<EncodingName, Promise<TokenCounter>>();
+
+async function importEncoding(encoding: EncodingName): Promise<GptEncoding> {
+  switch (encoding) {
+    case 'o200k_base':
+      return (await import('gpt-tokenizer/encoding/o200k_base')).default;
+    case 'cl100k_base':
+      return (await import('gpt-tokenizer/encoding/cl100k_base')).default;
+    default:
+      throw new Error(`unknown encoding ${JSON.stringify(encoding)} (known: ${ENCODING_NAMES.join(', ')})`);
+  }
+}
+
+/** Counts one example line. Never throws: malformed parts (validation reports those) count as their JSON text. */
+export function countExampleTokens(counter: TokenCounter, example: unknown): ExampleTokens {
+  if (!isRecord(example) || !Array.isArray(example.messages)) return { total: 0, assistant: 0 };
+  let total = TOKENS_PER_EXAMPLE;
+  let assistant = 0;
+  for (const message of example.messages) {
+    if (!isRecord(message)) continue;
+    const body = messageBodyTokens(counter, message);
+    total += TOKENS_PER_MESSAGE + counter.count(String(message.role ?? '')) + body;
+    if (typeof message.name === 'string') total += TOKENS_PER_NAME + counter.count(message.name);
+    if (message.role === 'assistant') assistant += body;
+  }
+  if (Array.isArray(example.tools) && example.tools.length > 0) total += counter.count(JSON.stringify(example.tools));
+  return { total, assistant };
+}
+
+/** Content, reasoning (either field name) and tool calls of one message. */
+function messageBodyTokens(counter: TokenCounter, message: Record<string, unknown>): number {
+  let n = contentTokens(counter, message.content);
+  for (const key of ['reasoning_content', 'thinking']) {
+    if (typeof message[key] === 'string') n += counter.count(message[key] as string);
+  }
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      const fn = isRecord(call) && isRecord(call.function) ? call.function : null;
+      if (fn === null) continue;
+      n += counter.count(String(fn.name ?? ''));
+      n += counter.count(typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}));
+    }
+  }
+  return n;
+}
+
+function contentTokens(counter: TokenCounter, content: unknown): number {
+  if (typeof content === 'string') return counter.count(content);
+  if (content === null || content === undefined) return 0;
+  if (!Array.isArray(content)) return counter.count(JSON.stringify(content));
+  let n = 0;
+  for (const part of content) {
+    if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') n += counter.count(part.text);
+    else if (isRecord(part) && part.type === 'image_url') n += TOKENS_PER_IMAGE;
+    else n += counter.count(JSON.stringify(part));
+  }
+  return n;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,186 @@
+/**
+ * `traces validate`: checks a JSONL file against a target's rules, line by
+ * line without loading the file, and summarizes what a trainer would say
+ * (the OpenAI cookbook's report, extended to tools and the NeMo formats).
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { summarize, type Distribution } from './distribution.js';
+import { isObject } from './messages.js';
+import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
+import { countExampleTokens, loadTokenCounter, type EncodingName, type TokenCounter } from './tokens.js';
+
+/** The context of the gpt-4o and gpt-4.1 families: longer examples are truncated by OpenAI. */
+export const DEFAULT_TOKEN_LIMIT = 65_536;
+/** Line numbers kept per error class: enough to find the pattern, small for a million-line file. */
+const LINES_KEPT = 5;
+
+export interface ValidateOptions {
+  encoding?: EncodingName;
+  tokenLimit?: number;
+  /** An already loaded counter (saves the encoding load when validating several files). */
+  counter?: TokenCounter;
+}
+
+export interface ErrorClassSummary {
+  code: ErrorClass;
+  severity: Severity;
+  /** Lines with this class (a line counts once however many messages have it). */
+  count: number;
+  /** The first few line numbers, ascending. */
+  lines: number[];
+  /** The message of the first occurrence. */
+  message: string;
+}
+
+export interface ValidationReport {
+  file: string;
+  target: TargetName;
+  /** Non-blank lines: each is meant to be one example. */
+  examples: number;
+  /** Summaries with severity error, in order of first occurrence. */
+  errors: ErrorClassSummary[];
+  warnings: ErrorClassSummary[];
+  /** Lines with at least one error. */
+  linesWithErrors: number;
+  missingSystem: number;
+  missingUser: number;
+  tokens: { encoding: EncodingName; total: Distribution; assistant: Distribution };
+  tokenLimit: number;
+  overTokenLimit: number;
+  /** True when no error was found (warnings allowed). */
+  ok: boolean;
+}
+
+export async function validateFile(path: string, target: Target, opts: ValidateOptions = {}): Promise<ValidationReport> {
+  // Load first: readline drops the lines it emits before iteration starts.
+  const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  return validateLines(lines, target, { ...opts, counter }, path);
+}
+
+/** The same over any source of lines (each without its line end). */
+export async function validateLines(
+  lines: AsyncIterable<string> | Iterable<string>,
+  target: Target,
+  opts: ValidateOptions = {},
+  file = '<lines>',
+): Promise<ValidationReport> {
+  const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
+  const tokenLimit = opts.tokenLimit ?? DEFAULT_TOKEN_LIMIT;
+  const tally = new Tally();
+  const totals: number[] = [];
+  const assistants: number[] = [];
+  let examples = 0;
+  let missingSystem = 0;
+  let missingUser = 0;
+  let lineNo = 0;
+  let firstKeys: string | null = null;
+
+  for await (let text of lines) {
+    lineNo += 1;
+    if (lineNo === 1 && text.startsWith('\uFEFF')) {
+      tally.add({ code: 'bom', severity: 'error', line: 1, message: 'the file starts with a byte order mark' });
+      text = text.slice(1);
+    }
+    if (text.trim() === '') {
+      tally.add({ code: 'blank_line', severity: 'error', line: lineNo, message: 'blank line' });
+      continue;
+    }
+    examples += 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      tally.add({ code: 'invalid_json', severity: 'error', line: lineNo, message: (e as Error).message });
+      continue;
+    }
+    tally.addLine(target.validateLine(value, lineNo));
+    if (!isObject(value) || !Array.isArray(value.messages)) continue;
+
+    const roles = new Set(value.messages.map((m) => (isObject(m) ? m.role : undefined)));
+    if (!roles.has('system')) missingSystem += 1;
+    if (!roles.has('user')) missingUser += 1;
+    const counted = countExampleTokens(counter, value);
+    totals.push(counted.total);
+    assistants.push(counted.assistant);
+    if (counted.total > tokenLimit) {
+      tally.add({
+        code: 'over_token_limit',
+        severity: 'warning',
+        line: lineNo,
+        message: `about ${counted.total} tokens, over the ${tokenLimit}-token limit: trainers truncate or skip it`,
+      });
+    }
+    // NeMo Customizer infers one schema from the first line.
+    if (target.name === 'nemo-customizer') {
+      const keys = Object.keys(value).sort().join(',');
+      if (firstKeys === null) firstKeys = keys;
+      else if (keys !== firstKeys) {
+        tally.add({
+          code: 'schema_varies',
+          severity: 'warning',
+          line: lineNo,
+          message: `top-level keys {${keys}} differ from the first line's {${firstKeys}}: the first line decides the schema`,
+        });
+      }
+    }
+  }
+
+  if (target.minExamples > 0 && examples < target.minExamples) {
+    tally.addFileLevel('too_few_examples', 'warning', `${examples} examples; ${target.name} needs at least ${target.minExamples}`);
+  }
+  const errors = tally.summaries('error');
+  return {
+    file,
+    target: target.name,
+    examples,
+    errors,
+    warnings: tally.summaries('warning'),
+    linesWithErrors: tally.linesWithErrors,
+    missingSystem,
+    missingUser,
+    tokens: { encoding: counter.encoding, total: summarize(totals), assistant: summarize(assistants) },
+    tokenLimit,
+    overTokenLimit: tally.count('over_token_limit'),
+    ok: errors.length === 0,
+  };
+}
+
+/** Per error class: how many lines, which first, and the first message. */
+class Tally {
+  private readonly byClass = new Map<ErrorClass, ErrorClassSummary>();
+  private lastErrorLine = 0;
+  linesWithErrors = 0;
+
+  addLine(errors: readonly ValidationError[]): void {
+    for (const e of errors) this.add(e);
+  }
+
+  add(e: ValidationError): void {
+    let summary = this.byClass.get(e.code);
+    if (summary === undefined) {
+      summary = { code: e.code, severity: e.severity, count: 0, lines: [], message: e.message };
+      this.byClass.set(e.code, summary);
+    }
+    summary.count += 1;
+    if (summary.lines.length < LINES_KEPT) summary.lines.push(e.line);
+    if (e.severity === 'error' && e.line !== this.lastErrorLine) {
+      this.lastErrorLine = e.line;
+      this.linesWithErrors += 1;
+    }
+  }
+
+  addFileLevel(code: ErrorClass, severity: Severity, message: string): void {
+    this.byClass.set(code, { code, severity, count: 1, lines: [], message });
+  }
+
+  count(code: ErrorClass): number {
+    return this.byClass.get(code)?.count ?? 0;
+  }
+
+  /** Map order is first-occurrence order. */
+  summaries(severity: Severity): ErrorClassSummary[] {
+    return [...this.byClass.values()].filter((s) => s.severity === severity);
+  }
+}

@@ -1,0 +1,188 @@
+/** Tool inference and tools files, special-token detection, token counting. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Message } from '../src/record.js';
+import {
+  countExampleTokens,
+  findSpecialTokens,
+  findSpecialTokensDeep,
+  KNOWN_SPECIAL_TOKENS,
+  loadTokenCounter,
+  loadToolsFile,
+  summarize,
+  ToolInference,
+  ToolsFileError,
+  toolsFor,
+} from '../src/targets/index.js';
+
+function step(calls: Array<{ id?: string; name: string; arguments: unknown }>): Message {
+  return {
+    role: 'assistant',
+    content: '',
+    tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+  };
+}
+
+describe('ToolInference', () => {
+  it('types arguments from the values seen and requires names present in every call', () => {
+    const inference = new ToolInference();
+    inference.observe([
+      { role: 'user', content: 'x' },
+      step([{ id: 'a', name: 'search', arguments: { query: 'x', limit: 5, filters: { lang: 'fr' } } }]),
+    ]);
+    inference.observe([
+      step([{ id: 'b', name: 'search', arguments: '{"query":"y","limit":2.5,"tags":["a"],"exact":true}' }]),
+      step([{ id: 'c', name: 'search', arguments: { query: 'z', limit: null } }]),
+      step([{ id: 'd', name: 'calculate', arguments: { expression: '1+1' } }]),
+      step([{ id: 'e', name: 'calculate', arguments: 'expression=1+1' }]),
+    ]);
+    assert.deepEqual(inference.definitions(), [
+      {
+        type: 'function',
+        function: {
+          name: 'calculate',
+          description: 'Inferred by traces from 1 recorded call.',
+          parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+        },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'search',
+          description: 'Inferred by traces from 3 recorded calls.',
+          parameters: {
+            type: 'object',
+            properties: {
+              exact: { type: 'boolean' },
+              filters: { type: 'object' },
+              limit: { type: ['null', 'number'] },
+              query: { type: 'string' },
+              tags: { type: 'array' },
+            },
+            required: ['limit', 'query'],
+          },
+        },
+      },
+    ]);
+  });
+
+  it('counts a call repeated across prefix records once', () => {
+    const first = [{ role: 'user', content: 'x' }, step([{ id: 'a', name: 'f', arguments: { x: 1 } }])] as Message[];
+    const inference = new ToolInference();
+    inference.observe(first);
+    inference.observe([...first, { role: 'tool', content: '1', tool_call_id: 'a' }, step([{ id: 'b', name: 'f', arguments: {} }])]);
+    const def = inference.definition('f');
+    assert.equal(def?.function.description, 'Inferred by traces from 2 recorded calls.');
+    assert.deepEqual(def?.function.parameters, { type: 'object', properties: { x: { type: 'integer' } }, required: [] });
+  });
+
+  it('toolsFor: supplied first, inferred for the rest, nothing when no tool is called', () => {
+    const inference = new ToolInference();
+    inference.observe([step([{ id: 'a', name: 'f', arguments: {} }, { id: 'b', name: 'g', arguments: {} }])]);
+    const supplied = [{ type: 'function' as const, function: { name: 'g', description: 'G.' } }, { type: 'function' as const, function: { name: 'h' } }];
+    const result = toolsFor(['f', 'g'], supplied, inference);
+    assert.deepEqual(result.definitions.map((d) => d.function.name), ['g', 'h', 'f']);
+    assert.deepEqual(result.inferred, ['f']);
+    assert.deepEqual(toolsFor([], supplied, inference), { definitions: [], inferred: [] });
+    assert.deepEqual(toolsFor(['f'], [], inference.definitions()).definitions, [inference.definition('f')]);
+  });
+});
+
+describe('loadToolsFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'traces-tools-'));
+  const write = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('reads OpenAI-style definitions and wraps the bare form', async () => {
+    const path = write('tools.json', JSON.stringify([
+      { type: 'function', function: { name: 'f', description: 'F.', parameters: { type: 'object', properties: {} } } },
+      { name: 'g', parameters: { type: 'object' } },
+    ]));
+    assert.deepEqual(await loadToolsFile(path), [
+      { type: 'function', function: { name: 'f', description: 'F.', parameters: { type: 'object', properties: {} } } },
+      { type: 'function', function: { name: 'g', parameters: { type: 'object' } } },
+    ]);
+  });
+
+  it('names the file in every error', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['broken.json', '[{', /not valid JSON/],
+      ['object.json', '{"tools":[]}', /expected a JSON array/],
+      ['noname.json', '[{"type":"function","function":{}}]', /entry 0 has no valid name/],
+      ['twice.json', '[{"name":"f"},{"name":"f"}]', /defined twice/],
+    ];
+    for (const [name, text, pattern] of cases) {
+      const path = write(name, text);
+      await assert.rejects(loadToolsFile(path), (e: Error) => e instanceof ToolsFileError && e.message.includes(path) && pattern.test(e.message));
+    }
+    await assert.rejects(loadToolsFile(join(dir, 'missing.json')), /cannot read it/);
+  });
+});
+
+describe('special tokens', () => {
+  it('finds every known token', () => {
+    for (const token of KNOWN_SPECIAL_TOKENS) assert.deepEqual(findSpecialTokens(`a ${token} b`), [token]);
+  });
+
+  it('finds the general shape, once each, in order', () => {
+    assert.deepEqual(
+      findSpecialTokens('<|eot_id|> x <|start_header_id|> <|eot_id|> <|reserved_special_token_0|> <｜end▁of▁sentence｜>'),
+      ['<|eot_id|>', '<|start_header_id|>', '<|reserved_special_token_0|>', '<｜end▁of▁sentence｜>'],
+    );
+  });
+
+  it('ignores lookalikes', () => {
+    for (const text of ['a <| b |> c', 'x |> y', '<||>', '<| im_start |>', 'pipe <|> here', 'no tokens']) {
+      assert.deepEqual(findSpecialTokens(text), [], text);
+    }
+  });
+
+  it('searches every string of an example', () => {
+    const example = {
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi <|im_end|>' }] },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: { q: '<|fim_prefix|>' } } }] },
+      ],
+    };
+    assert.deepEqual(findSpecialTokensDeep(example).sort(), ['<|fim_prefix|>', '<|im_end|>']);
+  });
+});
+
+describe('tokens', () => {
+  it('counts text holding special tokens without throwing', async () => {
+    const counter = await loadTokenCounter();
+    assert.equal(counter.encoding, 'o200k_base');
+    assert.ok(counter.count('what is <|endoftext|>?') > 3);
+    assert.equal(counter.count(''), 0);
+  });
+
+  it('adds 3 per message plus 3 per example, and counts assistant content, reasoning and calls', async () => {
+    const counter = await loadTokenCounter('cl100k_base');
+    const c = (s: string) => counter.count(s);
+    const example = {
+      messages: [
+        { role: 'user', content: 'Hello there' },
+        { role: 'assistant', content: 'Hi', reasoning_content: 'greet', tool_calls: [{ function: { name: 'f', arguments: { a: 1 } } }] },
+      ],
+    };
+    const assistant = c('Hi') + c('greet') + c('f') + c('{"a":1}');
+    assert.deepEqual(countExampleTokens(counter, example), {
+      total: 3 + (3 + c('user') + c('Hello there')) + (3 + c('assistant') + assistant),
+      assistant,
+    });
+    assert.deepEqual(countExampleTokens(counter, 'not an example'), { total: 0, assistant: 0 });
+  });
+
+  it('summarize: min, median, p95, max, total', () => {
+    assert.deepEqual(summarize([]), { count: 0, min: 0, median: 0, p95: 0, max: 0, total: 0 });
+    const values = Array.from({ length: 21 }, (_, i) => 20 - i);
+    assert.deepEqual(summarize(values), { count: 21, min: 0, median: 10, p95: 19, max: 20, total: 210 });
+    assert.equal(summarize([1, 2, 3, 4]).median, 2.5);
+  });
+});

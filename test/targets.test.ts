@@ -1,0 +1,151 @@
+/**
+ * Golden lines per target: each input under fixtures/targets/input is projected
+ * by every target and compared byte for byte with expected/<target>/<case>.jsonl,
+ * or its failure reason with expected/<target>/<case>.reason.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Message } from '../src/record.js';
+import { TARGETS, ToolInference, toolsFor, getTarget, type Target } from '../src/targets/index.js';
+
+const FIXTURES = fileURLToPath(new URL('../../test/fixtures/targets/', import.meta.url));
+const CASES = readdirSync(`${FIXTURES}input`).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+
+function input(name: string): Message[] {
+  return JSON.parse(readFileSync(`${FIXTURES}input/${name}.json`, 'utf8')) as Message[];
+}
+
+/** What `traces export` does per record: project, then attach supplied-or-inferred tools. */
+function exportLine(target: Target, messages: Message[]): string | { reason: string } {
+  const projection = target.project(messages);
+  if (!projection.ok) return { reason: projection.reason };
+  const inference = new ToolInference();
+  inference.observe(messages);
+  const tools = toolsFor(projection.toolNames, [], inference);
+  return JSON.stringify(target.attachTools(projection.example, tools.definitions)) + '\n';
+}
+
+for (const target of Object.values(TARGETS)) {
+  describe(`${target.name} golden lines`, () => {
+    for (const name of CASES) {
+      it(name, () => {
+        const base = `${FIXTURES}expected/${target.name}/${name}`;
+        const got = exportLine(target, input(name));
+        if (existsSync(`${base}.jsonl`)) {
+          assert.equal(got, readFileSync(`${base}.jsonl`, 'utf8'));
+          // What we write must pass our own validator (special tokens are only warnings outside openai).
+          const errors = target.validateLine(JSON.parse(got as string), 1).filter((e) => e.severity === 'error');
+          assert.deepEqual(errors, []);
+        } else {
+          assert.deepEqual(got, { reason: readFileSync(`${base}.reason`, 'utf8').trim() });
+        }
+      });
+    }
+  });
+}
+
+describe('projection details', () => {
+  it('covers the cases the brief names', () => {
+    for (const name of ['plain-chat', 'structured', 'chain-of-thought', 'agent-tool-call', 'agent-final', 'developer-role', 'list-of-parts']) {
+      assert.ok(CASES.includes(name), name);
+    }
+  });
+
+  it('openai drops reasoning, stringifies dict tool results, keeps string arguments verbatim', () => {
+    const p = TARGETS.openai.project(input('agent-final'));
+    assert.ok(p.ok);
+    const messages = p.example.messages as Array<Record<string, unknown>>;
+    assert.ok(messages.every((m) => !('reasoning_content' in m)));
+    assert.equal(messages[3].content, '{"result":153133,"log":"Successfully executed"}');
+    const calls = messages[2].tool_calls as Array<{ function: { arguments: unknown } }>;
+    assert.equal(calls[0].function.arguments, '{"expression":"1234*124+117","precision":2.5}');
+    assert.equal(calls[1].function.arguments, '{"query": "ISAE-SUPAERO location"}');
+    assert.deepEqual(p.toolNames, ['calculate', 'search']);
+    assert.ok(!('parallel_tool_calls' in p.example));
+  });
+
+  it('nemo reasoning modes: keep (default), drop, inline', () => {
+    const messages = input('chain-of-thought');
+    const last = (mode?: 'keep' | 'drop' | 'inline') => {
+      const p = TARGETS.nemo.project(messages, mode ? { reasoning: mode } : {});
+      assert.ok(p.ok);
+      return (p.example.messages as Array<Record<string, unknown>>).at(-1);
+    };
+    assert.deepEqual(last(), { role: 'assistant', content: '{"answer":132}', reasoning_content: '12*11 = 12*10 + 12 = 132.' });
+    assert.deepEqual(last('drop'), { role: 'assistant', content: '{"answer":132}' });
+    assert.deepEqual(last('inline'), { role: 'assistant', content: '<think>12*11 = 12*10 + 12 = 132.</think>{"answer":132}' });
+  });
+
+  it('customizer can drop reasoning and refuses keep', () => {
+    const p = TARGETS['nemo-customizer'].project(input('chain-of-thought'), { reasoning: 'drop' });
+    assert.ok(p.ok);
+    assert.deepEqual((p.example.messages as unknown[]).at(-1), { role: 'assistant', content: '{"answer":132}' });
+    assert.throws(() => TARGETS['nemo-customizer'].project(input('chain-of-thought'), { reasoning: 'keep' }), /cannot keep/);
+    assert.throws(() => TARGETS.openai.project(input('chain-of-thought'), { reasoning: 'inline' }), /cannot inline/);
+  });
+
+  it('rejects unknown roles, unparseable arguments and images outside user messages', () => {
+    const reason = (t: Target, m: unknown[]) => {
+      const p = t.project(m as Message[]);
+      return p.ok ? 'ok' : p.reason;
+    };
+    const A = { role: 'assistant', content: 'ok' };
+    assert.equal(reason(TARGETS.openai, [{ role: 'critic', content: 'x' }, A]), 'not_representable');
+    const badArgs = { role: 'assistant', content: '', tool_calls: [{ id: 'c', function: { name: 'f', arguments: 'not json' } }] };
+    assert.equal(reason(TARGETS.nemo, [{ role: 'user', content: 'x' }, badArgs]), 'not_representable');
+    const arrayArgs = { role: 'assistant', content: '', tool_calls: [{ id: 'c', function: { name: 'f', arguments: '[1]' } }] };
+    assert.equal(reason(TARGETS.openai, [{ role: 'user', content: 'x' }, arrayArgs]), 'not_representable');
+    const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } };
+    assert.equal(reason(TARGETS.openai, [{ role: 'system', content: [image] }, { role: 'user', content: 'x' }, A]), 'not_representable');
+    const badName = { role: 'assistant', content: '', tool_calls: [{ id: 'c', function: { name: 'a.b', arguments: {} } }] };
+    assert.equal(reason(TARGETS.openai, [{ role: 'user', content: 'x' }, badName]), 'not_representable');
+    assert.equal(reason(TARGETS.nemo, [{ role: 'user', content: 'x' }, badName]), 'ok');
+  });
+
+  it('absent, null and empty-string arguments mean a call without arguments', () => {
+    const msgs = [
+      { role: 'user', content: 'time?' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'now', arguments: '' } }] },
+    ] as Message[];
+    const o = TARGETS.openai.project(msgs);
+    assert.ok(o.ok);
+    const call = ((o.example.messages as Array<Record<string, unknown>>)[1].tool_calls as Array<{ function: unknown }>)[0];
+    assert.deepEqual(call.function, { name: 'now', arguments: '{}' });
+  });
+
+  it('openai leaves out empty system messages; other dict/list content becomes JSON text', () => {
+    const p = TARGETS.openai.project([
+      { role: 'system', content: '' },
+      { role: 'user', content: { question: 'x', n: 2 } },
+      { role: 'assistant', content: ['a', 'b'] },
+    ] as Message[]);
+    assert.ok(p.ok);
+    assert.deepEqual(p.example.messages, [
+      { role: 'user', content: '{"question":"x","n":2}' },
+      { role: 'assistant', content: '["a","b"]' },
+    ]);
+  });
+
+  it('customizer supplements incomplete supplied tool definitions', () => {
+    const p = TARGETS['nemo-customizer'].project(input('agent-tool-call'));
+    assert.ok(p.ok);
+    const supplied = [{ type: 'function' as const, function: { name: 'calculate' } }];
+    const { definitions, inferred } = toolsFor(p.toolNames, supplied, new ToolInference());
+    assert.deepEqual(inferred, ['search']);
+    const line = TARGETS['nemo-customizer'].attachTools(p.example, definitions);
+    const tools = line.tools as Array<{ function: Record<string, unknown> }>;
+    assert.deepEqual(tools[0].function, {
+      name: 'calculate',
+      description: 'Tool calculate.',
+      parameters: { type: 'object', properties: {} },
+    });
+    assert.deepEqual(TARGETS['nemo-customizer'].validateLine(line, 1), []);
+  });
+
+  it('getTarget knows the three names and nothing else', () => {
+    assert.equal(getTarget('nemo').name, 'nemo');
+    assert.throws(() => getTarget('alpaca'), /unknown target "alpaca"/);
+  });
+});
