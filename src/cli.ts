@@ -3,6 +3,8 @@ import { Command, CommanderError } from 'commander';
 import { UserError } from './errors.js';
 import { registerStats } from './commands/stats.js';
 import { registerVerify } from './commands/verify.js';
+import { registerDedupe } from './commands/dedupe.js';
+import { registerFilter } from './commands/filter.js';
 
 const VERSION = '0.1.0';
 
@@ -26,6 +28,8 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
     );
   registerStats(program);
   registerVerify(program);
+  registerDedupe(program);
+  registerFilter(program);
   return program;
 }
 

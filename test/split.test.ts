@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assignSplit, canonicalJson, groupFraction, groupKey } from '../src/pipeline/split.js';
+import { canonicalValueText } from '../src/canonical/canonical.js';
+import { assignSplit, groupFraction, groupKey } from '../src/pipeline/split.js';
 import type { Message } from '../src/record.js';
 
 const chat = (user: unknown): Message[] => [
@@ -25,7 +26,7 @@ describe('groupKey', () => {
   });
 
   it('sorts keys by code point, not UTF-16 unit', () => {
-    assert.equal(canonicalJson({ '😀': 1, '！': 2 }), '{"！":2,"😀":1}');
+    assert.equal(canonicalValueText({ '😀': 1, '！': 2 }), '{"！":2,"😀":1}');
   });
 
   it('groups records without a user message by program', () => {

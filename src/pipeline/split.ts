@@ -6,6 +6,7 @@
  * reproducible and does not move when records are added.
  */
 import { createHash } from 'node:crypto';
+import { canonicalValueText } from '../canonical/canonical.js';
 import type { Message } from '../record.js';
 
 export type Split = 'training' | 'validation';
@@ -17,7 +18,7 @@ export type Split = 'training' | 'validation';
 export function groupKey(program: string, messages: readonly Message[]): string {
   const user = messages.find((m) => m.role === 'user');
   const content = user?.content;
-  const text = typeof content === 'string' ? content : content === undefined ? '' : canonicalJson(content);
+  const text = typeof content === 'string' ? content : content === undefined ? '' : canonicalValueText(content);
   // NUL cannot occur in a folder name, so distinct (program, text) pairs give distinct keys.
   return `${program}\u0000${text}`;
 }
@@ -35,19 +36,4 @@ export function groupFraction(group: string, seed: number | string): number {
   const digest = createHash('sha256').update(`${seed}\u0000${group}`, 'utf8').digest();
   // 53 bits: the most a double holds exactly, so the result is uniform and never 1.
   return Number(digest.readBigUInt64BE(0) >> 11n) / 2 ** 53;
-}
-
-/**
- * JSON with object keys sorted by code point at every depth, so the same
- * content always yields the same key whatever order the recorder wrote.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

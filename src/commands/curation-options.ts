@@ -1,0 +1,139 @@
+/** The selection, dedupe and collapse options that `dedupe`, `filter` and `export` share. */
+import { existsSync, readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.js';
+import { STATUSES, type Status } from '../record.js';
+import type { CurationOptions } from '../pipeline/curate.js';
+import type { KeepRule } from '../pipeline/dedupe.js';
+import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
+import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
+import { readKeptKeys } from '../output/kept-keys.js';
+
+export interface CurationFlags {
+  status: string;
+  program?: string[];
+  module?: string[];
+  model?: string[];
+  synalinksVersion?: string;
+  since?: string;
+  until?: string;
+  minTokens?: string;
+  maxTokens?: string;
+  maxCost?: string;
+  maxDuration?: string;
+  grep?: string;
+  exclude?: string[];
+  key: KeyKind;
+  keep: KeepRule;
+  trajectories: 'all' | 'last';
+  against?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function addCurationOptions(command: Command, defaults: { status: string; trajectories: 'all' | 'last' }): Command {
+  return command
+    .option('--status <list>', `classes to keep, comma-separated: ${STATUSES.join(',')}`, defaults.status)
+    .option('--program <glob>', 'keep programs matching (repeatable)', collect)
+    .option('--module <glob>', 'keep modules matching (repeatable)', collect)
+    .option('--model <glob>', 'keep records whose config.config.model matches (repeatable)', collect)
+    .option('--synalinks-version <spec>', "keep records of these versions, e.g. '>=0.9.010,<0.10'")
+    .option('--since <time>', 'keep calls started at or after: ISO 8601 date or time (a date is UTC midnight), or epoch seconds')
+    .option('--until <time>', 'keep calls started before (same forms as --since)')
+    .option('--min-tokens <n>', 'keep records with at least this usage total')
+    .option('--max-tokens <n>', 'keep records with at most this usage total')
+    .option('--max-cost <usd>', 'keep records that cost at most this')
+    .option('--max-duration <seconds>', 'keep calls that took at most this')
+    .option('--grep <regex>', 'keep records whose message text (content, reasoning, tool arguments) matches')
+    .option('--exclude <file>', 'drop the call_ids listed in FILE, one per line, # comments (traces browse writes these)', collect)
+    .addOption(new Option('--key <kind>', 'what makes two records duplicates').choices([...KEY_KINDS]).default('inputs,config'))
+    .addOption(new Option('--keep <which>', 'which duplicate to keep, by timestamp').choices(['first', 'last']).default('first'))
+    .addOption(
+      new Option('--trajectories <which>', 'last: drop agent steps contained in a later step of the same run')
+        .choices(['all', 'last'])
+        .default(defaults.trajectories),
+    )
+    .option('--against <dir>', 'drop records whose key an earlier output (of dedupe, filter or export) already holds');
+}
+
+function number(flag: string, text: string | undefined, integer = false): number | null {
+  if (text === undefined) return null;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    throw new UserError(`${flag} ${JSON.stringify(text)}: expected a ${integer ? 'whole ' : ''}number >= 0`);
+  }
+  return value;
+}
+
+function time(flag: string, text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const value = parseTime(text);
+  if (value === null) {
+    throw new UserError(`${flag} ${JSON.stringify(text)}: expected an ISO 8601 date or time (2026-07-07, 2026-07-07T10:15:30Z) or epoch seconds`);
+  }
+  return value;
+}
+
+export function parseStatuses(text: string): Set<Status> {
+  const statuses = new Set<Status>();
+  for (const part of text.split(',').map((s) => s.trim())) {
+    if (!(STATUSES as readonly string[]).includes(part)) {
+      throw new UserError(`--status ${JSON.stringify(part)}: expected a comma-separated list of ${STATUSES.join(', ')}`);
+    }
+    statuses.add(part as Status);
+  }
+  return statuses;
+}
+
+export function parseSelection(flags: CurationFlags): Selection {
+  const selection = everything(parseStatuses(flags.status));
+  selection.programs = (flags.program ?? []).map(globToRegExp);
+  selection.modules = (flags.module ?? []).map(globToRegExp);
+  selection.models = (flags.model ?? []).map(globToRegExp);
+  if (flags.synalinksVersion !== undefined) {
+    const ranges = parseVersionSpec(flags.synalinksVersion);
+    if (ranges === null) {
+      throw new UserError(`--synalinks-version ${JSON.stringify(flags.synalinksVersion)}: expected versions like 0.9.014, >=0.9.010 or '>=0.9,<0.10'`);
+    }
+    selection.versions = ranges;
+  }
+  selection.since = time('--since', flags.since);
+  selection.until = time('--until', flags.until);
+  selection.minTokens = number('--min-tokens', flags.minTokens, true);
+  selection.maxTokens = number('--max-tokens', flags.maxTokens, true);
+  selection.maxCost = number('--max-cost', flags.maxCost);
+  selection.maxDuration = number('--max-duration', flags.maxDuration);
+  if (flags.grep !== undefined) {
+    try {
+      selection.grep = new RegExp(flags.grep, 'u');
+    } catch (error) {
+      throw new UserError(`--grep ${JSON.stringify(flags.grep)}: not a valid regular expression (${(error as Error).message})`);
+    }
+  }
+  return selection;
+}
+
+/** call_ids from exclusion files: one per line, `#` starts a comment. */
+export function readExcludeFiles(files: readonly string[]): Set<string> {
+  const ids = new Set<string>();
+  for (const file of files) {
+    if (!existsSync(file)) throw new UserError(`--exclude ${file}: no such file`);
+    for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
+      const id = line.replace(/#.*/, '').trim();
+      if (id !== '') ids.add(id);
+    }
+  }
+  return ids;
+}
+
+export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): CurationOptions {
+  return {
+    selection: parseSelection(flags),
+    dedupe,
+    key: flags.key,
+    keep: flags.keep,
+    trajectories: flags.trajectories,
+    exclude: flags.exclude && flags.exclude.length > 0 ? readExcludeFiles(flags.exclude) : null,
+    seen: flags.against !== undefined ? readKeptKeys(flags.against, flags.key) : null,
+  };
+}

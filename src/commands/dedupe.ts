@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { registerCurationCommand } from './curate-run.js';
+
+export function registerDedupe(program: Command): void {
+  registerCurationCommand(program, {
+    name: 'dedupe',
+    dedupe: true,
+    description: 'Keep one record per key (same prompt to the same model config by default), explaining every drop.',
+    examples: `Each kept record is its original line, byte for byte. Every drop is listed in the
+manifest with its reason (status, filter, excluded, seen, duplicate, prefix) and,
+for duplicate and prefix, the call_id it gave way to.
+
+Examples:
+  traces dedupe ~/.synalinks --status ok --out clean/
+  traces dedupe samples/synalinks --key conversation --keep last --dry-run
+  traces dedupe ~/.synalinks --status ok --against clean/ --out today/`,
+  });
+}

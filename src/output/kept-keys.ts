@@ -1,0 +1,54 @@
+/**
+ * Every output records the dedupe keys it kept under `_traces/`, so a later run given
+ * `--against` that output drops what was handled before. Keys accumulate: an output made
+ * `--against` an earlier one also carries the earlier keys.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import { KeyIndex } from '../pipeline/key-index.js';
+import type { KeyKind } from '../pipeline/keys.js';
+import type { OutputDir } from './output-dir.js';
+
+export const META_DIR = '_traces';
+const KEYS_FILE = 'keys.bin';
+const RUN_FILE = 'run.json';
+
+export interface RunInfo {
+  command: string;
+  key: KeyKind;
+  keys: number;
+  created: string;
+}
+
+export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunInfo, 'keys' | 'created'>): void {
+  const file = output.create(path.join(META_DIR, KEYS_FILE));
+  const bytes = Buffer.allocUnsafe(16);
+  for (const [key] of keys.entries()) {
+    for (let i = 0; i < 4; i++) bytes.writeUInt32BE(key[i], i * 4);
+    file.write(Buffer.from(bytes));
+  }
+  const run: RunInfo = { ...info, keys: keys.size, created: new Date().toISOString() };
+  output.create(path.join(META_DIR, RUN_FILE)).write(`${JSON.stringify(run, null, 2)}\n`);
+}
+
+export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
+  const runPath = path.join(dir, META_DIR, RUN_FILE);
+  const keysPath = path.join(dir, META_DIR, KEYS_FILE);
+  if (!existsSync(runPath) || !existsSync(keysPath)) {
+    throw new UserError(`--against ${dir}: not an output of traces dedupe, filter or export (no ${META_DIR}/${RUN_FILE})`);
+  }
+  const run = JSON.parse(readFileSync(runPath, 'utf8')) as RunInfo;
+  if (run.key !== expectedKey) {
+    throw new UserError(`--against ${dir} was made with --key ${run.key}; run again with --key ${run.key} to compare like with like`);
+  }
+  const bytes = readFileSync(keysPath);
+  if (bytes.length % 16 !== 0) throw new UserError(`--against ${dir}: ${META_DIR}/${KEYS_FILE} is damaged (size not a multiple of 16)`);
+  const index = new KeyIndex(Math.max(16, (bytes.length / 16) * 2));
+  const key = new Uint32Array(4);
+  for (let at = 0; at < bytes.length; at += 16) {
+    for (let i = 0; i < 4; i++) key[i] = bytes.readUInt32BE(at + i * 4);
+    index.set(key, 0);
+  }
+  return index;
+}

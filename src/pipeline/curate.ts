@@ -1,0 +1,221 @@
+/**
+ * The curation plan, shared by `dedupe`, `filter`, `export` and the browser: one pass over
+ * every record through the stages, in this order:
+ *
+ *   status/filter (selection) → excluded (--exclude) → seen (--against) → dedupe → prefix (collapse)
+ *
+ * Drops decided by a record alone are reported as they happen; a duplicate is reported
+ * once its group's final winner is known, and prefixes once every winner is.
+ */
+import type { DamagedLine, TraceRecord } from '../record.js';
+import type { TraceFile } from '../sources/discover.js';
+import type { RecordBatch } from '../sources/read.js';
+import { TrajectoryCollapse } from './collapse.js';
+import { Deduplicator, type KeepRule } from './dedupe.js';
+import { KeyIndex } from './key-index.js';
+import { keyOf, type KeyKind } from './keys.js';
+import { selectionVerdict, type Selection } from './selection.js';
+import { SpillFile } from './spill.js';
+
+export const DROP_REASONS = ['status', 'filter', 'excluded', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
+export type CurationDropReason = (typeof DROP_REASONS)[number];
+
+export interface Drop {
+  call_id?: string;
+  file: string;
+  line: number;
+  reason: string;
+  /** The call_id a duplicate or prefix gave way to. */
+  kept?: string;
+  detail?: string;
+}
+
+export interface CurationOptions {
+  selection: Selection;
+  /** False for `filter`: every selected record is kept, duplicates included. */
+  dedupe: boolean;
+  key: KeyKind;
+  keep: KeepRule;
+  trajectories: 'all' | 'last';
+  /** call_ids to drop. */
+  exclude: ReadonlySet<string> | null;
+  /** Keys of an earlier output: records with these keys were handled before. */
+  seen: KeyIndex | null;
+}
+
+export interface CurationPlan {
+  files: readonly TraceFile[];
+  recordsRead: number;
+  damagedLines: number;
+  kept: number;
+  dropped: Record<string, number>;
+  /** Per file index, the sorted line numbers of the kept records. */
+  keptLines: Map<number, Int32Array>;
+  /** Keys of the records handled (kept, or given way to a longer trajectory) and the `seen` ones, for a later `--against`. */
+  keptKeys: KeyIndex;
+  /** Bytes of the dedupe and collapse indexes, for the benchmark. */
+  indexBytes: number;
+  uniqueKeys: number;
+}
+
+export type DropSink = (drop: Drop) => void;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Pending duplicates: group, file index, line, and the call_id as 4 words (or a side table). */
+class PendingDuplicates {
+  private readonly spill = new SpillFile(7);
+  private readonly row = new Uint32Array(7);
+  private readonly otherIds = new Map<number, string>();
+
+  add(group: number, fileIndex: number, line: number, callId: string): void {
+    this.row[0] = group;
+    this.row[1] = fileIndex;
+    this.row[2] = line;
+    if (UUID.test(callId)) {
+      const hex = callId.replace(/-/g, '');
+      for (let i = 0; i < 4; i++) this.row[3 + i] = parseInt(hex.slice(i * 8, i * 8 + 8), 16);
+    } else {
+      this.row.fill(0, 3);
+      this.otherIds.set(this.spill.rows, callId);
+    }
+    this.spill.append(this.row);
+  }
+
+  *entries(): Generator<{ group: number; fileIndex: number; line: number; callId: string }> {
+    let index = 0;
+    for (const row of this.spill.read()) {
+      let callId = this.otherIds.get(index++);
+      if (callId === undefined) {
+        const hex = Array.from(row.subarray(3), (w) => w.toString(16).padStart(8, '0')).join('');
+        callId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+      }
+      yield { group: row[0], fileIndex: row[1], line: row[2], callId };
+    }
+  }
+
+  dispose(): void {
+    this.spill.dispose();
+  }
+}
+
+export class Curation {
+  private readonly dedupe: Deduplicator;
+  private readonly collapse: TrajectoryCollapse | null;
+  private readonly pending = new PendingDuplicates();
+  private readonly fileIndexOf = new Map<string, number>();
+  private readonly key = new Uint32Array(4);
+  private readonly positionKey = new Uint32Array(4);
+  /** Without dedupe, the keys of kept records are gathered here instead of in the dedupe index. */
+  private readonly selectedKeys: KeyIndex | null;
+  private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
+  private recordsRead = 0;
+
+  constructor(
+    private readonly files: readonly TraceFile[],
+    private readonly options: CurationOptions,
+    private readonly onDrop: DropSink,
+  ) {
+    this.dedupe = new Deduplicator(options.keep);
+    this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
+    files.forEach((file, i) => this.fileIndexOf.set(file.path, i));
+    this.selectedKeys = options.dedupe ? null : new KeyIndex();
+  }
+
+  private drop(drop: Drop): void {
+    this.counts[drop.reason] = (this.counts[drop.reason] ?? 0) + 1;
+    this.onDrop(drop);
+  }
+
+  addDamaged(line: DamagedLine): void {
+    this.drop({ file: line.file, line: line.line, reason: 'damaged', detail: line.reason });
+  }
+
+  addRecord(record: TraceRecord, fileIndex: number): void {
+    this.recordsRead++;
+    const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
+    const verdict = selectionVerdict(this.options.selection, record);
+    if (verdict !== null) return this.drop({ ...where, ...verdict });
+    if (this.options.exclude?.has(record.callId)) return this.drop({ ...where, reason: 'excluded' });
+    const key = keyOf(record, this.options.key, this.key);
+    if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.drop({ ...where, reason: 'seen' });
+    let groupKey = key;
+    if (this.selectedKeys !== null) {
+      this.selectedKeys.set(key, 0);
+      // Without dedupe every record is its own group: a key made of its position.
+      this.positionKey.set([fileIndex, record.ref.line, 0x7fffffff, 0xffffffff]);
+      groupKey = this.positionKey;
+    }
+    const { group, won, loser } = this.dedupe.offer(record, groupKey, fileIndex);
+    if (loser !== null) {
+      this.counts.duplicate++;
+      this.pending.add(group, loser.fileIndex, loser.line, loser.callId);
+    }
+    if (won && this.collapse !== null) {
+      if (record.status === 'ok') this.collapse.observe(group, record);
+      else this.collapse.forget(group);
+    }
+  }
+
+  async addBatches(batches: AsyncIterable<RecordBatch>): Promise<void> {
+    for await (const batch of batches) {
+      const fileIndex = this.fileIndexOf.get(batch.file.path)!;
+      for (const record of batch.records) this.addRecord(record, fileIndex);
+      for (const damaged of batch.damaged) this.addDamaged(damaged);
+    }
+  }
+
+  /** Resolves duplicates and prefixes, reports their drops, and returns what is kept. */
+  finish(): CurationPlan {
+    const { dedupe, collapse } = this;
+    try {
+      for (const { group, fileIndex, line, callId } of this.pending.entries()) {
+        this.onDrop({ call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) });
+      }
+    } finally {
+      this.pending.dispose();
+    }
+    const keptKeys = new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
+    if (this.options.seen !== null) for (const [key] of this.options.seen.entries()) keptKeys.set(key, 0);
+    if (this.selectedKeys !== null) for (const [key] of this.selectedKeys.entries()) keptKeys.set(key, 0);
+    const linesByFile = new Map<number, number[]>();
+    for (const [key, group] of dedupe.index.entries()) {
+      // A trajectory step given way to its longer run was handled too: a later --against skips it.
+      if (this.selectedKeys === null) keptKeys.set(key, 0);
+      const container = collapse?.containerOf(group) ?? -1;
+      const fileIndex = dedupe.fileIndexes.data[group];
+      const line = dedupe.lines.data[group];
+      if (container !== -1) {
+        this.drop({
+          call_id: dedupe.callIds.get(group),
+          file: this.files[fileIndex].display,
+          line,
+          reason: 'prefix',
+          kept: dedupe.callIds.get(container),
+        });
+        continue;
+      }
+      let lines = linesByFile.get(fileIndex);
+      if (lines === undefined) linesByFile.set(fileIndex, (lines = []));
+      lines.push(line);
+    }
+    const keptLines = new Map<number, Int32Array>();
+    let kept = 0;
+    for (const [fileIndex, lines] of linesByFile) {
+      keptLines.set(fileIndex, Int32Array.from(lines).sort());
+      kept += lines.length;
+    }
+    const { damaged, ...dropped } = this.counts;
+    return {
+      files: this.files,
+      recordsRead: this.recordsRead,
+      damagedLines: damaged,
+      kept,
+      dropped,
+      keptLines,
+      keptKeys,
+      indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0),
+      uniqueKeys: dedupe.groups,
+    };
+  }
+}

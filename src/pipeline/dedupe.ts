@@ -1,0 +1,70 @@
+/**
+ * Dedupe: one winner per key, the first (or last) by timestamp, ties going to the
+ * earlier file path and line, which is the order records arrive in. Only winners are
+ * remembered, in typed columns, so memory follows the number of distinct keys.
+ */
+import type { TraceRecord } from '../record.js';
+import { CallIdColumn, Column } from './columns.js';
+import { KeyIndex } from './key-index.js';
+
+export type KeepRule = 'first' | 'last';
+
+export interface Loser {
+  callId: string;
+  fileIndex: number;
+  line: number;
+  group: number;
+}
+
+export class Deduplicator {
+  readonly index = new KeyIndex();
+  readonly callIds = new CallIdColumn();
+  readonly fileIndexes = new Column(Int32Array);
+  readonly lines = new Column(Int32Array);
+  readonly timestamps = new Column(Float64Array);
+  groups = 0;
+
+  constructor(private readonly keep: KeepRule) {}
+
+  /** Whether a record that arrives later beats the current winner. */
+  private beats(timestamp: number, winnerTimestamp: number): boolean {
+    return this.keep === 'first' ? timestamp < winnerTimestamp : timestamp >= winnerTimestamp;
+  }
+
+  /**
+   * Offers a record; returns its group, whether it is now the group's winner, and the
+   * record that lost (the offered one or the former winner), if any.
+   */
+  offer(record: TraceRecord, key: Uint32Array, fileIndex: number): { group: number; won: boolean; loser: Loser | null } {
+    const timestamp = record.timestamp ?? 0;
+    let group = this.index.addIfAbsent(key, this.groups);
+    if (group === -1) {
+      group = this.groups++;
+      this.store(group, record, fileIndex, timestamp);
+      return { group, won: true, loser: null };
+    }
+    if (!this.beats(timestamp, this.timestamps.data[group])) {
+      return { group, won: false, loser: { callId: record.callId, fileIndex, line: record.ref.line, group } };
+    }
+    const loser = {
+      callId: this.callIds.get(group),
+      fileIndex: this.fileIndexes.data[group],
+      line: this.lines.data[group],
+      group,
+    };
+    this.store(group, record, fileIndex, timestamp);
+    return { group, won: true, loser };
+  }
+
+  private store(group: number, record: TraceRecord, fileIndex: number, timestamp: number): void {
+    for (const column of [this.fileIndexes, this.lines, this.timestamps]) column.ensure(group + 1);
+    this.callIds.set(group, record.callId);
+    this.fileIndexes.data[group] = fileIndex;
+    this.lines.data[group] = record.ref.line;
+    this.timestamps.data[group] = timestamp;
+  }
+
+  get byteSize(): number {
+    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.timestamps.byteSize;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Fixed-width rows of 32-bit words appended to a temporary file and read back in order:
+ * facts that are only resolved at the end of a run (a duplicate's final winner) stay on
+ * disk rather than growing memory with the number of records.
+ */
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BUFFER_ROWS = 8192;
+
+export class SpillFile {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), 'traces-spill-'));
+  private readonly file = path.join(this.dir, 'rows.bin');
+  private readonly fd = openSync(this.file, 'w+');
+  private readonly buffer: Uint32Array;
+  private buffered = 0;
+  rows = 0;
+
+  constructor(readonly width: number) {
+    this.buffer = new Uint32Array(width * BUFFER_ROWS);
+  }
+
+  append(row: ArrayLike<number>): void {
+    this.buffer.set(row, this.buffered * this.width);
+    this.buffered++;
+    this.rows++;
+    if (this.buffered === BUFFER_ROWS) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffered === 0) return;
+    writeSync(this.fd, new Uint8Array(this.buffer.buffer, 0, this.buffered * this.width * 4));
+    this.buffered = 0;
+  }
+
+  /** Every row in the order appended; the view is reused between rows. */
+  *read(): Generator<Uint32Array> {
+    this.flush();
+    const chunk = new Uint32Array(this.width * BUFFER_ROWS);
+    const bytes = new Uint8Array(chunk.buffer);
+    let position = 0;
+    for (;;) {
+      const read = readSync(this.fd, bytes, 0, bytes.length, position);
+      if (read === 0) break;
+      position += read;
+      for (let row = 0; row < read / 4 / this.width; row++) yield chunk.subarray(row * this.width, (row + 1) * this.width);
+    }
+  }
+
+  dispose(): void {
+    closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
