@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { FIXTURES, REPO, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+
+const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
+
+interface Summary {
+  records_read: number;
+  damaged_lines: number;
+  kept: number;
+  dropped: Record<string, number>;
+}
+
+interface ManifestLine {
+  call_id?: string;
+  file: string;
+  line: number;
+  reason: string;
+  kept?: string;
+  detail?: string;
+}
+
+/** Every line of every .jsonl file under `dir` (outside `_traces`), keyed by relative path. */
+function treeLines(dir: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== '_traces') walk(full);
+      } else if (entry.name.endsWith('.jsonl')) {
+        out.set(path.relative(dir, full), readFileSync(full, 'utf8').split('\n').filter((l) => l !== ''));
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function manifest(dir: string): ManifestLine[] {
+  return readFileSync(path.join(dir, '_traces', 'manifest.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+}
+
+function run(args: string[]): { out: string; summary: Summary } {
+  const out = path.join(tempDir(), 'out');
+  const summary = runCliJson<Summary>([...args, '--out', out]);
+  return { out, summary };
+}
+
+function idsOf(lines: Iterable<string[]>): string[] {
+  return [...lines].flat().map((l) => JSON.parse(l).call_id as string);
+}
+
+describe('traces dedupe', () => {
+  it('keeps exactly the distinct ok keys, each line byte for byte, and explains every drop once', () => {
+    const { out, summary } = run(['dedupe', SAMPLES, '--status', 'ok']);
+    assert.equal(summary.kept, expected.unique_ok_keys);
+    assert.equal(summary.dropped.duplicate, expected.duplicate_ok_records);
+    assert.equal(summary.dropped.status, expected.exception + expected.no_output);
+    assert.equal(summary.damaged_lines, expected.damaged_lines);
+    const kept = treeLines(out);
+    const source = treeLines(SAMPLES);
+    for (const [file, lines] of kept) {
+      for (const line of lines) assert.ok(source.get(file)?.includes(line), `${file} line copied byte for byte`);
+    }
+    const keys = idsOf(kept.values()).length;
+    assert.equal(keys, expected.unique_ok_keys);
+    const drops = manifest(out);
+    const droppedIds = drops.filter((d) => d.reason !== 'damaged').map((d) => d.call_id!);
+    const all = [...idsOf(kept.values()), ...droppedIds];
+    assert.equal(all.length, summary.records_read, 'kept plus dropped equals records read');
+    assert.equal(new Set(all).size, all.length, 'no record is both kept and dropped, or dropped twice');
+    assert.deepEqual(
+      drops.filter((d) => d.reason === 'damaged').map((d) => [d.file.endsWith(expected.damaged_line.file), d.line]),
+      [[true, expected.damaged_line.line]],
+    );
+  });
+
+  it('names the record a duplicate gave way to, and keeps the first by timestamp unless told last', () => {
+    const first = run(['dedupe', SAMPLES, '--status', 'ok']);
+    const duplicate = manifest(first.out).find((d) => d.reason === 'duplicate')!;
+    assert.deepEqual([duplicate.call_id, duplicate.kept], ['d4e45dfd-1936-406d-a55e-7617346d3387', '08ad8811-dff0-4419-b934-5695fb1686c2']);
+    const last = run(['dedupe', SAMPLES, '--status', 'ok', '--keep', 'last']);
+    const lastDuplicate = manifest(last.out).find((d) => d.reason === 'duplicate')!;
+    assert.deepEqual([lastDuplicate.call_id, lastDuplicate.kept], [duplicate.kept, duplicate.call_id]);
+  });
+
+  it('keeps different answers to the same prompt with --key conversation', () => {
+    const { summary } = run(['dedupe', SAMPLES, '--status', 'ok', '--key', 'conversation']);
+    assert.equal(summary.dropped.duplicate, 0, 'the re-run answered differently');
+    assert.equal(summary.kept, expected.ok);
+  });
+
+  it('collapses agent trajectories to their last step with --trajectories last', () => {
+    const { out, summary } = run(['dedupe', SAMPLES, '--status', 'ok', '--trajectories', 'last']);
+    const prefixes = manifest(out).filter((d) => d.reason === 'prefix');
+    assert.equal(summary.dropped.prefix, 6);
+    assert.ok(prefixes.every((d) => d.file.includes('tool_calls_generator_math_agent')));
+    assert.deepEqual(new Set(prefixes.map((d) => d.kept)), new Set(['78e42908-154a-4f33-9623-fdc459c8c999', '5b2b4d61-1481-4a35-b39a-59d8e896a0f1']));
+    assert.ok(!treeLines(out).has('math_agent/tool_calls_generator_math_agent/tool_calls_generator_math_agent_20260708-163045.jsonl'));
+  });
+
+  it('a second run --against the first output keeps nothing', () => {
+    const first = run(['dedupe', SAMPLES, '--status', 'ok', '--trajectories', 'last']);
+    const second = run(['dedupe', SAMPLES, '--status', 'ok', '--trajectories', 'last', '--against', first.out]);
+    assert.equal(second.summary.kept, 0);
+    assert.equal(second.summary.dropped.seen, expected.ok);
+  });
+
+  it('refuses --against an output made with another key', () => {
+    const first = run(['dedupe', SAMPLES, '--status', 'ok']);
+    const result = runCli(['dedupe', SAMPLES, '--key', 'inputs', '--against', first.out, '--dry-run']);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /--against .* was made with --key inputs,config/);
+  });
+});
+
+describe('traces filter options', () => {
+  const keptIds = (args: string[]) => {
+    const { out } = run(['filter', SAMPLES, ...args]);
+    return new Set(idsOf(treeLines(out).values()).map((id) => id.slice(0, 8)));
+  };
+
+  it('--status', () => {
+    assert.deepEqual(keptIds(['--status', 'exception,no_output']), new Set(['9c9899b3', '4c60e633']));
+  });
+  it('--program and --module globs, repeatable', () => {
+    assert.equal(keptIds(['--program', 'language_*']).size, 4);
+    assert.equal(keptIds(['--module', 'generator', '--module', 'generator_c?t']).size, 8 + 3);
+  });
+  it('--model glob', () => {
+    assert.deepEqual(keptIds(['--model', 'ollama_chat/*', '--module', 'language_model']), new Set(['216f6542']));
+  });
+  it('--synalinks-version', () => {
+    assert.equal(keptIds(['--synalinks-version', '>=0.9.010,<0.10']).size, expected.records);
+    assert.equal(keptIds(['--synalinks-version', '0.9.015']).size, 0);
+  });
+  it('--since and --until, as ISO dates and epoch seconds', () => {
+    assert.deepEqual(keptIds(['--since', '2026-07-08T12:00:00Z']).size, 8);
+    assert.deepEqual(keptIds(['--until', '1783412132.5']), new Set(['08ad8811', '9e0e124a']));
+  });
+  it('--min-tokens and --max-tokens use the usage total; unknown usage does not pass', () => {
+    assert.deepEqual(keptIds(['--min-tokens', '1300']), new Set(['5b2b4d61', 'bf85d9fb']));
+    assert.deepEqual(keptIds(['--max-tokens', '85', '--status', 'ok']), new Set(['08ad8811', 'd4e45dfd']));
+  });
+  it('--max-cost and --max-duration', () => {
+    assert.equal(keptIds(['--max-cost', '0', '--status', 'ok']).size, 5);
+    assert.deepEqual(keptIds(['--max-duration', '0.5', '--status', 'ok']), new Set(['d70f51c7']));
+  });
+  it('--grep searches message text, reasoning and tool arguments', () => {
+    assert.ok(keptIds(['--grep', 'Toulouse']).size >= 1);
+    // Tool arguments are recorded as objects: {"a":423,"b":362}.
+    const toolArgument = keptIds(['--grep', '"a":423', '--program', 'math_agent']);
+    assert.ok(toolArgument.size >= 4, 'every step of that run carries the first tool call');
+  });
+  it('--exclude drops listed call_ids, with comments', () => {
+    const file = path.join(tempDir(), 'exclude.txt');
+    writeFileSync(file, '# reviewed\n08ad8811-dff0-4419-b934-5695fb1686c2  # bad answer\n\n216f6542-0000-0000-0000-000000000000\n');
+    const { out } = run(['filter', SAMPLES, '--exclude', file]);
+    const excluded = manifest(out).filter((d) => d.reason === 'excluded');
+    assert.deepEqual(excluded.map((d) => d.call_id), ['08ad8811-dff0-4419-b934-5695fb1686c2']);
+  });
+
+  for (const [flag, value, message] of [
+    ['--since', '2026-13-45', /--since "2026-13-45": expected an ISO 8601/],
+    ['--until', 'yesterday', /--until "yesterday": expected/],
+    ['--grep', '([a-', /--grep "\(\[a-": not a valid regular expression/],
+    ['--exclude', '/no/such/exclude.txt', /--exclude \/no\/such\/exclude\.txt: no such file/],
+    ['--max-tokens', 'lots', /--max-tokens "lots": expected a whole number/],
+    ['--status', 'ok,failed', /--status "failed": expected/],
+    ['--synalinks-version', 'latest', /--synalinks-version "latest"/],
+  ] as const) {
+    it(`rejects a bad ${flag} with exit 2 and writes nothing`, () => {
+      const out = path.join(tempDir(), 'out');
+      const result = runCli(['filter', SAMPLES, flag, value, '--out', out]);
+      assert.equal(result.status, 2);
+      assert.match(result.stderr, message);
+      assert.equal(existsSync(out), false);
+    });
+  }
+});
+
+describe('output safety', () => {
+  it('refuses a non-empty --out without --force, and an --out inside a root', () => {
+    const out = tempDir();
+    writeFileSync(path.join(out, 'keep-me.txt'), 'mine');
+    const refused = runCli(['dedupe', SAMPLES, '--out', out]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /is not empty: pass --force/);
+    const forced = runCli(['dedupe', SAMPLES, '--out', out, '--force']);
+    assert.equal(forced.status, 0);
+    assert.equal(readFileSync(path.join(out, 'keep-me.txt'), 'utf8'), 'mine');
+    const inside = runCli(['dedupe', SAMPLES, '--out', path.join(SAMPLES, 'clean')]);
+    assert.equal(inside.status, 2);
+    assert.match(inside.stderr, /is inside the input/);
+    assert.equal(existsSync(path.join(SAMPLES, 'clean')), false);
+  });
+
+  it('--dry-run writes nothing and lists the drops', () => {
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['dedupe', SAMPLES, '--status', 'ok', '--out', out, '--dry-run']);
+    assert.equal(result.status, 0);
+    assert.equal(existsSync(out), false);
+    assert.match(result.stdout, /generator_20260707-143002\.jsonl:1 d4e45dfd-1936-406d-a55e-7617346d3387: duplicate of 08ad8811/);
+    assert.match(result.stderr, /dry run: nothing written/);
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`a run stopped by ${signal} leaves no partial file`, async () => {
+      // A tree big enough that the run is still reading when the signal arrives.
+      const tree = path.join(tempDir(), 'tree');
+      const moduleDir = path.join(tree, 'big', 'gen');
+      mkdirSync(moduleDir, { recursive: true });
+      const line = readFileSync(path.join(SAMPLES, 'math_agent', 'final_generator_math_agent', 'final_generator_math_agent_20260708-163045.jsonl'), 'utf8').split('\n')[0];
+      const block = `${line}\n`.repeat(2000);
+      writeFileSync(path.join(moduleDir, 'gen_20260101-000000.jsonl'), block.repeat(15));
+      const out = path.join(tempDir(), 'out');
+      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'traces.js'), 'dedupe', tree, '--out', out, '--key', 'conversation'], { stdio: 'ignore' });
+      const manifestTemp = () => existsSync(path.join(out, '_traces')) && readdirSync(path.join(out, '_traces')).some((f) => f.includes('.traces-partial-'));
+      const started = Date.now();
+      while (!manifestTemp() && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 5));
+      assert.ok(manifestTemp(), 'the run started writing');
+      child.kill(signal);
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      assert.equal(code, signal === 'SIGINT' ? 130 : 143);
+      const left: string[] = [];
+      const walk = (folder: string) => {
+        for (const entry of readdirSync(folder, { withFileTypes: true })) {
+          if (entry.isDirectory()) walk(path.join(folder, entry.name));
+          else left.push(entry.name);
+        }
+      };
+      walk(out);
+      assert.deepEqual(left, []);
+    });
+  }
+});
