@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { summarize, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
-import { countExampleTokens, loadTokenCounter, type EncodingName, type TokenCounter } from './tokens.js';
+import { countExampleTokens, loadTokenCounter, type EncodingName, type ExampleTokens, type TokenCounter } from './tokens.js';
 
 /** The context of the gpt-4o and gpt-4.1 families: longer examples are truncated by OpenAI. */
 export const DEFAULT_TOKEN_LIMIT = 65_536;
@@ -67,84 +67,115 @@ export async function validateLines(
   file = '<lines>',
 ): Promise<ValidationReport> {
   const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
-  const tokenLimit = opts.tokenLimit ?? DEFAULT_TOKEN_LIMIT;
-  const tally = new Tally();
-  const totals: number[] = [];
-  const assistants: number[] = [];
-  let examples = 0;
-  let missingSystem = 0;
-  let missingUser = 0;
-  let lineNo = 0;
-  let firstKeys: string | null = null;
+  const validator = new LineValidator(target, counter, opts.tokenLimit);
+  for await (const text of lines) validator.addText(text);
+  return validator.report(file);
+}
 
-  for await (let text of lines) {
-    lineNo += 1;
-    if (lineNo === 1 && text.startsWith('\uFEFF')) {
-      tally.add({ code: 'bom', severity: 'error', line: 1, message: 'the file starts with a byte order mark' });
+/**
+ * Validates examples one at a time: from text (a file being checked) or from the values
+ * an export is about to write, so an export checks its own output without reading it back.
+ */
+export class LineValidator {
+  private readonly tally = new Tally();
+  private readonly totals: number[] = [];
+  private readonly assistants: number[] = [];
+  private examples = 0;
+  private missingSystem = 0;
+  private missingUser = 0;
+  private lineNo = 0;
+  private firstKeys: string | null = null;
+
+  constructor(
+    private readonly target: Target,
+    private readonly counter: TokenCounter,
+    private readonly tokenLimit = DEFAULT_TOKEN_LIMIT,
+  ) {}
+
+  addText(text: string): void {
+    this.lineNo += 1;
+    if (this.lineNo === 1 && text.startsWith('\uFEFF')) {
+      this.tally.add({ code: 'bom', severity: 'error', line: 1, message: 'the file starts with a byte order mark' });
       text = text.slice(1);
     }
     if (text.trim() === '') {
-      tally.add({ code: 'blank_line', severity: 'error', line: lineNo, message: 'blank line' });
-      continue;
+      this.tally.add({ code: 'blank_line', severity: 'error', line: this.lineNo, message: 'blank line' });
+      return;
     }
-    examples += 1;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (e) {
-      tally.add({ code: 'invalid_json', severity: 'error', line: lineNo, message: (e as Error).message });
-      continue;
+      this.examples += 1;
+      this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: (e as Error).message });
+      return;
     }
+    this.check(value);
+  }
+
+  /** Checks a value as the next line; returns its token counts (null when it has no messages list). */
+  addValue(value: unknown): ExampleTokens | null {
+    this.lineNo += 1;
+    return this.check(value);
+  }
+
+  private check(value: unknown): ExampleTokens | null {
+    const { target, tally, lineNo } = this;
+    this.examples += 1;
     tally.addLine(target.validateLine(value, lineNo));
-    if (!isObject(value) || !Array.isArray(value.messages)) continue;
+    if (!isObject(value) || !Array.isArray(value.messages)) return null;
 
     const roles = new Set(value.messages.map((m) => (isObject(m) ? m.role : undefined)));
-    if (!roles.has('system')) missingSystem += 1;
-    if (!roles.has('user')) missingUser += 1;
-    const counted = countExampleTokens(counter, value);
-    totals.push(counted.total);
-    assistants.push(counted.assistant);
-    if (counted.total > tokenLimit) {
+    if (!roles.has('system')) this.missingSystem += 1;
+    if (!roles.has('user')) this.missingUser += 1;
+    const counted = countExampleTokens(this.counter, value);
+    this.totals.push(counted.total);
+    this.assistants.push(counted.assistant);
+    if (counted.total > this.tokenLimit) {
       tally.add({
         code: 'over_token_limit',
         severity: 'warning',
         line: lineNo,
-        message: `about ${counted.total} tokens, over the ${tokenLimit}-token limit: trainers truncate or skip it`,
+        message: `about ${counted.total} tokens, over the ${this.tokenLimit}-token limit: trainers truncate or skip it`,
       });
     }
     // NeMo Customizer infers one schema from the first line.
     if (target.name === 'nemo-customizer') {
       const keys = Object.keys(value).sort().join(',');
-      if (firstKeys === null) firstKeys = keys;
-      else if (keys !== firstKeys) {
+      if (this.firstKeys === null) this.firstKeys = keys;
+      else if (keys !== this.firstKeys) {
         tally.add({
           code: 'schema_varies',
           severity: 'warning',
           line: lineNo,
-          message: `top-level keys {${keys}} differ from the first line's {${firstKeys}}: the first line decides the schema`,
+          message: `top-level keys {${keys}} differ from the first line's {${this.firstKeys}}: the first line decides the schema`,
         });
       }
     }
+    return counted;
   }
 
-  if (target.minExamples > 0 && examples < target.minExamples) {
-    tally.addFileLevel('too_few_examples', 'warning', `${examples} examples; ${target.name} needs at least ${target.minExamples}`);
+  report(file: string): ValidationReport {
+    const { target, tally, examples } = this;
+    if (target.minExamples > 0 && examples < target.minExamples) {
+      tally.addFileLevel('too_few_examples', 'warning', `${examples} examples; ${target.name} needs at least ${target.minExamples}`);
+    }
+    const errors = tally.summaries('error');
+    return {
+      file,
+      target: target.name,
+      examples,
+      errors,
+      warnings: tally.summaries('warning'),
+      linesWithErrors: tally.linesWithErrors,
+      missingSystem: this.missingSystem,
+      missingUser: this.missingUser,
+      tokens: { encoding: this.counter.encoding, total: summarize(this.totals), assistant: summarize(this.assistants) },
+      tokenLimit: this.tokenLimit,
+      overTokenLimit: tally.count('over_token_limit'),
+      ok: errors.length === 0,
+    };
   }
-  const errors = tally.summaries('error');
-  return {
-    file,
-    target: target.name,
-    examples,
-    errors,
-    warnings: tally.summaries('warning'),
-    linesWithErrors: tally.linesWithErrors,
-    missingSystem,
-    missingUser,
-    tokens: { encoding: counter.encoding, total: summarize(totals), assistant: summarize(assistants) },
-    tokenLimit,
-    overTokenLimit: tally.count('over_token_limit'),
-    ok: errors.length === 0,
-  };
 }
 
 /** Per error class: how many lines, which first, and the first message. */

@@ -1,0 +1,20 @@
+"""Runs a Python script (python3 rss_wrap.py SCRIPT ARGS...) and at exit writes its peak RSS
+in KB to the file named by $TRACES_BENCH_RSS_FILE. The Python twin of rss-preload.mjs."""
+import atexit
+import os
+import resource
+import runpy
+import sys
+
+
+def _dump():
+    path = os.environ.get("TRACES_BENCH_RSS_FILE")
+    if path:
+        with open(path, "w") as f:
+            f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+
+
+atexit.register(_dump)
+script = sys.argv[1]
+sys.argv = sys.argv[1:]
+runpy.run_path(script, run_name="__main__")

@@ -1,0 +1,495 @@
+/**
+ * Benchmarks `traces` against the loops users write without it.
+ *
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,export,export-noscrub,browse]
+ *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
+ *
+ * The tree is bench/out/tree-<mb>-<seed> when it exists (bench/out is gitignored; --keep
+ * generates it there), else a temporary folder removed at the end. Files are read once to warm
+ * the page cache; then each command and its baselines run alternately, `--runs` times each, and
+ * the median wall time is reported. Peak RSS comes from a preload (Node) or wrapper (Python)
+ * that writes the process's own maxRSS at exit: nothing needs installing.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { expectedPath, generate, GENERATOR_VERSION, type Expected } from './generate.js';
+
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BENCH = path.join(PROJECT, 'bench');
+const TRACES = path.join(PROJECT, 'bin', 'traces.js');
+const PRELOAD = pathToFileURL(path.join(BENCH, 'rss-preload.mjs')).href;
+const PY_WRAP = path.join(BENCH, 'rss_wrap.py');
+const MB = 1024 * 1024;
+
+interface Options {
+  mb: number;
+  bigMb: number;
+  seed: number;
+  runs: number;
+  keep: boolean;
+  memory: boolean;
+  only: Set<string> | null;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--mb') o.mb = Number(value());
+    else if (a === '--big-mb') o.bigMb = Number(value());
+    else if (a === '--seed') o.seed = Number(value());
+    else if (a === '--runs') o.runs = Number(value());
+    else if (a === '--keep') o.keep = true;
+    else if (a === '--memory') o.memory = true;
+    else if (a === '--only') o.only = new Set(value().split(',').map((s) => s.trim()));
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(
+        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,export,export-noscrub,browse] [--memory [--big-mb 1024]]\n',
+      );
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  if (!(o.mb > 0) || !(o.runs >= 1) || !Number.isInteger(o.seed)) throw new Error('bad --mb, --runs or --seed');
+  return o;
+}
+
+// ------------------------------------------------------------------------------------ processes
+
+interface Cmd {
+  label: string;
+  kind: 'node' | 'python';
+  script: string;
+  args: string[];
+  /** Output folder, emptied before every run (outside the timing). */
+  outDir?: string;
+}
+
+interface RunResult {
+  seconds: number;
+  rssKb: number | null;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+let scratch = '';
+
+function runOnce(cmd: Cmd): Promise<RunResult> {
+  if (cmd.outDir !== undefined) rmSync(cmd.outDir, { recursive: true, force: true });
+  const rssFile = path.join(scratch, `rss-${process.pid}-${Date.now()}`);
+  rmSync(rssFile, { force: true });
+  const [exe, argv] =
+    cmd.kind === 'node'
+      ? [process.execPath, ['--import', PRELOAD, cmd.script, ...cmd.args]]
+      : ['python3', [PY_WRAP, cmd.script, ...cmd.args]];
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(exe, argv, {
+      cwd: PROJECT,
+      env: { ...process.env, TRACES_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      // keep the beginning only: JSON summaries are small, data goes to files
+      if (outBytes < 64 * MB) out.push(d);
+      outBytes += d.length;
+    });
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      let rssKb: number | null = null;
+      try {
+        rssKb = Number(readFileSync(rssFile, 'utf8'));
+        rmSync(rssFile, { force: true });
+      } catch {
+        rssKb = null;
+      }
+      resolve({ seconds, rssKb, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
+function ours(label: string, args: string[], outDir?: string): Cmd {
+  return { label, kind: 'node', script: TRACES, args, outDir };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// ------------------------------------------------------------------------------------ trees
+
+function treeIsValid(tree: string): Expected | null {
+  const file = expectedPath(tree);
+  if (!existsSync(tree) || !existsSync(file)) return null;
+  try {
+    const e = JSON.parse(readFileSync(file, 'utf8')) as Expected;
+    return e.generator_version === GENERATOR_VERSION ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reuses bench/out/tree-<mb>-<seed>, else generates (there when `persistent`, else in scratch). */
+function ensureTree(mb: number, seed: number, persistent: boolean): { tree: string; expected: Expected; temporary: boolean } {
+  const kept = path.join(BENCH, 'out', `tree-${mb}-${seed}`);
+  const existing = treeIsValid(kept);
+  if (existing !== null) {
+    log(`reusing ${path.relative(PROJECT, kept)}`);
+    return { tree: kept, expected: existing, temporary: false };
+  }
+  const tree = persistent ? kept : path.join(scratch, `tree-${mb}-${seed}`);
+  if (persistent) mkdirSync(path.dirname(tree), { recursive: true });
+  log(`generating ${mb} MB (seed ${seed}) into ${tree}`);
+  const started = Date.now();
+  const expected = generate({ out: tree, mb, seed, force: true, log: (line) => log(line) });
+  const seconds = (Date.now() - started) / 1000;
+  log(`generation: ${(expected.trace_bytes / MB / seconds).toFixed(1)} MB/s`);
+  return { tree, expected, temporary: !persistent };
+}
+
+/** Reads every file once so that all commands find the tree in the page cache. */
+function warm(tree: string): void {
+  const buffer = Buffer.allocUnsafe(4 * MB);
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const fd = openSync(full, 'r');
+        while (readSync(fd, buffer, 0, buffer.length, null) > 0);
+        closeSync(fd);
+      }
+    }
+  };
+  walk(tree);
+}
+
+function countLines(dir: string, filter: (name: string) => boolean): number {
+  let n = 0;
+  const walk = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (filter(entry.name)) {
+        const b = readFileSync(full);
+        for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++;
+      }
+    }
+  };
+  walk(dir);
+  return n;
+}
+
+// ------------------------------------------------------------------------------------ browse hook
+
+/**
+ * TODO(browse author): time from launching `traces browse <tree>` to the first rendered row of
+ * the record list, in seconds; return null while not measurable. Suggested approach: spawn
+ * `node bin/traces.js browse <tree>` under a pseudo-terminal (or render the Ink app with
+ * ink-testing-library in-process) and stop the clock when the first frame containing a record
+ * row is written. The harness prints "not measured yet" while this returns null.
+ */
+export async function measureBrowseFirstRow(_tree: string): Promise<number | null> {
+  return null;
+}
+
+// ------------------------------------------------------------------------------------ checks
+
+let loudMismatches = 0;
+
+function mismatch(message: string): void {
+  loudMismatches++;
+  process.stdout.write(`\n!!!!!!!! MISMATCH: ${message}\n\n`);
+}
+
+const STATS_KEYS = ['records', 'ok', 'exception', 'no_output', 'damaged_lines', 'unique_ok_keys'] as const;
+
+function checkStats(who: string, stdout: string, expected: Expected): void {
+  let got: Record<string, unknown>;
+  try {
+    got = JSON.parse(stdout) as Record<string, unknown>;
+  } catch {
+    mismatch(`${who}: output is not JSON: ${stdout.slice(0, 200)}`);
+    return;
+  }
+  for (const key of STATS_KEYS) {
+    if (got[key] !== expected[key]) mismatch(`${who}: ${key} = ${JSON.stringify(got[key])}, generator expected ${expected[key]}`);
+  }
+}
+
+function checkVerify(who: string, stdout: string, expected: Expected): void {
+  let got: { checked?: unknown; mismatches?: unknown; damaged_lines?: unknown };
+  try {
+    got = JSON.parse(stdout) as typeof got;
+  } catch {
+    mismatch(`${who}: output is not JSON: ${stdout.slice(0, 200)}`);
+    return;
+  }
+  const count = Array.isArray(got.mismatches) ? got.mismatches.length : got.mismatches;
+  if (got.checked !== expected.records) mismatch(`${who}: checked = ${JSON.stringify(got.checked)}, expected ${expected.records}`);
+  if (count !== 0) mismatch(`${who}: ${JSON.stringify(count)} hash mismatches, expected 0 (every generated hash is genuine)`);
+  if (got.damaged_lines !== undefined && got.damaged_lines !== expected.damaged_lines) {
+    mismatch(`${who}: damaged_lines = ${JSON.stringify(got.damaged_lines)}, expected ${expected.damaged_lines}`);
+  }
+}
+
+// ------------------------------------------------------------------------------------ operations
+
+interface Op {
+  name: string;
+  ours: Cmd;
+  baselines: Cmd[];
+  /** Checks one run's output (called after the first run of each command). */
+  check?: (cmd: Cmd, result: RunResult, expected: Expected) => void;
+}
+
+interface Row {
+  op: string;
+  ours: Stat | string;
+  baseline: { label: string; stat: Stat } | null;
+}
+
+interface Stat {
+  seconds: number;
+  rssMb: number | null;
+}
+
+function notAvailable(r: RunResult): boolean {
+  return r.code !== 0 && /unknown (command|option)/i.test(r.stderr);
+}
+
+async function runOp(op: Op, runs: number, expected: Expected): Promise<Row[]> {
+  log(`${op.name}: ${runs} runs each of ${[op.ours, ...op.baselines].map((c) => c.label).join(', ')}`);
+  const all = [op.ours, ...op.baselines];
+  const times = new Map<Cmd, number[]>(all.map((c) => [c, []]));
+  const rss = new Map<Cmd, number[]>(all.map((c) => [c, []]));
+  let oursStatus: string | null = null;
+  for (let run = 0; run < runs; run++) {
+    for (const cmd of all) {
+      if (cmd === op.ours && oursStatus !== null) continue;
+      const r = await runOnce(cmd);
+      if (cmd === op.ours && notAvailable(r)) {
+        oursStatus = 'not available yet';
+        log(`  ${cmd.label}: ${r.stderr.trim().split('\n')[0]}`);
+        continue;
+      }
+      if (r.code !== 0 && !(cmd === op.ours && r.code === 1)) {
+        const why = `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+        if (cmd === op.ours) {
+          oursStatus = `FAILED (${why})`;
+          mismatch(`${op.name}: ${cmd.label} failed: ${why}`);
+        } else log(`  ${cmd.label} FAILED ${why}`);
+        continue;
+      }
+      if (run === 0 && cmd === op.ours && r.code === 1) log(`  ${cmd.label} exited 1 (found problems): ${r.stderr.trim().split('\n')[0] ?? ''}`);
+      if (run === 0) op.check?.(cmd, r, expected);
+      times.get(cmd)!.push(r.seconds);
+      if (r.rssKb !== null) rss.get(cmd)!.push(r.rssKb / 1024);
+      log(`  ${cmd.label}: ${r.seconds.toFixed(2)} s${r.rssKb !== null ? `, ${(r.rssKb / 1024).toFixed(0)} MB RSS` : ''}`);
+    }
+  }
+  const stat = (cmd: Cmd): Stat | null => {
+    const t = times.get(cmd)!;
+    if (t.length === 0) return null;
+    const m = rss.get(cmd)!;
+    return { seconds: median(t), rssMb: m.length > 0 ? Math.max(...m) : null };
+  };
+  const oursStat: Stat | string = oursStatus ?? stat(op.ours) ?? 'no result';
+  const rows: Row[] = [];
+  for (const b of op.baselines) {
+    const s = stat(b);
+    rows.push({ op: op.name, ours: oursStat, baseline: s === null ? null : { label: b.label, stat: s } });
+  }
+  if (op.baselines.length === 0) rows.push({ op: op.name, ours: oursStat, baseline: null });
+  return rows;
+}
+
+function printTable(rows: Row[], bytes: number): void {
+  const header = ['operation', 'ours (s)', 'ours MB/s', 'ours RSS MB', 'baseline', 'base (s)', 'base MB/s', 'base RSS MB', 'base/ours'];
+  const lines: string[][] = [header];
+  const mbps = (s: number): string => (bytes / MB / s).toFixed(0);
+  for (const r of rows) {
+    const o = r.ours;
+    const b = r.baseline;
+    const oursCells = typeof o === 'string' ? [o, '', ''] : [o.seconds.toFixed(2), mbps(o.seconds), o.rssMb === null ? '?' : o.rssMb.toFixed(0)];
+    const baseCells =
+      b === null
+        ? ['-', '', '', '']
+        : [b.label, b.stat.seconds.toFixed(2), mbps(b.stat.seconds), b.stat.rssMb === null ? '?' : b.stat.rssMb.toFixed(0)];
+    const ratio = typeof o !== 'string' && b !== null ? `${(b.stat.seconds / o.seconds).toFixed(2)}x` : '';
+    lines.push([r.op, ...oursCells, ...baseCells, ratio]);
+  }
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
+  const fmt = (l: string[]): string => l.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  process.stdout.write('\n' + fmt(lines[0]) + '\n' + widths.map((w) => '-'.repeat(w)).join('  ') + '\n');
+  for (const l of lines.slice(1)) process.stdout.write(fmt(l) + '\n');
+}
+
+function log(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+function describe(tree: string, e: Expected): void {
+  process.stdout.write(
+    `\ntree: ${tree}\n` +
+      `  ${(e.trace_bytes / MB).toFixed(1)} MB in ${e.trace_files} trace files; ${e.records} records ` +
+      `(${e.ok} ok, ${e.exception} exception, ${e.no_output} no_output), ${e.damaged_lines} damaged lines, ` +
+      `${e.unique_ok_keys} unique ok keys, largest line ${(e.largest_line_bytes / MB).toFixed(2)} MB\n`,
+  );
+}
+
+async function memoryMode(o: Options): Promise<void> {
+  const small = ensureTree(o.mb, o.seed, true);
+  const big = ensureTree(o.bigMb, o.seed, true);
+  const rows: string[][] = [['tree', 'MB', 'records', 'stats (s)', 'MB/s', 'peak RSS MB']];
+  for (const t of [small, big]) {
+    describe(t.tree, t.expected);
+    log(`warming ${t.tree}`);
+    warm(t.tree);
+    const cmd = ours('traces stats', ['stats', t.tree, '--json']);
+    const times: number[] = [];
+    const rss: number[] = [];
+    for (let i = 0; i < o.runs; i++) {
+      const r = await runOnce(cmd);
+      if (r.code !== 0 && r.code !== 1) {
+        mismatch(`stats failed on ${t.tree}: ${r.stderr.trim()}`);
+        return;
+      }
+      if (i === 0) checkStats(`traces stats (${path.basename(t.tree)})`, r.stdout, t.expected);
+      times.push(r.seconds);
+      if (r.rssKb !== null) rss.push(r.rssKb / 1024);
+      log(`  ${path.basename(t.tree)}: ${r.seconds.toFixed(2)} s, ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB RSS`);
+    }
+    const s = median(times);
+    rows.push([
+      path.basename(t.tree),
+      (t.expected.trace_bytes / MB).toFixed(0),
+      String(t.expected.records),
+      s.toFixed(2),
+      (t.expected.trace_bytes / MB / s).toFixed(0),
+      rss.length > 0 ? Math.max(...rss).toFixed(0) : '?',
+    ]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  process.stdout.write('\n' + rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n') + '\n');
+  process.stdout.write('(peak RSS should stay flat while the tree grows: memory must not scale with file size)\n');
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  scratch = mkdtempSync(path.join(tmpdir(), 'traces-bench-'));
+  let temporaryTree: string | null = null;
+  try {
+    if (!existsSync(path.join(PROJECT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js missing: run `npx tsc -p .` first');
+    if (o.memory) {
+      await memoryMode(o);
+      return;
+    }
+    const { tree, expected, temporary } = ensureTree(o.mb, o.seed, o.keep);
+    if (temporary) temporaryTree = tree;
+    describe(tree, expected);
+    log('warming the page cache');
+    warm(tree);
+
+    const out = (name: string): string => path.join(scratch, `out-${name}`);
+    const py = (label: string, script: string, args: string[], outDir?: string): Cmd => ({
+      label,
+      kind: 'python',
+      script: path.join(BENCH, 'baselines', script),
+      args,
+      outDir,
+    });
+    const exportCheck = (cmd: Cmd): void => {
+      const lines = countLines(cmd.outDir!, (n) => n.endsWith('.jsonl') && n !== 'manifest.jsonl');
+      log(`  ${cmd.label}: ${lines} training lines written (${expected.unique_ok_keys} unique ok keys in the tree)`);
+    };
+    const ops: Op[] = [
+      {
+        name: 'stats',
+        ours: ours('traces stats', ['stats', tree, '--json']),
+        baselines: [
+          { label: 'node readline', kind: 'node', script: path.join(BENCH, 'baselines', 'node-readline.mjs'), args: [tree] },
+          py('python orjson', 'python-stats.py', [tree]),
+        ],
+        check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
+      },
+      {
+        name: 'verify',
+        ours: ours('traces verify', ['verify', tree, '--json']),
+        baselines: [py('python orjson', 'python-verify.py', [tree])],
+        check: (cmd, r, e) => checkVerify(cmd.label, r.stdout, e),
+      },
+      {
+        name: 'dedupe',
+        ours: ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-ours'), '--force'], out('dedupe-ours')),
+        baselines: [py('python orjson', 'python-dedupe.py', [tree, out('dedupe-py')], out('dedupe-py'))],
+        check: (cmd, _r, e) => {
+          // trace files only (not traces' own _traces/manifest.jsonl)
+          const kept = countLines(cmd.outDir!, (n) => /_\d{8}-\d{6}\.jsonl$/.test(n));
+          if (kept !== e.unique_ok_keys) mismatch(`${cmd.label}: kept ${kept} lines, expected ${e.unique_ok_keys} (unique ok keys)`);
+        },
+      },
+      {
+        name: 'export',
+        ours: ours('traces export', ['export', tree, '--format', 'openai', '--out', out('export-ours'), '--force'], out('export-ours')),
+        baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
+        check: exportCheck,
+      },
+      {
+        name: 'export-noscrub',
+        ours: ours('traces export --scrub none', ['export', tree, '--format', 'openai', '--scrub', 'none', '--out', out('export-ns'), '--force'], out('export-ns')),
+        baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
+        check: exportCheck,
+      },
+    ];
+    // Fixed cost of every command: starting Node and loading the CLI's modules.
+    const startup: number[] = [];
+    for (let i = 0; i < o.runs; i++) startup.push((await runOnce(ours('traces --version', ['--version']))).seconds);
+    const startupSeconds = median(startup);
+    const rows: Row[] = [];
+    for (const op of ops) {
+      if (o.only !== null && !o.only.has(op.name)) continue;
+      rows.push(...(await runOp(op, o.runs, expected)));
+    }
+    if (o.only === null || o.only.has('browse')) {
+      const first = await measureBrowseFirstRow(tree);
+      rows.push({ op: 'browse (first row)', ours: first === null ? 'not measured yet' : { seconds: first, rssMb: null }, baseline: null });
+    }
+    printTable(rows, expected.trace_bytes);
+    process.stdout.write(
+      `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files (${(expected.trace_bytes / MB).toFixed(1)} MB); ` +
+        'base/ours > 1 means traces is faster.\n' +
+        `startup cost included in every "ours" time: \`traces --version\` takes ${startupSeconds.toFixed(2)} s.\n`,
+    );
+  } finally {
+    if (loudMismatches > 0) {
+      process.stdout.write(`\n!!!!!!!! ${loudMismatches} MISMATCH(ES): see above\n`);
+      process.exitCode = 1;
+    }
+    if (temporaryTree !== null && !o.keep) rmSync(temporaryTree, { recursive: true, force: true });
+    if (temporaryTree !== null) rmSync(expectedPath(temporaryTree), { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 2;
+});
