@@ -5,6 +5,8 @@ import { registerStats } from './commands/stats.js';
 import { registerVerify } from './commands/verify.js';
 import { registerDedupe } from './commands/dedupe.js';
 import { registerFilter } from './commands/filter.js';
+import { registerExport } from './commands/export.js';
+import { registerValidate } from './commands/validate.js';
 
 const VERSION = '0.1.0';
 
@@ -30,6 +32,8 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   registerVerify(program);
   registerDedupe(program);
   registerFilter(program);
+  registerExport(program);
+  registerValidate(program);
   return program;
 }
 

@@ -107,7 +107,7 @@ function reorder(out: ByteSink, members: WrittenMember[]): void {
   });
 }
 
-function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean): number {
+function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[]): number {
   out.byte(0x5b);
   const contentStart = out.length;
   let lastElementStart = contentStart;
@@ -120,6 +120,7 @@ function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropL
     lastElementStart = out.length;
     if (count > 0) out.byte(0x2c);
     p = skipWhitespace(b, writeValue(b, p, end, out), end);
+    elementEnds?.push(out.length);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
     if (b[p] === 0x5d) break;
     if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or ']'", p);
@@ -151,10 +152,13 @@ export function writeCanonical(b: Buffer, start: number, end: number, out: ByteS
   writeValue(b, start, end, out);
 }
 
-/** Writes the array at [start, end); with `dropLast`, as if its last element were absent. */
-export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false): void {
+/**
+ * Writes the array at [start, end); with `dropLast`, as if its last element were absent.
+ * `elementEnds` receives where each element's canonical text ends in `out`.
+ */
+export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[]): void {
   if (b[start] !== 0x5b) throw new JsonSyntaxError('expected an array', start);
-  writeArrayValue(b, start, end, out, dropLast);
+  writeArrayValue(b, start, end, out, dropLast, elementEnds);
 }
 
 export function sha256Hex(bytes: Uint8Array): string {

@@ -25,7 +25,7 @@ export class OutputFile {
   closed = false;
 
   constructor(
-    readonly finalPath: string,
+    public finalPath: string,
     readonly tempPath: string,
   ) {
     mkdirSync(path.dirname(tempPath), { recursive: true });

@@ -115,6 +115,8 @@ export class Curation {
     private readonly files: readonly TraceFile[],
     private readonly options: CurationOptions,
     private readonly onDrop: DropSink,
+    /** Sees every record that passes selection, exclusion and --against (export infers tools from them). */
+    private readonly onSelected: ((record: TraceRecord) => void) | null = null,
   ) {
     this.dedupe = new Deduplicator(options.keep);
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
@@ -139,6 +141,7 @@ export class Curation {
     if (this.options.exclude?.has(record.callId)) return this.drop({ ...where, reason: 'excluded' });
     const key = keyOf(record, this.options.key, this.key);
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.drop({ ...where, reason: 'seen' });
+    this.onSelected?.(record);
     let groupKey = key;
     if (this.selectedKeys !== null) {
       this.selectedKeys.set(key, 0);

@@ -38,3 +38,30 @@ export async function* readSynalinksFile(file: TraceFile): AsyncGenerator<Record
 export async function* readFiles(files: readonly TraceFile[]): AsyncGenerator<RecordBatch> {
   for (const file of files) yield* readSynalinksFile(file);
 }
+
+/**
+ * Records of the chosen lines only (per file index, sorted line numbers): a second pass
+ * that skips the scan of every line it does not need.
+ */
+export async function* readSelectedRecords(
+  files: readonly TraceFile[],
+  lines: ReadonlyMap<number, Int32Array>,
+): AsyncGenerator<{ fileIndex: number; records: TraceRecord[] }> {
+  for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
+    const wanted = lines.get(fileIndex);
+    if (wanted === undefined || wanted.length === 0) continue;
+    const file = files[fileIndex];
+    let next = 0;
+    for await (const batch of readLineBatches(file.path)) {
+      const records: TraceRecord[] = [];
+      for (const line of batch) {
+        if (next < wanted.length && wanted[next] === line.number) {
+          records.push(new SynalinksRecord(line.bytes, { file: file.display, line: line.number, offset: line.offset }));
+          next++;
+        }
+      }
+      if (records.length > 0) yield { fileIndex, records };
+      if (next >= wanted.length) break;
+    }
+  }
+}

@@ -30,5 +30,6 @@ function quantile(sorted: Float64Array, q: number): number {
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  // Rounded to a tenth: token counts are whole, the interpolation's float noise is not news.
+  return Math.round((sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo)) * 10) / 10;
 }

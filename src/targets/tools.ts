@@ -32,6 +32,8 @@ interface ToolObservations {
 
 export class ToolInference {
   private readonly tools = new Map<string, ToolObservations>();
+  /** Definitions built since the last observation: exports ask for them once per example. */
+  private readonly built = new Map<string, ToolDefinition>();
 
   /**
    * Records every tool call of the assistant messages. Records of one agent run
@@ -53,6 +55,7 @@ export class ToolInference {
   }
 
   private observeCall(name: string, id: string | null, args: JsonObject): void {
+    this.built.clear();
     let tool = this.tools.get(name);
     if (tool === undefined) {
       tool = { calls: new Set(), types: new Map(), presence: new Map() };
@@ -72,12 +75,26 @@ export class ToolInference {
     }
   }
 
+  /** Names of the tools seen, sorted. */
+  names(): string[] {
+    return [...this.tools.keys()].sort();
+  }
+
   /** One definition per tool name seen, sorted by name; properties and `required` sorted too. */
   definitions(): ToolDefinition[] {
     return [...this.tools.keys()].sort().map((name) => this.definition(name)!);
   }
 
   definition(name: string): ToolDefinition | undefined {
+    let built = this.built.get(name);
+    if (built === undefined) {
+      built = this.build(name);
+      if (built !== undefined) this.built.set(name, built);
+    }
+    return built;
+  }
+
+  private build(name: string): ToolDefinition | undefined {
     const tool = this.tools.get(name);
     if (tool === undefined) return undefined;
     const n = tool.calls.size;

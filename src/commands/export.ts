@@ -1,0 +1,105 @@
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.js';
+import { runExport } from '../export/run.js';
+import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
+import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
+import { describeValidation } from './validate.js';
+import { findTraceFiles, printJson } from './common.js';
+
+interface ExportFlags extends CurationFlags {
+  format: string;
+  out?: string;
+  force?: boolean;
+  reasoning?: ReasoningMode;
+  tools?: string;
+  validationFraction: string;
+  seed: string;
+  tokenizer: EncodingName;
+  maxExampleTokens?: string;
+  maxFileMb?: string;
+  groupBy: 'none' | 'module';
+  manifest?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+function positive(flag: string, text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new UserError(`${flag} ${JSON.stringify(text)}: expected a number > 0`);
+  return value;
+}
+
+export function registerExport(program: Command): void {
+  const command = program
+    .command('export')
+    .description('Write a fine-tuning dataset (training.jsonl, validation.jsonl, report.json) that the trainer accepts.')
+    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
+    .addOption(new Option('--format <target>', 'the trainer to write for').choices([...TARGET_NAMES]).makeOptionMandatory())
+    .option('--out <dir>', 'output folder (required)')
+    .option('--force', 'write into a non-empty --out, replacing the files this run writes')
+    .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
+    .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
+    .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0 writes an empty file)', '0.1')
+    .option('--seed <s>', 'seed of the split', '0')
+    .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
+    .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
+    .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai)')
+    .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
+    .option('--manifest <file>', 'where to list every dropped record (default: DIR/_traces/manifest.jsonl)')
+    .option('--json', 'print the report as JSON on stdout')
+    .option('-v, --verbose', 'list the files skipped as not being traces');
+  addCurationOptions(command, { status: 'ok', trajectories: 'last' });
+  command
+    .addHelpText(
+      'after',
+      `
+Defaults for export: --status ok, one record per (inputs, config) keeping the
+first, and agent runs collapsed to their last step (--trajectories last).
+Each output file is validated before it is renamed into place: export fails
+(exit 1, nothing written) rather than leave a file the trainer would reject.
+
+Examples:
+  traces export --format nemo --out dataset/
+  traces export samples/synalinks --format openai --out ft/ --validation-fraction 0.2 --seed 7
+  traces export ~/.synalinks --format nemo-customizer --tools tools.json --out nc/ --group-by module
+  traces export ~/.synalinks --format openai --against ft/ --out ft-today/`,
+    )
+    .action(async (roots: string[], flags: ExportFlags) => {
+      if (flags.out === undefined) throw new UserError('export needs --out DIR');
+      const curation = parseCurationOptions(flags, true);
+      const fraction = Number(flags.validationFraction);
+      const discovery = await findTraceFiles(roots, flags);
+      const { plan, report, invalid } = await runExport(discovery, curation, {
+        format: flags.format,
+        out: flags.out,
+        force: flags.force === true,
+        reasoning: flags.reasoning,
+        toolsFile: flags.tools,
+        validationFraction: fraction,
+        seed: flags.seed,
+        tokenizer: flags.tokenizer,
+        maxExampleTokens: positive('--max-example-tokens', flags.maxExampleTokens),
+        maxFileMb: positive('--max-file-mb', flags.maxFileMb),
+        groupBy: flags.groupBy,
+        manifest: flags.manifest,
+      });
+      if (invalid.length > 0) {
+        for (const r of invalid) process.stderr.write(describeValidation(r));
+        process.stderr.write(`traces: export would write files ${flags.format} rejects; nothing was written (this is a bug in traces: please report it with the lines above)\n`);
+        process.exitCode = 1;
+        return;
+      }
+      if (flags.json) printJson(report);
+      const examples = report.examples as Record<string, number>;
+      const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
+      process.stderr.write(
+        [
+          `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files${plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? '' : 's'})` : ''}`,
+          `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
+          `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
+          ...(report.warnings as string[]).map((w) => `warning: ${w}`),
+        ].join('\n') + '\n',
+      );
+    });
+}

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.js';
+import { ENCODING_NAMES, getTarget, loadTokenCounter, TARGET_NAMES, validateFile, type EncodingName, type ValidationReport } from '../targets/index.js';
+import type { Distribution } from '../targets/tokens.js';
+import { printJson } from './common.js';
+
+function distribution(d: Distribution): string {
+  return d.count === 0 ? '-' : `min ${d.min}, median ${d.median}, p95 ${d.p95}, max ${d.max}`;
+}
+
+export function describeValidation(report: ValidationReport): string {
+  const lines = [`${report.file}: ${report.examples} examples, ${report.ok ? 'valid' : `${report.linesWithErrors} lines with errors`} for ${report.target}`];
+  for (const e of [...report.errors, ...report.warnings]) {
+    const where = e.lines.length > 0 ? ` (line${e.lines.length > 1 ? 's' : ''} ${e.lines.join(', ')}${e.count > e.lines.length ? ', …' : ''})` : '';
+    lines.push(`  ${e.severity} ${e.code}: ${e.count}${where}: ${e.message}`);
+  }
+  lines.push(`  without system message: ${report.missingSystem}, without user message: ${report.missingUser}`);
+  lines.push(`  tokens (${report.tokens.encoding}) per example: ${distribution(report.tokens.total)}`);
+  lines.push(`  assistant tokens per example: ${distribution(report.tokens.assistant)}`);
+  if (report.overTokenLimit > 0) lines.push(`  over ${report.tokenLimit} tokens: ${report.overTokenLimit}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description("Check JSONL files against a trainer's rules, the way the trainer would reject them.")
+    .argument('<files...>', 'JSONL files to check')
+    .addOption(new Option('--format <target>', 'the trainer whose rules apply').choices([...TARGET_NAMES]).makeOptionMandatory())
+    .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
+    .option('--json', 'print the reports as JSON')
+    .addHelpText(
+      'after',
+      `
+Error classes follow the OpenAI cookbook (data_type, missing_messages_list,
+message_missing_key, message_unrecognized_key, unrecognized_role,
+missing_content, example_missing_assistant_message), extended to tool calls,
+special tokens and the NeMo formats. Exit 1 when any file has an error.
+
+Examples:
+  traces validate dataset/training.jsonl --format nemo
+  traces validate ft/*.jsonl --format openai --json`,
+    )
+    .action(async (files: string[], flags: { format: string; tokenizer: EncodingName; json?: boolean }) => {
+      for (const file of files) if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+      const target = getTarget(flags.format);
+      const counter = await loadTokenCounter(flags.tokenizer);
+      const reports: ValidationReport[] = [];
+      for (const file of files) reports.push(await validateFile(file, target, { counter }));
+      if (flags.json) printJson(reports.length === 1 ? reports[0] : reports);
+      else for (const report of reports) process.stdout.write(describeValidation(report));
+      process.exitCode = reports.every((r) => r.ok) ? 0 : 1;
+    });
+}

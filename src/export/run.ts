@@ -1,0 +1,226 @@
+/**
+ * `traces export`: the curation plan with export defaults, then one training example per
+ * kept record, split by first-user-message group, validated as written, and renamed into
+ * place only when every file would be accepted.
+ */
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import type { TraceRecord } from '../record.js';
+import { Curation, type CurationOptions, type CurationPlan, type Drop } from '../pipeline/curate.js';
+import { assignSplit, groupKey, type Split } from '../pipeline/split.js';
+import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
+import { OutputDir } from '../output/output-dir.js';
+import type { Discovery } from '../sources/discover.js';
+import { readSelectedRecords } from '../sources/read.js';
+import {
+  countExampleTokens,
+  getTarget,
+  loadTokenCounter,
+  loadToolsFile,
+  ToolInference,
+  toolsFor,
+  withCountCache,
+  type EncodingName,
+  type ReasoningMode,
+  type Target,
+  type ToolDefinition,
+  type ValidationReport,
+} from '../targets/index.js';
+import { withProgress } from '../commands/common.js';
+import { Dataset, SPLITS } from './dataset.js';
+import { safeSegment } from './names.js';
+
+export interface ExportOptions {
+  format: string;
+  out: string;
+  force: boolean;
+  reasoning: ReasoningMode | undefined;
+  toolsFile: string | undefined;
+  validationFraction: number;
+  seed: string;
+  tokenizer: EncodingName;
+  maxExampleTokens: number | null;
+  maxFileMb: number | null;
+  groupBy: 'none' | 'module';
+  manifest: string | undefined;
+}
+
+/** OpenAI's Files API limit; other targets have none we know of. */
+const OPENAI_FILE_LIMIT = 512 * 1024 * 1024;
+const CONTEXT_WARNING = 65_536;
+
+export interface ExportResult {
+  plan: CurationPlan;
+  report: Record<string, unknown>;
+  invalid: ValidationReport[];
+}
+
+function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
+  const mode = requested ?? target.defaultReasoning;
+  if (!target.reasoningModes.includes(mode)) {
+    throw new UserError(`--reasoning ${mode}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
+  }
+  return mode;
+}
+
+export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
+  let target: Target;
+  try {
+    target = getTarget(options.format);
+  } catch {
+    throw new UserError(`--format ${options.format}: expected openai, nemo or nemo-customizer`);
+  }
+  const reasoning = resolveReasoning(target, options.reasoning);
+  if (!(options.validationFraction >= 0 && options.validationFraction <= 1)) {
+    throw new UserError(`--validation-fraction ${options.validationFraction}: expected a number from 0 to 1`);
+  }
+  let supplied: ToolDefinition[] = [];
+  if (options.toolsFile !== undefined) {
+    try {
+      supplied = await loadToolsFile(options.toolsFile);
+    } catch (error) {
+      throw new UserError(`--tools ${(error as Error).message}`);
+    }
+  }
+  const counter = withCountCache(await loadTokenCounter(options.tokenizer));
+  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
+  try {
+    const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
+    const exportDrops: Record<string, number> = {};
+    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
+    const inference = new ToolInference();
+    const curation = new Curation(discovery.files, curationOptions, drop, (record) => {
+      if (record.status === 'ok' && record.raw.includes('"tool_calls"')) inference.observe(record.messages());
+    });
+    await curation.addBatches(withProgress(discovery));
+    const plan = curation.finish();
+
+    const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
+    const datasets = new Map<string, Dataset>();
+    const datasetFor = (record: TraceRecord): Dataset => {
+      const folder = options.groupBy === 'module' ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
+      let dataset = datasets.get(folder);
+      if (dataset === undefined) datasets.set(folder, (dataset = new Dataset(output, folder, target, counter, fileLimit)));
+      return dataset;
+    };
+    if (options.groupBy === 'none') datasetFor({ program: '', module: '' } as TraceRecord);
+
+    // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
+    const everyLineTools = target.name === 'nemo-customizer' ? toolsFor([...inference.names(), ...supplied.map((d) => d.function.name)], supplied, inference) : null;
+    const inferredUsed = new Set<string>();
+    const dropExample = (record: TraceRecord, reason: string, detail?: string) => {
+      exportDrops[reason] = (exportDrops[reason] ?? 0) + 1;
+      drop({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason, detail });
+    };
+
+    for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
+      for (const record of records) {
+        const messages = record.messages();
+        const projection = target.project(messages, { reasoning });
+        if (!projection.ok) {
+          dropExample(record, projection.reason, projection.detail);
+          continue;
+        }
+        let example = projection.example;
+        const tools = everyLineTools ?? toolsFor(projection.toolNames, supplied, inference);
+        if (tools.definitions.length > 0) {
+          example = target.attachTools(example, tools.definitions);
+          for (const name of tools.inferred) inferredUsed.add(name);
+        }
+        if (options.maxExampleTokens !== null) {
+          const tokens = countExampleTokens(counter, example);
+          if (tokens.total > options.maxExampleTokens) {
+            dropExample(record, 'too_long', `${tokens.total} tokens > --max-example-tokens ${options.maxExampleTokens}`);
+            continue;
+          }
+        }
+        const split: Split = assignSplit(groupKey(record.program, messages), options.seed, options.validationFraction);
+        datasetFor(record).splits[split].write(example, JSON.stringify(example));
+      }
+    }
+
+    const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
+    for (const [folder, dataset] of [...datasets].sort(([a], [b]) => a.localeCompare(b))) {
+      for (const split of SPLITS) {
+        for (const { file, report } of dataset.splits[split].finish()) {
+          files.push({ path: path.relative(output.dir, file.finalPath), dataset: folder, split, report });
+        }
+      }
+    }
+    const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
+    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inference, inferredUsed });
+    if (invalid.length > 0) {
+      output.abort();
+      return { plan, report, invalid };
+    }
+    output.create('report.json').write(`${JSON.stringify(report, null, 2)}\n`);
+    writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
+    output.commit();
+    return { plan, report, invalid };
+  } catch (error) {
+    output.abort();
+    throw error;
+  }
+}
+
+interface ReportInput {
+  target: Target;
+  options: ExportOptions;
+  reasoning: ReasoningMode;
+  plan: CurationPlan;
+  exportDrops: Record<string, number>;
+  files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
+  supplied: ToolDefinition[];
+  inference: ToolInference;
+  inferredUsed: Set<string>;
+}
+
+function buildReport(input: ReportInput): Record<string, unknown> {
+  const { target, options, plan, files } = input;
+  const warnings: string[] = [];
+  const perFile = files.map(({ path: file, dataset, split, report }) => {
+    for (const w of report.warnings) {
+      warnings.push(`${file}: ${w.code}: ${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`);
+    }
+    return {
+      file,
+      dataset: dataset === '' ? null : dataset,
+      split,
+      examples: report.examples,
+      tokens: report.tokens,
+      over_65536_tokens: report.overTokenLimit,
+      missing_system: report.missingSystem,
+      missing_user: report.missingUser,
+      errors: report.errors,
+      warnings: report.warnings,
+    };
+  });
+  const examples = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.examples, 0)]));
+  if (options.groupBy === 'none' && target.minExamples > 0 && examples.training < target.minExamples) {
+    warnings.push(`only ${examples.training} training examples: ${target.name} needs at least ${target.minExamples}`);
+  }
+  if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
+    warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent; --trajectories all keeps the first steps, which end at the tool call');
+  }
+  const inferred = input.inference.definitions().filter((d) => input.inferredUsed.has(d.function.name));
+  return {
+    format: target.name,
+    reasoning: input.reasoning,
+    tokenizer: options.tokenizer,
+    validation_fraction: options.validationFraction,
+    seed: options.seed,
+    records_read: plan.recordsRead,
+    damaged_lines: plan.damagedLines,
+    kept_after_curation: plan.kept,
+    examples,
+    dropped: { ...plan.dropped, ...input.exportDrops },
+    context_limit_warning_tokens: CONTEXT_WARNING,
+    tools: {
+      supplied: input.supplied.map((d) => d.function.name),
+      inferred: inferred.map((d) => d.function.name),
+      inferred_definitions: inferred,
+    },
+    files: perFile,
+    warnings,
+  };
+}

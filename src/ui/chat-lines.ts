@@ -1,0 +1,346 @@
+/**
+ * A record as screen rows: the conversation as a chat (role headers, folded system prompt
+ * and reasoning, tool calls with pretty arguments, tool results, structured completions as
+ * pretty JSON, the exception in red) and the metadata. Pure: record bytes in, rows out.
+ */
+import type { SynalinksRecord } from '../sources/synalinks-record.js';
+import { keyHex, keyOf } from '../pipeline/keys.js';
+import type { EntryInfo } from './index-store.js';
+import {
+  elementsOf,
+  isString,
+  membersOf,
+  prettyJson,
+  prettyJsonText,
+  scanMessages,
+  stringAt,
+  type MessageSpans,
+  type Span,
+} from './record-text.js';
+import { formatBytes, formatCost, formatDuration, formatLongTime, sanitize, wrap } from './text.js';
+
+export interface Seg {
+  text: string;
+  color?: string;
+  bold?: boolean;
+  dim?: boolean;
+  italic?: boolean;
+  inverse?: boolean;
+  underline?: boolean;
+}
+
+export interface Row {
+  segs: Seg[];
+  /** Set on the header row of a foldable block: the fold's id. */
+  fold?: string;
+}
+
+type Style = Omit<Seg, 'text'>;
+
+export const ROLE_COLORS: Record<string, string> = {
+  system: 'magenta',
+  developer: 'magenta',
+  user: 'cyan',
+  assistant: 'green',
+  tool: 'yellow',
+  function: 'yellow',
+};
+
+/** Text blocks longer than this are cut: a record can hold megabytes in one message. */
+const MAX_BLOCK_CHARS = 100_000;
+
+export function rowText(row: Row): string {
+  return row.segs.map((s) => s.text).join('');
+}
+
+class RowBuilder {
+  readonly rows: Row[] = [];
+  constructor(readonly width: number) {}
+
+  push(segs: Seg[], fold?: string): void {
+    this.rows.push(fold === undefined ? { segs } : { segs, fold });
+  }
+
+  blank(): void {
+    this.rows.push({ segs: [] });
+  }
+
+  /** Wrapped text, each row prefixed by `indent`. */
+  text(text: string, indent: string, style: Style = {}): void {
+    let t = text.replace(/\s+$/, '');
+    let cut = '';
+    if (t.length > MAX_BLOCK_CHARS) {
+      cut = `… (${formatBytes(Buffer.byteLength(t.slice(MAX_BLOCK_CHARS)))} more not shown)`;
+      t = t.slice(0, MAX_BLOCK_CHARS);
+    }
+    for (const row of wrap(sanitize(t), this.width - indent.length)) this.push([{ text: indent }, { text: row, ...style }]);
+    if (cut !== '') this.push([{ text: indent }, { text: cut, dim: true }]);
+  }
+
+  /** Pretty JSON lines, wrapped; continuation rows keep the line's indentation. */
+  json(lines: string[], indent: string, style: Style = {}): void {
+    let total = 0;
+    for (const line of lines) {
+      total += line.length;
+      if (total > MAX_BLOCK_CHARS) {
+        this.push([{ text: indent }, { text: '… (rest not shown)', dim: true }]);
+        return;
+      }
+      const lead = /^ */.exec(line)![0];
+      const rows = wrap(sanitize(line.slice(lead.length)), Math.max(8, this.width - indent.length - lead.length));
+      for (const row of rows) this.push([{ text: indent + lead }, { text: row, ...style }]);
+    }
+  }
+}
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function contentText(b: Buffer, span: Span): string {
+  return stringAt(b, span) ?? b.toString('utf8', span[0], span[1]);
+}
+
+function renderParts(out: RowBuilder, b: Buffer, span: Span, indent: string): void {
+  for (const part of elementsOf(b, span)) {
+    const members = membersOf(b, part);
+    const type = stringAt(b, members.get('type') ?? null);
+    const text = members.get('text');
+    if (type === 'text' && text !== undefined && isString(b, text)) {
+      out.text(stringAt(b, text)!, indent);
+      continue;
+    }
+    const image = members.get('image_url');
+    if (image !== undefined) {
+      const urlSpan = b[image[0]] === 0x7b ? membersOf(b, image).get('url') : image;
+      const url = urlSpan !== undefined ? b.toString('utf8', urlSpan[0] + 1, Math.min(urlSpan[1] - 1, urlSpan[0] + 1 + 200)) : '';
+      const label = url.startsWith('data:')
+        ? `${url.slice(0, Math.max(0, url.indexOf(',')))} (${formatBytes(urlSpan![1] - urlSpan![0])})`
+        : url;
+      out.push([{ text: indent }, { text: `[image] ${sanitize(label, true)}`, color: 'blue' }]);
+      continue;
+    }
+    out.json(prettyJson(b, part), indent);
+  }
+}
+
+function renderContent(out: RowBuilder, b: Buffer, m: MessageSpans, structured: boolean): void {
+  const span = m.content;
+  if (span === null) return;
+  const c = b[span[0]];
+  if (c === 0x22) {
+    const text = stringAt(b, span)!;
+    if (text === '') return;
+    if (structured || m.role === 'assistant' || m.role === 'tool') {
+      const pretty = prettyJsonText(text);
+      if (pretty !== null) {
+        out.json(pretty, '  ', { color: structured ? 'greenBright' : undefined });
+        return;
+      }
+    }
+    out.text(text, '  ');
+  } else if (c === 0x5b) {
+    renderParts(out, b, span, '  ');
+  } else {
+    out.json(prettyJson(b, span), '  ');
+  }
+}
+
+function renderToolCalls(out: RowBuilder, b: Buffer, span: Span): void {
+  for (const call of elementsOf(b, span)) {
+    const members = membersOf(b, call);
+    const fn = members.get('function');
+    const fnMembers = fn !== undefined ? membersOf(b, fn) : new Map<string, Span>();
+    const name = stringAt(b, fnMembers.get('name') ?? null) ?? '?';
+    const id = stringAt(b, members.get('id') ?? null);
+    out.push([
+      { text: '  ' },
+      { text: `⚙ ${sanitize(name, true)}`, color: 'yellow', bold: true },
+      { text: id !== null ? `  ${sanitize(id, true)}` : '', dim: true },
+    ]);
+    const args = fnMembers.get('arguments');
+    if (args === undefined) continue;
+    if (isString(b, args)) {
+      const text = stringAt(b, args)!;
+      const pretty = prettyJsonText(text);
+      if (pretty !== null) out.json(pretty, '    ');
+      else out.text(text, '    ');
+    } else {
+      out.json(prettyJson(b, args), '    ');
+    }
+  }
+}
+
+export interface ChatOptions {
+  width: number;
+  /** Whether a fold (`system:<n>`, `reasoning:<n>`) is open. */
+  isOpen: (fold: string) => boolean;
+}
+
+/** The conversation of a record as rows. */
+export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
+  const out = new RowBuilder(Math.max(20, options.width));
+  const b = record.raw;
+  const messages = scanMessages(b, record.span('messages')!);
+  const status = record.status;
+  const outputs = record.span('outputs');
+  // A structured call's outputs is the parsed object itself, not an assistant message.
+  const structured = status === 'ok' && outputs !== null && b[outputs[0]] === 0x7b && !membersOf(b, outputs).has('role');
+  messages.forEach((m, k) => {
+    const isCompletion = status === 'ok' && k === messages.length - 1;
+    const role = m.role || '?';
+    const header: Seg[] = [{ text: `▍${role}`, color: ROLE_COLORS[role] ?? 'white', bold: true }];
+    if (isCompletion) header.push({ text: structured ? '  completion (structured)' : '  completion', color: 'green' });
+    if (m.name !== null && role !== 'tool') header.push({ text: `  ${sanitize(m.name, true)}`, dim: true });
+    if (role === 'tool') {
+      header.push({ text: `  result of ${sanitize(m.name ?? '?', true)}`, color: 'yellow' });
+      if (m.toolCallId !== null) header.push({ text: `  ${sanitize(m.toolCallId, true)}`, dim: true });
+    }
+    header.push({ text: `  #${k + 1}`, dim: true });
+    out.push(header);
+    if ((role === 'system' || role === 'developer') && m.content !== null) {
+      const fold = `system:${k}`;
+      const text = contentText(b, m.content);
+      if (!options.isOpen(fold)) {
+        out.push([{ text: '  ' }, { text: `▸ ${role} prompt folded (${lineCount(text)} lines, ${text.length} chars): Enter unfolds`, dim: true }], fold);
+      } else {
+        out.push([{ text: '  ' }, { text: `▾ ${role} prompt`, dim: true }], fold);
+        renderContent(out, b, m, false);
+      }
+    } else {
+      if (m.reasoning !== null) {
+        const fold = `reasoning:${k}`;
+        const text = contentText(b, m.reasoning);
+        if (!options.isOpen(fold)) {
+          out.push([{ text: '  ' }, { text: `▸ reasoning folded (${lineCount(text)} lines): Enter unfolds`, dim: true, italic: true }], fold);
+        } else {
+          out.push([{ text: '  ' }, { text: '▾ reasoning', dim: true, italic: true }], fold);
+          out.text(text, '  │ ', { dim: true, italic: true });
+        }
+      }
+      renderContent(out, b, m, isCompletion && structured);
+      if (m.toolCalls !== null) renderToolCalls(out, b, m.toolCalls);
+    }
+    out.blank();
+  });
+  if (status === 'exception') {
+    out.push([{ text: '✗ exception', color: 'red', bold: true }]);
+    out.text(record.exception ?? '', '  ', { color: 'red' });
+  } else if (status === 'no_output') {
+    out.push([{ text: '∅ no output', color: 'yellow', bold: true }]);
+    out.text('The call returned nothing (streamed call, provider failure after all retries, or empty input). Its usage and cost are stale.', '  ', {
+      color: 'yellow',
+    });
+  }
+  return out.rows;
+}
+
+/** A damaged line: where it is, why it could not be read, and its start. */
+export function damagedRows(info: EntryInfo, raw: Buffer, width: number): Row[] {
+  const out = new RowBuilder(Math.max(20, width));
+  out.push([{ text: '⚠ damaged line', color: 'magenta', bold: true }]);
+  out.push([{ text: '  file  ', dim: true }, { text: `${info.file.display}:${info.line}` }]);
+  out.push([{ text: '  bytes ', dim: true }, { text: `${info.length} at offset ${info.offset}` }]);
+  out.text(info.damagedReason ?? '', '  ', { color: 'magenta' });
+  out.blank();
+  out.text(raw.toString('utf8', 0, Math.min(raw.length, 4096)) + (raw.length > 4096 ? ' …' : ''), '  ', { dim: true });
+  return out.rows;
+}
+
+/** The record's metadata as label/value rows. */
+export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra: { groupSize: number; marked: boolean }, width: number): Row[] {
+  const out = new RowBuilder(Math.max(30, width));
+  const labelWidth = 16;
+  const field = (label: string, value: string, style: Style = {}): void => {
+    const rows = wrap(sanitize(value), out.width - labelWidth);
+    rows.forEach((row, k) => out.push([{ text: (k === 0 ? label : '').padEnd(labelWidth), dim: true }, { text: row, ...style }]));
+  };
+  field('file', `${info.file.display}:${info.line}`);
+  field('byte offset', `${info.offset} (${formatBytes(info.length)})`);
+  field('program', info.module.program);
+  field('module', info.module.module);
+  field('status', info.status, { color: STATUS_COLOR[info.status], bold: true });
+  if (extra.marked) field('marked', 'yes: excluded when the list is written (w)', { color: 'red' });
+  if (record === null) {
+    if (info.damagedReason !== null) field('damage', info.damagedReason, { color: 'magenta' });
+    return out.rows;
+  }
+  field('call_id', record.callId);
+  field('parent_call_id', record.parentCallId ?? 'null');
+  field('timestamp', Number.isFinite(info.timestamp) ? `${formatLongTime(info.timestamp)}  (${info.timestamp})` : 'null');
+  field('duration', Number.isFinite(info.duration) ? `${formatDuration(info.duration)}  (${info.duration} s)` : 'null');
+  field('model', record.model ?? '(unknown)');
+  field('cost', record.cost !== null ? `${formatCost(record.cost)}  (${record.cost})` : info.status === 'ok' ? 'null' : 'not counted (stale for records without output)');
+  field('synalinks', record.version ?? '');
+  field('messages', String(record.messageCount()));
+  field('inputs_hash', record.inputsHash);
+  field('config_hash', record.configHash);
+  field('dedupe key', keyHex(keyOf(record, 'inputs,config')));
+  field(
+    'duplicates',
+    extra.groupSize <= 1 ? 'none' : `${extra.groupSize} records share these keys${info.duplicate ? '; a dedupe drops this one' : ''} (D shows them)`,
+  );
+  const b = record.raw;
+  const usage = record.span('usage');
+  out.blank();
+  out.push([{ text: 'usage', bold: true }, { text: info.status === 'ok' ? '' : '  (stale: left over from an earlier call)', dim: true }]);
+  if (usage !== null) out.json(prettyJson(b, usage), '  ');
+  const config = record.span('config');
+  if (config !== null) {
+    out.blank();
+    out.push([{ text: 'config', bold: true }]);
+    const inner = membersOf(b, config).get('config');
+    out.json(prettyJson(b, inner ?? config), '  ');
+  }
+  return out.rows;
+}
+
+export const STATUS_COLOR: Record<string, string> = {
+  ok: 'green',
+  exception: 'red',
+  no_output: 'yellow',
+  damaged: 'magenta',
+};
+
+export const STATUS_GLYPH: Record<string, string> = {
+  ok: '✓',
+  exception: '✗',
+  no_output: '∅',
+  damaged: '⚠',
+};
+
+/** Splits a row's segments so the parts matching `regex` are shown inverted. */
+export function highlight(row: Row, regex: RegExp): Row {
+  const text = rowText(row);
+  const flags = regex.flags.includes('g') ? regex.flags : `${regex.flags}g`;
+  const global = new RegExp(regex.source, flags);
+  const ranges: [number, number][] = [];
+  for (let m = global.exec(text); m !== null; m = global.exec(text)) {
+    if (m[0].length === 0) {
+      global.lastIndex++;
+      continue;
+    }
+    ranges.push([m.index, m.index + m[0].length]);
+  }
+  if (ranges.length === 0) return row;
+  const segs: Seg[] = [];
+  let pos = 0;
+  for (const seg of row.segs) {
+    const start = pos;
+    const end = pos + seg.text.length;
+    let cursor = start;
+    for (const [a, b] of ranges) {
+      if (b <= cursor || a >= end) continue;
+      const from = Math.max(a, cursor);
+      const to = Math.min(b, end);
+      if (from > cursor) segs.push({ ...seg, text: seg.text.slice(cursor - start, from - start) });
+      segs.push({ ...seg, text: seg.text.slice(from - start, to - start), inverse: true, color: 'yellow' });
+      cursor = to;
+    }
+    if (cursor < end) segs.push({ ...seg, text: seg.text.slice(cursor - start) });
+    pos = end;
+  }
+  return { ...row, segs };
+}

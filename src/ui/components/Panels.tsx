@@ -1,0 +1,155 @@
+/** Panels drawn over the body: the keys (?), the stats (s) and a duplicate group (D). */
+import { Box } from 'ink';
+import type { ReactNode } from 'react';
+import { STATUS_COLOR, STATUS_GLYPH, type Seg } from '../chat-lines.js';
+import type { GroupMember, IndexStore, NodeStats } from '../index-store.js';
+import { formatBytes, formatCost, formatDuration, formatLongTime, formatShortTime, padEnd } from '../text.js';
+import { Line, Rows } from './Line.js';
+
+export const HELP: [string, string][] = [
+  ['', 'Moving'],
+  ['j k ↓ ↑  ^n ^p', 'move down / up (scroll in the record view)'],
+  ['g G  Home End', 'first / last row'],
+  ['PgDn PgUp  space b', 'page down / up'],
+  ['^d ^u', 'half a page down / up'],
+  ['Enter l →', 'open: tree → records → record; in a record, unfold the fold on screen'],
+  ['h Esc ←', 'back: record → records → tree → parent'],
+  ['Tab', 'switch pane: tree / records, or conversation / metadata'],
+  ['e', 'in a record: unfold or fold every fold (system prompt, reasoning)'],
+  ['', 'Finding'],
+  ['/', 'search message text with a regular expression (smart case)'],
+  ['n N', 'next / previous match (records in the list, rows in a record)'],
+  ['f', 'cycle the status filter: all, ok, exception, no_output'],
+  ['d', 'hide / show duplicates (keep what a dedupe keeps)'],
+  ['D', 'show the duplicate group of the current record'],
+  ['s', 'stats of the selected program or module'],
+  ['', 'Curating'],
+  ['x', 'mark / unmark the current record for exclusion'],
+  ['w', 'write the marked call_ids to a file (default traces-exclude.txt)'],
+  ['y', 'copy the call_id to the clipboard (OSC 52)'],
+  ['', 'Leaving'],
+  ['?', 'this help (Esc closes)'],
+  ['q ^c', 'quit (closes a panel first)'],
+  ['', ''],
+  ['', 'Glyphs: ✓ ok  ✗ exception  ∅ no_output  ⚠ damaged line  ≡ duplicate (dropped by dedupe)  x marked'],
+  ['', 'Dedupe keeps the first ok record by timestamp, ties by file path then line.'],
+  ['', 'The exclusion file holds one call_id per line (# comments allowed); --exclude of dedupe, filter and export reads it.'],
+];
+
+export function helpRows(): Seg[][] {
+  return HELP.map(([keys, text]): Seg[] => {
+    if (keys !== '') return [{ text: `  ${padEnd(keys, 20)}`, color: 'cyan', bold: true }, { text: ` ${text}` }];
+    const section = /^[A-Z][a-z]+$/.test(text);
+    return [{ text: `  ${text}`, bold: section, dim: !section }];
+  });
+}
+
+function Frame({ title, width, height, children }: { title: string; width: number; height: number; children: ReactNode }) {
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <Line row={[{ text: ` ${title}`, bold: true }, { text: '   Esc closes', dim: true }]} width={width} selected />
+      {children}
+    </Box>
+  );
+}
+
+export function HelpPanel({ width, height, top }: { width: number; height: number; top: number }) {
+  return (
+    <Frame title="keys" width={width} height={height}>
+      <Rows rows={helpRows()} top={top} count={height - 1} width={width} />
+    </Frame>
+  );
+}
+
+export function statsRows(stats: NodeStats, store: IndexStore, title: string): Seg[][] {
+  const rows: Seg[][] = [];
+  const field = (label: string, value: string, color?: string): void => {
+    rows.push([{ text: `  ${padEnd(label, 22)}`, dim: true }, { text: value, color }]);
+  };
+  rows.push([{ text: `  ${title}`, bold: true }]);
+  field('records', String(stats.records));
+  field(`${STATUS_GLYPH.ok} ok`, String(stats.ok), STATUS_COLOR.ok);
+  field(`${STATUS_GLYPH.exception} exception`, String(stats.exception), STATUS_COLOR.exception);
+  field(`${STATUS_GLYPH.no_output} no_output`, String(stats.no_output), STATUS_COLOR.no_output);
+  field('≡ duplicates (ok)', `${stats.duplicates}  (a dedupe would keep ${stats.ok - stats.duplicates} of ${stats.ok})`, 'cyan');
+  field(`${STATUS_GLYPH.damaged} damaged lines`, String(stats.damaged), STATUS_COLOR.damaged);
+  field('tokens (ok)', stats.totalTokens.toLocaleString('en-US'));
+  field('cost (ok)', `${formatCost(stats.cost)}  (${stats.cost})`);
+  const timed = stats.records;
+  field('duration', timed > 0 ? `total ${formatDuration(stats.durationSum)}, mean ${formatDuration(stats.durationSum / timed)}, max ${formatDuration(stats.durationMax)}` : '');
+  if (Number.isFinite(stats.firstTimestamp)) field('first call', formatLongTime(stats.firstTimestamp).slice(0, 19));
+  if (Number.isFinite(stats.lastTimestamp)) field('last call', formatLongTime(stats.lastTimestamp).slice(0, 19));
+  field('files', String(stats.files));
+  rows.push([]);
+  rows.push([{ text: '  models', bold: true }]);
+  for (const { model, records } of stats.models.slice(0, 12)) rows.push([{ text: `  ${padEnd(String(records), 8)}`, dim: true }, { text: model }]);
+  if (stats.models.length > 12) rows.push([{ text: `  … ${stats.models.length - 12} more`, dim: true }]);
+  rows.push([]);
+  const p = store.progress;
+  rows.push([{ text: '  whole tree', bold: true }]);
+  field('trace files', `${store.files.length} (${formatBytes(p.bytesTotal)}), ${store.skipped.length} other files skipped`);
+  field('indexing', p.done ? 'done' : `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
+  for (const error of store.errors.slice(0, 3)) field('read error', error, 'red');
+  return rows;
+}
+
+export function StatsPanel({ store, nodeIndex, width, height }: { store: IndexStore; nodeIndex: number; width: number; height: number }) {
+  const node = store.tree[nodeIndex];
+  const title = node.kind === 'module' ? `${store.modules[node.id].program}/${node.label}` : node.label;
+  const rows = statsRows(store.stats(nodeIndex), store, title);
+  return (
+    <Frame title="stats" width={width} height={height}>
+      <Rows rows={rows} top={0} count={height - 1} width={width} />
+    </Frame>
+  );
+}
+
+const ROLE_LABEL: Record<GroupMember['role'], Seg> = {
+  kept: { text: 'keep ', color: 'green', bold: true },
+  duplicate: { text: 'drop ', color: 'cyan' },
+  'not ok': { text: 'n/a  ', dim: true },
+};
+
+export function GroupPanel({
+  store,
+  members,
+  cursor,
+  top,
+  width,
+  height,
+  marked,
+}: {
+  store: IndexStore;
+  members: GroupMember[];
+  cursor: number;
+  top: number;
+  width: number;
+  height: number;
+  marked: ReadonlySet<number>;
+}) {
+  const rows: Seg[][] = members.map(({ entry, role }) => {
+    const info = store.info(entry);
+    return [
+      { text: marked.has(entry) ? 'x' : ' ', color: 'red', bold: true },
+      { text: ' ' },
+      ROLE_LABEL[role],
+      { text: STATUS_GLYPH[info.status], color: STATUS_COLOR[info.status] },
+      { text: ` ${padEnd(formatShortTime(info.timestamp), 14)}` },
+      { text: `  ${info.file.display}:${info.line}`, dim: true },
+      { text: `  ${info.model}` },
+    ];
+  });
+  const okCount = members.filter((m) => m.role !== 'not ok').length;
+  const intro: Seg[] = [
+    {
+      text: `  ${members.length} record${members.length === 1 ? '' : 's'} with the same inputs_hash and config_hash; a dedupe keeps the first of the ${okCount} ok by timestamp (ties: file path, then line)`,
+      dim: true,
+    },
+  ];
+  return (
+    <Frame title="duplicate group" width={width} height={height}>
+      <Line row={intro} width={width} />
+      <Rows rows={rows} top={top} count={height - 2} width={width} selectedRow={cursor} />
+    </Frame>
+  );
+}

@@ -1,0 +1,39 @@
+/**
+ * The exclusion file: one call_id per line, `#` starts a comment line, blank lines ignored.
+ * `--exclude FILE` of dedupe, filter and export reads the same format.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export function parseExcludeText(text: string): string[] {
+  const ids: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    ids.push(line);
+  }
+  return ids;
+}
+
+/** The call_ids of an existing exclusion file, or an empty set when there is none. */
+export function readExcludeFile(file: string): Set<string> {
+  if (!existsSync(file)) return new Set();
+  return new Set(parseExcludeText(readFileSync(file, 'utf8')));
+}
+
+export function formatExcludeText(callIds: readonly string[], now = new Date()): string {
+  const header = [
+    '# traces browse: call_ids marked for exclusion, one per line.',
+    '# Leave them out with: traces export|dedupe|filter ... --exclude <this file>',
+    `# ${callIds.length} call_id${callIds.length === 1 ? '' : 's'}, written ${now.toISOString()}`,
+  ];
+  return `${[...header, ...callIds].join('\n')}\n`;
+}
+
+/** Writes through a temporary file and a rename, so a reader never sees half a list. */
+export function writeExcludeFile(file: string, text: string): void {
+  const target = path.resolve(file);
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
+  writeFileSync(temporary, text);
+  renameSync(temporary, target);
+}

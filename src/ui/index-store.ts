@@ -1,0 +1,701 @@
+/**
+ * The browser's data layer: an index of every line of a trace tree, built in the background,
+ * one compact entry per record in typed arrays (file, byte offset, length, status, time,
+ * model, tokens, cost, duration, duplicate group). Records themselves are never kept: the
+ * UI re-reads the few it shows from disk by offset and parses them then.
+ */
+import { EventEmitter } from 'node:events';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { JsonSyntaxError } from '../canonical/scan.js';
+import { KeyIndex } from '../pipeline/key-index.js';
+import { keyOf } from '../pipeline/keys.js';
+import { discover, type Discovery, type TraceFile } from '../sources/discover.js';
+import { readLineBatches, type Line } from '../sources/lines.js';
+import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
+import { previewOf } from './record-text.js';
+
+export const OK = 0;
+export const EXCEPTION = 1;
+export const NO_OUTPUT = 2;
+export const DAMAGED = 3;
+export const STATUS_NAMES = ['ok', 'exception', 'no_output', 'damaged'] as const;
+export type StatusName = (typeof STATUS_NAMES)[number];
+
+export const STATUS_FILTERS = ['all', 'ok', 'exception', 'no_output'] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+export interface ModuleInfo {
+  id: number;
+  program: string;
+  module: string;
+  programId: number;
+}
+
+export interface TreeNode {
+  /** Stable identity: `*`, `p:<program>` or `m:<program>/<module>`. */
+  key: string;
+  kind: 'all' | 'program' | 'module';
+  label: string;
+  depth: number;
+  /** Program id for program nodes, module id for module nodes, -1 for the root. */
+  id: number;
+}
+
+export interface Counts {
+  /** Parsed records (damaged lines not included). */
+  records: number;
+  ok: number;
+  exception: number;
+  no_output: number;
+  damaged: number;
+  /** ok records a dedupe would drop (another ok record has the same keys and comes first). */
+  duplicates: number;
+}
+
+/** Everything the list and the metadata show about one entry, without reading the record. */
+export interface EntryInfo {
+  index: number;
+  file: TraceFile;
+  line: number;
+  offset: number;
+  length: number;
+  status: StatusName;
+  timestamp: number;
+  tokens: number;
+  cost: number;
+  duration: number;
+  model: string;
+  module: ModuleInfo;
+  group: number;
+  /** True when a dedupe would drop this record. */
+  duplicate: boolean;
+  damagedReason: string | null;
+}
+
+export interface GroupMember {
+  entry: number;
+  role: 'kept' | 'duplicate' | 'not ok';
+}
+
+export interface NodeStats extends Counts {
+  totalTokens: number;
+  cost: number;
+  durationSum: number;
+  durationMax: number;
+  firstTimestamp: number;
+  lastTimestamp: number;
+  files: number;
+  models: { model: string; records: number }[];
+}
+
+export interface Progress {
+  bytesDone: number;
+  bytesTotal: number;
+  filesDone: number;
+  filesTotal: number;
+  done: boolean;
+}
+
+export interface StoreOptions {
+  /** Bytes read per step; smaller steps show the first screen sooner. */
+  chunkSize?: number;
+  /** Call ids to look out for while indexing (a previous exclusion file): reported with `found`. */
+  watchCallIds?: ReadonlySet<string>;
+}
+
+const DEFAULT_CHUNK = 1 << 20;
+const RECORD_CACHE = 48;
+const RECORD_CACHE_BYTES = 64 << 20;
+const PREVIEW_CACHE = 4096;
+const LIST_CACHE = 12;
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function grow<T extends Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array>(array: T, size: number, fill?: number): T {
+  const Ctor = array.constructor as new (n: number) => T;
+  const next = new Ctor(size);
+  next.set(array);
+  if (fill !== undefined) next.fill(fill, array.length);
+  return next;
+}
+
+const TRACE_NAME = /^(?<stem>.+)_\d{8}-\d{6}\.jsonl$/;
+
+/** Reads the program name near the start of a file's first line (keys come in a fixed order). */
+function peekProgram(file: string): string | null {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(8192);
+      const n = readSync(fd, buffer, 0, buffer.length, 0);
+      const match = /"program":"((?:[^"\\]|\\.)*)"/.exec(buffer.toString('utf8', 0, n));
+      return match ? (JSON.parse(`"${match[1]}"`) as string) : null;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Program and module of a trace file, from where it sits: `<program>/<module>/<module>_ts.jsonl`. */
+export function locateFile(file: TraceFile): { program: string; module: string } {
+  const parts = path.relative(file.root, file.path).split(path.sep);
+  const name = parts[parts.length - 1];
+  const stem = TRACE_NAME.exec(name)?.groups?.stem ?? name.replace(/\.jsonl$/, '');
+  if (parts.length >= 3) return { program: parts[parts.length - 3], module: parts[parts.length - 2] };
+  if (parts.length === 2) return { program: parts[0], module: parts[0] === stem ? stem : parts[1] };
+  // A file named directly: its folders may not say the program, the record does.
+  const folder = path.basename(file.root);
+  return { program: peekProgram(file.path) ?? (folder === stem ? path.basename(path.dirname(file.root)) : folder), module: stem };
+}
+
+interface CachedList {
+  entries: Int32Array;
+  length: number;
+  scannedUpTo: number;
+  dupVersion: number;
+}
+
+export class IndexStore extends EventEmitter {
+  readonly files: TraceFile[];
+  readonly skipped: Discovery['skipped'];
+  readonly modules: ModuleInfo[] = [];
+  readonly programs: string[] = [];
+  readonly tree: TreeNode[] = [];
+  /** Entries indexed so far. */
+  count = 0;
+  /** Bumped whenever entries are added or duplicate groups change. */
+  version = 0;
+  readonly progress: Progress;
+  /** Files that could not be read (permissions, vanished); their entries so far stay. */
+  readonly errors: string[] = [];
+  /** Watched call ids seen so far, with their entry. */
+  readonly found = new Map<string, number>();
+
+  private capacity = 0;
+  private fileId = new Uint32Array(0);
+  private lineNo = new Uint32Array(0);
+  private offset = new Float64Array(0);
+  private length = new Uint32Array(0);
+  private status = new Uint8Array(0);
+  private timestamp = new Float64Array(0);
+  private tokens = new Int32Array(0);
+  private cost = new Float64Array(0);
+  private duration = new Float64Array(0);
+  private modelId = new Uint16Array(0);
+  private moduleOf = new Uint32Array(0);
+  private group = new Int32Array(0);
+
+  private groups = 0;
+  private groupKeep = new Int32Array(0);
+  private groupSize = new Int32Array(0);
+  private readonly keys = new KeyIndex();
+  private readonly key = new Uint32Array(4);
+  private dupVersion = 0;
+
+  private readonly models: string[] = [''];
+  private readonly modelIds = new Map<string, number>([['', 0]]);
+  private readonly moduleCounts: Counts[] = [];
+  private readonly fileModule: number[] = [];
+  private readonly fileRank: number[] = [];
+  private readonly damagedReasons = new Map<number, string>();
+
+  private readonly fds = new Map<number, number>();
+  private readonly recordCache = new Map<number, SynalinksRecord>();
+  private recordCacheBytes = 0;
+  private readonly previewCache = new Map<number, string>();
+  private readonly listCache = new Map<string, CachedList>();
+
+  private closed = false;
+  private running: Promise<void> | null = null;
+  private readonly chunkSize: number;
+  private readonly watch: ReadonlySet<string>;
+
+  constructor(discovery: Discovery, options: StoreOptions = {}) {
+    super();
+    this.setMaxListeners(50);
+    this.files = discovery.files;
+    this.skipped = discovery.skipped;
+    this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
+    this.watch = options.watchCallIds ?? new Set();
+    let bytesTotal = 0;
+    for (const file of this.files) {
+      try {
+        bytesTotal += statSync(file.path).size;
+      } catch {
+        // Reported when the file is read.
+      }
+    }
+    this.progress = { bytesDone: 0, bytesTotal, filesDone: 0, filesTotal: this.files.length, done: this.files.length === 0 };
+    this.buildTree();
+    this.ensureCapacity(1024);
+  }
+
+  /** Discovers the trace files under `roots` and starts indexing them in the background. */
+  static async open(roots: readonly string[], options: StoreOptions = {}): Promise<IndexStore> {
+    const store = new IndexStore(await discover(roots), options);
+    store.start();
+    return store;
+  }
+
+  private buildTree(): void {
+    const located = this.files.map((file) => locateFile(file));
+    const names = new Map<string, Map<string, number>>();
+    for (const { program, module } of located) {
+      if (!names.has(program)) names.set(program, new Map());
+      names.get(program)!.set(module, -1);
+    }
+    const programs = [...names.keys()].sort();
+    this.tree.push({ key: '*', kind: 'all', label: 'all records', depth: 0, id: -1 });
+    for (const program of programs) {
+      const programId = this.programs.length;
+      this.programs.push(program);
+      this.tree.push({ key: `p:${program}`, kind: 'program', label: program, depth: 0, id: programId });
+      const modules = names.get(program)!;
+      for (const module of [...modules.keys()].sort()) {
+        const id = this.modules.length;
+        modules.set(module, id);
+        this.modules.push({ id, program, module, programId });
+        this.moduleCounts.push({ records: 0, ok: 0, exception: 0, no_output: 0, damaged: 0, duplicates: 0 });
+        this.tree.push({ key: `m:${program}/${module}`, kind: 'module', label: module, depth: 1, id });
+      }
+    }
+    located.forEach(({ program, module }, i) => (this.fileModule[i] = names.get(program)!.get(module)!));
+    const order = this.files.map((_, i) => i).sort((a, b) => (this.files[a].path < this.files[b].path ? -1 : this.files[a].path > this.files[b].path ? 1 : 0));
+    order.forEach((fileId, rank) => (this.fileRank[fileId] = rank));
+  }
+
+  start(): Promise<void> {
+    this.running ??= this.run();
+    return this.running;
+  }
+
+  /** Resolves when every file is indexed (or the store is closed). */
+  whenDone(): Promise<void> {
+    return this.start();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const fd of this.fds.values()) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+    }
+    this.fds.clear();
+    this.recordCache.clear();
+    this.removeAllListeners();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private async run(): Promise<void> {
+    let bytesBefore = 0;
+    for (let f = 0; f < this.files.length && !this.closed; f++) {
+      const file = this.files[f];
+      try {
+        for await (const lines of readLineBatches(file.path, this.chunkSize)) {
+          if (this.closed) return;
+          let bytes = 0;
+          for (const line of lines) {
+            this.addLine(f, line);
+            bytes += line.bytes.length + 1;
+          }
+          this.progress.bytesDone += bytes;
+          this.changed();
+          await yieldToLoop();
+        }
+      } catch (error) {
+        this.errors.push(`${file.display}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      try {
+        bytesBefore += statSync(file.path).size;
+      } catch {
+        // Vanished meanwhile.
+      }
+      this.progress.bytesDone = Math.max(this.progress.bytesDone, bytesBefore);
+      this.progress.filesDone++;
+    }
+    if (this.closed) return;
+    this.progress.done = true;
+    this.progress.bytesDone = this.progress.bytesTotal;
+    this.changed();
+    this.emit('done');
+  }
+
+  private changed(): void {
+    this.version++;
+    this.emit('change');
+  }
+
+  private ensureCapacity(n: number): void {
+    if (n <= this.capacity) return;
+    const size = Math.max(n, this.capacity * 2);
+    this.fileId = grow(this.fileId, size);
+    this.lineNo = grow(this.lineNo, size);
+    this.offset = grow(this.offset, size);
+    this.length = grow(this.length, size);
+    this.status = grow(this.status, size);
+    this.timestamp = grow(this.timestamp, size);
+    this.tokens = grow(this.tokens, size);
+    this.cost = grow(this.cost, size);
+    this.duration = grow(this.duration, size);
+    this.modelId = grow(this.modelId, size);
+    this.moduleOf = grow(this.moduleOf, size);
+    this.group = grow(this.group, size);
+    this.capacity = size;
+  }
+
+  private internModel(model: string | null): number {
+    const name = model ?? '';
+    let id = this.modelIds.get(name);
+    if (id === undefined) {
+      id = this.models.length < 0xffff ? this.models.length : 0;
+      if (id !== 0) {
+        this.models.push(name);
+        this.modelIds.set(name, id);
+      }
+    }
+    return id;
+  }
+
+  private addLine(fileId: number, line: Line): void {
+    const i = this.count;
+    this.ensureCapacity(i + 1);
+    const moduleId = this.fileModule[fileId];
+    const counts = this.moduleCounts[moduleId];
+    this.fileId[i] = fileId;
+    this.lineNo[i] = line.number;
+    this.offset[i] = line.offset;
+    this.length[i] = line.bytes.length;
+    this.moduleOf[i] = moduleId;
+    let record: SynalinksRecord;
+    try {
+      record = new SynalinksRecord(line.bytes, { file: this.files[fileId].display, line: line.number, offset: line.offset });
+    } catch (error) {
+      if (!(error instanceof JsonSyntaxError || error instanceof DamagedRecordError)) throw error;
+      this.status[i] = DAMAGED;
+      this.timestamp[i] = NaN;
+      this.tokens[i] = -1;
+      this.cost[i] = NaN;
+      this.duration[i] = NaN;
+      this.modelId[i] = 0;
+      this.group[i] = -1;
+      this.damagedReasons.set(i, line.terminated ? error.message : `truncated last line, no newline at end of file (${error.message})`);
+      counts.damaged++;
+      this.count++;
+      return;
+    }
+    const status = record.status;
+    const code = status === 'ok' ? OK : status === 'exception' ? EXCEPTION : NO_OUTPUT;
+    this.status[i] = code;
+    this.timestamp[i] = record.timestamp ?? NaN;
+    const usage = record.usage;
+    this.tokens[i] = usage !== null && typeof usage.total_tokens === 'number' ? usage.total_tokens : -1;
+    this.cost[i] = record.cost ?? NaN;
+    this.duration[i] = record.duration ?? NaN;
+    this.modelId[i] = this.internModel(record.model);
+    counts.records++;
+    counts[status]++;
+    this.count++;
+    this.addToGroup(i, record, counts);
+    if (this.watch.size > 0) {
+      const callId = record.callId;
+      if (this.watch.has(callId) && !this.found.has(callId)) {
+        this.found.set(callId, i);
+        this.emit('found', callId, i);
+      }
+    }
+  }
+
+  /** Dedupe keeps the first ok record by timestamp, ties broken by file path then line. */
+  private comesBefore(a: number, b: number): boolean {
+    const ta = Number.isNaN(this.timestamp[a]) ? Infinity : this.timestamp[a];
+    const tb = Number.isNaN(this.timestamp[b]) ? Infinity : this.timestamp[b];
+    if (ta !== tb) return ta < tb;
+    const ra = this.fileRank[this.fileId[a]];
+    const rb = this.fileRank[this.fileId[b]];
+    if (ra !== rb) return ra < rb;
+    return this.lineNo[a] < this.lineNo[b];
+  }
+
+  private addToGroup(i: number, record: SynalinksRecord, counts: Counts): void {
+    let g = this.keys.addIfAbsent(keyOf(record, 'inputs,config', this.key), this.groups);
+    if (g === -1) {
+      g = this.groups++;
+      if (g >= this.groupKeep.length) {
+        const size = Math.max(1024, this.groupKeep.length * 2);
+        this.groupKeep = grow(this.groupKeep, size, -1);
+        this.groupSize = grow(this.groupSize, size);
+      }
+      this.groupKeep[g] = -1;
+      this.groupSize[g] = 0;
+    }
+    this.group[i] = g;
+    this.groupSize[g]++;
+    if (this.status[i] !== OK) return;
+    const keep = this.groupKeep[g];
+    if (keep === -1) {
+      this.groupKeep[g] = i;
+    } else if (this.comesBefore(i, keep)) {
+      // The newcomer is older: the record kept so far becomes the duplicate.
+      this.groupKeep[g] = i;
+      this.moduleCounts[this.moduleOf[keep]].duplicates++;
+      this.dupVersion++;
+    } else {
+      counts.duplicates++;
+    }
+  }
+
+  // ---------------------------------------------------------------- entries
+
+  statusOf(i: number): number {
+    return this.status[i];
+  }
+
+  /** True when a dedupe would drop entry `i`: an ok record whose group keeps another. */
+  isDuplicate(i: number): boolean {
+    if (this.status[i] !== OK) return false;
+    const g = this.group[i];
+    return g >= 0 && this.groupKeep[g] !== i;
+  }
+
+  groupSizeOf(i: number): number {
+    const g = this.group[i];
+    return g >= 0 ? this.groupSize[g] : 0;
+  }
+
+  info(i: number): EntryInfo {
+    const fileId = this.fileId[i];
+    const status = STATUS_NAMES[this.status[i]];
+    return {
+      index: i,
+      file: this.files[fileId],
+      line: this.lineNo[i],
+      offset: this.offset[i],
+      length: this.length[i],
+      status,
+      timestamp: this.timestamp[i],
+      tokens: this.tokens[i],
+      cost: this.cost[i],
+      duration: this.duration[i],
+      model: this.models[this.modelId[i]],
+      module: this.modules[this.moduleOf[i]],
+      group: this.group[i],
+      duplicate: this.isDuplicate(i),
+      damagedReason: this.damagedReasons.get(i) ?? null,
+    };
+  }
+
+  private fd(fileId: number): number {
+    let fd = this.fds.get(fileId);
+    if (fd === undefined) {
+      fd = openSync(this.files[fileId].path, 'r');
+      this.fds.set(fileId, fd);
+    }
+    return fd;
+  }
+
+  /** The entry's line, re-read from disk. */
+  readBytes(i: number): Buffer {
+    const length = this.length[i];
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    const fd = this.fd(this.fileId[i]);
+    while (done < length) {
+      const n = readSync(fd, buffer, done, length - done, this.offset[i] + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === length ? buffer : buffer.subarray(0, done);
+  }
+
+  /** The record of entry `i`, read and parsed now (cached for the last few), or null for a damaged line. */
+  record(i: number, cache = true): SynalinksRecord | null {
+    if (this.status[i] === DAMAGED) return null;
+    const cached = this.recordCache.get(i);
+    if (cached !== undefined) {
+      if (cache) {
+        this.recordCache.delete(i);
+        this.recordCache.set(i, cached);
+      }
+      return cached;
+    }
+    const fileId = this.fileId[i];
+    let record: SynalinksRecord;
+    try {
+      record = new SynalinksRecord(this.readBytes(i), { file: this.files[fileId].display, line: this.lineNo[i], offset: this.offset[i] });
+    } catch {
+      // The file changed under us since it was indexed.
+      return null;
+    }
+    if (!cache) return record;
+    this.recordCache.set(i, record);
+    this.recordCacheBytes += record.raw.length;
+    while (this.recordCache.size > RECORD_CACHE || (this.recordCacheBytes > RECORD_CACHE_BYTES && this.recordCache.size > 1)) {
+      const [oldest, old] = this.recordCache.entries().next().value as [number, SynalinksRecord];
+      this.recordCache.delete(oldest);
+      this.recordCacheBytes -= old.raw.length;
+    }
+    return record;
+  }
+
+  /** The start of the first user message, for the list (damaged lines: their reason). */
+  preview(i: number): string {
+    const cached = this.previewCache.get(i);
+    if (cached !== undefined) return cached;
+    let text: string;
+    if (this.status[i] === DAMAGED) {
+      text = `damaged line: ${this.damagedReasons.get(i) ?? ''}`;
+    } else {
+      const record = this.record(i);
+      if (record === null) text = '(record changed on disk since indexing)';
+      else {
+        try {
+          text = previewOf(record.raw, record.span('messages')!);
+        } catch {
+          text = '';
+        }
+      }
+    }
+    this.previewCache.set(i, text);
+    if (this.previewCache.size > PREVIEW_CACHE) this.previewCache.delete(this.previewCache.keys().next().value as number);
+    return text;
+  }
+
+  damagedReason(i: number): string | null {
+    return this.damagedReasons.get(i) ?? null;
+  }
+
+  // ---------------------------------------------------------------- lists
+
+  private matchesNode(node: TreeNode, i: number): boolean {
+    if (node.kind === 'all') return true;
+    const moduleId = this.moduleOf[i];
+    return node.kind === 'module' ? moduleId === node.id : this.modules[moduleId].programId === node.id;
+  }
+
+  /**
+   * The entries of a tree node that pass the filters, in index order (file, then line).
+   * Built incrementally as indexing goes on; the array is shared, do not modify it.
+   */
+  list(nodeIndex: number, filter: StatusFilter, hideDuplicates: boolean): Int32Array {
+    const node = this.tree[Math.max(0, Math.min(nodeIndex, this.tree.length - 1))];
+    if (node === undefined) return new Int32Array(0);
+    const cacheKey = `${node.key}\0${filter}\0${hideDuplicates ? 1 : 0}`;
+    let cached = this.listCache.get(cacheKey);
+    if (cached !== undefined && hideDuplicates && cached.dupVersion !== this.dupVersion) cached = undefined;
+    if (cached === undefined) {
+      cached = { entries: new Int32Array(256), length: 0, scannedUpTo: 0, dupVersion: this.dupVersion };
+      if (this.listCache.size >= LIST_CACHE) this.listCache.delete(this.listCache.keys().next().value as string);
+    } else {
+      this.listCache.delete(cacheKey);
+    }
+    this.listCache.set(cacheKey, cached);
+    if (cached.scannedUpTo < this.count) {
+      const wanted = filter === 'all' ? -1 : STATUS_NAMES.indexOf(filter);
+      let { entries, length } = cached;
+      for (let i = cached.scannedUpTo; i < this.count; i++) {
+        if (wanted !== -1 && this.status[i] !== wanted) continue;
+        if (!this.matchesNode(node, i)) continue;
+        if (hideDuplicates && this.isDuplicate(i)) continue;
+        if (length === entries.length) entries = grow(entries, entries.length * 2);
+        entries[length++] = i;
+      }
+      cached.entries = entries;
+      cached.length = length;
+      cached.scannedUpTo = this.count;
+    }
+    return cached.entries.subarray(0, cached.length);
+  }
+
+  /** Counts of a tree node, summed over its modules. */
+  counts(nodeIndex: number): Counts {
+    const node = this.tree[nodeIndex];
+    const total: Counts = { records: 0, ok: 0, exception: 0, no_output: 0, damaged: 0, duplicates: 0 };
+    if (node === undefined) return total;
+    this.modules.forEach((module, id) => {
+      if (node.kind === 'all' || (node.kind === 'program' && module.programId === node.id) || (node.kind === 'module' && id === node.id)) {
+        const c = this.moduleCounts[id];
+        total.records += c.records;
+        total.ok += c.ok;
+        total.exception += c.exception;
+        total.no_output += c.no_output;
+        total.damaged += c.damaged;
+        total.duplicates += c.duplicates;
+      }
+    });
+    return total;
+  }
+
+  /** Totals for the stats panel, from the index alone (usage and cost of ok records only). */
+  stats(nodeIndex: number): NodeStats {
+    const counts = this.counts(nodeIndex);
+    const entries = this.list(nodeIndex, 'all', false);
+    const stats: NodeStats = {
+      ...counts,
+      totalTokens: 0,
+      cost: 0,
+      durationSum: 0,
+      durationMax: 0,
+      firstTimestamp: NaN,
+      lastTimestamp: NaN,
+      files: 0,
+      models: [],
+    };
+    const files = new Set<number>();
+    const models = new Map<number, number>();
+    for (const i of entries) {
+      files.add(this.fileId[i]);
+      const status = this.status[i];
+      if (status === DAMAGED) continue;
+      models.set(this.modelId[i], (models.get(this.modelId[i]) ?? 0) + 1);
+      const ts = this.timestamp[i];
+      if (!Number.isNaN(ts)) {
+        if (!(ts >= stats.firstTimestamp)) stats.firstTimestamp = ts;
+        if (!(ts <= stats.lastTimestamp)) stats.lastTimestamp = ts;
+      }
+      const d = this.duration[i];
+      if (!Number.isNaN(d)) {
+        stats.durationSum += d;
+        if (d > stats.durationMax) stats.durationMax = d;
+      }
+      if (status !== OK) continue;
+      if (this.tokens[i] > 0) stats.totalTokens += this.tokens[i];
+      if (!Number.isNaN(this.cost[i])) stats.cost += this.cost[i];
+    }
+    stats.files = files.size;
+    stats.models = [...models.entries()]
+      .map(([id, records]) => ({ model: this.models[id] || '(unknown)', records }))
+      .sort((a, b) => b.records - a.records || (a.model < b.model ? -1 : 1));
+    return stats;
+  }
+
+  /**
+   * Every record with the same dedupe keys as entry `i`, in dedupe order (timestamp, file
+   * path, line), each with the part it plays: the one a dedupe keeps, the ok records it
+   * drops, and records that are not ok (which a dedupe of ok records never sees).
+   */
+  duplicateGroup(i: number): GroupMember[] {
+    const g = this.group[i];
+    if (g < 0) return [{ entry: i, role: 'not ok' }];
+    const members: number[] = [];
+    for (let j = 0; j < this.count; j++) if (this.group[j] === g) members.push(j);
+    members.sort((a, b) => (a === b ? 0 : this.comesBefore(a, b) ? -1 : 1));
+    const keep = this.groupKeep[g];
+    return members.map((entry) => ({ entry, role: entry === keep ? 'kept' : this.status[entry] === OK ? 'duplicate' : 'not ok' }));
+  }
+
+  /** The tree node showing a module. */
+  nodeOfModule(moduleId: number): number {
+    return this.tree.findIndex((node) => node.kind === 'module' && node.id === moduleId);
+  }
+}
