@@ -101,7 +101,8 @@ describe('projection details', () => {
     assert.equal(reason(TARGETS.openai, [{ role: 'system', content: [image] }, { role: 'user', content: 'x' }, A]), 'not_representable');
     const badName = { role: 'assistant', content: '', tool_calls: [{ id: 'c', function: { name: 'a.b', arguments: {} } }] };
     assert.equal(reason(TARGETS.openai, [{ role: 'user', content: 'x' }, badName]), 'not_representable');
-    assert.equal(reason(TARGETS.nemo, [{ role: 'user', content: 'x' }, badName]), 'ok');
+    // Every target declares tools in OpenAI's shape, so every validator checks the name.
+    assert.equal(reason(TARGETS.nemo, [{ role: 'user', content: 'x' }, badName]), 'not_representable');
   });
 
   it('absent, null and empty-string arguments mean a call without arguments', () => {

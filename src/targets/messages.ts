@@ -140,6 +140,10 @@ function normalizeToolCall(call: ToolCall, index: number, j: number): NormalTool
   if (fn === null || typeof fn.name !== 'string' || fn.name === '') {
     throw new NotRepresentable(`message ${index}: tool call ${j} has no function name`);
   }
+  // Every target declares tools in OpenAI's shape, whose names trainers check against this pattern.
+  if (!TOOL_NAME_PATTERN.test(fn.name)) {
+    throw new NotRepresentable(`message ${index}: tool name ${JSON.stringify(fn.name)} does not match ${TOOL_NAME_PATTERN.source}`);
+  }
   const parsed = parseArguments(fn.arguments);
   if (parsed === null) {
     throw new NotRepresentable(`message ${index}: arguments of ${fn.name} are not a JSON object`);

@@ -45,7 +45,8 @@ export class ToolInference {
       if (m.role !== 'assistant' || !Array.isArray(m.tool_calls)) continue;
       for (const call of m.tool_calls) {
         const fn = isObject(call) && isObject(call.function) ? call.function : null;
-        if (fn === null || typeof fn.name !== 'string' || fn.name === '') continue;
+        // A call no target can write (no name, or one trainers reject) describes no exported tool.
+        if (fn === null || typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name)) continue;
         // Unparseable arguments say nothing about the schema (and such calls are never exported).
         const args = parseArguments(fn.arguments);
         if (args === null) continue;

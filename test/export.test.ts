@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+
+type Example = { messages: { role: string; content?: unknown; tool_calls?: unknown[]; reasoning_content?: string }[]; tools?: unknown[] };
+
+function examples(file: string): Example[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+}
+
+function exportTo(args: string[]): { out: string; report: Record<string, any> } {
+  const out = path.join(tempDir(), 'out');
+  const result = runCli(['export', SAMPLES, '--out', out, '--json', ...args]);
+  assert.equal(result.status, 0, result.stderr);
+  return { out, report: JSON.parse(result.stdout) };
+}
+
+function firstUser(example: Example): string {
+  return JSON.stringify(example.messages.find((m) => m.role === 'user')?.content ?? null);
+}
+
+describe('traces export', () => {
+  for (const format of ['nemo', 'nemo-customizer', 'openai']) {
+    it(`${format}: writes files its own validator accepts, accounting for every kept record`, () => {
+      const { out, report } = exportTo(['--format', format]);
+      for (const file of ['training.jsonl', 'validation.jsonl']) {
+        const check = runCliJson<{ ok: boolean; errors: unknown[] }>(['validate', path.join(out, file), '--format', format]);
+        assert.deepEqual(check.errors, [], `${format} ${file}`);
+      }
+      const written = report.examples.training + report.examples.validation;
+      const exportDrops = ['not_representable', 'empty', 'no_completion', 'special_token', 'too_long'].reduce((n, r) => n + (report.dropped[r] ?? 0), 0);
+      assert.equal(written + exportDrops, report.kept_after_curation);
+      assert.equal(examples(path.join(out, 'training.jsonl')).length, report.examples.training);
+      const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n');
+      assert.equal(manifest.length, report.records_read - report.kept_after_curation + exportDrops + report.damaged_lines);
+    });
+  }
+
+  it('ends every example with its record completion, after dedupe and collapse', () => {
+    const { out } = exportTo(['--format', 'nemo', '--validation-fraction', '0']);
+    const written = examples(path.join(out, 'training.jsonl'));
+    const kept = path.join(tempDir(), 'kept');
+    runCliJson(['dedupe', SAMPLES, '--status', 'ok', '--trajectories', 'last', '--out', kept]);
+    const completions: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory() && entry.name !== '_traces') walk(full);
+        else if (entry.name.endsWith('.jsonl')) {
+          for (const line of readFileSync(full, 'utf8').split('\n').filter(Boolean)) {
+            const record = JSON.parse(line);
+            if (JSON.stringify(record.messages).includes('image_url')) continue; // not representable for nemo
+            completions.push(JSON.stringify(record.messages.at(-1).content));
+          }
+        }
+      }
+    };
+    walk(kept);
+    assert.equal(written.length, completions.length);
+    assert.deepEqual(written.map((e) => JSON.stringify(e.messages.at(-1)!.content)).sort(), completions.sort());
+    for (const example of written) assert.equal(example.messages.at(-1)!.role, 'assistant');
+  });
+
+  it('handles tool calls and reasoning as each target requires', () => {
+    const nemo = examples(path.join(exportTo(['--format', 'nemo', '--validation-fraction', '0']).out, 'training.jsonl'));
+    const agent = nemo.find((e) => e.messages.some((m) => m.role === 'tool'))!;
+    const call = agent.messages.find((m) => m.tool_calls)!.tool_calls![0] as { function: { arguments: unknown } };
+    assert.equal(typeof call.function.arguments, 'object', 'nemo keeps arguments as objects');
+    assert.ok(agent.tools && agent.tools.length > 0, 'examples with tool calls carry tools');
+    assert.ok(nemo.some((e) => typeof e.messages.at(-1)!.reasoning_content === 'string'), 'nemo keeps reasoning');
+    const openai = examples(path.join(exportTo(['--format', 'openai', '--validation-fraction', '0']).out, 'training.jsonl'));
+    const openaiCall = openai.find((e) => e.messages.some((m) => m.tool_calls))!.messages.find((m) => m.tool_calls)!.tool_calls![0] as {
+      function: { arguments: unknown };
+    };
+    assert.equal(typeof openaiCall.function.arguments, 'string', 'openai wants arguments as a JSON string');
+    assert.ok(openai.every((e) => e.messages.every((m) => m.reasoning_content === undefined)), 'openai drops reasoning');
+    const inline = examples(path.join(exportTo(['--format', 'nemo', '--reasoning', 'inline', '--validation-fraction', '0']).out, 'training.jsonl'));
+    assert.ok(inline.some((e) => String(e.messages.at(-1)!.content).startsWith('<think>')));
+  });
+
+  it('splits by first user message: no group on both sides, and the same bytes twice', () => {
+    const first = exportTo(['--format', 'openai', '--validation-fraction', '0.5', '--seed', '3']);
+    const training = examples(path.join(first.out, 'training.jsonl'));
+    const validation = examples(path.join(first.out, 'validation.jsonl'));
+    assert.ok(training.length > 0 && validation.length > 0);
+    const trainingGroups = new Set(training.map(firstUser));
+    for (const example of validation) assert.ok(!trainingGroups.has(firstUser(example)), `group ${firstUser(example)} on both sides`);
+    const second = exportTo(['--format', 'openai', '--validation-fraction', '0.5', '--seed', '3']);
+    for (const file of ['training.jsonl', 'validation.jsonl']) {
+      assert.ok(readFileSync(path.join(first.out, file)).equals(readFileSync(path.join(second.out, file))), file);
+    }
+    const none = exportTo(['--format', 'openai', '--validation-fraction', '0']);
+    assert.equal(readFileSync(path.join(none.out, 'validation.jsonl'), 'utf8'), '');
+  });
+
+  it('reports tokens per split and drops examples over --max-example-tokens', () => {
+    const { report } = exportTo(['--format', 'nemo', '--max-example-tokens', '150']);
+    assert.ok(report.dropped.too_long > 0);
+    const training = report.files.find((f: { split: string }) => f.split === 'training');
+    assert.ok(training.tokens.total.max <= 150);
+    assert.equal(training.tokens.encoding, 'o200k_base');
+    assert.ok(training.tokens.assistant.median > 0);
+  });
+
+  it('says which tools were inferred, and uses supplied definitions', () => {
+    const inferred = exportTo(['--format', 'openai']);
+    assert.deepEqual(inferred.report.tools.inferred.sort(), ['add', 'multiply'].sort());
+    const toolsFile = path.join(tempDir(), 'tools.json');
+    writeFileSync(
+      toolsFile,
+      JSON.stringify([
+        { type: 'function', function: { name: 'multiply', description: 'Multiply two numbers.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } } },
+      ]),
+    );
+    const supplied = exportTo(['--format', 'openai', '--tools', toolsFile]);
+    assert.deepEqual(supplied.report.tools.supplied, ['multiply']);
+    assert.ok(!supplied.report.tools.inferred.includes('multiply'));
+  });
+
+  it('--group-by module writes one dataset per program and module', () => {
+    const { out } = exportTo(['--format', 'nemo', '--group-by', 'module']);
+    const programs = readdirSync(out).filter((e) => !['_traces', 'report.json'].includes(e)).sort();
+    assert.deepEqual(programs, ['language_model', 'math_agent', 'my_program']);
+    assert.ok(readdirSync(path.join(out, 'math_agent', 'final_generator_math_agent')).includes('training.jsonl'));
+  });
+
+  it('leaves out the records of an exclusion file, and what an earlier export already holds', () => {
+    const base = exportTo(['--format', 'nemo']);
+    const exclude = path.join(tempDir(), 'exclude.txt');
+    writeFileSync(exclude, '# from traces browse\n78e42908-154a-4f33-9623-fdc459c8c999\n');
+    const excluded = exportTo(['--format', 'nemo', '--exclude', exclude]);
+    assert.equal(excluded.report.dropped.excluded, 1);
+    const total = (r: Record<string, any>) => r.examples.training + r.examples.validation;
+    const finalStep = readFileSync(path.join(SAMPLES, 'math_agent', 'final_generator_math_agent', 'final_generator_math_agent_20260708-163045.jsonl'), 'utf8').split('\n')[0];
+    const answer = JSON.stringify(JSON.parse(finalStep).messages.at(-1).content);
+    const lastContents = (out: string) => examples(path.join(out, 'training.jsonl')).concat(examples(path.join(out, 'validation.jsonl'))).map((e) => JSON.stringify(e.messages.at(-1)!.content));
+    assert.ok(lastContents(base.out).includes(answer));
+    assert.ok(!lastContents(excluded.out).includes(answer), 'the excluded final step is gone');
+    // Its run's previous step is no longer contained in a kept record, so it comes back.
+    assert.equal(total(excluded.report), total(base.report));
+    const again = exportTo(['--format', 'nemo', '--against', base.out]);
+    assert.equal(total(again.report), 0);
+  });
+
+  it('fails with exit 2 on bad options, writing nothing', () => {
+    const out = path.join(tempDir(), 'out');
+    for (const args of [
+      ['--format', 'alpaca'],
+      ['--format', 'openai', '--reasoning', 'keep'],
+      ['--format', 'nemo', '--validation-fraction', '1.5'],
+      ['--format', 'nemo', '--tools', '/no/such/tools.json'],
+      ['--format', 'nemo', '--max-example-tokens', '-3'],
+    ]) {
+      const result = runCli(['export', SAMPLES, '--out', out, ...args]);
+      assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /traces: |error: /);
+    }
+    assert.throws(() => readdirSync(out));
+  });
+});
