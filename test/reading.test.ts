@@ -8,9 +8,15 @@ import { readFiles } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
 import { GOLDEN, SAMPLES, tempDir } from './helpers.js';
 
+async function rangeLines(file: string, start: number, end: number, chunkSize?: number): Promise<Line[]> {
+  const lines: Line[] = [];
+  for await (const batch of readLineBatches(file, { start, end }, chunkSize)) lines.push(...batch);
+  return lines;
+}
+
 async function allLines(file: string, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
-  for await (const batch of readLineBatches(file, chunkSize)) lines.push(...batch);
+  for await (const batch of readLineBatches(file, undefined, chunkSize)) lines.push(...batch);
   return lines;
 }
 
@@ -38,6 +44,27 @@ describe('line splitting on bytes', () => {
     assert.equal(lines[1].offset, long.length + 1);
     assert.equal(lines[2].bytes.toString(), '{"cut":');
     assert.equal(lines[2].terminated, false);
+  });
+});
+
+describe('reading a file in byte ranges', () => {
+  it('gives every line to exactly one range, wherever the cuts fall', async () => {
+    const file = path.join(tempDir(), 'c.jsonl');
+    const text = Array.from({ length: 40 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(i * 7)}"}`).join('\n') + '\n\n{"last":true}';
+    writeFileSync(file, text);
+    const whole = await allLines(file);
+    const size = Buffer.byteLength(text);
+    for (const cuts of [[0, size], [0, 100, size], [0, 1, 2, 3, size], [0, 57, 58, 59, 300, 301, 1200, size]]) {
+      for (const chunkSize of [16, 4096]) {
+        const parts: Line[] = [];
+        for (let i = 0; i + 1 < cuts.length; i++) parts.push(...(await rangeLines(file, cuts[i], cuts[i + 1], chunkSize)));
+        assert.deepEqual(
+          parts.map((l) => [l.number, l.offset, l.bytes.toString(), l.terminated]),
+          whole.map((l) => [l.number, l.offset, l.bytes.toString(), l.terminated]),
+          `cuts ${cuts.join(',')} chunk ${chunkSize}`,
+        );
+      }
+    }
   });
 });
 

@@ -89,9 +89,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
     const inference = new ToolInference();
-    const curation = new Curation(discovery.files, curationOptions, drop, (record) => {
-      if (record.status === 'ok' && record.raw.includes('"tool_calls"')) inference.observe(record.messages());
-    });
+    const curation = new Curation(discovery.files, curationOptions, drop, (messages) => inference.observe(messages));
     await curation.addBatches(withProgress(discovery));
     const plan = curation.finish();
 

@@ -19,9 +19,56 @@ import { KeyIndex } from './key-index.js';
 
 const ASSISTANT = Buffer.from('"role":"assistant"');
 
-function digestInto(program: string, bytes: Uint8Array, end: number, into: Uint32Array, at: number): void {
+/** What collapse needs of an ok record, computed where the record is read (possibly a worker). */
+export interface TrajectoryDigests {
+  /** Digest of the whole conversation (4 words). */
+  conversation: number[];
+  /** Number of input messages (all but the completion). */
+  inputs: number;
+  /** Digests of the input prefixes that end at an assistant turn, 4 words each. */
+  prefixes: number[];
+}
+
+function digestWords(program: string, bytes: Uint8Array, end: number, into: number[]): void {
   const digest = createHash('sha256').update(program).update('\0').update(bytes.subarray(1, end)).digest();
-  for (let i = 0; i < 4; i++) into[at + i] = digest.readUInt32BE(i * 4);
+  for (let i = 0; i < 4; i++) into.push(digest.readUInt32BE(i * 4));
+}
+
+const sink = new ByteSink();
+const elementEnds: number[] = [];
+
+/** Canonical messages array in `sink`, with where each element ends in `elementEnds`. */
+function writeMessages(record: TraceRecord): void {
+  sink.reset();
+  elementEnds.length = 0;
+  if (record instanceof SynalinksRecord) {
+    const [start, end] = record.span('messages')!;
+    writeArray(record.raw, start, end, sink, false, elementEnds);
+    return;
+  }
+  sink.byte(0x5b);
+  record.messages().forEach((message, i) => {
+    if (i > 0) sink.byte(0x2c);
+    sink.text(canonicalValueText(message));
+    elementEnds.push(sink.length);
+  });
+  sink.byte(0x5d);
+}
+
+export function trajectoryDigests(record: TraceRecord): TrajectoryDigests | null {
+  writeMessages(record);
+  const bytes = sink.buffer;
+  const count = elementEnds.length;
+  if (count === 0) return null;
+  const conversation: number[] = [];
+  digestWords(record.program, bytes, elementEnds[count - 1], conversation);
+  const prefixes: number[] = [];
+  for (let k = 0; k < count - 1; k++) {
+    const elementStart = k === 0 ? 1 : elementEnds[k - 1] + 1;
+    const at = bytes.indexOf(ASSISTANT, elementStart);
+    if (at !== -1 && at < elementEnds[k]) digestWords(record.program, bytes, elementEnds[k], prefixes);
+  }
+  return { conversation, inputs: count - 1, prefixes };
 }
 
 export class TrajectoryCollapse {
@@ -29,54 +76,24 @@ export class TrajectoryCollapse {
   private readonly inputLengths = new Column(Int32Array);
   private readonly conversations = new Column(Uint32Array, 4);
   private readonly hasConversation = new Column(Int32Array);
-  private readonly sink = new ByteSink();
-  private readonly elementEnds: number[] = [];
   private readonly digest = new Uint32Array(4);
   private groups = 0;
 
-  /** Canonical messages array in `sink`, with where each element ends. */
-  private writeMessages(record: TraceRecord): void {
-    this.sink.reset();
-    this.elementEnds.length = 0;
-    if (record instanceof SynalinksRecord) {
-      const [start, end] = record.span('messages')!;
-      writeArray(record.raw, start, end, this.sink, false, this.elementEnds);
-      return;
-    }
-    this.sink.byte(0x5b);
-    record.messages().forEach((message, i) => {
-      if (i > 0) this.sink.byte(0x2c);
-      this.sink.text(canonicalValueText(message));
-      this.elementEnds.push(this.sink.length);
-    });
-    this.sink.byte(0x5d);
-  }
-
-  /** Records the current winner of `group` (an ok record). */
-  observe(group: number, record: TraceRecord): void {
+  /** Records the current winner of `group`, an ok record, by its digests. */
+  observe(group: number, digests: TrajectoryDigests): void {
     if (group >= this.groups) {
       this.groups = group + 1;
       for (const column of [this.inputLengths, this.conversations, this.hasConversation]) column.ensure(this.groups);
     }
-    this.writeMessages(record);
-    const bytes = this.sink.buffer;
-    const ends = this.elementEnds;
-    const count = ends.length;
-    if (count === 0) return;
-    digestInto(record.program, bytes, ends[count - 1], this.conversations.data, group * 4);
+    this.conversations.data.set(digests.conversation, group * 4);
     this.hasConversation.data[group] = 1;
-    const inputs = count - 1;
-    this.inputLengths.data[group] = inputs;
-    for (let k = 0; k < inputs; k++) {
-      const elementStart = k === 0 ? 1 : ends[k - 1] + 1;
-      const at = bytes.indexOf(ASSISTANT, elementStart);
-      if (at === -1 || at >= ends[k]) continue;
-      digestInto(record.program, bytes, ends[k], this.digest, 0);
+    this.inputLengths.data[group] = digests.inputs;
+    for (let at = 0; at < digests.prefixes.length; at += 4) {
+      for (let i = 0; i < 4; i++) this.digest[i] = digests.prefixes[at + i];
       const holder = this.prefixes.get(this.digest);
-      if (holder === -1 || this.inputLengths.data[holder] < inputs) this.prefixes.set(this.digest, group);
+      if (holder === -1 || this.inputLengths.data[holder] < digests.inputs) this.prefixes.set(this.digest, group);
     }
   }
-
   /** Forgets the conversation of a group whose winner is no longer an ok record. */
   forget(group: number): void {
     if (group < this.groups) this.hasConversation.data[group] = 0;

@@ -7,14 +7,15 @@
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
  */
-import type { DamagedLine, TraceRecord } from '../record.js';
+import type { DamagedLine, Message, TraceRecord } from '../record.js';
+import { candidateOf, type Candidate, type CandidateOptions } from './candidate.js';
 import type { TraceFile } from '../sources/discover.js';
 import type { RecordBatch } from '../sources/read.js';
 import { TrajectoryCollapse } from './collapse.js';
 import { Deduplicator, type KeepRule } from './dedupe.js';
 import { KeyIndex } from './key-index.js';
-import { keyOf, type KeyKind } from './keys.js';
-import { selectionVerdict, type Selection } from './selection.js';
+import type { KeyKind } from './keys.js';
+import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
 
 export const DROP_REASONS = ['status', 'filter', 'excluded', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
@@ -111,17 +112,25 @@ export class Curation {
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
   private recordsRead = 0;
 
+  readonly candidateOptions: CandidateOptions;
+
   constructor(
     private readonly files: readonly TraceFile[],
     private readonly options: CurationOptions,
     private readonly onDrop: DropSink,
-    /** Sees every record that passes selection, exclusion and --against (export infers tools from them). */
-    private readonly onSelected: ((record: TraceRecord) => void) | null = null,
+    /** Sees the tool-calling assistant turns of every selected ok record (export infers tools from them). */
+    private readonly onToolCalls: ((messages: Message[]) => void) | null = null,
   ) {
     this.dedupe = new Deduplicator(options.keep);
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
     files.forEach((file, i) => this.fileIndexOf.set(file.path, i));
     this.selectedKeys = options.dedupe ? null : new KeyIndex();
+    this.candidateOptions = {
+      selection: options.selection,
+      key: options.key,
+      collapse: this.collapse !== null,
+      toolCalls: onToolCalls !== null,
+    };
   }
 
   private drop(drop: Drop): void {
@@ -134,28 +143,33 @@ export class Curation {
   }
 
   addRecord(record: TraceRecord, fileIndex: number): void {
+    this.addCandidate(candidateOf(record, fileIndex, this.candidateOptions));
+  }
+
+  /** The stages that compare records: exclusion, --against, dedupe and collapse. Candidates come in file order. */
+  addCandidate(candidate: Candidate): void {
     this.recordsRead++;
-    const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
-    const verdict = selectionVerdict(this.options.selection, record);
-    if (verdict !== null) return this.drop({ ...where, ...verdict });
-    if (this.options.exclude?.has(record.callId)) return this.drop({ ...where, reason: 'excluded' });
-    const key = keyOf(record, this.options.key, this.key);
+    const where = { call_id: candidate.callId, file: candidate.file, line: candidate.line };
+    if (candidate.verdict !== null) return this.drop({ ...where, ...candidate.verdict });
+    if (this.options.exclude?.has(candidate.callId)) return this.drop({ ...where, reason: 'excluded' });
+    const key = this.key;
+    key.set(candidate.key!);
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.drop({ ...where, reason: 'seen' });
-    this.onSelected?.(record);
+    if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
     let groupKey = key;
     if (this.selectedKeys !== null) {
       this.selectedKeys.set(key, 0);
       // Without dedupe every record is its own group: a key made of its position.
-      this.positionKey.set([fileIndex, record.ref.line, 0x7fffffff, 0xffffffff]);
+      this.positionKey.set([candidate.fileIndex, candidate.line, 0x7fffffff, 0xffffffff]);
       groupKey = this.positionKey;
     }
-    const { group, won, loser } = this.dedupe.offer(record, groupKey, fileIndex);
+    const { group, won, loser } = this.dedupe.offer(candidate, groupKey);
     if (loser !== null) {
       this.counts.duplicate++;
       this.pending.add(group, loser.fileIndex, loser.line, loser.callId);
     }
     if (won && this.collapse !== null) {
-      if (record.status === 'ok') this.collapse.observe(group, record);
+      if (candidate.trajectory !== null) this.collapse.observe(group, candidate.trajectory);
       else this.collapse.forget(group);
     }
   }

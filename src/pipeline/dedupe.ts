@@ -3,11 +3,18 @@
  * earlier file path and line, which is the order records arrive in. Only winners are
  * remembered, in typed columns, so memory follows the number of distinct keys.
  */
-import type { TraceRecord } from '../record.js';
 import { CallIdColumn, Column } from './columns.js';
 import { KeyIndex } from './key-index.js';
 
 export type KeepRule = 'first' | 'last';
+
+/** What dedupe needs of a record. A missing timestamp counts as 0. */
+export interface Offered {
+  callId: string;
+  fileIndex: number;
+  line: number;
+  timestamp: number;
+}
 
 export interface Loser {
   callId: string;
@@ -35,16 +42,15 @@ export class Deduplicator {
    * Offers a record; returns its group, whether it is now the group's winner, and the
    * record that lost (the offered one or the former winner), if any.
    */
-  offer(record: TraceRecord, key: Uint32Array, fileIndex: number): { group: number; won: boolean; loser: Loser | null } {
-    const timestamp = record.timestamp ?? 0;
+  offer(offered: Offered, key: Uint32Array): { group: number; won: boolean; loser: Loser | null } {
     let group = this.index.addIfAbsent(key, this.groups);
     if (group === -1) {
       group = this.groups++;
-      this.store(group, record, fileIndex, timestamp);
+      this.store(group, offered);
       return { group, won: true, loser: null };
     }
-    if (!this.beats(timestamp, this.timestamps.data[group])) {
-      return { group, won: false, loser: { callId: record.callId, fileIndex, line: record.ref.line, group } };
+    if (!this.beats(offered.timestamp, this.timestamps.data[group])) {
+      return { group, won: false, loser: { callId: offered.callId, fileIndex: offered.fileIndex, line: offered.line, group } };
     }
     const loser = {
       callId: this.callIds.get(group),
@@ -52,16 +58,16 @@ export class Deduplicator {
       line: this.lines.data[group],
       group,
     };
-    this.store(group, record, fileIndex, timestamp);
+    this.store(group, offered);
     return { group, won: true, loser };
   }
 
-  private store(group: number, record: TraceRecord, fileIndex: number, timestamp: number): void {
+  private store(group: number, offered: Offered): void {
     for (const column of [this.fileIndexes, this.lines, this.timestamps]) column.ensure(group + 1);
-    this.callIds.set(group, record.callId);
-    this.fileIndexes.data[group] = fileIndex;
-    this.lines.data[group] = record.ref.line;
-    this.timestamps.data[group] = timestamp;
+    this.callIds.set(group, offered.callId);
+    this.fileIndexes.data[group] = offered.fileIndex;
+    this.lines.data[group] = offered.line;
+    this.timestamps.data[group] = offered.timestamp;
   }
 
   get byteSize(): number {

@@ -2,7 +2,7 @@
  * Splits a file into lines on bytes, never decoding the file as one string: trace files can
  * exceed V8's string limit, and a single line can hold tens of MB of base64 image.
  */
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 const NEWLINE = 0x0a;
 const CHUNK_SIZE = 4 << 20;
@@ -16,6 +16,12 @@ export interface Line {
   offset: number;
   /** False for a last line with no newline after it: a crash mid-write leaves one. */
   terminated: boolean;
+}
+
+/** A part of a file: the lines that start in [start, end). */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 function trimLine(bytes: Buffer, offset: number, isFirst: boolean): { bytes: Buffer; offset: number } {
@@ -35,26 +41,85 @@ function isBlank(bytes: Buffer): boolean {
 }
 
 /**
- * Yields the non-blank lines of a file in batches (one per chunk read), so callers pay
- * one await per few MB rather than per line. Each chunk is a fresh buffer: lines handed
- * out stay valid after the next read.
+ * Reads are synchronous, so a long run would never return to the event loop, and Ctrl-C
+ * or SIGTERM would wait for the end: give it a turn every few milliseconds.
  */
-export async function* readLineBatches(path: string, chunkSize = CHUNK_SIZE): AsyncGenerator<Line[]> {
-  const handle = await open(path, 'r');
+const EVENT_LOOP_TURN_MS = 20;
+let lastTurn = Date.now();
+
+async function letEventLoopRun(): Promise<void> {
+  const now = Date.now();
+  if (now - lastTurn < EVENT_LOOP_TURN_MS) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  lastTurn = Date.now();
+}
+
+/** Newlines in [0, end) of an open file: the line number a range starts after. */
+function countNewlines(fd: number, end: number): number {
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_SIZE, Math.max(1, end)));
+  let count = 0;
+  for (let position = 0; position < end; ) {
+    const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
+    if (read === 0) break;
+    for (let at = chunk.indexOf(NEWLINE, 0); at !== -1 && at < read; at = chunk.indexOf(NEWLINE, at + 1)) count++;
+    position += read;
+  }
+  return count;
+}
+
+/**
+ * Yields the non-blank lines of a file (or of the lines starting in `range`) in batches,
+ * one per chunk read, so callers pay one await per few MB rather than per line. Each
+ * chunk is a fresh buffer: lines handed out stay valid after the next read.
+ */
+export async function* readLineBatches(path: string, range?: ByteRange, chunkSize = CHUNK_SIZE): AsyncGenerator<Line[]> {
+  // Synchronous reads: a reader works through one file at a time and gains nothing from
+  // the thread pool, while paying a round trip per call for it.
+  const fd = openSync(path, 'r');
   try {
+    const size = fstatSync(fd).size;
+    const end = Math.min(range?.end ?? size, size);
+    let position = range?.start ?? 0;
     let lineNumber = 0;
-    let fileOffset = 0; // offset of the first byte of `pending`
+    let skipPartialLine = false;
+    if (position > 0) {
+      // The range starts mid-file: its first line is the first one that starts in it.
+      lineNumber = countNewlines(fd, position);
+      const before = Buffer.alloc(1);
+      readSync(fd, before, 0, 1, position - 1);
+      skipPartialLine = before[0] !== NEWLINE;
+    }
+    let fileOffset = position; // offset of the first byte of `pending`
     let pending: Buffer[] = [];
     let pendingLength = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(chunkSize);
-      const { bytesRead } = await handle.read(chunk, 0, chunkSize, null);
+    let done = false;
+    while (!done) {
+      // Most trace files are far smaller than a chunk: size the buffers to what is left.
+      const want = Math.max(1, Math.min(chunkSize, size - position + 1));
+      const chunk = Buffer.allocUnsafe(want);
+      const bytesRead = readSync(fd, chunk, 0, want, position);
       if (bytesRead === 0) break;
+      position += bytesRead;
       const data = chunk.subarray(0, bytesRead);
       const batch: Line[] = [];
       let p = 0;
+      if (skipPartialLine) {
+        const nl = data.indexOf(NEWLINE);
+        if (nl === -1) {
+          fileOffset += bytesRead;
+          continue;
+        }
+        lineNumber++;
+        fileOffset += nl + 1;
+        p = nl + 1;
+        skipPartialLine = false;
+      }
       let nl: number;
       while ((nl = data.indexOf(NEWLINE, p)) !== -1) {
+        if (pendingLength === 0 && fileOffset >= end) {
+          done = true;
+          break;
+        }
         let raw: Buffer;
         if (pendingLength > 0) {
           pending.push(data.subarray(p, nl));
@@ -70,19 +135,23 @@ export async function* readLineBatches(path: string, chunkSize = CHUNK_SIZE): As
         fileOffset += raw.length + 1;
         p = nl + 1;
       }
-      if (p < data.length) {
-        pending.push(data.subarray(p));
-        pendingLength += data.length - p;
+      if (!done && p < data.length) {
+        if (pendingLength === 0 && fileOffset >= end) done = true;
+        else {
+          pending.push(data.subarray(p));
+          pendingLength += data.length - p;
+        }
       }
       if (batch.length > 0) yield batch;
+      await letEventLoopRun();
     }
-    if (pendingLength > 0) {
+    if (pendingLength > 0 && fileOffset < end) {
       lineNumber++;
       const raw = Buffer.concat(pending, pendingLength);
       const { bytes, offset } = trimLine(raw, fileOffset, lineNumber === 1);
       if (!isBlank(bytes)) yield [{ bytes, number: lineNumber, offset, terminated: false }];
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

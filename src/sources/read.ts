@@ -2,7 +2,7 @@
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
-import { readLineBatches } from './lines.js';
+import { readLineBatches, type ByteRange } from './lines.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
 export interface RecordBatch {
@@ -18,8 +18,9 @@ function damageReason(error: unknown, terminated: boolean): string {
   return terminated ? detail : `truncated last line, no newline at end of file (${detail})`;
 }
 
-export async function* readSynalinksFile(file: TraceFile): AsyncGenerator<RecordBatch> {
-  for await (const lines of readLineBatches(file.path)) {
+/** Records of a Synalinks trace file, or of the lines that start in `range`. */
+export async function* readSynalinksFile(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
+  for await (const lines of readLineBatches(file.path, range)) {
     const batch: RecordBatch = { file, records: [], damaged: [], bytes: 0 };
     for (const line of lines) {
       batch.bytes += line.bytes.length + 1;

@@ -2,24 +2,33 @@
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
-import { factsOf, Tally } from './tally.js';
+import { factsOf, Tally, type TallySnapshot } from './tally.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;
 export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
 
 const MAX_LISTED_DAMAGE = 20;
 
-function groupName(record: TraceRecord, dimension: GroupDimension): string {
-  switch (dimension) {
-    case 'program':
-      return record.program;
-    case 'module':
-      return `${record.program}/${record.module}`;
-    case 'model':
-      return record.model ?? '(unknown)';
-    case 'version':
-      return record.version ?? '(unknown)';
-  }
+/** The groups one record counts in: its program, module, model and version. */
+type GroupNames = [string, string, string, string];
+
+function groupNames(record: TraceRecord): GroupNames {
+  const program = record.program;
+  return [program, `${program}/${record.module}`, record.model ?? '(unknown)', record.version ?? '(unknown)'];
+}
+
+/** What a worker hands back for its share of the files. */
+export interface StatsSnapshot {
+  total: TallySnapshot;
+  groups: Record<GroupDimension, [string, TallySnapshot][]>;
+  damagedCount: number;
+  damagedListed: DamagedLine[];
+  bytes: number;
+  /** Distinct ok keys of the share in first-seen order (4 words each)… */
+  keys: Uint32Array;
+  /** …and the groups of the record each was first seen in (index into `groupSets`). */
+  keyGroups: Int32Array;
+  groupSets: GroupNames[];
 }
 
 export class StatsCollector {
@@ -36,18 +45,52 @@ export class StatsCollector {
   files = 0;
   bytes = 0;
   private readonly key = new Uint32Array(4);
+  /** Consecutive records nearly always share their groups: the last set is reused. */
+  private lastNames: GroupNames | null = null;
+  private lastTallies: Tally[] = [];
+  /** Set when this collector is a worker's share: first-seen keys and their groups. */
+  private readonly keyLog: { keys: number[]; keyGroups: number[]; groupSets: GroupNames[]; setIndex: Map<string, number> } | null;
+
+  constructor(options: { logKeys?: boolean } = {}) {
+    this.keyLog = options.logKeys ? { keys: [], keyGroups: [], groupSets: [], setIndex: new Map() } : null;
+  }
+
+  private talliesFor(names: GroupNames): Tally[] {
+    const last = this.lastNames;
+    if (last !== null && last[0] === names[0] && last[1] === names[1] && last[2] === names[2] && last[3] === names[3]) {
+      return this.lastTallies;
+    }
+    this.lastNames = names;
+    this.lastTallies = GROUP_DIMENSIONS.map((dimension, i) => {
+      let tally = this.groups[dimension].get(names[i]);
+      if (tally === undefined) this.groups[dimension].set(names[i], (tally = new Tally()));
+      return tally;
+    });
+    return this.lastTallies;
+  }
 
   addRecord(record: TraceRecord): void {
     const facts = factsOf(record);
+    const names = groupNames(record);
     let isDuplicate = false;
-    if (facts.status === 'ok') isDuplicate = this.okKeys.addIfAbsent(keyOf(record, 'inputs,config', this.key), 0) !== -1;
-    this.total.add(facts, isDuplicate);
-    for (const dimension of GROUP_DIMENSIONS) {
-      const name = groupName(record, dimension);
-      let tally = this.groups[dimension].get(name);
-      if (tally === undefined) this.groups[dimension].set(name, (tally = new Tally()));
-      tally.add(facts, isDuplicate);
+    if (facts.status === 'ok') {
+      isDuplicate = this.okKeys.addIfAbsent(keyOf(record, 'inputs,config', this.key), 0) !== -1;
+      if (!isDuplicate && this.keyLog !== null) this.logKey(names);
     }
+    this.total.add(facts, isDuplicate);
+    for (const tally of this.talliesFor(names)) tally.add(facts, isDuplicate);
+  }
+
+  private logKey(names: GroupNames): void {
+    const log = this.keyLog!;
+    const setKey = names.join('\0');
+    let setIndex = log.setIndex.get(setKey);
+    if (setIndex === undefined) {
+      log.setIndex.set(setKey, (setIndex = log.groupSets.length));
+      log.groupSets.push(names);
+    }
+    log.keys.push(this.key[0], this.key[1], this.key[2], this.key[3]);
+    log.keyGroups.push(setIndex);
   }
 
   addDamaged(line: DamagedLine): void {
@@ -55,11 +98,48 @@ export class StatsCollector {
     if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
   }
 
+  snapshot(): StatsSnapshot {
+    const log = this.keyLog ?? { keys: [], keyGroups: [], groupSets: [] };
+    return {
+      total: this.total.snapshot(),
+      groups: Object.fromEntries(GROUP_DIMENSIONS.map((d) => [d, [...this.groups[d]].map(([name, t]) => [name, t.snapshot()])])) as StatsSnapshot['groups'],
+      damagedCount: this.damagedCount,
+      damagedListed: this.damagedListed,
+      bytes: this.bytes,
+      keys: Uint32Array.from(log.keys),
+      keyGroups: Int32Array.from(log.keyGroups),
+      groupSets: log.groupSets,
+    };
+  }
+
+  /**
+   * Folds in a share of the files read elsewhere. Shares must come in file order: a key
+   * the share saw first that an earlier share already had makes that record a duplicate.
+   */
+  merge(share: StatsSnapshot): void {
+    this.total.merge(Tally.fromSnapshot(share.total));
+    for (const dimension of GROUP_DIMENSIONS) {
+      for (const [name, snapshot] of share.groups[dimension]) {
+        const tally = this.groups[dimension].get(name);
+        if (tally === undefined) this.groups[dimension].set(name, Tally.fromSnapshot(snapshot));
+        else tally.merge(Tally.fromSnapshot(snapshot));
+      }
+    }
+    this.lastNames = null;
+    const key = this.key;
+    for (let i = 0; i < share.keyGroups.length; i++) {
+      key.set(share.keys.subarray(i * 4, i * 4 + 4));
+      if (this.okKeys.addIfAbsent(key, 0) === -1) continue;
+      this.total.duplicates++;
+      for (const tally of this.talliesFor(share.groupSets[share.keyGroups[i]])) tally.duplicates++;
+    }
+    for (const line of share.damagedListed) if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
+    this.damagedCount += share.damagedCount;
+    this.bytes += share.bytes;
+  }
+
   toJSON(): Record<string, unknown> {
-    const groups = (dimension: GroupDimension) =>
-      Object.fromEntries([...this.groups[dimension]].sort(([a], [b]) => a.localeCompare(b)).map(([k, t]) => [k, t.toJSON()]));
-    const countsOf = (dimension: GroupDimension) =>
-      Object.fromEntries([...this.groups[dimension]].sort(([a], [b]) => a.localeCompare(b)).map(([k, t]) => [k, t.records]));
+    const sorted = (dimension: GroupDimension) => [...this.groups[dimension]].sort(([a], [b]) => a.localeCompare(b));
     return {
       records: this.total.records,
       ok: this.total.ok,
@@ -71,10 +151,10 @@ export class StatsCollector {
       files: this.files,
       bytes: this.bytes,
       totals: this.total.toJSON(),
-      models: countsOf('model'),
-      synalinks_versions: countsOf('version'),
-      programs: groups('program'),
-      modules: groups('module'),
+      models: Object.fromEntries(sorted('model').map(([k, t]) => [k, t.records])),
+      synalinks_versions: Object.fromEntries(sorted('version').map(([k, t]) => [k, t.records])),
+      programs: Object.fromEntries(sorted('program').map(([k, t]) => [k, t.toJSON()])),
+      modules: Object.fromEntries(sorted('module').map(([k, t]) => [k, t.toJSON()])),
       damaged: this.damagedListed,
       damaged_not_listed: this.damagedCount - this.damagedListed.length,
     };

@@ -87,6 +87,17 @@ export class Tally {
     }
   }
 
+  /** Plain data for another thread; `fromSnapshot` rebuilds the tally. */
+  snapshot(): TallySnapshot {
+    return { ...this, tokens: { ...this.tokens }, durations: this.durations.toJSON() };
+  }
+
+  static fromSnapshot(data: TallySnapshot): Tally {
+    const tally = new Tally();
+    Object.assign(tally, data, { tokens: { ...data.tokens }, durations: QuantileSketch.fromJSON(data.durations) });
+    return tally;
+  }
+
   toJSON(): Record<string, unknown> {
     return {
       records: this.records,
@@ -107,6 +118,10 @@ export class Tally {
     };
   }
 }
+
+export type TallySnapshot = Omit<{ [K in keyof Tally as Tally[K] extends Function ? never : K]: Tally[K] }, 'durations'> & {
+  durations: ReturnType<QuantileSketch['toJSON']>;
+};
 
 export function roundUsd(value: number): number {
   return Math.round(value * 1e9) / 1e9;
