@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { runBrowse } from '../ui/run.js';
-import { DEFAULT_EXCLUDE_FILE } from '../ui/state.js';
+import { browse, DEFAULT_EXCLUDE_FILE } from '../ui/launch.js';
 
 interface BrowseCommandOptions {
   exclude?: string;
@@ -11,7 +10,7 @@ export function registerBrowse(program: Command): void {
     .command('browse')
     .description('Look through recorded calls in the terminal: tree, record list, chat view; mark calls to exclude.')
     .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
-    .option('--exclude <file>', `exclusion file that w writes (and whose call_ids start marked)`, DEFAULT_EXCLUDE_FILE)
+    .option('--exclude <file>', 'exclusion file that w writes (its call_ids start marked when it exists)', DEFAULT_EXCLUDE_FILE)
     .addHelpText(
       'after',
       `
@@ -28,6 +27,6 @@ Examples:
   traces browse ~/.synalinks --exclude curated-out.txt`,
     )
     .action(async (roots: string[], options: BrowseCommandOptions) => {
-      process.exitCode = await runBrowse(roots, { exclude: options.exclude });
+      process.exitCode = await browse(roots, { exclude: options.exclude });
     });
 }

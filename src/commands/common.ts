@@ -1,7 +1,5 @@
 /** What every command that reads traces shares: finding the files and walking their records. */
 import { discover, type Discovery } from '../sources/discover.js';
-import { readFiles, type RecordBatch } from '../sources/read.js';
-import { Progress } from '../progress.js';
 
 export interface ReadOptions {
   verbose?: boolean;
@@ -14,26 +12,6 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     process.stderr.write(`${discovery.files.length} trace files, ${discovery.skipped.length} other files skipped\n`);
   }
   return discovery;
-}
-
-/** Record batches of all files, with progress drawn as they pass. */
-export async function* withProgress(discovery: Discovery): AsyncGenerator<RecordBatch> {
-  const progress = new Progress(discovery.files.length);
-  let currentFile: string | null = null;
-  try {
-    for await (const batch of readFiles(discovery.files)) {
-      if (batch.file.path !== currentFile) {
-        currentFile = batch.file.path;
-        progress.files++;
-      }
-      progress.records += batch.records.length;
-      progress.bytes += batch.bytes;
-      progress.tick();
-      yield batch;
-    }
-  } finally {
-    progress.done();
-  }
 }
 
 export function printJson(value: unknown): void {

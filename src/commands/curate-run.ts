@@ -2,12 +2,12 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
-import { Curation, type CurationPlan, type Drop } from '../pipeline/curate.js';
+import { planCuration, type CurationPlan, type Drop } from '../pipeline/curate.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, type OutputFile } from '../output/output-dir.js';
 import { copyKeptLines } from '../output/tree-copy.js';
 import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
-import { findTraceFiles, printJson, withProgress } from './common.js';
+import { findTraceFiles, printJson } from './common.js';
 
 interface OutputFlags {
   out?: string;
@@ -75,12 +75,10 @@ export function registerCurationCommand(
         manifest = flags.manifest !== undefined ? output.createAt(path.resolve(flags.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
       }
       const listed: Drop[] = [];
-      const curation = new Curation(discovery.files, options, (drop) => {
+      const plan = await planCuration(discovery, options, (drop) => {
         if (manifest !== null) manifest.writeLine(JSON.stringify(drop));
         else if (listed.length < DRY_RUN_LISTED) listed.push(drop);
       });
-      await curation.addBatches(withProgress(discovery));
-      const plan = curation.finish();
       if (output !== null) {
         await copyKeptLines(plan.files, plan.keptLines, output);
         writeKeptKeys(output, plan.keptKeys, { command: spec.name, key: options.key });

@@ -1,10 +1,8 @@
 import { Command, Option } from 'commander';
-import { StatsCollector, GROUP_DIMENSIONS, type GroupDimension, type StatsSnapshot } from '../stats/collect.js';
-import { defaultWorkerCount, WorkerPool } from '../parallel/pool.js';
-import { fileSizes, planShares } from '../parallel/units.js';
-import { Progress } from '../progress.js';
+import { StatsCollector, GROUP_DIMENSIONS, type GroupDimension } from '../stats/collect.js';
+import { runOverFiles } from '../parallel/run-shares.js';
 import { renderStats } from '../stats/render.js';
-import { findTraceFiles, printJson, withProgress } from './common.js';
+import { findTraceFiles, printJson } from './common.js';
 
 interface StatsOptions {
   json?: boolean;
@@ -12,38 +10,17 @@ interface StatsOptions {
   verbose?: boolean;
 }
 
-/** Below this, starting worker threads costs more than it saves. */
-const PARALLEL_MIN_BYTES = 32 << 20;
-
 export async function collectStats(roots: string[], options: { verbose?: boolean }): Promise<StatsCollector> {
   const discovery = await findTraceFiles(roots, options);
   const stats = new StatsCollector();
   stats.files = discovery.files.length;
-  const sizes = fileSizes(discovery.files);
-  const workers = defaultWorkerCount();
-  if (workers > 1 && sizes.reduce((a, b) => a + b, 0) >= PARALLEL_MIN_BYTES) {
-    const shares = planShares(sizes, workers);
-    const pool = new WorkerPool(workers);
-    const progress = new Progress(discovery.files.length);
-    try {
-      for await (const share of pool.map<StatsSnapshot>('stats', shares.map((share) => ({ files: discovery.files, share })))) {
-        stats.merge(share);
-        progress.files = new Set(share.groupSets).size;
-        progress.records = stats.total.records;
-        progress.bytes = stats.bytes;
-        progress.tick();
-      }
-    } finally {
-      progress.done();
-      await pool.close();
-    }
-    return stats;
-  }
-  for await (const batch of withProgress(discovery)) {
-    stats.bytes += batch.bytes;
-    for (const record of batch.records) stats.addRecord(record);
-    for (const damaged of batch.damaged) stats.addDamaged(damaged);
-  }
+  const shares = runOverFiles(
+    'stats',
+    discovery,
+    (share) => ({ files: discovery.files, share }),
+    (share) => ({ records: share.total.records, bytes: share.bytes }),
+  );
+  for await (const share of shares) stats.merge(share);
   return stats;
 }
 

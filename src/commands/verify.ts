@@ -1,14 +1,7 @@
 import { Command } from 'commander';
-import { ByteSink } from '../canonical/byte-sink.js';
-import { SynalinksRecord } from '../sources/synalinks-record.js';
-import { findTraceFiles, printJson, withProgress } from './common.js';
-
-interface Mismatch {
-  call_id: string;
-  file: string;
-  line: number;
-  field: 'inputs_hash' | 'config_hash';
-}
+import { runOverFiles } from '../parallel/run-shares.js';
+import { findTraceFiles, printJson } from './common.js';
+import type { Mismatch } from '../canonical/verify-share.js';
 
 export function registerVerify(program: Command): void {
   program
@@ -31,20 +24,19 @@ Examples:
     )
     .action(async (roots: string[], options: { json?: boolean; verbose?: boolean }) => {
       const discovery = await findTraceFiles(roots, options);
-      const sink = new ByteSink();
       const mismatches: Mismatch[] = [];
       let checked = 0;
       let damaged = 0;
-      for await (const batch of withProgress(discovery)) {
-        damaged += batch.damaged.length;
-        for (const record of batch.records) {
-          if (!(record instanceof SynalinksRecord)) continue;
-          checked++;
-          const { inputsHash, configHash } = record.recomputeHashes(sink);
-          const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
-          if (inputsHash !== record.inputsHash) mismatches.push({ ...where, field: 'inputs_hash' });
-          if (configHash !== record.configHash) mismatches.push({ ...where, field: 'config_hash' });
-        }
+      const shares = runOverFiles(
+        'verify',
+        discovery,
+        (share) => ({ files: discovery.files, share }),
+        (result) => ({ records: result.checked, bytes: result.bytes }),
+      );
+      for await (const result of shares) {
+        checked += result.checked;
+        damaged += result.damaged;
+        mismatches.push(...result.mismatches);
       }
       if (options.json) printJson({ checked, mismatches, damaged_lines: damaged });
       else {

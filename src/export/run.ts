@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { TraceRecord } from '../record.js';
-import { Curation, type CurationOptions, type CurationPlan, type Drop } from '../pipeline/curate.js';
+import { planCuration, type CurationOptions, type CurationPlan, type Drop } from '../pipeline/curate.js';
 import { assignSplit, groupKey, type Split } from '../pipeline/split.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
@@ -26,7 +26,6 @@ import {
   type ToolDefinition,
   type ValidationReport,
 } from '../targets/index.js';
-import { withProgress } from '../commands/common.js';
 import { Dataset, SPLITS } from './dataset.js';
 import { safeSegment } from './names.js';
 
@@ -89,9 +88,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
     const inference = new ToolInference();
-    const curation = new Curation(discovery.files, curationOptions, drop, (messages) => inference.observe(messages));
-    await curation.addBatches(withProgress(discovery));
-    const plan = curation.finish();
+    const plan = await planCuration(discovery, curationOptions, drop, (messages) => inference.observe(messages));
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const datasets = new Map<string, Dataset>();

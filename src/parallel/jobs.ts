@@ -1,8 +1,12 @@
 /** The jobs worker threads can run, by name. Each takes plain data and returns plain data. */
+import { curateShare } from '../pipeline/curate-share.js';
 import { statsShare } from '../stats/share.js';
+import { verifyShare } from '../canonical/verify-share.js';
 
 export const JOBS = {
   stats: statsShare,
+  curate: curateShare,
+  verify: verifyShare,
 };
 
 export type JobName = keyof typeof JOBS;

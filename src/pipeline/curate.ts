@@ -7,10 +7,10 @@
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
  */
-import type { DamagedLine, Message, TraceRecord } from '../record.js';
-import { candidateOf, type Candidate, type CandidateOptions } from './candidate.js';
-import type { TraceFile } from '../sources/discover.js';
-import type { RecordBatch } from '../sources/read.js';
+import type { DamagedLine, Message } from '../record.js';
+import { runOverFiles } from '../parallel/run-shares.js';
+import type { Candidate, CandidateOptions } from './candidate.js';
+import type { Discovery, TraceFile } from '../sources/discover.js';
 import { TrajectoryCollapse } from './collapse.js';
 import { Deduplicator, type KeepRule } from './dedupe.js';
 import { KeyIndex } from './key-index.js';
@@ -104,7 +104,6 @@ export class Curation {
   private readonly dedupe: Deduplicator;
   private readonly collapse: TrajectoryCollapse | null;
   private readonly pending = new PendingDuplicates();
-  private readonly fileIndexOf = new Map<string, number>();
   private readonly key = new Uint32Array(4);
   private readonly positionKey = new Uint32Array(4);
   /** Without dedupe, the keys of kept records are gathered here instead of in the dedupe index. */
@@ -123,7 +122,6 @@ export class Curation {
   ) {
     this.dedupe = new Deduplicator(options.keep);
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
-    files.forEach((file, i) => this.fileIndexOf.set(file.path, i));
     this.selectedKeys = options.dedupe ? null : new KeyIndex();
     this.candidateOptions = {
       selection: options.selection,
@@ -140,10 +138,6 @@ export class Curation {
 
   addDamaged(line: DamagedLine): void {
     this.drop({ file: line.file, line: line.line, reason: 'damaged', detail: line.reason });
-  }
-
-  addRecord(record: TraceRecord, fileIndex: number): void {
-    this.addCandidate(candidateOf(record, fileIndex, this.candidateOptions));
   }
 
   /** The stages that compare records: exclusion, --against, dedupe and collapse. Candidates come in file order. */
@@ -171,14 +165,6 @@ export class Curation {
     if (won && this.collapse !== null) {
       if (candidate.trajectory !== null) this.collapse.observe(group, candidate.trajectory);
       else this.collapse.forget(group);
-    }
-  }
-
-  async addBatches(batches: AsyncIterable<RecordBatch>): Promise<void> {
-    for await (const batch of batches) {
-      const fileIndex = this.fileIndexOf.get(batch.file.path)!;
-      for (const record of batch.records) this.addRecord(record, fileIndex);
-      for (const damaged of batch.damaged) this.addDamaged(damaged);
     }
   }
 
@@ -235,4 +221,28 @@ export class Curation {
       uniqueKeys: dedupe.groups,
     };
   }
+}
+
+/**
+ * Runs the whole plan over the discovered files: the per-record half where the records are
+ * read (worker threads for big trees), the comparing stages here, in file order.
+ */
+export async function planCuration(
+  discovery: Discovery,
+  options: CurationOptions,
+  onDrop: DropSink,
+  onToolCalls: ((messages: Message[]) => void) | null = null,
+): Promise<CurationPlan> {
+  const curation = new Curation(discovery.files, options, onDrop, onToolCalls);
+  const results = runOverFiles(
+    'curate',
+    discovery,
+    (share) => ({ files: discovery.files, share, options: curation.candidateOptions }),
+    (result) => ({ records: result.candidates.length, bytes: result.bytes }),
+  );
+  for await (const result of results) {
+    for (const candidate of result.candidates) curation.addCandidate(candidate);
+    for (const damaged of result.damaged) curation.addDamaged(damaged);
+  }
+  return curation.finish();
 }
