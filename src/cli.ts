@@ -7,19 +7,22 @@ import { registerDedupe } from './commands/dedupe.js';
 import { registerFilter } from './commands/filter.js';
 import { registerExport } from './commands/export.js';
 import { registerValidate } from './commands/validate.js';
+import { registerRuns } from './commands/runs.js';
 
 const VERSION = '0.1.0';
 
 export function buildProgram(): Command {
   const program = new Command('traces')
     .version(VERSION)
-    .description('Turn recorded LLM calls (Synalinks trace trees) into clean fine-tuning datasets.')
+    .description('Turn recorded LLM calls (Synalinks trace trees, Ask recordings, klieo runs) into clean fine-tuning datasets.')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText(
       'after',
       `
-Roots default to $SYNALINKS_HOME, else ~/.synalinks.
+Roots default to $SYNALINKS_HOME, else ~/.synalinks. A root may be a Synalinks tree, a
+folder of Ask recordings (<test>/recording.yml) or klieo RunLog/Capture JSON files, or
+such files: the format is told from the content (--source forces it).
 
 Examples:
   traces stats                              summarise ~/.synalinks
@@ -34,6 +37,7 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   registerFilter(program);
   registerExport(program);
   registerValidate(program);
+  registerRuns(program);
   return program;
 }
 

@@ -7,7 +7,7 @@ import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, type OutputFile } from '../output/output-dir.js';
 import { copyKeptLines } from '../output/tree-copy.js';
 import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
-import { findTraceFiles, printJson } from './common.js';
+import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
 interface OutputFlags {
   out?: string;
@@ -19,6 +19,12 @@ interface OutputFlags {
 }
 
 const DRY_RUN_LISTED = 50;
+
+const NON_SYNALINKS_OUTPUT = `Ask recordings and klieo runs have no trace line to copy: each kept record is
+written as a Synalinks-shaped JSONL line (messages rebuilt, usage, cost, hashes, plus
+"source" and "partial") under <program>/<module>/<module>_<YYYYmmdd-HHMMSS>.jsonl,
+names made safe, the time (UTC) being that of the first kept record of the source
+file and module. traces reads and verifies that tree like any Synalinks tree.`;
 
 export function describeDrop(drop: Drop): string {
   const who = drop.call_id ? ` ${drop.call_id}` : '';
@@ -56,15 +62,16 @@ export function registerCurationCommand(
   const command = program
     .command(spec.name)
     .description(spec.description)
-    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
-    .option('--out <dir>', 'write the kept records here, same layout and file names')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
+    .option('--out <dir>', 'write the kept records here, same layout and file names (see below for Ask and klieo)')
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .option('--manifest <file>', `where to list every dropped record (default: DIR/${META_DIR}/manifest.jsonl)`)
     .option('--dry-run', 'write nothing; print what would be kept and dropped')
     .option('--json', 'print the summary as JSON on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   addCurationOptions(command, { status: 'ok,exception,no_output', trajectories: 'all' });
-  command.addHelpText('after', `\n${spec.examples}`).action(async (roots: string[], flags: CurationFlags & OutputFlags) => {
+  addSourceOption(command);
+  command.addHelpText('after', `\n${spec.examples}\n\n${NON_SYNALINKS_OUTPUT}`).action(async (roots: string[], flags: CurationFlags & OutputFlags) => {
     if (!flags.dryRun && flags.out === undefined) throw new UserError(`${spec.name} needs --out DIR (or --dry-run)`);
     const options = parseCurationOptions(flags, spec.dedupe);
     const discovery = await findTraceFiles(roots, flags);

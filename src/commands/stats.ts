@@ -1,23 +1,28 @@
 import { Command, Option } from 'commander';
 import { StatsCollector, GROUP_DIMENSIONS, type GroupDimension } from '../stats/collect.js';
 import { runOverFiles } from '../parallel/run-shares.js';
+import { loadPriceTable } from '../pricing/table.js';
+import type { SourceKind } from '../record.js';
 import { renderStats } from '../stats/render.js';
-import { findTraceFiles, printJson } from './common.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
 interface StatsOptions {
   json?: boolean;
   by?: GroupDimension;
   verbose?: boolean;
+  source?: SourceKind;
+  prices?: string;
 }
 
-export async function collectStats(roots: string[], options: { verbose?: boolean }): Promise<StatsCollector> {
+export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string }): Promise<StatsCollector> {
+  const prices = loadPriceTable(options.prices);
   const discovery = await findTraceFiles(roots, options);
-  const stats = new StatsCollector();
+  const stats = new StatsCollector({ prices });
   stats.files = discovery.files.length;
   const shares = runOverFiles(
     'stats',
     discovery,
-    (share) => ({ files: discovery.files, share }),
+    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin } }),
     (share) => ({ records: share.total.records, bytes: share.bytes }),
   );
   for await (const share of shares) stats.merge(share);
@@ -25,10 +30,10 @@ export async function collectStats(roots: string[], options: { verbose?: boolean
 }
 
 export function registerStats(program: Command): void {
-  program
+  const command = program
     .command('stats')
     .description('Count records by class, duplicates, tokens, cost and durations, overall and per program and module.')
-    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
     .option('--json', 'print a JSON object instead of tables')
     .addOption(new Option('--by <dimension>', 'group the table by this').choices([...GROUP_DIMENSIONS]))
     .option('-v, --verbose', 'list the files skipped as not being traces')
@@ -36,13 +41,18 @@ export function registerStats(program: Command): void {
       'after',
       `
 Usage and cost count ok records only: records without output carry stale values.
+Costs the recorder reported and costs estimated from the price table (--prices)
+are kept apart; a record with neither is unpriced: unknown, never $0.
 
 Examples:
   traces stats
   traces stats samples/synalinks --by model
-  traces stats ~/.synalinks --json | jq .unique_ok_keys`,
-    )
-    .action(async (roots: string[], options: StatsOptions) => {
+  traces stats ~/.synalinks --json | jq .unique_ok_keys
+  traces stats test/recordings --prices prices.json`,
+    );
+  addSourceOption(command);
+  addPricesOption(command);
+  command.action(async (roots: string[], options: StatsOptions) => {
       const stats = await collectStats(roots, options);
       if (options.json) printJson(stats.toJSON());
       else process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module']));

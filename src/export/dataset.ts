@@ -6,8 +6,7 @@
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import type { Split } from '../pipeline/split.js';
-import { LineValidator, type Target, type TokenCounter, type ValidationReport } from '../targets/index.js';
-import type { ExampleTokens } from '../targets/tokens.js';
+import { LineValidator, type Inspection, type Target, type TokenCounter, type ValidationReport } from '../targets/index.js';
 
 export const SPLITS: readonly Split[] = ['training', 'validation'];
 
@@ -42,13 +41,14 @@ class SplitFiles {
     return shard;
   }
 
-  write(example: Record<string, unknown>, line: string): ExampleTokens | null {
+  /** Writes one example line, already inspected by `inspectExample`. */
+  write(line: string, inspection: Inspection): void {
     let shard = this.shards[this.shards.length - 1];
     if (shard.examples > 0 && shard.file.bytes + Buffer.byteLength(line) + 1 > this.maxBytes) shard = this.openShard();
     shard.file.writeLine(line);
     shard.examples++;
     this.examples++;
-    return shard.validator.addValue(example);
+    shard.validator.addInspection(inspection, true);
   }
 
   /** Numbers the shards when there are several (`training-001.jsonl`, …) and closes them. */

@@ -5,21 +5,17 @@
  */
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import type { TraceRecord } from '../record.js';
 import { planCuration, type CurationOptions, type CurationPlan, type Drop } from '../pipeline/curate.js';
-import { assignSplit, groupKey, type Split } from '../pipeline/split.js';
+import type { Split } from '../pipeline/split.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
-import { readSelectedRecords } from '../sources/read.js';
+import { runOverFiles } from '../parallel/run-shares.js';
 import {
-  countExampleTokens,
   getTarget,
   loadTokenCounter,
   loadToolsFile,
   ToolInference,
-  toolsFor,
-  withCountCache,
   type EncodingName,
   type ReasoningMode,
   type Target,
@@ -27,7 +23,7 @@ import {
   type ValidationReport,
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
-import { safeSegment } from './names.js';
+import type { ProjectionSettings } from './project-share.js';
 
 export interface ExportOptions {
   format: string;
@@ -81,7 +77,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--tools ${(error as Error).message}`);
     }
   }
-  const counter = withCountCache(await loadTokenCounter(options.tokenizer));
+  const counter = await loadTokenCounter(options.tokenizer);
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
@@ -92,45 +88,49 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const datasets = new Map<string, Dataset>();
-    const datasetFor = (record: TraceRecord): Dataset => {
-      const folder = options.groupBy === 'module' ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
+    const datasetAt = (folder: string): Dataset => {
       let dataset = datasets.get(folder);
       if (dataset === undefined) datasets.set(folder, (dataset = new Dataset(output, folder, target, counter, fileLimit)));
       return dataset;
     };
-    if (options.groupBy === 'none') datasetFor({ program: '', module: '' } as TraceRecord);
+    if (options.groupBy === 'none') datasetAt('');
 
-    // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
-    const everyLineTools = target.name === 'nemo-customizer' ? toolsFor([...inference.names(), ...supplied.map((d) => d.function.name)], supplied, inference) : null;
-    const inferredUsed = new Set<string>();
-    const dropExample = (record: TraceRecord, reason: string, detail?: string) => {
-      exportDrops[reason] = (exportDrops[reason] ?? 0) + 1;
-      drop({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason, detail });
+    const settings: ProjectionSettings = {
+      format: target.name,
+      reasoning,
+      supplied,
+      inferred: inference.definitions(),
+      // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
+      everyLineTools: target.name === 'nemo-customizer' ? [...new Set([...inference.names(), ...supplied.map((d) => d.function.name)])] : null,
+      maxExampleTokens: options.maxExampleTokens,
+      seed: options.seed,
+      validationFraction: options.validationFraction,
+      tokenizer: options.tokenizer,
+      groupByModule: options.groupBy === 'module',
     };
-
-    for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
-      for (const record of records) {
-        const messages = record.messages();
-        const projection = target.project(messages, { reasoning });
-        if (!projection.ok) {
-          dropExample(record, projection.reason, projection.detail);
+    const inferredUsed = new Set<string>();
+    const keptDiscovery = { files: discovery.files, skipped: [] };
+    const projected = runOverFiles(
+      'project',
+      keptDiscovery,
+      (share) => ({
+        files: discovery.files,
+        share,
+        kept: new Map(share.ranges.filter((r) => plan.keptLines.has(r.fileIndex)).map((r) => [r.fileIndex, plan.keptLines.get(r.fileIndex)!])),
+        settings,
+      }),
+      (result) => ({ records: result.records, bytes: 0 }),
+    );
+    for await (const { items } of projected) {
+      for (const item of items) {
+        if (item.kind === 'drop') {
+          const { kind, ...dropped } = item;
+          exportDrops[item.reason] = (exportDrops[item.reason] ?? 0) + 1;
+          drop(dropped);
           continue;
         }
-        let example = projection.example;
-        const tools = everyLineTools ?? toolsFor(projection.toolNames, supplied, inference);
-        if (tools.definitions.length > 0) {
-          example = target.attachTools(example, tools.definitions);
-          for (const name of tools.inferred) inferredUsed.add(name);
-        }
-        if (options.maxExampleTokens !== null) {
-          const tokens = countExampleTokens(counter, example);
-          if (tokens.total > options.maxExampleTokens) {
-            dropExample(record, 'too_long', `${tokens.total} tokens > --max-example-tokens ${options.maxExampleTokens}`);
-            continue;
-          }
-        }
-        const split: Split = assignSplit(groupKey(record.program, messages), options.seed, options.validationFraction);
-        datasetFor(record).splits[split].write(example, JSON.stringify(example));
+        for (const name of item.inferredTools) inferredUsed.add(name);
+        datasetAt(item.folder).splits[item.split].write(item.line, item.inspection);
       }
     }
 

@@ -1,12 +1,33 @@
-/** Writes kept records into a tree with the input's layout and file names, each line byte for byte. */
+/**
+ * Writes kept records into a tree with the input's layout and file names, each line byte for byte.
+ *
+ * Records of other recorders (Ask recordings, klieo runs) have no line to copy: each is
+ * written as a Synalinks-shaped JSONL line (its `raw`, which reads back with the same
+ * hashes) under `<program>/<module>/<module>_<YYYYmmdd-HHMMSS>.jsonl`, names made safe,
+ * the time (UTC) being the start of the first kept record of that file and module.
+ */
 import path from 'node:path';
 import type { TraceFile } from '../sources/discover.js';
 import { readLineBatches } from '../sources/lines.js';
-import type { OutputDir } from './output-dir.js';
+import { readSelectedRecords } from '../sources/read.js';
+import { safeSegment } from '../export/names.js';
+import type { OutputDir, OutputFile } from './output-dir.js';
 
 /** The path of a trace file inside an output tree: its path below its root. */
 export function relativeTracePath(file: TraceFile): string {
   return path.relative(file.root, file.path);
+}
+
+function stamp(epochSeconds: number | null): string {
+  if (epochSeconds === null) return '19700101-000000';
+  const iso = new Date(Math.floor(epochSeconds) * 1000).toISOString();
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+}
+
+/** Where a rebuilt record goes in a Synalinks-shaped output tree. */
+export function rebuiltTracePath(program: string, module: string, timestamp: number | null): string {
+  const moduleSegment = safeSegment(module);
+  return path.join(safeSegment(program), moduleSegment, `${moduleSegment}_${stamp(timestamp)}.jsonl`);
 }
 
 export async function copyKeptLines(
@@ -15,15 +36,26 @@ export async function copyKeptLines(
   output: OutputDir,
 ): Promise<number> {
   // Files from different roots with the same relative path go into one output file.
-  const byRelative = new Map<string, number[]>();
+  const opened = new Map<string, OutputFile>();
+  const fileAt = (relative: string) => {
+    let out = opened.get(relative);
+    if (out === undefined) opened.set(relative, (out = output.create(relative)));
+    return out;
+  };
+  const synalinks = new Map<string, number[]>();
+  const others: number[] = [];
   files.forEach((file, index) => {
     if (!keptLines.has(index)) return;
+    if (file.source !== undefined && file.source !== 'synalinks') {
+      others.push(index);
+      return;
+    }
     const relative = relativeTracePath(file);
-    byRelative.set(relative, [...(byRelative.get(relative) ?? []), index]);
+    synalinks.set(relative, [...(synalinks.get(relative) ?? []), index]);
   });
   let written = 0;
-  for (const [relative, indexes] of byRelative) {
-    const out = output.create(relative);
+  for (const [relative, indexes] of synalinks) {
+    const out = fileAt(relative);
     for (const index of indexes) {
       const lines = keptLines.get(index)!;
       let next = 0;
@@ -38,7 +70,20 @@ export async function copyKeptLines(
         if (next >= lines.length) break;
       }
     }
-    out.close();
   }
+  for (const index of others) {
+    // One output file per source file and module, named after its first kept record.
+    const paths = new Map<string, string>();
+    for await (const { records } of readSelectedRecords(files, new Map([[index, keptLines.get(index)!]]))) {
+      for (const record of records) {
+        const key = `${record.program}\0${record.module}`;
+        let relative = paths.get(key);
+        if (relative === undefined) paths.set(key, (relative = rebuiltTracePath(record.program, record.module, record.timestamp)));
+        fileAt(relative).writeLine(record.raw);
+        written++;
+      }
+    }
+  }
+  for (const out of opened.values()) out.close();
   return written;
 }

@@ -1,4 +1,5 @@
 /** The jobs worker threads can run, by name. Each takes plain data and returns plain data. */
+import { projectShare } from '../export/project-share.js';
 import { curateShare } from '../pipeline/curate-share.js';
 import { statsShare } from '../stats/share.js';
 import { verifyShare } from '../canonical/verify-share.js';
@@ -7,6 +8,7 @@ export const JOBS = {
   stats: statsShare,
   curate: curateShare,
   verify: verifyShare,
+  project: projectShare,
 };
 
 export type JobName = keyof typeof JOBS;

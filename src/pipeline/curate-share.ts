@@ -12,18 +12,24 @@ export interface CurateSharePayload {
 }
 
 export interface CurateShareResult {
-  candidates: Candidate[];
-  damaged: DamagedLine[];
+  /** Records and damaged lines in line order, so drops are listed the same however files are shared out. */
+  items: ({ damaged: DamagedLine } | Candidate)[];
+  records: number;
   bytes: number;
 }
 
 export async function curateShare({ files, share, options }: CurateSharePayload): Promise<CurateShareResult> {
-  const result: CurateShareResult = { candidates: [], damaged: [], bytes: 0 };
+  const result: CurateShareResult = { items: [], records: 0, bytes: 0 };
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       result.bytes += batch.bytes;
-      for (const record of batch.records) result.candidates.push(candidateOf(record, range.fileIndex, options));
-      result.damaged.push(...batch.damaged);
+      result.records += batch.records.length;
+      let d = 0;
+      for (const record of batch.records) {
+        while (d < batch.damaged.length && batch.damaged[d].line < record.ref.line) result.items.push({ damaged: batch.damaged[d++] });
+        result.items.push(candidateOf(record, range.fileIndex, options));
+      }
+      while (d < batch.damaged.length) result.items.push({ damaged: batch.damaged[d++] });
     }
   }
   return result;

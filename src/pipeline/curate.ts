@@ -238,11 +238,13 @@ export async function planCuration(
     'curate',
     discovery,
     (share) => ({ files: discovery.files, share, options: curation.candidateOptions }),
-    (result) => ({ records: result.candidates.length, bytes: result.bytes }),
+    (result) => ({ records: result.records, bytes: result.bytes }),
   );
   for await (const result of results) {
-    for (const candidate of result.candidates) curation.addCandidate(candidate);
-    for (const damaged of result.damaged) curation.addDamaged(damaged);
+    for (const item of result.items) {
+      if ('damaged' in item) curation.addDamaged(item.damaged);
+      else curation.addCandidate(item);
+    }
   }
   return curation.finish();
 }

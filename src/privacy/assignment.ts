@@ -12,8 +12,6 @@ export interface AssignmentSpec {
   readonly rank: number;
   /** Key-name endings as word lists: ['api','key'] matches api_key, api-key, apiKey, API_KEY, dbApiKey. */
   readonly keys: readonly (readonly string[])[];
-  /** Substrings one of which any matching key contains (prefilter, case variants included). */
-  readonly hints: readonly string[];
   readonly acceptValue: (value: string, key: string) => boolean;
 }
 
@@ -43,13 +41,19 @@ function startsWord(before: string | undefined, first: string | undefined): bool
   return !isAlnum(before) || (isLower(before) && isUpper(first));
 }
 
+/** Longer values are not credentials people paste; the bound also keeps scans linear on `a=a=a=…`. */
+const MAX_VALUE = 512;
+/** A bare value stops where values end in code, env files, and query strings. */
+const BARE = `[^\\s"'\`\\\\,;&<>()[\\]{}]`;
+
 export function makeAssignmentDetector(spec: AssignmentSpec): AssignmentDetector {
   const keys = keyAlternation(spec.keys);
-  // key, optional closing quote (possibly JSON-escaped), operator, then a quoted or bare value.
-  // Bare values stop at characters that end a value in code, env files, and query strings.
+  // The match starts at the operator (: = := =>, not ==) and looks back for the key: the
+  // engine then only stops at ':' and '=', several times faster than trying each keyword at
+  // every position. Then an optional closing quote (maybe JSON-escaped) and a quoted or bare value.
   const pattern = new RegExp(
-    `(${keys})(?![A-Za-z0-9_-])(?:\\\\?["'])?[ \\t]*(?::=|=>|:|=(?!=))[ \\t]*` +
-      `(?:\\\\?"([^"\\\\\\s]+)\\\\?"|'([^'\\\\\\s]+)'|([^\\s"'\`\\\\,;&<>()[\\]{}]+))`,
+    `[:=](?<=(${keys})(?:\\\\?["'])?[ \\t]*[:=])(?:(?<=:)=?|(?<==)(?:>|(?!=)))[ \\t]*` +
+      `(?:\\\\?"([^"\\\\\\s]{1,${MAX_VALUE}})\\\\?"|'([^'\\\\\\s]{1,${MAX_VALUE}})'|(${BARE}{1,${MAX_VALUE}})(?!${BARE}))`,
     'gid',
   );
   const keyAtEnd = new RegExp(`(?:${keys})$`, 'i');
@@ -58,10 +62,13 @@ export function makeAssignmentDetector(spec: AssignmentSpec): AssignmentDetector
     name: spec.name,
     kind: spec.kind,
     rank: spec.rank,
-    mayMatch: (text) => spec.hints.some((hint) => text.includes(hint)),
+    mayMatch: () => true,
     pattern,
     valueGroups: [2, 3, 4],
-    accept: (value, match, text) => startsWord(text[match.index - 1], match[1][0]) && spec.acceptValue(value, match[1]),
+    accept: (value, match, text) => {
+      const keyStart = match.indices?.[1]?.[0] ?? match.index;
+      return startsWord(text[keyStart - 1], match[1][0]) && spec.acceptValue(value, match[1]);
+    },
   };
 
   const findInField = (key: string, value: string): Candidate | undefined => {

@@ -12,6 +12,8 @@ export interface Detector {
   readonly pattern: RegExp;
   /** Capture groups (index or name) holding the sensitive part; the first that took part wins. Whole match otherwise. */
   readonly valueGroups?: readonly (number | string)[];
+  /** For spans no single group covers (a local part captured in a lookbehind). Wins over valueGroups. */
+  readonly span?: (match: RegExpExecArray) => [number, number] | undefined;
   /** Second opinion on a regex match (checksums, entropy, context). */
   readonly accept?: (value: string, match: RegExpExecArray, text: string) => boolean;
 }
@@ -31,8 +33,6 @@ export function includesAny(needles: readonly string[]): (text: string) => boole
   };
 }
 
-const HAS_DIGIT = /\d/;
-export const hasDigit = (text: string): boolean => HAS_DIGIT.test(text);
 
 function valueSpan(match: RegExpExecArray, groups: readonly (number | string)[] | undefined): [number, number] | undefined {
   if (groups === undefined) return [match.index, match.index + match[0].length];
@@ -47,7 +47,7 @@ function valueSpan(match: RegExpExecArray, groups: readonly (number | string)[] 
 
 /** Runs `pattern` over `text`, pushing accepted spans shifted by `offset` (the text may be a slice). */
 export function collectMatches(
-  source: Pick<Detector, 'name' | 'kind' | 'rank' | 'pattern' | 'valueGroups' | 'accept'>,
+  source: Pick<Detector, 'name' | 'kind' | 'rank' | 'pattern' | 'valueGroups' | 'span' | 'accept'>,
   text: string,
   offset: number,
   out: Candidate[],
@@ -60,7 +60,7 @@ export function collectMatches(
       re.lastIndex++;
       continue;
     }
-    const span = valueSpan(match, source.valueGroups);
+    const span = source.span !== undefined ? source.span(match) : valueSpan(match, source.valueGroups);
     if (span !== undefined && span[1] > span[0] && (source.accept?.(text.slice(span[0], span[1]), match, text) ?? true)) {
       out.push({ detector: source.name, kind: source.kind, rank: source.rank, start: span[0] + offset, end: span[1] + offset });
     } else {

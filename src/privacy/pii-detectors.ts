@@ -3,10 +3,11 @@ import { cardNumberValid, ibanValid } from './checksums.js';
 import { includesAny, type Detector } from './detector.js';
 import { sharedGate } from './gate.js';
 
-// Every card number, phone number, IPv4 address and (practically) every IBAN holds a run
-// of 7+ characters of digits and separators starting and ending with a digit. Strings
-// without one skip all four detectors after a single regex pass.
-const mayHoldNumber = sharedGate('\\d[\\d .()-]{5,}\\d');
+
+// Every card number, phone number and (practically) every IBAN holds a run of 6+ digits and
+// separators starting with two digits and ending with one. Strings without one skip all
+// three detectors after a single, fast regex pass (computed once per text).
+const mayHoldNumber = sharedGate('\\d\\d[\\d .()-]{3,}\\d');
 
 // Handles such as icon@2x.png or pkg@x.js are file names, not addresses.
 const FILE_EXTENSION_TLD = /^(?:png|jpe?g|gif|svg|webp|ico|bmp|m?js|cjs|tsx?|jsx|s?css|html?|json|ya?ml|txt|lock|map)$/i;
@@ -16,9 +17,14 @@ const email: Detector = {
   kind: 'pii',
   rank: 35,
   mayMatch: includesAny(['@']),
-  // The lookbehind starts the local part only at a run boundary, keeping long runs linear.
+  // Starts at the '@' (fast to search for) and captures the local part in a lookbehind,
+  // which must begin at a run boundary; the finding spans local part through domain.
   pattern:
-    /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    /(?<=(?<![A-Za-z0-9._%+-])([A-Za-z0-9._%+-]{1,64}))@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])/dg,
+  span: (match) => {
+    const local = match.indices?.[1];
+    return local === undefined ? undefined : [local[0], match.index + match[0].length];
+  },
   accept: (value) => !FILE_EXTENSION_TLD.test(value.slice(value.lastIndexOf('.') + 1)) && !value.startsWith('git@'),
 };
 
@@ -59,7 +65,7 @@ const ipv4: Detector = {
   name: 'ipv4',
   kind: 'pii',
   rank: 30,
-  mayMatch: mayHoldNumber,
+  mayMatch: sharedGate('\\d\\.\\d{1,3}\\.\\d'),
   // Octets without leading zeros, so 0.9.014-style versions never parse as addresses.
   pattern: new RegExp(`(?<![\\w.-])(?:${OCTET}\\.){3}${OCTET}(?![\\w-]|\\.\\d)`, 'g'),
   accept: ipv4Identifying,

@@ -1,12 +1,17 @@
 /**
  * Finds the trace files under the roots a user names. A Synalinks root also holds config,
  * dataset caches and knowledge bases; only the two layouts Synalinks writes count as traces.
+ * Files outside that layout may be other recorders' (Ask recordings, klieo runs): their
+ * format is told by their content's shape, read from the first bytes, never by name, so
+ * Synalinks files pay nothing for it. `--source` forces one format for every file.
  */
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { UserError } from '../errors.js';
+import type { SourceKind } from '../record.js';
+import { detectSource } from './detect.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -14,6 +19,13 @@ export interface TraceFile {
   /** Path shown to users: relative to the current folder when inside it. */
   display: string;
   root: string;
+  /** The recorder that wrote the file. */
+  source: SourceKind;
+}
+
+export interface DiscoverOptions {
+  /** Read every file as this format instead of detecting it. */
+  source?: SourceKind;
 }
 
 export interface SkippedFile {
@@ -54,12 +66,33 @@ export function whyNotTraceFile(relative: string): string | null {
   return null;
 }
 
-async function discoverRoot(root: string, into: Discovery): Promise<void> {
+/** Extensions of files that may hold another recorder's JSON (Ask writes JSON into `.yml`). */
+const OTHER_CANDIDATE = /\.(json|jsonl|yml|yaml)$/i;
+
+/** Which format a file outside the Synalinks layout holds: forced, or from its content. */
+async function otherSource(full: string, forced: SourceKind | undefined): Promise<SourceKind | null> {
+  if (forced !== undefined) return forced === 'synalinks' ? null : OTHER_CANDIDATE.test(full) ? forced : null;
+  if (!OTHER_CANDIDATE.test(full)) return null;
+  const kind = await detectSource(full);
+  return kind === 'synalinks' ? null : kind;
+}
+
+async function discoverRoot(root: string, into: Discovery, options: DiscoverOptions): Promise<void> {
   const absolute = path.resolve(root);
   const info = await stat(absolute).catch(() => null);
-  if (info === null) throw new UserError(`${root}: no such file or folder (give a Synalinks trace folder or a .jsonl file)`);
+  if (info === null) throw new UserError(`${root}: no such file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
   if (info.isFile()) {
-    into.files.push({ path: absolute, display: displayPath(absolute), root: path.dirname(absolute) });
+    const file = { path: absolute, display: displayPath(absolute), root: path.dirname(absolute) };
+    if (options.source !== undefined) {
+      into.files.push({ ...file, source: options.source });
+      return;
+    }
+    // A file named directly is read as Synalinks unless its content is another recorder's;
+    // a non-JSONL file of no known shape is reported rather than read.
+    const detected = TRACE_FILE_NAME.test(path.basename(absolute)) ? 'synalinks' : await detectSource(absolute);
+    if (detected !== null) into.files.push({ ...file, source: detected });
+    else if (absolute.endsWith('.jsonl')) into.files.push({ ...file, source: 'synalinks' });
+    else into.skipped.push({ path: file.display, reason: 'no known recorder format (Synalinks, Ask, klieo)' });
     return;
   }
   // Depth 3 bounds the walk, so symlink loops cannot make it run forever.
@@ -75,14 +108,21 @@ async function discoverRoot(root: string, into: Discovery): Promise<void> {
   for (const relative of entries) {
     const full = path.join(absolute, relative);
     const reason = whyNotTraceFile(relative);
-    if (reason === null) into.files.push({ path: full, display: displayPath(full), root: absolute });
+    if (reason === null && (options.source === undefined || options.source === 'synalinks')) {
+      into.files.push({ path: full, display: displayPath(full), root: absolute, source: 'synalinks' });
+      continue;
+    }
+    const other = reason === 'dataset cache' ? null : await otherSource(full, options.source);
+    if (other !== null) into.files.push({ path: full, display: displayPath(full), root: absolute, source: other });
+    else if (reason === null) into.skipped.push({ path: displayPath(full), reason: `not read as ${options.source} (--source)` });
+    else if (options.source === undefined && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; no known recorder format (Ask, klieo)` });
     else into.skipped.push({ path: displayPath(full), reason });
   }
 }
 
-export async function discover(roots: readonly string[]): Promise<Discovery> {
+export async function discover(roots: readonly string[], options: DiscoverOptions = {}): Promise<Discovery> {
   const result: Discovery = { files: [], skipped: [] };
-  for (const root of roots.length > 0 ? roots : [defaultRoot()]) await discoverRoot(root, result);
+  for (const root of roots.length > 0 ? roots : [defaultRoot()]) await discoverRoot(root, result, options);
   const seen = new Set<string>();
   result.files = result.files.filter((f) => !seen.has(f.path) && seen.add(f.path));
   return result;

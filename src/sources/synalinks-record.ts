@@ -157,10 +157,12 @@ export class SynalinksRecord implements TraceRecord {
     const key = this.configHash;
     let info = modelByConfigHash.get(key);
     if (info === undefined) {
-      const config = this.value('config') as { config?: { model?: unknown } } | null | undefined;
-      const model = typeof config?.config?.model === 'string' ? config.config.model : null;
+      const config = this.value('config') as { config?: { model?: unknown }; model?: unknown; provider?: unknown } | null | undefined;
+      // Lines traces wrote for other recorders' records carry `{model, provider}` at the top.
+      const model = typeof config?.config?.model === 'string' ? config.config.model : typeof config?.model === 'string' ? config.model : null;
       // LiteLLM-style names carry the provider before the first slash.
-      const provider = model !== null && model.includes('/') ? model.slice(0, model.indexOf('/')) : null;
+      const provider =
+        typeof config?.provider === 'string' ? config.provider : model !== null && model.includes('/') ? model.slice(0, model.indexOf('/')) : null;
       info = { model, provider };
       if (key !== '') modelByConfigHash.set(key, info);
     }

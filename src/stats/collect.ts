@@ -2,6 +2,7 @@
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
+import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;
@@ -51,8 +52,12 @@ export class StatsCollector {
   /** Set when this collector is a worker's share: first-seen keys and their groups. */
   private readonly keyLog: { keys: number[]; keyGroups: number[]; groupSets: GroupNames[]; setIndex: Map<string, number> } | null;
 
-  constructor(options: { logKeys?: boolean } = {}) {
+  /** Estimates the cost of records that report none (null: no estimates). */
+  readonly prices: PriceTable | null;
+
+  constructor(options: { logKeys?: boolean; prices?: PriceTable | null } = {}) {
     this.keyLog = options.logKeys ? { keys: [], keyGroups: [], groupSets: [], setIndex: new Map() } : null;
+    this.prices = options.prices ?? null;
   }
 
   private talliesFor(names: GroupNames): Tally[] {
@@ -70,7 +75,7 @@ export class StatsCollector {
   }
 
   addRecord(record: TraceRecord): void {
-    const facts = factsOf(record);
+    const facts = factsOf(record, this.prices);
     const names = groupNames(record);
     let isDuplicate = false;
     if (facts.status === 'ok') {
@@ -157,6 +162,7 @@ export class StatsCollector {
       modules: Object.fromEntries(sorted('module').map(([k, t]) => [k, t.toJSON()])),
       damaged: this.damagedListed,
       damaged_not_listed: this.damagedCount - this.damagedListed.length,
+      prices: this.prices === null ? null : { table: this.prices.origin, written: this.prices.written },
     };
   }
 }

@@ -30,10 +30,23 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
-function costCell(t: Tally): string {
+/** Reported and estimated costs apart (`$1.20 + ~$0.30`), `+?` when some are unpriced; never $0 for unknown. */
+export function costCell(t: Tally): string {
   if (t.ok === 0) return '-';
-  if (t.okWithoutCost === t.ok) return 'unknown';
-  return formatUsd(t.costUsd) + (t.okWithoutCost > 0 ? '+?' : '');
+  const reported = t.ok - t.okWithoutCost;
+  const parts: string[] = [];
+  if (reported > 0) parts.push(formatUsd(t.costUsd));
+  if (t.okWithEstimatedCost > 0) parts.push(`~${formatUsd(t.estimatedCostUsd)}`);
+  if (parts.length === 0) return 'unknown';
+  return parts.join(' + ') + (t.okUnpriced > 0 ? '+?' : '');
+}
+
+function costSummary(t: Tally, prices: string | null): string {
+  const reported = t.ok - t.okWithoutCost;
+  const parts = [reported > 0 ? `${formatUsd(t.costUsd)} reported (${formatCount(reported)} records)` : 'none reported'];
+  if (t.okWithEstimatedCost > 0) parts.push(`~${formatUsd(t.estimatedCostUsd)} estimated (${formatCount(t.okWithEstimatedCost)} records${prices !== null ? `, ${prices}` : ''})`);
+  if (t.okUnpriced > 0) parts.push(`${formatCount(t.okUnpriced)} unpriced (unknown, not $0)`);
+  return parts.join(', ');
 }
 
 function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): string {
@@ -74,7 +87,7 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
       `prompt ${formatTokens(t.tokens.prompt)}, completion ${formatTokens(t.tokens.completion)}, reasoning ${formatTokens(t.tokens.reasoning)}, cached ${formatTokens(t.tokens.cached)}` +
         (t.okWithoutUsage > 0 ? ` (${formatCount(t.okWithoutUsage)} ok records without usage)` : ''),
     ],
-    ['cost (ok)', `${costCell(t)}${t.okWithoutCost > 0 ? ` (${formatCount(t.okWithoutCost)} ok records without cost)` : ''}`],
+    ['cost (ok)', t.ok === 0 ? '-' : costSummary(t, stats.prices?.describe() ?? null)],
     ['duration (ok)', `p50 ${formatSeconds(t.durations.quantile(0.5))}, p95 ${formatSeconds(t.durations.quantile(0.95))}`],
     ['period', `${isoOrNull(t.firstTimestamp) ?? '-'} → ${isoOrNull(t.lastTimestamp) ?? '-'}`],
     ['models', [...stats.groups.model].map(([m, g]) => `${m} (${formatCount(g.records)})`).join(', ') || '-'],

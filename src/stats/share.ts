@@ -2,15 +2,18 @@
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
+import { PriceTable, type PriceTableData } from '../pricing/table.js';
 import { StatsCollector, type StatsSnapshot } from './collect.js';
 
 export interface StatsSharePayload {
   files: TraceFile[];
   share: WorkShare;
+  /** The price table for cost estimates, as plain data. */
+  prices?: { data: PriceTableData; origin: string } | null;
 }
 
-export async function statsShare({ files, share }: StatsSharePayload): Promise<StatsSnapshot> {
-  const stats = new StatsCollector({ logKeys: true });
+export async function statsShare({ files, share, prices }: StatsSharePayload): Promise<StatsSnapshot> {
+  const stats = new StatsCollector({ logKeys: true, prices: prices ? new PriceTable(prices.data, prices.origin) : null });
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       stats.bytes += batch.bytes;

@@ -1,5 +1,6 @@
 /** Totals over a set of records, mergeable so per-file or per-worker tallies combine. */
 import type { Status, TraceRecord, Usage } from '../record.js';
+import type { PriceTable } from '../pricing/table.js';
 import { QuantileSketch } from './quantiles.js';
 
 export interface TokenTotals {
@@ -17,15 +18,20 @@ export interface RecordFacts {
   duration: number | null;
   usage: Usage | null;
   cost: number | null;
+  /** USD from the price table when the record reports no cost; null when unpriced (or reported). */
+  estimatedCost: number | null;
 }
 
-export function factsOf(record: TraceRecord): RecordFacts {
+export function factsOf(record: TraceRecord, prices: PriceTable | null = null): RecordFacts {
+  const cost = record.cost;
+  const usage = record.usage;
   return {
     status: record.status,
     timestamp: record.timestamp,
     duration: record.duration,
-    usage: record.usage,
-    cost: record.cost,
+    usage,
+    cost,
+    estimatedCost: cost === null && usage !== null && prices !== null && record.status === 'ok' ? prices.costOf(record).usd : null,
   };
 }
 
@@ -39,14 +45,20 @@ export class Tally {
   tokens: TokenTotals = { prompt: 0, completion: 0, reasoning: 0, cached: 0, total: 0 };
   /** Ok records without recorded usage: their tokens are unknown, not zero. */
   okWithoutUsage = 0;
+  /** Reported cost only: estimates are kept apart. */
   costUsd = 0;
   okWithoutCost = 0;
+  /** Ok records without reported cost, priced from the price table. */
+  estimatedCostUsd = 0;
+  okWithEstimatedCost = 0;
+  /** Ok records without reported cost that no price (or no usage) could estimate: unknown, not zero. */
+  okUnpriced = 0;
   durations = new QuantileSketch();
   firstTimestamp: number | null = null;
   lastTimestamp: number | null = null;
 
   add(facts: RecordFacts, isDuplicate: boolean): void {
-    const { status, timestamp, duration, usage, cost } = facts;
+    const { status, timestamp, duration, usage, cost, estimatedCost } = facts;
     this.records++;
     this[status]++;
     if (timestamp !== null) {
@@ -64,8 +76,15 @@ export class Tally {
       this.tokens.cached += usage.cached_tokens ?? 0;
       this.tokens.total += usage.total_tokens ?? 0;
     }
-    if (cost === null) this.okWithoutCost++;
-    else this.costUsd += cost;
+    if (cost !== null) this.costUsd += cost;
+    else {
+      this.okWithoutCost++;
+      if (estimatedCost === null) this.okUnpriced++;
+      else {
+        this.estimatedCostUsd += estimatedCost;
+        this.okWithEstimatedCost++;
+      }
+    }
   }
 
   merge(other: Tally): void {
@@ -78,6 +97,9 @@ export class Tally {
     this.okWithoutUsage += other.okWithoutUsage;
     this.costUsd += other.costUsd;
     this.okWithoutCost += other.okWithoutCost;
+    this.estimatedCostUsd += other.estimatedCostUsd ?? 0;
+    this.okWithEstimatedCost += other.okWithEstimatedCost ?? 0;
+    this.okUnpriced += other.okUnpriced ?? 0;
     this.durations.merge(other.durations);
     if (other.firstTimestamp !== null && (this.firstTimestamp === null || other.firstTimestamp < this.firstTimestamp)) {
       this.firstTimestamp = other.firstTimestamp;
@@ -108,6 +130,9 @@ export class Tally {
       tokens: { ...this.tokens, ok_records_without_usage: this.okWithoutUsage },
       cost_usd: roundUsd(this.costUsd),
       ok_records_without_cost: this.okWithoutCost,
+      estimated_cost_usd: roundUsd(this.estimatedCostUsd),
+      ok_records_with_estimated_cost: this.okWithEstimatedCost,
+      ok_records_unpriced: this.okUnpriced,
       duration_s: {
         p50: this.durations.quantile(0.5),
         p95: this.durations.quantile(0.95),

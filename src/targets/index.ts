@@ -46,6 +46,8 @@ export {
   validateFile,
   validateLines,
   LineValidator,
+  inspectExample,
+  type Inspection,
   type ErrorClassSummary,
   type ValidateOptions,
   type ValidationReport,

@@ -72,6 +72,30 @@ export async function validateLines(
   return validator.report(file);
 }
 
+/** What validation learns from one example on its own; line numbers are filled in by `LineValidator`. */
+export interface Inspection {
+  errors: ValidationError[];
+  /** Null when the value has no messages list. */
+  tokens: ExampleTokens | null;
+  hasSystem: boolean;
+  hasUser: boolean;
+  /** Sorted top-level keys, comma-joined. */
+  topLevelKeys: string | null;
+}
+
+export function inspectExample(target: Target, counter: TokenCounter, value: unknown): Inspection {
+  const errors = target.validateLine(value, 0);
+  if (!isObject(value) || !Array.isArray(value.messages)) return { errors, tokens: null, hasSystem: false, hasUser: false, topLevelKeys: null };
+  const roles = new Set(value.messages.map((m) => (isObject(m) ? m.role : undefined)));
+  return {
+    errors,
+    tokens: countExampleTokens(counter, value),
+    hasSystem: roles.has('system'),
+    hasUser: roles.has('user'),
+    topLevelKeys: Object.keys(value).sort().join(','),
+  };
+}
+
 /**
  * Validates examples one at a time: from text (a file being checked) or from the values
  * an export is about to write, so an export checks its own output without reading it back.
@@ -120,15 +144,19 @@ export class LineValidator {
   }
 
   private check(value: unknown): ExampleTokens | null {
-    const { target, tally, lineNo } = this;
-    this.examples += 1;
-    tally.addLine(target.validateLine(value, lineNo));
-    if (!isObject(value) || !Array.isArray(value.messages)) return null;
+    return this.addInspection(inspectExample(this.target, this.counter, value));
+  }
 
-    const roles = new Set(value.messages.map((m) => (isObject(m) ? m.role : undefined)));
-    if (!roles.has('system')) this.missingSystem += 1;
-    if (!roles.has('user')) this.missingUser += 1;
-    const counted = countExampleTokens(this.counter, value);
+  /** Adds an example inspected elsewhere (a worker thread) as the next line. */
+  addInspection(inspection: Inspection, advanceLine = false): ExampleTokens | null {
+    if (advanceLine) this.lineNo += 1;
+    const { tally, lineNo } = this;
+    this.examples += 1;
+    for (const error of inspection.errors) tally.add({ ...error, line: lineNo });
+    if (inspection.tokens === null) return null;
+    if (!inspection.hasSystem) this.missingSystem += 1;
+    if (!inspection.hasUser) this.missingUser += 1;
+    const counted = inspection.tokens;
     this.totals.push(counted.total);
     this.assistants.push(counted.assistant);
     if (counted.total > this.tokenLimit) {
@@ -140,8 +168,8 @@ export class LineValidator {
       });
     }
     // NeMo Customizer infers one schema from the first line.
-    if (target.name === 'nemo-customizer') {
-      const keys = Object.keys(value).sort().join(',');
+    if (this.target.name === 'nemo-customizer' && inspection.topLevelKeys !== null) {
+      const keys = inspection.topLevelKeys;
       if (this.firstKeys === null) this.firstKeys = keys;
       else if (keys !== this.firstKeys) {
         tally.add({

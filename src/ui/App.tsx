@@ -337,7 +337,6 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       </Box>
       <ListPane
         store={store}
-        node={store.tree[treeCursor]}
         nodeIndex={treeCursor}
         list={list}
         width={layout.listWidth}

@@ -1,16 +1,18 @@
 /**
- * The exclusion file: one call_id per line, `#` starts a comment line, blank lines ignored.
+ * The exclusion file: one call_id per line, `#` starts a comment, blank lines ignored.
  * `--exclude FILE` of dedupe, filter and export reads the same format.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+export const DEFAULT_EXCLUDE_FILE = 'traces-exclude.txt';
+
 export function parseExcludeText(text: string): string[] {
   const ids: string[] = [];
+  // As commands/curation-options.ts reads it: `#` starts a comment, anywhere on a line.
   for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    ids.push(line);
+    const line = raw.replace(/#.*/, '').trim();
+    if (line !== '') ids.push(line);
   }
   return ids;
 }

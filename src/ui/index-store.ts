@@ -201,7 +201,6 @@ export class IndexStore extends EventEmitter {
   private readonly modelIds = new Map<string, number>([['', 0]]);
   private readonly moduleCounts: Counts[] = [];
   private readonly fileModule: number[] = [];
-  private readonly fileRank: number[] = [];
   private readonly damagedReasons = new Map<number, string>();
 
   private readonly fds = new Map<number, number>();
@@ -265,8 +264,6 @@ export class IndexStore extends EventEmitter {
       }
     }
     located.forEach(({ program, module }, i) => (this.fileModule[i] = names.get(program)!.get(module)!));
-    const order = this.files.map((_, i) => i).sort((a, b) => (this.files[a].path < this.files[b].path ? -1 : this.files[a].path > this.files[b].path ? 1 : 0));
-    order.forEach((fileId, rank) => (this.fileRank[fileId] = rank));
   }
 
   start(): Promise<void> {
@@ -302,7 +299,7 @@ export class IndexStore extends EventEmitter {
     for (let f = 0; f < this.files.length && !this.closed; f++) {
       const file = this.files[f];
       try {
-        for await (const lines of readLineBatches(file.path, this.chunkSize)) {
+        for await (const lines of readLineBatches(file.path, undefined, this.chunkSize)) {
           if (this.closed) return;
           let bytes = 0;
           for (const line of lines) {
@@ -416,14 +413,17 @@ export class IndexStore extends EventEmitter {
     }
   }
 
-  /** Dedupe keeps the first ok record by timestamp, ties broken by file path then line. */
+  /**
+   * Dedupe keeps the first ok record by timestamp (a missing one counts as 0, as in
+   * pipeline/dedupe.ts), ties going to the record read first: file order, then line.
+   */
   private comesBefore(a: number, b: number): boolean {
-    const ta = Number.isNaN(this.timestamp[a]) ? Infinity : this.timestamp[a];
-    const tb = Number.isNaN(this.timestamp[b]) ? Infinity : this.timestamp[b];
+    const ta = Number.isNaN(this.timestamp[a]) ? 0 : this.timestamp[a];
+    const tb = Number.isNaN(this.timestamp[b]) ? 0 : this.timestamp[b];
     if (ta !== tb) return ta < tb;
-    const ra = this.fileRank[this.fileId[a]];
-    const rb = this.fileRank[this.fileId[b]];
-    if (ra !== rb) return ra < rb;
+    const fa = this.fileId[a];
+    const fb = this.fileId[b];
+    if (fa !== fb) return fa < fb;
     return this.lineNo[a] < this.lineNo[b];
   }
 
@@ -681,7 +681,7 @@ export class IndexStore extends EventEmitter {
 
   /**
    * Every record with the same dedupe keys as entry `i`, in dedupe order (timestamp, file
-   * path, line), each with the part it plays: the one a dedupe keeps, the ok records it
+   * path as discovered, line), each with the part it plays: the one a dedupe keeps, the ok records it
    * drops, and records that are not ok (which a dedupe of ok records never sees).
    */
   duplicateGroup(i: number): GroupMember[] {

@@ -8,7 +8,8 @@ import type { GroupMember, StatusFilter } from './index-store.js';
 import { STATUS_FILTERS } from './index-store.js';
 import { compileSearch } from './search.js';
 
-export const DEFAULT_EXCLUDE_FILE = 'traces-exclude.txt';
+import { DEFAULT_EXCLUDE_FILE } from './exclude-file.js';
+export { DEFAULT_EXCLUDE_FILE };
 
 export type Overlay = { kind: 'help'; top: number } | { kind: 'stats' } | { kind: 'group'; entry: number; cursor: number; top: number };
 

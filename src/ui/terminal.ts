@@ -8,6 +8,9 @@ import { writeSync } from 'node:fs';
 const ENTER = '\x1b[?1049h\x1b[H\x1b[2J\x1b[?25l';
 const LEAVE = '\x1b[?25h\x1b[?1049l';
 export const CLEAR = '\x1b[H\x1b[2J';
+/** Synchronized output (DEC mode 2026): the terminal shows what comes between at once. */
+export const SYNC_START = '\x1b[?2026h';
+export const SYNC_END = '\x1b[?2026l';
 
 export interface Screen {
   restore(): void;

@@ -1,30 +1,7 @@
 /** One screen row: styled segments cut or padded to exactly `width` cells. */
 import { Text } from 'ink';
 import type { Row, Seg } from '../chat-lines.js';
-import { textWidth, truncate } from '../text.js';
-
-/** Fits segments into `width` cells: cuts the overflow (with `…`) and pads with spaces. */
-export function fitSegs(segs: readonly Seg[], width: number): Seg[] {
-  const out: Seg[] = [];
-  let used = 0;
-  for (const seg of segs) {
-    if (seg.text === '') continue;
-    const w = textWidth(seg.text);
-    if (used + w <= width) {
-      out.push(seg);
-      used += w;
-      continue;
-    }
-    const room = width - used;
-    if (room > 0) {
-      out.push({ ...seg, text: truncate(seg.text, room) });
-      used += textWidth(out[out.length - 1].text);
-    }
-    break;
-  }
-  if (used < width) out.push({ text: ' '.repeat(width - used) });
-  return out;
-}
+import { fitSegs } from '../rows.js';
 
 export interface LineProps {
   row: Row | Seg[];

@@ -32,7 +32,7 @@ export const HELP: [string, string][] = [
   ['q ^c', 'quit (closes a panel first)'],
   ['', ''],
   ['', 'Glyphs: ✓ ok  ✗ exception  ∅ no_output  ⚠ damaged line  ≡ duplicate (dropped by dedupe)  x marked'],
-  ['', 'Dedupe keeps the first ok record by timestamp, ties by file path then line.'],
+  ['', 'Duplicates: records with the same inputs_hash and config_hash; a dedupe of ok records (as export does) keeps the first by timestamp, ties by file path then line.'],
   ['', 'The exclusion file holds one call_id per line (# comments allowed); --exclude of dedupe, filter and export reads it.'],
 ];
 

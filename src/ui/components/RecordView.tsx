@@ -6,10 +6,11 @@ import { formatCost, formatDuration, formatLongTime, formatTokens } from '../tex
 import { Line } from './Line.js';
 
 export function summarySegs(info: EntryInfo, marked: boolean, groupSize: number): Seg[] {
-  const segs: Seg[] = [
-    { text: ` ${STATUS_GLYPH[info.status]} ${info.status}`, color: STATUS_COLOR[info.status], bold: true },
-    { text: `  ${info.module.program}/${info.module.module}`, bold: true },
-  ];
+  const segs: Seg[] = [{ text: ` ${STATUS_GLYPH[info.status]} ${info.status}`, color: STATUS_COLOR[info.status], bold: true }];
+  // Flags first: a narrow screen cuts the end of this line.
+  if (marked) segs.push({ text: '  x marked', color: 'red', bold: true });
+  if (groupSize > 1) segs.push({ text: `  ≡ ${groupSize} same keys${info.duplicate ? ', dropped by dedupe' : ''}`, color: 'cyan' });
+  segs.push({ text: `  ${info.module.program}/${info.module.module}`, bold: true });
   if (info.status === 'damaged') {
     segs.push({ text: `  ${info.file.display}:${info.line}`, color: 'magenta' });
   } else {
@@ -19,8 +20,6 @@ export function summarySegs(info: EntryInfo, marked: boolean, groupSize: number)
     if (Number.isFinite(info.cost)) segs.push({ text: `  ${formatCost(info.cost)}`, dim: true });
     if (Number.isFinite(info.duration)) segs.push({ text: `  ${formatDuration(info.duration)}`, dim: true });
   }
-  if (groupSize > 1) segs.push({ text: `  ≡ ${groupSize} same keys${info.duplicate ? ', dropped by dedupe' : ''}`, color: 'cyan' });
-  if (marked) segs.push({ text: '  x marked', color: 'red', bold: true });
   return segs;
 }
 

@@ -1,0 +1,125 @@
+import { Command, Option } from 'commander';
+import { loadPriceTable } from '../pricing/table.js';
+import type { SourceKind } from '../record.js';
+import { groupRuns, RUN_SORTS, sortRuns, type Run, type RunSort } from '../runs/runs.js';
+import { formatSeconds, formatTokens, formatUsd, table } from '../stats/render.js';
+import { roundUsd } from '../stats/tally.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+
+interface RunsFlags {
+  json?: boolean;
+  sort: RunSort;
+  verbose?: boolean;
+  source?: SourceKind;
+  prices?: string;
+}
+
+function iso(epoch: number | null): string | null {
+  return epoch === null ? null : new Date(epoch * 1000).toISOString();
+}
+
+function usdOrNull(value: number | null): number | null {
+  return value === null ? null : roundUsd(value);
+}
+
+export function runJson(run: Run): Record<string, unknown> {
+  return {
+    id: run.id,
+    source: run.source,
+    program: run.program,
+    modules: run.modules,
+    steps: run.steps,
+    step_kinds: run.stepKinds,
+    status: run.status,
+    recorder_status: run.recorderStatus,
+    partial_steps: run.partialSteps,
+    tokens: {
+      prompt: run.tokens.prompt,
+      completion: run.tokens.completion,
+      total: run.tokens.total,
+      steps_without_usage: run.tokens.stepsWithoutUsage,
+    },
+    cost: {
+      reported_usd: usdOrNull(run.cost.reportedUsd),
+      estimated_usd: usdOrNull(run.cost.estimatedUsd),
+      unpriced_steps: run.cost.unpricedSteps,
+      recorder_total_usd: usdOrNull(run.cost.recorderTotalUsd),
+    },
+    overhead: run.overhead === null ? null : { steps: run.overhead.steps, tokens: run.overhead.tokens, cost_usd: usdOrNull(run.overhead.costUsd) },
+    duration_s: run.duration,
+    started_at: iso(run.startedAt),
+    finished_at: iso(run.finishedAt),
+    calls: run.calls.map((c) => ({ file: c.file, line: c.line, call_id: c.callId })),
+  };
+}
+
+/** `$0.0081 + ~$0.0063`, `+?` when some steps are unpriced, `unknown` when none is priced. */
+export function runCostCell(run: Run): string {
+  const parts: string[] = [];
+  if (run.cost.reportedUsd !== null) parts.push(formatUsd(run.cost.reportedUsd));
+  if (run.cost.estimatedUsd !== null) parts.push(`~${formatUsd(run.cost.estimatedUsd)}`);
+  if (parts.length === 0) return 'unknown';
+  return parts.join(' + ') + (run.cost.unpricedSteps > 0 ? '+?' : '');
+}
+
+function tokensCell(run: Run): string {
+  if (run.tokens.stepsWithoutUsage === run.steps) return 'unknown';
+  return formatTokens(run.tokens.total) + (run.tokens.stepsWithoutUsage > 0 ? '+?' : '');
+}
+
+function shortId(id: string): string {
+  return id.length > 36 ? `${id.slice(0, 35)}…` : id;
+}
+
+export function renderRuns(runs: Run[]): string {
+  const rows = runs.map((run) => [
+    shortId(run.id),
+    run.source,
+    run.program,
+    String(run.steps),
+    run.recorderStatus ?? run.status,
+    tokensCell(run),
+    runCostCell(run),
+    formatSeconds(run.duration),
+    iso(run.startedAt)?.replace('.000Z', 'Z') ?? '-',
+  ]);
+  const partial = runs.filter((r) => r.partialSteps > 0).length;
+  const lines = [table(['run', 'source', 'program', 'steps', 'status', 'tokens', 'cost', 'duration', 'started'], rows)];
+  lines.push(`${runs.length} run${runs.length === 1 ? '' : 's'}; cost: reported, ~estimated from the price table, +? some steps unpriced (unknown, not $0)`);
+  if (partial > 0) lines.push(`${partial} run${partial === 1 ? ' has' : 's have'} partial steps (rebuilt from a prompt holding only the last user turn)`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerRuns(program: Command): void {
+  const command = program
+    .command('runs')
+    .description('One line per run (an agent run or session): steps, status, tokens, cost, duration, program.')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
+    .option('--json', 'print the runs as a JSON array')
+    .addOption(new Option('--sort <key>', 'order: start time, or the largest cost, tokens or duration first').choices([...RUN_SORTS]).default('start'))
+    .option('-v, --verbose', 'list the files skipped as not being traces');
+  addSourceOption(command);
+  addPricesOption(command);
+  command
+    .addHelpText(
+      'after',
+      `
+A run is what klieo's RunLog calls one: an Ask recording; a klieo run_id; in a
+Synalinks tree, an agent trajectory (records of a program chained because each
+step's input begins with the previous step's whole conversation), else one call.
+Costs the recorder reported and costs estimated from the price table are shown
+apart (~ marks estimates); steps with neither are unpriced, never counted as $0.
+
+Examples:
+  traces runs samples/synalinks
+  traces runs test/recordings runs/*.json --sort cost
+  traces runs ~/.synalinks --json --prices prices.json | jq '.[0]'`,
+    )
+    .action(async (roots: string[], flags: RunsFlags) => {
+      const prices = loadPriceTable(flags.prices);
+      const discovery = await findTraceFiles(roots, flags);
+      const runs = sortRuns(await groupRuns(discovery, prices), flags.sort);
+      if (flags.json) printJson(runs.map(runJson));
+      else process.stdout.write(renderRuns(runs));
+    });
+}

@@ -1,0 +1,327 @@
+/**
+ * Runs: the calls of one agent run or session, grouped the way klieo's RunLog groups them.
+ *
+ * - Ask: one recording is one run.
+ * - klieo: one `run_id` is one run (its RunLog's status, times, step kinds and overhead).
+ * - Synalinks: records of a program are chained when one's input messages begin with
+ *   another's whole conversation (completion included): an agent trajectory, where step
+ *   k+1's input holds step k's messages. A record chained to none is a run of one call.
+ *   Among records holding the same conversation, a step chains to the latest one that
+ *   started no later than it did.
+ *
+ * Per run: steps, status, tokens, cost reported and estimated apart (and unpriced steps,
+ * never counted as $0), duration, program. `listRuns` is what the browser calls.
+ */
+import type { Message, SourceKind, TraceRecord } from '../record.js';
+import { trajectoryDigests } from '../pipeline/collapse.js';
+import type { PriceTable } from '../pricing/table.js';
+import { discover, type Discovery, type DiscoverOptions, type TraceFile } from '../sources/discover.js';
+import { readFiles, readSelectedRecords, type RecordBatch } from '../sources/read.js';
+import type { SourceRun } from '../sources/source-run.js';
+
+export interface RunCall {
+  fileIndex: number;
+  file: string;
+  line: number;
+  callId: string;
+}
+
+export interface Run {
+  id: string;
+  source: SourceKind;
+  program: string;
+  modules: string[];
+  /** LLM calls (records) in the run. */
+  steps: number;
+  /** Steps by kind as the recorder lists them (klieo: llm_call, tool_call, …; Ask: provider, tool); null for Synalinks. */
+  stepKinds: Record<string, number> | null;
+  status: 'ok' | 'exception' | 'no_output' | 'running';
+  /** The recorder's own status word (klieo), else null. */
+  recorderStatus: string | null;
+  partialSteps: number;
+  tokens: { prompt: number; completion: number; total: number; stepsWithoutUsage: number };
+  cost: {
+    /** Sum of the costs the recorder reported; null when no step reported one. */
+    reportedUsd: number | null;
+    /** Sum of price-table estimates for steps without a reported cost; null when none was estimated. */
+    estimatedUsd: number | null;
+    /** Steps with neither: their cost is unknown. */
+    unpricedSteps: number;
+    /** The run-level total the recorder computed itself (klieo cost_estimate), when present. */
+    recorderTotalUsd: number | null;
+  };
+  /** klieo summary checkpoints and ops events: kept out of the steps and their cost. */
+  overhead: { steps: number; tokens: number; costUsd: number | null } | null;
+  /** Epoch seconds. */
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** Seconds; null when unknown. */
+  duration: number | null;
+  /** The run's calls in order; the last holds the longest conversation. */
+  calls: RunCall[];
+}
+
+/** What grouping keeps of a record. */
+interface CallFacts {
+  fileIndex: number;
+  line: number;
+  callId: string;
+  program: string;
+  module: string;
+  status: TraceRecord['status'];
+  timestamp: number | null;
+  duration: number | null;
+  prompt: number | null;
+  completion: number | null;
+  total: number | null;
+  reportedCost: number | null;
+  estimatedCost: number | null;
+  partial: boolean;
+  /** Synalinks chaining: digest of the whole conversation (ok records) and of input prefixes ending at an assistant turn. */
+  conversation: string | null;
+  prefixes: string[];
+}
+
+function hexOf(words: number[], at: number): string {
+  let out = '';
+  for (let i = at; i < at + 4; i++) out += words[i].toString(16).padStart(8, '0');
+  return out;
+}
+
+function factsOf(record: TraceRecord, fileIndex: number, prices: PriceTable | null): CallFacts {
+  const usage = record.usage;
+  const cost = record.cost;
+  const facts: CallFacts = {
+    fileIndex,
+    line: record.ref.line,
+    callId: record.callId,
+    program: record.program,
+    module: record.module,
+    status: record.status,
+    timestamp: record.timestamp,
+    duration: record.duration,
+    prompt: usage?.prompt_tokens ?? null,
+    completion: usage?.completion_tokens ?? null,
+    total: usage === null ? null : (usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0)),
+    reportedCost: cost,
+    estimatedCost: cost === null && usage !== null && prices !== null ? prices.costOf(record).usd : null,
+    partial: record.partial,
+    conversation: null,
+    prefixes: [],
+  };
+  if (record.source === 'synalinks') {
+    const digests = trajectoryDigests(record);
+    if (digests !== null) {
+      if (record.status === 'ok') facts.conversation = hexOf(digests.conversation, 0);
+      for (let i = 0; i < digests.prefixes.length; i += 4) facts.prefixes.push(hexOf(digests.prefixes, i));
+    }
+  }
+  return facts;
+}
+
+class UnionFind {
+  private readonly parent: number[] = [];
+  add(): number {
+    this.parent.push(this.parent.length);
+    return this.parent.length - 1;
+  }
+  find(x: number): number {
+    while (this.parent[x] !== x) x = this.parent[x] = this.parent[this.parent[x]];
+    return x;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+}
+
+function byTime(a: CallFacts, b: CallFacts): number {
+  return (a.timestamp ?? Infinity) - (b.timestamp ?? Infinity) || a.fileIndex - b.fileIndex || a.line - b.line;
+}
+
+export class RunGrouper {
+  private readonly calls: CallFacts[] = [];
+  /** Runs the recorders describe, with the file they came from. */
+  private readonly sourceRuns: { fileIndex: number; run: SourceRun }[] = [];
+  private readonly fileIndexOf = new Map<string, number>();
+
+  constructor(
+    private readonly files: readonly TraceFile[],
+    private readonly prices: PriceTable | null,
+  ) {
+    files.forEach((file, i) => this.fileIndexOf.set(file.path, i));
+  }
+
+  addBatch(batch: RecordBatch): void {
+    const fileIndex = this.fileIndexOf.get(batch.file.path)!;
+    for (const record of batch.records) this.calls.push(factsOf(record, fileIndex, this.prices));
+    for (const run of batch.runs ?? []) this.sourceRuns.push({ fileIndex, run });
+  }
+
+  finish(): Run[] {
+    const runs: Run[] = [];
+    const byPosition = new Map<string, number>();
+    this.calls.forEach((c, i) => byPosition.set(`${c.fileIndex}:${c.line}`, i));
+    const claimed = new Set<number>();
+    for (const { fileIndex, run } of this.sourceRuns) {
+      const members = run.lines.map((line) => byPosition.get(`${fileIndex}:${line}`)).filter((i): i is number => i !== undefined);
+      members.forEach((i) => claimed.add(i));
+      runs.push(this.build(members.map((i) => this.calls[i]), run));
+    }
+    // Synalinks (and any record no recorder run claimed): chain by conversation prefixes.
+    const rest = this.calls.map((c, i) => i).filter((i) => !claimed.has(i));
+    const holders = new Map<string, number[]>();
+    for (const i of rest) {
+      const c = this.calls[i];
+      if (c.conversation === null) continue;
+      const key = `${c.program}\0${c.conversation}`;
+      const list = holders.get(key);
+      if (list === undefined) holders.set(key, [i]);
+      else list.push(i);
+    }
+    const sets = new UnionFind();
+    const node = new Map<number, number>();
+    for (const i of rest) node.set(i, sets.add());
+    for (const i of rest) {
+      const c = this.calls[i];
+      // The longest prefix that is another call's whole conversation is the step before.
+      for (let k = c.prefixes.length - 1; k >= 0; k--) {
+        const candidates = holders.get(`${c.program}\0${c.prefixes[k]}`);
+        if (candidates === undefined) continue;
+        let best = -1;
+        for (const j of candidates) {
+          if (j === i) continue;
+          const t = this.calls[j].timestamp;
+          if (c.timestamp !== null && t !== null && t > c.timestamp) continue;
+          if (best === -1 || (this.calls[j].timestamp ?? -Infinity) > (this.calls[best].timestamp ?? -Infinity)) best = j;
+        }
+        if (best === -1) continue;
+        sets.union(node.get(i)!, node.get(best)!);
+        break;
+      }
+    }
+    const groups = new Map<number, CallFacts[]>();
+    for (const i of rest) {
+      const root = sets.find(node.get(i)!);
+      const list = groups.get(root);
+      if (list === undefined) groups.set(root, [this.calls[i]]);
+      else list.push(this.calls[i]);
+    }
+    for (const members of groups.values()) runs.push(this.build(members.sort(byTime), null));
+    return runs;
+  }
+
+  private build(members: CallFacts[], run: SourceRun | null): Run {
+    const first = members[0];
+    const source: SourceKind = run?.source ?? (first !== undefined ? (this.files[first.fileIndex].source ?? 'synalinks') : 'synalinks');
+    const tokens = { prompt: 0, completion: 0, total: 0, stepsWithoutUsage: 0 };
+    let reported: number | null = null;
+    let estimated: number | null = null;
+    let unpriced = 0;
+    let partial = 0;
+    for (const c of members) {
+      if (c.total === null) tokens.stepsWithoutUsage++;
+      else {
+        tokens.prompt += c.prompt ?? 0;
+        tokens.completion += c.completion ?? 0;
+        tokens.total += c.total;
+      }
+      if (c.reportedCost !== null) reported = (reported ?? 0) + c.reportedCost;
+      else if (c.estimatedCost !== null) estimated = (estimated ?? 0) + c.estimatedCost;
+      else unpriced++;
+      if (c.partial) partial++;
+    }
+    const timestamps = members.map((c) => c.timestamp).filter((t): t is number => t !== null);
+    const startedAt = run?.startedAt ?? (timestamps.length > 0 ? Math.min(...timestamps) : null);
+    let finishedAt = run?.finishedAt ?? null;
+    if (run === null && members.length > 0 && members.every((c) => c.timestamp !== null && c.duration !== null)) {
+      finishedAt = Math.max(...members.map((c) => c.timestamp! + c.duration!));
+    }
+    const statuses = members.map((c) => c.status);
+    const status: Run['status'] =
+      run?.status ?? (statuses.includes('exception') ? 'exception' : statuses.includes('no_output') ? 'no_output' : 'ok');
+    return {
+      id: run?.id ?? first?.callId ?? '',
+      source,
+      program: run?.program ?? first?.program ?? '',
+      modules: [...new Set(members.map((c) => c.module))].sort(),
+      steps: members.length,
+      stepKinds: run?.stepKinds ?? null,
+      status,
+      recorderStatus: run?.recorderStatus ?? null,
+      partialSteps: partial,
+      tokens,
+      cost: { reportedUsd: reported, estimatedUsd: estimated, unpricedSteps: unpriced, recorderTotalUsd: run?.reportedCost ?? null },
+      overhead: run?.overhead ?? null,
+      startedAt,
+      finishedAt,
+      duration: startedAt !== null && finishedAt !== null ? Math.max(0, finishedAt - startedAt) : null,
+      calls: members.map((c) => ({ fileIndex: c.fileIndex, file: this.files[c.fileIndex].display, line: c.line, callId: c.callId })),
+    };
+  }
+}
+
+export const RUN_SORTS = ['start', 'cost', 'tokens', 'duration'] as const;
+export type RunSort = (typeof RUN_SORTS)[number];
+
+/** Known cost of a run (reported plus estimated), or null when nothing is known. */
+export function knownCost(run: Run): number | null {
+  const { reportedUsd, estimatedUsd } = run.cost;
+  return reportedUsd === null && estimatedUsd === null ? null : (reportedUsd ?? 0) + (estimatedUsd ?? 0);
+}
+
+/** Start order (unknown last), or the largest cost, tokens or duration first (unknown last). */
+export function sortRuns(runs: Run[], by: RunSort): Run[] {
+  const key = (run: Run): number | null => {
+    switch (by) {
+      case 'start':
+        return run.startedAt === null ? null : -run.startedAt;
+      case 'cost':
+        return knownCost(run);
+      case 'tokens':
+        return run.tokens.total === 0 && run.tokens.stepsWithoutUsage === run.steps ? null : run.tokens.total;
+      case 'duration':
+        return run.duration;
+    }
+  };
+  return runs
+    .map((run, i) => ({ run, i, k: key(run) }))
+    .sort((a, b) => (a.k === null ? 1 : 0) - (b.k === null ? 1 : 0) || (b.k ?? 0) - (a.k ?? 0) || a.i - b.i)
+    .map(({ run }) => run);
+}
+
+/** Groups the records of the discovered files into runs. */
+export async function groupRuns(discovery: Discovery, prices: PriceTable | null): Promise<Run[]> {
+  const grouper = new RunGrouper(discovery.files, prices);
+  for await (const batch of readFiles(discovery.files)) grouper.addBatch(batch);
+  return grouper.finish();
+}
+
+/** For the browser: the runs under `roots`, in start order. */
+export async function listRuns(
+  roots: readonly string[],
+  options: DiscoverOptions & { prices?: PriceTable | null; sort?: RunSort } = {},
+): Promise<{ discovery: Discovery; runs: Run[] }> {
+  const discovery = await discover(roots, { source: options.source });
+  const runs = await groupRuns(discovery, options.prices ?? null);
+  return { discovery, runs: sortRuns(runs, options.sort ?? 'start') };
+}
+
+/**
+ * A run as one conversation: the longest conversation among its calls (for agent runs,
+ * the last step's, which holds every earlier turn).
+ */
+export async function runConversation(files: readonly TraceFile[], run: Run): Promise<Message[]> {
+  const wanted = new Map<number, number[]>();
+  for (const call of run.calls) wanted.set(call.fileIndex, [...(wanted.get(call.fileIndex) ?? []), call.line]);
+  const lines = new Map([...wanted].map(([i, l]) => [i, Int32Array.from(l).sort()]));
+  let longest: Message[] = [];
+  for await (const { records } of readSelectedRecords(files, lines)) {
+    for (const record of records) {
+      const messages = record.messages();
+      if (messages.length >= longest.length) longest = messages;
+    }
+  }
+  return longest;
+}

@@ -1,0 +1,153 @@
+/**
+ * Reads a (possibly large, pretty-printed) JSON document with stream-json, one top-level
+ * member at a time, and the elements of chosen array members one at a time, so a long
+ * recording is never held as one string nor as one parsed value.
+ */
+import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { jsonParser } from 'stream-json/parser.js';
+import Assembler from 'stream-json/assembler.js';
+import { getManyValues, isMany, none } from 'stream-chain/defs.js';
+
+export type JsonEvent =
+  /** A member of top-level object number `doc` (0-based), parsed whole. */
+  | { kind: 'member'; doc: number; key: string; value: unknown }
+  /** An element of a streamed array member. */
+  | { kind: 'element'; doc: number; key: string; index: number; value: unknown }
+  /** A top-level value that is not an object, parsed whole. */
+  | { kind: 'document'; doc: number; value: unknown }
+  /** The end of top-level object number `doc`. */
+  | { kind: 'end'; doc: number };
+
+export class JsonStreamError extends Error {}
+
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+const CHUNK_SIZE = 1 << 20;
+
+export interface JsonStreamOptions {
+  /** Top-level keys whose array values are handed out element by element. */
+  streamed?: ReadonlySet<string>;
+  /** Several documents one after the other (JSON Lines, concatenated JSON). */
+  multiple?: boolean;
+}
+
+/** Token-driven state: which top-level member or element is being assembled. */
+class Walker {
+  private doc = 0;
+  /** 0 between documents, 1 inside a top-level object, 2 inside a streamed array. */
+  private level = 0;
+  private key: string | null = null;
+  private index = 0;
+  private assembler: Assembler | null = null;
+  private target: 'member' | 'element' | 'document' = 'document';
+
+  constructor(
+    private readonly options: JsonStreamOptions,
+    private readonly out: JsonEvent[],
+  ) {}
+
+  get idle(): boolean {
+    return this.level === 0 && this.assembler === null;
+  }
+
+  private begin(target: Walker['target'], token: Token): void {
+    this.target = target;
+    this.assembler = new Assembler();
+    this.feed(token);
+  }
+
+  private feed(token: Token): void {
+    const assembler = this.assembler!;
+    assembler.consume(token as never);
+    if (!assembler.done) return;
+    const value = assembler.current;
+    this.assembler = null;
+    if (this.target === 'member') this.out.push({ kind: 'member', doc: this.doc, key: this.key!, value });
+    else if (this.target === 'element') this.out.push({ kind: 'element', doc: this.doc, key: this.key!, index: this.index++, value });
+    else this.endDocument({ kind: 'document', doc: this.doc, value });
+  }
+
+  private endDocument(event: JsonEvent): void {
+    this.out.push(event);
+    this.doc++;
+    this.level = 0;
+    if (!this.options.multiple && this.doc > 1) throw new JsonStreamError('more than one JSON value in the file');
+  }
+
+  token(token: Token): void {
+    if (this.assembler !== null) return this.feed(token);
+    switch (this.level) {
+      case 0:
+        if (!this.options.multiple && this.doc > 0) throw new JsonStreamError('text after the JSON value');
+        if (token.name === 'startObject') this.level = 1;
+        else this.begin('document', token);
+        return;
+      case 1:
+        if (token.name === 'keyValue') {
+          this.key = token.value as string;
+          return;
+        }
+        if (token.name === 'endObject') return this.endDocument({ kind: 'end', doc: this.doc });
+        if (token.name === 'startArray' && this.options.streamed?.has(this.key!)) {
+          this.level = 2;
+          this.index = 0;
+          return;
+        }
+        return this.begin('member', token);
+      case 2:
+        if (token.name === 'endArray') {
+          this.level = 1;
+          return;
+        }
+        return this.begin('element', token);
+    }
+  }
+}
+
+/** Events of a JSON file, in batches (one per chunk read). Throws JsonStreamError on broken JSON. */
+export async function* streamJson(path: string, options: JsonStreamOptions = {}): AsyncGenerator<JsonEvent[]> {
+  const parse = jsonParser({ packValues: true, streamValues: false, jsonStreaming: options.multiple === true });
+  const decoder = new StringDecoder('utf8');
+  const events: JsonEvent[] = [];
+  const walker = new Walker(options, events);
+  const take = (result: unknown) => {
+    if (result === none) return;
+    const tokens = isMany(result) ? (getManyValues(result) as Token[]) : [result as Token];
+    for (const token of tokens) walker.token(token);
+  };
+  let failure: JsonStreamError | null = null;
+  const run = (fn: () => unknown) => {
+    if (failure !== null) return;
+    try {
+      take(fn());
+    } catch (error) {
+      failure = error instanceof JsonStreamError ? error : new JsonStreamError((error as Error).message);
+    }
+  };
+  const handle = await open(path, 'r');
+  try {
+    let first = true;
+    while (failure === null) {
+      const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_SIZE, null);
+      if (bytesRead === 0) break;
+      let text = decoder.write(chunk.subarray(0, bytesRead));
+      if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+      run(() => parse(text));
+      // Values completed before a syntax error are still handed out.
+      if (events.length > 0) yield events.splice(0);
+    }
+    run(() => parse(decoder.end()));
+    run(() => parse(none as never));
+    if (failure === null && !walker.idle) failure = new JsonStreamError('unexpected end of file');
+    if (events.length > 0) yield events.splice(0);
+    if (failure !== null) throw failure;
+  } finally {
+    await handle.close();
+  }
+}

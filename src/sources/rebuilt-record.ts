@@ -1,0 +1,123 @@
+/**
+ * A record rebuilt from another recorder's files (Ask, klieo): plain values in, the same
+ * TraceRecord out. Hashes use Synalinks' rule over the rebuilt values (canonical JSON of
+ * the input messages; of a config made of what the recorder knows: model and provider).
+ *
+ * `raw` is the record as one Synalinks-shaped JSON line (the key order Synalinks writes,
+ * then `source` and, when set, `partial`), so a copy of it reads back as a Synalinks
+ * record with the same hashes, and `traces verify` accepts it.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalValueHash } from '../canonical/canonical.js';
+import type { Message, SourceKind, SourceRef, Status, TraceRecord, Usage } from '../record.js';
+
+export interface RebuiltFields {
+  source: Exclude<SourceKind, 'synalinks'>;
+  ref: SourceRef;
+  callId: string;
+  parentCallId: string | null;
+  program: string;
+  module: string;
+  timestamp: number | null;
+  duration: number | null;
+  usage: Usage | null;
+  cost: number | null;
+  status: Status;
+  model: string | null;
+  provider: string | null;
+  /** Input messages; the completion is given apart and appended when status is ok. */
+  inputs: Message[];
+  completion: Message | null;
+  exception: string | null;
+  partial: boolean;
+  /** Why this record can never be a training example (e.g. a klieo step without its LLM I/O). */
+  notExportable?: string | null;
+}
+
+/** The config hashed as config_hash for records of other recorders. */
+export function sourceConfig(model: string | null, provider: string | null): { model: string | null; provider: string | null } {
+  return { model, provider };
+}
+
+/** A uuid-shaped id derived from `parts`: stable across reads, unique per call. */
+export function derivedUuid(...parts: string[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\0');
+  const hex = hash.digest('hex');
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export class RebuiltRecord implements TraceRecord {
+  readonly source: Exclude<SourceKind, 'synalinks'>;
+  readonly ref: SourceRef;
+  readonly raw: Buffer;
+  readonly callId: string;
+  readonly parentCallId: string | null;
+  readonly program: string;
+  readonly module: string;
+  readonly timestamp: number | null;
+  readonly duration: number | null;
+  readonly usage: Usage | null;
+  readonly cost: number | null;
+  readonly status: Status;
+  readonly model: string | null;
+  readonly provider: string | null;
+  readonly version = null;
+  readonly inputsHash: string;
+  readonly configHash: string;
+  readonly exception: string | null;
+  readonly partial: boolean;
+  readonly notExportable: string | null;
+  private readonly all: Message[];
+
+  constructor(fields: RebuiltFields) {
+    this.source = fields.source;
+    this.ref = fields.ref;
+    this.callId = fields.callId;
+    this.parentCallId = fields.parentCallId;
+    this.program = fields.program;
+    this.module = fields.module;
+    this.timestamp = fields.timestamp;
+    this.duration = fields.duration;
+    this.status = fields.status;
+    // The adapters give only accounting the recorder kept for this very call (never stale).
+    this.usage = fields.usage;
+    this.cost = fields.cost;
+    this.model = fields.model;
+    this.provider = fields.provider;
+    this.exception = fields.status === 'exception' ? (fields.exception ?? 'failed') : null;
+    this.partial = fields.partial;
+    this.notExportable = fields.notExportable ?? null;
+    const outputs = fields.status === 'ok' ? fields.completion : null;
+    this.all = outputs !== null ? [...fields.inputs, outputs] : fields.inputs;
+    this.inputsHash = canonicalValueHash(fields.inputs);
+    const config = sourceConfig(fields.model, fields.provider);
+    this.configHash = canonicalValueHash(config);
+    const line: Record<string, unknown> = {
+      synalinks_version: null,
+      call_id: this.callId,
+      parent_call_id: this.parentCallId,
+      program: this.program,
+      module: this.module,
+      timestamp: this.timestamp,
+      duration: this.duration,
+      usage: this.usage,
+      cost: this.cost,
+      messages: this.all,
+      inputs_hash: this.inputsHash,
+      outputs,
+      config,
+      config_hash: this.configHash,
+    };
+    if (this.exception !== null) line.exception = this.exception;
+    line.source = this.source;
+    if (this.partial) line.partial = true;
+    if (this.notExportable !== null) line.not_exportable = this.notExportable;
+    this.raw = Buffer.from(JSON.stringify(line), 'utf8');
+  }
+
+  messages(): Message[] {
+    return this.all;
+  }
+}

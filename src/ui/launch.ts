@@ -1,0 +1,78 @@
+/**
+ * `traces browse` up to the point where ink is needed. This module is light (no React, no
+ * ink): the command imports it statically, and it loads the ink application only when the
+ * browser actually starts, while discovery and the first index batches run, so loading ink
+ * (about half a second) overlaps with reading the tree instead of adding to it.
+ */
+import path from 'node:path';
+import { UserError } from '../errors.js';
+import { DEFAULT_EXCLUDE_FILE, readExcludeFile } from './exclude-file.js';
+import { IndexStore } from './index-store.js';
+import { prepaint } from './prepaint.js';
+import { enterAlternateScreen } from './terminal.js';
+
+export { DEFAULT_EXCLUDE_FILE };
+
+export interface BrowseOptions {
+  /** The exclusion file `w` writes; its call_ids, when it exists, start marked. */
+  exclude?: string;
+}
+
+function firstBatch(store: IndexStore): Promise<void> {
+  if (store.count > 0 || store.progress.done) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      store.off('change', done);
+      resolve();
+    };
+    store.on('change', done);
+  });
+}
+
+export async function browse(roots: readonly string[], options: BrowseOptions = {}): Promise<number> {
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  if (!stdin.isTTY || !stdout.isTTY) throw new UserError('browse is interactive: run it in a terminal (stdin and stdout must be a TTY)');
+  const excludePath = options.exclude ?? DEFAULT_EXCLUDE_FILE;
+  let preloaded: Set<string>;
+  try {
+    preloaded = readExcludeFile(excludePath);
+  } catch (error) {
+    throw new UserError(`cannot read ${excludePath}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // React's development build is several times slower; this is an end-user program.
+  process.env.NODE_ENV ??= 'production';
+  const title = roots.length > 0 ? roots.join(' ') : '(default root)';
+  const screen = enterAlternateScreen(stdout);
+  try {
+    // Something on screen at once, until ink draws the first frame over it.
+    stdout.write(`\x1b[7m traces browse \x1b[27m  ${title}  starting…\x1b[H`);
+    const storeReady = IndexStore.open(roots, { watchCallIds: preloaded });
+    const appReady = import('./run.js');
+    let appLoaded = false;
+    appReady.then(
+      () => (appLoaded = true),
+      () => {},
+    );
+    const store = await storeReady;
+    let app: typeof import('./run.js');
+    try {
+      // Paint the first records ourselves if they are indexed before ink has loaded.
+      await Promise.race([firstBatch(store), appReady.catch(() => {})]);
+      if (!appLoaded) stdout.write(prepaint(store, stdout.columns || 80, stdout.rows || 24, title));
+      app = await appReady;
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+    return await app.runApp(store, {
+      title,
+      excludePath,
+      preloaded,
+      initialMessage:
+        preloaded.size > 0 ? `${preloaded.size} call_id${preloaded.size === 1 ? '' : 's'} from ${path.basename(excludePath)} start marked (w rewrites it)` : undefined,
+    });
+  } finally {
+    screen.restore();
+  }
+}

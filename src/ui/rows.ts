@@ -1,0 +1,210 @@
+/**
+ * The browser's screen rows as plain data (styled segments), with no React: the components
+ * draw them with ink, and the pre-paint (prepaint.ts) writes them before ink has loaded.
+ */
+import path from 'node:path';
+import { STATUS_COLOR, STATUS_GLYPH, highlight, type Seg } from './chat-lines.js';
+import type { Counts, IndexStore, StatusFilter, TreeNode } from './index-store.js';
+import type { State } from './state.js';
+import { formatBytes, formatCost, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
+
+/** Fits segments into `width` cells: cuts the overflow (with `…`) and pads with spaces. */
+export function fitSegs(segs: readonly Seg[], width: number): Seg[] {
+  const out: Seg[] = [];
+  let used = 0;
+  for (const seg of segs) {
+    if (seg.text === '') continue;
+    const w = textWidth(seg.text);
+    if (used + w <= width) {
+      out.push(seg);
+      used += w;
+      continue;
+    }
+    const room = width - used;
+    if (room > 0) {
+      out.push({ ...seg, text: truncate(seg.text, room) });
+      used += textWidth(out[out.length - 1].text);
+    }
+    break;
+  }
+  if (used < width) out.push({ text: ' '.repeat(width - used) });
+  return out;
+}
+
+/** The selected row of a pane without the focus: bold and underlined instead of inverted. */
+export function unfocusedSelection(row: Seg[]): Seg[] {
+  return row.map((s) => ({ ...s, bold: true, underline: true }));
+}
+
+// ------------------------------------------------------------------ tree
+
+export function badges(counts: Counts, withOk: boolean, glyphsOnly = false): Seg[] {
+  const segs: Seg[] = [];
+  const add = (n: number, glyph: string, color: string): void => {
+    if (n > 0) segs.push({ text: glyphsOnly ? glyph : ` ${glyph}${n}`, color });
+  };
+  if (withOk) add(counts.ok, '✓', 'green');
+  add(counts.exception, '✗', 'red');
+  add(counts.no_output, '∅', 'yellow');
+  add(counts.duplicates, '≡', 'cyan');
+  add(counts.damaged, '⚠', 'magenta');
+  if (glyphsOnly && segs.length > 0) segs.unshift({ text: ' ' });
+  return segs;
+}
+
+const MIN_NAME = 12;
+
+export function treeRow(node: TreeNode, counts: Counts, width: number): Seg[] {
+  const indent = node.kind === 'module' ? '  ' : '';
+  const icon = node.kind === 'all' ? '◆ ' : node.kind === 'program' ? '▾ ' : '';
+  const count: Seg = { text: ` ${counts.records}`, dim: true };
+  let tail = [count, ...badges(counts, true)];
+  const tailWidth = (segs: Seg[]): number => segs.reduce((w, s) => w + textWidth(s.text), 0);
+  const nameRoom = (segs: Seg[]): number => width - indent.length - icon.length - tailWidth(segs);
+  // Narrow panes lose the ok badge first, then the numbers, then the badges, before names get cut short.
+  if (nameRoom(tail) < MIN_NAME) tail = [count, ...badges(counts, false)];
+  if (nameRoom(tail) < MIN_NAME) tail = [count, ...badges(counts, false, true)];
+  if (nameRoom(tail) < MIN_NAME) tail = [count];
+  const room = Math.max(1, nameRoom(tail));
+  let label = node.label;
+  if (textWidth(label) > room) label = `${label.slice(0, Math.max(1, room - 1))}…`;
+  const pad = ' '.repeat(Math.max(0, room - textWidth(label)));
+  return [
+    { text: indent + icon },
+    { text: label, bold: node.kind !== 'module' },
+    { text: pad },
+    ...tail,
+  ];
+}
+
+// ------------------------------------------------------------------ list
+
+export interface Column {
+  name: string;
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+  /** Shown only when the message column keeps at least this many cells. */
+  minPreview: number;
+}
+
+const OPTIONAL: Column[] = [
+  { name: 'model', title: 'model', width: 13, align: 'left', minPreview: 16 },
+  { name: 'tokens', title: 'tokens', width: 6, align: 'right', minPreview: 16 },
+  { name: 'cost', title: 'cost', width: 8, align: 'right', minPreview: 30 },
+  { name: 'duration', title: 'time', width: 6, align: 'right', minPreview: 30 },
+];
+/** Mark, status glyph and duplicate flag, then the time. */
+const FIXED = 3 + 1 + 14;
+
+/** The columns that fit in `width`, keeping enough room for the message. */
+export function listColumns(width: number): Column[] {
+  const columns: Column[] = [];
+  let used = FIXED;
+  for (const column of OPTIONAL) {
+    if (used + column.width + 1 + 1 + column.minPreview > width) break;
+    columns.push(column);
+    used += column.width + 1;
+  }
+  return columns;
+}
+
+function cell(text: string, column: Column): string {
+  return column.align === 'right' ? padStart(text, column.width) : padEnd(text, column.width);
+}
+
+function shortModel(model: string): string {
+  // `openai/gpt-4o-mini` → `gpt-4o-mini`: the provider rarely helps in a narrow column.
+  const slash = model.lastIndexOf('/');
+  return slash >= 0 ? model.slice(slash + 1) : model;
+}
+
+export function entryRow(store: IndexStore, entry: number, columns: Column[], marked: boolean, regex: RegExp | null, matched: boolean): Seg[] {
+  const info = store.info(entry);
+  const segs: Seg[] = [
+    { text: marked ? 'x' : ' ', color: 'red', bold: true },
+    { text: STATUS_GLYPH[info.status], color: STATUS_COLOR[info.status] },
+    { text: info.duplicate ? '≡' : ' ', color: 'cyan' },
+    { text: ' ' },
+  ];
+  if (info.status === 'damaged') {
+    // No time, model or usage: the columns hold where the line is and why it is damaged.
+    segs.push({ text: padEnd(`line ${info.line}`, 14), color: 'magenta' });
+    segs.push({ text: ` ${path.basename(info.file.path)}:${info.line}`, color: 'magenta', bold: true });
+    segs.push({ text: ` ${sanitize(info.damagedReason ?? '', true)}`, color: 'magenta' });
+    return segs;
+  }
+  segs.push({ text: padEnd(formatShortTime(info.timestamp), 14) });
+  for (const column of columns) {
+    let text = '';
+    if (column.name === 'model') text = shortModel(info.model);
+    else if (column.name === 'tokens') text = formatTokens(info.tokens);
+    else if (column.name === 'cost') text = formatCost(info.cost);
+    else if (column.name === 'duration') text = formatDuration(info.duration);
+    segs.push({ text: ' ' }, { text: cell(sanitize(text, true), column), dim: column.name !== 'model' });
+  }
+  const row = { segs: [{ text: ' ' }, { text: sanitize(store.preview(entry), true) }] };
+  const shown = regex !== null && matched ? highlight(row, regex) : row;
+  segs.push(...shown.segs);
+  return segs;
+}
+
+export function headerSegs(columns: Column[]): Seg[] {
+  const segs: Seg[] = [{ text: '    ' + padEnd('time', 14) }];
+  for (const column of columns) segs.push({ text: ' ' + cell(column.title, column) });
+  segs.push({ text: ' first user message' });
+  return segs.map((s) => ({ ...s, dim: true, bold: true }));
+}
+
+export function listTitleSegs(store: IndexStore, nodeIndex: number, shown: number, filter: StatusFilter, hideDuplicates: boolean, focused: boolean): Seg[] {
+  const node = store.tree[nodeIndex];
+  const counts = store.counts(nodeIndex);
+  const title = node.kind === 'module' ? `${store.modules[node.id].program}/${node.label}` : node.label;
+  const filters: string[] = [];
+  if (filter !== 'all') filters.push(filter);
+  if (hideDuplicates) filters.push('no dups');
+  return [
+    { text: ` ${title}`, bold: true },
+    { text: `  ${shown}${filters.length > 0 ? ` of ${counts.records + counts.damaged} (${filters.join(', ')})` : ''}`, dim: !focused },
+    ...badges(counts, true),
+  ];
+}
+
+// ------------------------------------------------------------------ frame
+
+function progressBar(fraction: number, width: number): string {
+  const filled = Math.round(Math.max(0, Math.min(1, fraction)) * width);
+  return '█'.repeat(filled) + '░'.repeat(width - filled);
+}
+
+export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hideDuplicates' | 'marked'>, roots: string): Seg[] {
+  const p = store.progress;
+  const counts = store.counts(0);
+  const segs: Seg[] = [
+    { text: ' traces browse ', bold: true },
+    { text: ` ${roots} `, dim: true },
+    { text: ` ${counts.records.toLocaleString('en-US')} records` },
+  ];
+  if (!p.done) {
+    const fraction = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
+    segs.push({ text: `  indexing ${progressBar(fraction, 10)} ${Math.floor(fraction * 100)}% of ${formatBytes(p.bytesTotal)}`, color: 'yellow' });
+  } else {
+    segs.push({ text: `  ${store.files.length} files, ${formatBytes(p.bytesTotal)}`, dim: true });
+  }
+  const flags: string[] = [];
+  if (state.filter !== 'all') flags.push(`filter ${state.filter}`);
+  if (state.hideDuplicates) flags.push('dups hidden');
+  if (state.marked.size > 0) flags.push(`${state.marked.size} marked`);
+  if (flags.length > 0) segs.push({ text: `  [${flags.join(' · ')}]`, color: 'cyan' });
+  return segs;
+}
+
+export function keyHints(state: State): string {
+  if (state.prompt !== null) return '';
+  if (state.overlay?.kind === 'group') return 'j/k move  Enter open  x mark  y copy  Esc close';
+  if (state.overlay !== null) return 'j/k scroll  Esc close  q close';
+  if (state.mode === 'record') return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h back  / n N search  D dups  x mark  w write  y copy  ? keys  q quit';
+  if (state.pane === 'tree') return 'j/k move  Enter records  Tab pane  / search  f filter  d dups  s stats  ? keys  q quit';
+  return 'j/k move  Enter open  h tree  / n N search  f filter  d dups  D group  x mark  w write  y copy  s stats  ? keys  q quit';
+}
+
