@@ -7,6 +7,7 @@ import { registerDedupe } from './commands/dedupe.js';
 import { registerFilter } from './commands/filter.js';
 import { registerExport } from './commands/export.js';
 import { registerValidate } from './commands/validate.js';
+import { registerScan } from './commands/scan.js';
 import { registerRuns } from './commands/runs.js';
 
 const VERSION = '0.1.0';
@@ -37,6 +38,7 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   registerFilter(program);
   registerExport(program);
   registerValidate(program);
+  registerScan(program);
   registerRuns(program);
   return program;
 }

@@ -1,10 +1,13 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
+import { runAskRecordingExport } from '../export/ask-recording.js';
 import { runExport } from '../export/run.js';
+import type { ScrubSettings } from '../export/project-share.js';
+import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
 import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
-import { findTraceFiles, printJson } from './common.js';
+import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
 interface ExportFlags extends CurationFlags {
   format: string;
@@ -19,6 +22,9 @@ interface ExportFlags extends CurationFlags {
   maxFileMb?: string;
   groupBy: 'none' | 'module';
   manifest?: string;
+  scrub: string;
+  scrubRules?: string;
+  dropOn?: string;
   json?: boolean;
   verbose?: boolean;
 }
@@ -30,12 +36,24 @@ function positive(flag: string, text: string | undefined): number | null {
   return value;
 }
 
+function scrubSettings(flags: ExportFlags): ScrubSettings | null {
+  const options = parseScrub(flags.scrub, flags.scrubRules);
+  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) {
+    throw new UserError('--drop-on secrets needs --scrub to include secrets');
+  }
+  return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
+}
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
     .description('Write a fine-tuning dataset (training.jsonl, validation.jsonl, report.json) that the trainer accepts.')
-    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
-    .addOption(new Option('--format <target>', 'the trainer to write for').choices([...TARGET_NAMES]).makeOptionMandatory())
+    .argument('[roots...]', ROOTS_DESCRIPTION)
+    .addOption(
+      new Option('--format <target>', 'the trainer to write for, or ask-recording (Ask recording files for replay tests)')
+        .choices([...TARGET_NAMES, 'ask-recording'])
+        .makeOptionMandatory(),
+    )
     .option('--out <dir>', 'output folder (required)')
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
@@ -47,17 +65,29 @@ export function registerExport(program: Command): void {
     .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai)')
     .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
     .option('--manifest <file>', 'where to list every dropped record (default: DIR/_traces/manifest.jsonl)')
+    .option('--scrub <kinds>', 'redact what the detectors find: secrets, secrets,pii (adds personal data), or none', 'secrets')
+    .option('--scrub-rules <file>', 'extra named regular expressions to redact: [{"name","pattern"}]')
+    .addOption(new Option('--drop-on <kinds>', 'drop a whole example holding a secret instead of redacting it (reason secret)').choices(['secrets']))
     .option('--json', 'print the report as JSON on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
+  addSourceOption(command);
   command
     .addHelpText(
       'after',
       `
 Defaults for export: --status ok, one record per (inputs, config) keeping the
 first, and agent runs collapsed to their last step (--trajectories last).
-Each output file is validated before it is renamed into place: export fails
-(exit 1, nothing written) rather than leave a file the trainer would reject.
+Secrets found in messages, reasoning, tool arguments and tool results are
+replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan
+lists them first). Each output file is validated before it is renamed into
+place: export fails (exit 1, nothing written) rather than leave a file the
+trainer would reject.
+
+--format ask-recording writes the curated conversations back as Ask recordings,
+one per program and module: DIR/<program>__<module>/recording.yml (JSON, like
+Ask's own), each conversation as the provider and tool interactions Ask records,
+so a fine-tuned model can be tested against them with Ask's replay.
 
 Examples:
   traces export --format nemo --out dataset/
@@ -68,6 +98,21 @@ Examples:
     .action(async (roots: string[], flags: ExportFlags) => {
       if (flags.out === undefined) throw new UserError('export needs --out DIR');
       const curation = parseCurationOptions(flags, true);
+      if (flags.format === 'ask-recording') {
+        const discovered = await findTraceFiles(roots, flags);
+        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest });
+        if (flags.json) printJson(report);
+        const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
+        process.stderr.write(
+          [
+            `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files`,
+            `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
+            `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
+            ...(report.warnings as string[]).map((w) => `warning: ${w}`),
+          ].join('\n') + '\n',
+        );
+        return;
+      }
       const fraction = Number(flags.validationFraction);
       const discovery = await findTraceFiles(roots, flags);
       const { plan, report, invalid } = await runExport(discovery, curation, {
@@ -83,6 +128,7 @@ Examples:
         maxFileMb: positive('--max-file-mb', flags.maxFileMb),
         groupBy: flags.groupBy,
         manifest: flags.manifest,
+        scrub: scrubSettings(flags),
       });
       if (invalid.length > 0) {
         for (const r of invalid) process.stderr.write(describeValidation(r));

@@ -22,8 +22,17 @@ import {
   type ToolDefinition,
 } from '../targets/index.js';
 import { safeSegment } from './names.js';
+import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
+
+export interface ScrubSettings {
+  options: PrivacyOptions;
+  /** Drop an example holding a secret (reason `secret`) instead of redacting it. */
+  dropOnSecrets: boolean;
+}
 
 export interface ProjectionSettings {
+  /** Redaction of secrets and personal data, or null for `--scrub none`. */
+  scrub: ScrubSettings | null;
   format: string;
   reasoning: ReasoningMode;
   supplied: ToolDefinition[];
@@ -39,7 +48,26 @@ export interface ProjectionSettings {
 
 export type ProjectedItem =
   | { kind: 'drop'; call_id: string; file: string; line: number; reason: string; detail?: string }
-  | { kind: 'example'; line: string; split: Split; folder: string; inspection: Inspection; inferredTools: string[] };
+  | {
+      kind: 'example';
+      line: string;
+      split: Split;
+      folder: string;
+      inspection: Inspection;
+      inferredTools: string[];
+      /** The call_id when the example was rebuilt from a prompt holding only the last user turn (klieo), else null. */
+      partial: string | null;
+      /** Redactions by detector, or null when nothing was redacted. */
+      redactions: Record<string, number> | null;
+    };
+
+const SECRET_DETECTORS = new Set(DETECTORS.filter((d) => d.kind === 'secret').map((d) => d.name));
+
+function holdsSecret(counts: Record<string, number>, scrub: ScrubSettings): boolean {
+  return Object.keys(counts).some(
+    (name) => SECRET_DETECTORS.has(name) || scrub.options.rules?.some((rule) => rule.name === name && (rule.kind ?? 'secret') === 'secret'),
+  );
+}
 
 export interface ProjectSharePayload {
   files: TraceFile[];
@@ -69,6 +97,10 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
       for (const record of batch) {
         records++;
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
+        if (record.notExportable) {
+          items.push({ kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable });
+          continue;
+        }
         const messages = record.messages();
         const projection = target.project(messages, { reasoning: settings.reasoning });
         if (!projection.ok) {
@@ -76,6 +108,19 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
           continue;
         }
         let example = projection.example;
+        // After dedupe (keys are the recorded hashes), before token counting (counts are of what is written).
+        let redactions: Record<string, number> | null = null;
+        if (settings.scrub !== null) {
+          const redacted = redactValue(example.messages, settings.scrub.options);
+          if (Object.keys(redacted.counts).length > 0) {
+            if (settings.scrub.dropOnSecrets && holdsSecret(redacted.counts, settings.scrub)) {
+              items.push({ kind: 'drop', ...where, reason: 'secret', detail: Object.keys(redacted.counts).sort().join(', ') });
+              continue;
+            }
+            redactions = redacted.counts;
+            example = { ...example, messages: redacted.value };
+          }
+        }
         const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
         if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
         if (settings.maxExampleTokens !== null) {
@@ -92,6 +137,8 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
           folder: settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '',
           inspection: inspectExample(target, counter, example),
           inferredTools: tools.inferred,
+          partial: record.partial ? record.callId : null,
+          redactions,
         });
       }
     }

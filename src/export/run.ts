@@ -23,7 +23,7 @@ import {
   type ValidationReport,
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
-import type { ProjectionSettings } from './project-share.js';
+import type { ProjectionSettings, ScrubSettings } from './project-share.js';
 
 export interface ExportOptions {
   format: string;
@@ -38,6 +38,7 @@ export interface ExportOptions {
   maxFileMb: number | null;
   groupBy: 'none' | 'module';
   manifest: string | undefined;
+  scrub: ScrubSettings | null;
 }
 
 /** OpenAI's Files API limit; other targets have none we know of. */
@@ -96,6 +97,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     if (options.groupBy === 'none') datasetAt('');
 
     const settings: ProjectionSettings = {
+      scrub: options.scrub,
       format: target.name,
       reasoning,
       supplied,
@@ -109,6 +111,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       groupByModule: options.groupBy === 'module',
     };
     const inferredUsed = new Set<string>();
+    const redactions: Record<string, number> = {};
+    const partial: string[] = [];
     const keptDiscovery = { files: discovery.files, skipped: [] };
     const projected = runOverFiles(
       'project',
@@ -130,6 +134,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
           continue;
         }
         for (const name of item.inferredTools) inferredUsed.add(name);
+        if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) redactions[name] = (redactions[name] ?? 0) + n;
+        if (item.partial !== null) partial.push(item.partial);
         datasetAt(item.folder).splits[item.split].write(item.line, item.inspection);
       }
     }
@@ -143,7 +149,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       }
     }
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inference, inferredUsed });
+    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inference, inferredUsed, partial, redactions });
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
@@ -168,6 +174,9 @@ interface ReportInput {
   supplied: ToolDefinition[];
   inference: ToolInference;
   inferredUsed: Set<string>;
+  /** call_ids of examples rebuilt from a prompt holding only the last user turn. */
+  partial: string[];
+  redactions: Record<string, number>;
 }
 
 function buildReport(input: ReportInput): Record<string, unknown> {
@@ -197,6 +206,9 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
     warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent; --trajectories all keeps the first steps, which end at the tool call');
   }
+  if (input.partial.length > 0) {
+    warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
+  }
   const inferred = input.inference.definitions().filter((d) => input.inferredUsed.has(d.function.name));
   return {
     format: target.name,
@@ -210,12 +222,23 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     examples,
     dropped: { ...plan.dropped, ...input.exportDrops },
     context_limit_warning_tokens: CONTEXT_WARNING,
+    scrub:
+      options.scrub === null
+        ? null
+        : {
+            kinds: [...options.scrub.options.kinds].map((k) => (k === 'secret' ? 'secrets' : k)),
+            custom_rules: (options.scrub.options.rules ?? []).map((r) => r.name),
+            drop_on_secrets: options.scrub.dropOnSecrets,
+            redactions: Object.fromEntries(Object.entries(input.redactions).sort(([a], [b]) => a.localeCompare(b))),
+          },
     tools: {
       supplied: input.supplied.map((d) => d.function.name),
       inferred: inferred.map((d) => d.function.name),
       inferred_definitions: inferred,
     },
     files: perFile,
+    partial_examples: input.partial.length,
+    partial_call_ids: input.partial,
     warnings,
   };
 }

@@ -1,6 +1,7 @@
 /** The jobs worker threads can run, by name. Each takes plain data and returns plain data. */
 import { projectShare } from '../export/project-share.js';
 import { curateShare } from '../pipeline/curate-share.js';
+import { scanShare } from '../privacy/scan-share.js';
 import { statsShare } from '../stats/share.js';
 import { verifyShare } from '../canonical/verify-share.js';
 
@@ -9,6 +10,7 @@ export const JOBS = {
   curate: curateShare,
   verify: verifyShare,
   project: projectShare,
+  scan: scanShare,
 };
 
 export type JobName = keyof typeof JOBS;

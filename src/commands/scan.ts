@@ -1,0 +1,59 @@
+import { Command } from 'commander';
+import { runOverFiles } from '../parallel/run-shares.js';
+import { parseScrub } from '../privacy/options.js';
+import type { RecordFinding } from '../privacy/scan-share.js';
+import { findTraceFiles, printJson } from './common.js';
+
+const LISTED_PER_DETECTOR = 10;
+
+export function registerScan(program: Command): void {
+  program
+    .command('scan')
+    .description('Find secrets and personal data in recorded messages, without writing anything.')
+    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
+    .option('--kinds <list>', 'what to look for: secrets, pii, or secrets,pii', 'secrets,pii')
+    .option('--scrub-rules <file>', 'extra named regular expressions: [{"name","pattern"}] or {"rules":[…]}')
+    .option('--json', 'print every finding as JSON')
+    .option('-v, --verbose', 'list the files skipped as not being traces')
+    .addHelpText(
+      'after',
+      `
+Previews show only the first and last characters of what was found, so the
+report itself leaks nothing. Exit 1 when anything is found.
+
+Examples:
+  traces scan
+  traces scan samples/synalinks --kinds secrets --json`,
+    )
+    .action(async (roots: string[], flags: { kinds: string; scrubRules?: string; json?: boolean; verbose?: boolean }) => {
+      const options = parseScrub(flags.kinds, flags.scrubRules, '--kinds');
+      const discovery = await findTraceFiles(roots, flags);
+      const findings: RecordFinding[] = [];
+      let records = 0;
+      if (options !== null) {
+        const shares = runOverFiles(
+          'scan',
+          discovery,
+          (share) => ({ files: discovery.files, share, options }),
+          (result) => ({ records: result.records, bytes: result.bytes }),
+        );
+        for await (const result of shares) {
+          findings.push(...result.findings);
+          records += result.records;
+        }
+      }
+      const byDetector = new Map<string, RecordFinding[]>();
+      for (const f of findings) byDetector.set(f.detector, [...(byDetector.get(f.detector) ?? []), f]);
+      if (flags.json) {
+        printJson({ records, findings: findings.length, by_detector: Object.fromEntries([...byDetector].map(([d, l]) => [d, l.length])), details: findings });
+      } else {
+        for (const [detector, list] of [...byDetector].sort(([a], [b]) => a.localeCompare(b))) {
+          process.stdout.write(`${detector} (${list[0].kind}): ${list.length}\n`);
+          for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${f.file}:${f.line} ${f.call_id} ${f.path}: ${f.preview}\n`);
+          if (list.length > LISTED_PER_DETECTOR) process.stdout.write(`  … ${list.length - LISTED_PER_DETECTOR} more (--json lists all)\n`);
+        }
+        process.stdout.write(`${records.toLocaleString('en-US')} records scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
+      }
+      process.exitCode = findings.length > 0 ? 1 : 0;
+    });
+}

@@ -1,0 +1,45 @@
+/** `scan` over one share of the files, in a worker thread: findings with masked previews only. */
+import type { WorkShare } from '../parallel/units.js';
+import type { TraceFile } from '../sources/discover.js';
+import { readSynalinksFile } from '../sources/read.js';
+import { scanValue } from './redact.js';
+import type { PrivacyOptions } from './types.js';
+
+export interface RecordFinding {
+  detector: string;
+  kind: string;
+  call_id: string;
+  file: string;
+  line: number;
+  /** Where in the record, e.g. `messages[3].tool_calls[0].function.arguments.query`. */
+  path: string;
+  preview: string;
+}
+
+export async function scanShare({ files, share, options }: { files: TraceFile[]; share: WorkShare; options: PrivacyOptions }) {
+  const findings: RecordFinding[] = [];
+  let records = 0;
+  let bytes = 0;
+  let damaged = 0;
+  for (const range of share.ranges) {
+    for await (const batch of readSynalinksFile(files[range.fileIndex], { start: range.start, end: range.end })) {
+      bytes += batch.bytes;
+      damaged += batch.damaged.length;
+      for (const record of batch.records) {
+        records++;
+        for (const finding of scanValue(record.messages(), options, 'messages')) {
+          findings.push({
+            detector: finding.detector,
+            kind: finding.kind,
+            call_id: record.callId,
+            file: record.ref.file,
+            line: record.ref.line,
+            path: finding.path,
+            preview: finding.preview,
+          });
+        }
+      }
+    }
+  }
+  return { findings, records, bytes, damaged };
+}
