@@ -43,6 +43,12 @@ describe('canonical JSON matches orjson OPT_SORT_KEYS byte for byte', () => {
 
   it('rewrites escapes the way orjson writes strings', () => {
     assert.equal(canonicalize('["\\u00e9\\/\\u001F\\u2028"]').toString(), '["é/\\u001f\u2028"]');
+    assert.equal(canonicalize('["\\u0008\\u0009\\u000a\\u000c\\u000d"]').toString(), '["\\b\\t\\n\\f\\r"]');
+  });
+
+  it('copies escapes that are already orjson\'s as they stand', () => {
+    const text = '{"k\\"ey":"a\\"b\\\\c\\nd\\u001fe\\u0000","a":1}';
+    assert.equal(canonicalize(text).toString(), '{"a":1,"k\\"ey":"a\\"b\\\\c\\nd\\u001fe\\u0000"}');
   });
 });
 

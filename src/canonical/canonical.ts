@@ -40,10 +40,39 @@ function compareKeys(sink: Buffer, x: WrittenMember, y: WrittenMember): number {
   return xl - yl;
 }
 
+function isLowerHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+}
+
+/**
+ * Whether every escape in the string token is the one orjson writes: `\" \\ \n \r \t \b \f`,
+ * and `\u00xx` (lowercase) for the other control characters. Recorded text nearly always
+ * is, so it can be copied as it stands instead of decoded and re-encoded.
+ */
+function escapesAreCanonical(b: Buffer, start: number, end: number): boolean {
+  for (let k = b.indexOf(0x5c, start + 1); k !== -1 && k < end - 1; k = b.indexOf(0x5c, k)) {
+    const c = b[k + 1];
+    if (c === 0x22 || c === 0x5c || c === 0x6e || c === 0x72 || c === 0x74 || c === 0x62 || c === 0x66) {
+      k += 2;
+      continue;
+    }
+    if (c !== 0x75 || b[k + 2] !== 0x30 || b[k + 3] !== 0x30 || (b[k + 4] !== 0x30 && b[k + 4] !== 0x31) || !isLowerHex(b[k + 5])) return false;
+    const code = (b[k + 4] - 0x30) * 16 + (b[k + 5] <= 0x39 ? b[k + 5] - 0x30 : b[k + 5] - 0x57);
+    // These have the short forms above, which is what orjson writes.
+    if (code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return false;
+    k += 6;
+  }
+  return true;
+}
+
 function writeString(b: Buffer, start: number, end: number, out: ByteSink): boolean {
   if (!stringHasEscape(b, start, end)) {
     out.copy(b, start, end);
     return false;
+  }
+  if (escapesAreCanonical(b, start, end)) {
+    out.copy(b, start, end);
+    return true;
   }
   // JSON.stringify escapes exactly what orjson escapes for well-formed strings.
   out.text(JSON.stringify(decodeString(b, start, end)));
