@@ -18,42 +18,10 @@ import {
   type Kind,
   type PrivacyOptions,
 } from '../src/privacy/index.js';
+import { fakeToken, b64url, OPENAI_KEY, OPENAI_LEGACY_KEY, ANTHROPIC_KEY, AWS_KEY_ID, AWS_SECRET, GITHUB_TOKEN, GITHUB_PAT, GOOGLE_KEY, SLACK_TOKEN, STRIPE_KEY, STRIPE_TEST_KEY, JWT, BEARER_TOKEN, PEM_BODY, PRIVATE_KEY, DB_PASSWORD, RANDOM_SECRET, RANDOM_PASSWORD } from './fake-secrets.js';
 
 const ALL: ReadonlySet<Kind> = new Set<Kind>(['secret', 'pii']);
 const OPTIONS: PrivacyOptions = { kinds: ALL };
-
-// Fake credentials are assembled at run time: well-formed for the detectors, but no
-// complete token sits in the source for secret scanners (e.g. push protection) to trip on.
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-function fakeToken(length: number, seed: number): string {
-  let x = seed;
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    out += BASE62[Math.floor(x / 65536) % 62];
-  }
-  return out;
-}
-const b64url = (json: object): string => Buffer.from(JSON.stringify(json)).toString('base64url');
-
-const OPENAI_KEY = 'sk-' + 'proj-' + fakeToken(48, 1);
-const OPENAI_LEGACY_KEY = 'sk-' + fakeToken(48, 2);
-const ANTHROPIC_KEY = 'sk-' + 'ant-' + 'api03-' + fakeToken(93, 3) + 'AA';
-const AWS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE'; // AWS's documented example
-const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'; // AWS's documented example
-const GITHUB_TOKEN = 'ghp' + '_' + fakeToken(36, 4);
-const GITHUB_PAT = 'github' + '_pat_' + fakeToken(22, 5) + '_' + fakeToken(59, 6);
-const GOOGLE_KEY = 'AI' + 'za' + fakeToken(35, 7);
-const SLACK_TOKEN = 'xo' + 'xb-' + '123456789012-1234567890123-' + fakeToken(24, 8);
-const STRIPE_KEY = 'sk' + '_live_' + fakeToken(24, 9);
-const STRIPE_TEST_KEY = 'sk' + '_test_' + fakeToken(24, 10);
-const JWT = [b64url({ alg: 'HS256', typ: 'JWT' }), b64url({ sub: '1234567890', name: 'Test User' }), fakeToken(43, 11)].join('.');
-const BEARER_TOKEN = fakeToken(40, 12);
-const PEM_BODY = [fakeToken(64, 13), fakeToken(64, 14), fakeToken(20, 15) + '=='].join('\n');
-const PRIVATE_KEY = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\n-----END RSA PRIVATE KEY-----`;
-const DB_PASSWORD = 's3cr3t-P4ss-' + fakeToken(8, 16);
-const RANDOM_SECRET = 'f8Kq2LmZ9xR4tY7wB1nC3vD5';
-const RANDOM_PASSWORD = 'Xk9#mQ2$vL7p';
 
 function spans(text: string, kinds: ReadonlySet<Kind> = ALL): Array<[string, string]> {
   return findAll(text, kinds).map((f) => [f.detector, text.slice(f.start, f.end)]);

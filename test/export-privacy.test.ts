@@ -1,0 +1,207 @@
+/** Issue: no secret or personal data leaves in an export; scan reports without leaking. */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { canonicalValueHash } from '../src/canonical/canonical.js';
+import {
+  ANTHROPIC_KEY,
+  AWS_KEY_ID,
+  AWS_SECRET,
+  BEARER_TOKEN,
+  GITHUB_PAT,
+  GITHUB_TOKEN,
+  GOOGLE_KEY,
+  JWT,
+  OPENAI_KEY,
+  PEM_BODY,
+  PRIVATE_KEY,
+  RANDOM_SECRET,
+  SLACK_TOKEN,
+  STRIPE_KEY,
+  DB_PASSWORD,
+} from './fake-secrets.js';
+import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+
+/** Each planted value, the text that carries it, and the detector that must catch it. */
+const PLANTED: { detector: string; value: string; text: string }[] = [
+  { detector: 'openai', value: OPENAI_KEY, text: `export OPENAI_API_KEY=${OPENAI_KEY}` },
+  { detector: 'anthropic', value: ANTHROPIC_KEY, text: `client = Anthropic(api_key="${ANTHROPIC_KEY}")` },
+  { detector: 'aws_access_key_id', value: AWS_KEY_ID, text: `aws_access_key_id = ${AWS_KEY_ID}` },
+  { detector: 'aws_secret_access_key', value: AWS_SECRET, text: `aws_secret_access_key = ${AWS_SECRET}` },
+  { detector: 'github', value: GITHUB_TOKEN, text: `git clone https://github.com/x/y (token ${GITHUB_TOKEN})` },
+  { detector: 'github', value: GITHUB_PAT, text: `GH_TOKEN=${GITHUB_PAT}` },
+  { detector: 'google_api_key', value: GOOGLE_KEY, text: `maps key ${GOOGLE_KEY}` },
+  { detector: 'slack', value: SLACK_TOKEN, text: `slack bot ${SLACK_TOKEN}` },
+  { detector: 'stripe', value: STRIPE_KEY, text: `stripe.api_key = "${STRIPE_KEY}"` },
+  { detector: 'jwt', value: JWT, text: `session=${JWT}` },
+  { detector: 'bearer', value: BEARER_TOKEN, text: `Authorization: Bearer ${BEARER_TOKEN}` },
+  { detector: 'private_key', value: PEM_BODY.split('\n')[0], text: PRIVATE_KEY },
+  { detector: 'url_password', value: DB_PASSWORD, text: `postgres://admin:${DB_PASSWORD}@db.internal:5432/app` },
+  { detector: 'generic_secret', value: RANDOM_SECRET, text: `client_secret=${RANDOM_SECRET}` },
+  { detector: 'email', value: 'alice.martin@example.org', text: 'write to alice.martin@example.org today' },
+  { detector: 'phone', value: '+44 20 7946 0958', text: 'UK office: +44 20 7946 0958.' },
+  { detector: 'ipv4', value: '203.0.113.42', text: 'client 203.0.113.42 connected' },
+  { detector: 'ipv6', value: '2001:db8::8a2e:370:7334', text: 'from 2001:db8::8a2e:370:7334 via' },
+  { detector: 'credit_card', value: '4111 1111 1111 1111', text: 'card 4111 1111 1111 1111 exp 12/29' },
+  { detector: 'iban', value: 'GB82WEST12345698765432', text: 'to GB82WEST12345698765432.' },
+  { detector: 'home_path', value: 'carolsmith', text: 'open /home/carolsmith/projects/app.py' },
+];
+
+const CONFIG = {
+  module: 'synalinks',
+  class_name: 'LanguageModel',
+  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
+  registered_name: null,
+};
+
+/** One record carrying `text` where the export carries text: user, reasoning, tool arguments, tool results. */
+function leakyRecords(): string[] {
+  return PLANTED.map(({ text }, i) => {
+    const callId = `c${i}`;
+    const messages = [
+      { role: 'system', content: 'You help with operations.' },
+      { role: 'user', content: `Question ${i}: ${text}` },
+      { role: 'assistant', content: '', tool_calls: [{ id: callId, type: 'function', function: { name: 'lookup', arguments: { query: text } } }] },
+      { role: 'tool', tool_call_id: callId, content: { result: text, log: 'ok' } },
+      { role: 'assistant', content: `Done: ${text}`, reasoning_content: `thinking about ${text}` },
+    ];
+    const inputs = messages.slice(0, -1);
+    return JSON.stringify({
+      synalinks_version: '0.9.014',
+      call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      parent_call_id: null,
+      program: 'ops_agent',
+      module: 'ops_agent',
+      timestamp: 1783412130 + i,
+      duration: 1.5,
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
+      cost: 0.001,
+      messages,
+      inputs_hash: canonicalValueHash(inputs),
+      outputs: messages.at(-1),
+      config: CONFIG,
+      config_hash: canonicalValueHash(CONFIG),
+    });
+  });
+}
+
+function allWrittenText(dir: string): string {
+  let text = '';
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    text += statSync(full).isDirectory() ? allWrittenText(full) : readFileSync(full, 'utf8');
+  }
+  return text;
+}
+
+describe('privacy', () => {
+  let tree = '';
+  before(() => {
+    tree = path.join(tempDir(), 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    mkdirSync(path.join(tree, 'ops_agent'));
+    writeFileSync(path.join(tree, 'ops_agent', 'ops_agent_20260709-120000.jsonl'), `${leakyRecords().join('\n')}\n`);
+  });
+
+  it('scan finds nothing in the bundled samples', () => {
+    const result = runCli(['scan', SAMPLES]);
+    assert.equal(result.status, 0, result.stdout);
+    assert.match(result.stdout, /24 records scanned, 0 findings/);
+  });
+
+  it('scan names every planted kind, where it is, and never prints the value', () => {
+    const result = runCli(['scan', tree, '--json']);
+    assert.equal(result.status, 1);
+    const report = JSON.parse(result.stdout) as { details: { detector: string; path: string; preview: string; call_id: string }[] };
+    for (const { detector } of PLANTED) assert.ok(report.details.some((f) => f.detector === detector), `${detector} found`);
+    assert.ok(report.details.some((f) => f.path === 'messages[2].tool_calls[0].function.arguments.query'));
+    assert.ok(report.details.some((f) => f.path === 'messages[3].content.result'));
+    assert.ok(report.details.some((f) => f.path === 'messages[4].reasoning_content'));
+    for (const { value } of PLANTED) assert.ok(!result.stdout.includes(value), 'the report leaks nothing');
+  });
+
+  for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+    it(`export --format ${format} --scrub secrets,pii leaves none of the planted values, and stays valid`, () => {
+      const out = path.join(tempDir(), format);
+      const args = ['export', tree, '--format', format, '--out', out, '--scrub', 'secrets,pii', '--json', '--validation-fraction', '0'];
+      if (format === 'nemo-customizer') args.push('--trajectories', 'all');
+      const result = runCli(args);
+      assert.equal(result.status, 0, result.stderr);
+      const written = allWrittenText(out);
+      for (const { detector, value } of PLANTED) assert.ok(!written.includes(value), `${detector} value left in ${format} output`);
+      const report = JSON.parse(result.stdout);
+      if (format !== 'nemo-customizer') {
+        for (const { detector } of PLANTED) assert.ok(report.scrub.redactions[detector] > 0, `${detector} counted`);
+        assert.ok(written.includes('[REDACTED:openai]'));
+      }
+      const check = runCli(['validate', path.join(out, 'training.jsonl'), '--format', format]);
+      assert.equal(check.status, 0, check.stdout);
+    });
+  }
+
+  it('redacts secrets by default but not personal data; --scrub none keeps everything (the test can fail)', () => {
+    const byDefault = path.join(tempDir(), 'default');
+    assert.equal(runCli(['export', tree, '--format', 'nemo', '--out', byDefault]).status, 0);
+    const text = allWrittenText(byDefault);
+    assert.ok(!text.includes(OPENAI_KEY));
+    assert.ok(text.includes('alice.martin@example.org'), 'pii needs --scrub secrets,pii');
+    const none = path.join(tempDir(), 'none');
+    assert.equal(runCli(['export', tree, '--format', 'nemo', '--out', none, '--scrub', 'none']).status, 0);
+    assert.ok(allWrittenText(none).includes(OPENAI_KEY));
+  });
+
+  it('--drop-on secrets drops whole examples instead', () => {
+    const out = path.join(tempDir(), 'drop');
+    const report = runCliJson<{ dropped: Record<string, number> }>(['export', tree, '--format', 'nemo', '--out', out, '--drop-on', 'secrets']);
+    const secretPlants = PLANTED.filter((p) => !['email', 'phone', 'ipv4', 'ipv6', 'credit_card', 'iban', 'home_path'].includes(p.detector));
+    assert.equal(report.dropped.secret, secretPlants.length);
+    assert.ok(!allWrittenText(out).includes(GITHUB_TOKEN));
+  });
+
+  it('--scrub-rules adds named patterns; a bad rules file is a clear error', () => {
+    const rules = path.join(tempDir(), 'rules.json');
+    writeFileSync(rules, JSON.stringify([{ name: 'employee_id', pattern: 'EMP-\\d{6}' }]));
+    const withRule = tree + '-rule';
+    cpSync(tree, withRule, { recursive: true });
+    const file = path.join(withRule, 'language_model', 'language_model_20260708-090512.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Is 1001 a prime number?', 'Is 1001 a prime number? (asked by EMP-123456)'));
+    const out = path.join(tempDir(), 'rules');
+    const report = runCliJson<{ scrub: { redactions: Record<string, number> } }>(['export', withRule, '--format', 'nemo', '--out', out, '--scrub-rules', rules]);
+    assert.equal(report.scrub.redactions.employee_id, 1);
+    assert.ok(!allWrittenText(out).includes('EMP-123456'));
+    writeFileSync(rules, JSON.stringify([{ name: 'broken', pattern: 'EMP-(\\d+' }]));
+    const bad = runCli(['export', tree, '--format', 'nemo', '--out', path.join(tempDir(), 'bad'), '--scrub-rules', rules]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--scrub-rules .*rules\.json.*broken/);
+  });
+
+  it('--group-by module folders built from record fields never leave the output folder', () => {
+    const evil = path.join(tempDir(), 'evil');
+    mkdirSync(path.join(evil, 'p'), { recursive: true });
+    const line = JSON.parse(leakyRecords()[0]);
+    const names: [string, string][] = [
+      ['../../escape', '..'],
+      ['/etc', 'C:\\Windows\\x'],
+      ['.', 'a/b'],
+    ];
+    const lines = names.map(([program, module], i) => JSON.stringify({ ...line, call_id: `e${i}`, program, module, timestamp: line.timestamp + i, inputs_hash: `${i}`.repeat(64).slice(0, 64) }));
+    writeFileSync(path.join(evil, 'p', 'p_20260709-120000.jsonl'), `${lines.join('\n')}\n`);
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', evil, '--format', 'nemo', '--out', out, '--group-by', 'module', '--scrub', 'none']);
+    assert.equal(result.status, 0, result.stderr);
+    const written: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir)) {
+        const full = path.join(dir, entry);
+        if (statSync(full).isDirectory()) walk(full);
+        else written.push(path.relative(out, full));
+      }
+    };
+    walk(out);
+    const datasets = written.filter((f) => f.endsWith('training.jsonl'));
+    assert.equal(datasets.length, 3);
+    for (const file of written) assert.ok(!file.startsWith('..') && !path.isAbsolute(file), file);
+    assert.deepEqual(readdirSync(path.dirname(out)).sort(), ['out']);
+  });
+});
