@@ -44,16 +44,8 @@ export class KeyIndex {
   /** Stores `value` (>= 0) for the key, replacing any earlier value. */
   set(key: Uint32Array, value: number): void {
     const slot = this.slotOf(key[0], key[1], key[2], key[3]);
-    if (this.values[slot] === EMPTY) {
-      this.size++;
-      const base = slot * 4;
-      this.keys[base] = key[0];
-      this.keys[base + 1] = key[1];
-      this.keys[base + 2] = key[2];
-      this.keys[base + 3] = key[3];
-    }
-    this.values[slot] = value;
-    if (this.size * 10 > this.capacity * 7) this.grow();
+    if (this.values[slot] === EMPTY) this.insert(slot, key, value);
+    else this.values[slot] = value;
   }
 
   /** Stores the key with `value` when absent; returns the value it already had, or -1. */
@@ -61,15 +53,16 @@ export class KeyIndex {
     const slot = this.slotOf(key[0], key[1], key[2], key[3]);
     const existing = this.values[slot];
     if (existing !== EMPTY) return existing;
-    const base = slot * 4;
-    this.keys[base] = key[0];
-    this.keys[base + 1] = key[1];
-    this.keys[base + 2] = key[2];
-    this.keys[base + 3] = key[3];
+    this.insert(slot, key, value);
+    return EMPTY;
+  }
+
+  private insert(slot: number, key: Uint32Array, value: number): void {
+    this.keys.set(key, slot * 4);
     this.values[slot] = value;
     this.size++;
+    // Past 70% load, probe chains grow quickly.
     if (this.size * 10 > this.capacity * 7) this.grow();
-    return EMPTY;
   }
 
   *entries(): Generator<[Uint32Array, number]> {

@@ -231,3 +231,9 @@ export function isObject(value: unknown): value is JsonObject {
 
 /** OpenAI's rule for tool and function names. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The NeMo formats hold content as strings only: the first message with image parts makes the example unrepresentable. */
+export function imageFailure(messages: readonly NormalMessage[]): { ok: false; reason: 'not_representable'; detail: string } | null {
+  const index = messages.findIndex((m) => typeof m.content !== 'string');
+  return index < 0 ? null : { ok: false, reason: 'not_representable', detail: `message ${index}: images cannot be written as string content` };
+}

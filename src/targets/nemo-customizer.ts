@@ -14,7 +14,7 @@
  */
 import type { Message } from '../record.js';
 import { checkLine, type LineRules } from './line-checks.js';
-import { calledToolNames, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
 import {
   resolveReasoning,
   type JsonObject,
@@ -62,10 +62,8 @@ export const nemoCustomizerTarget: Target = {
         detail: `message ${toolResult} is a tool result, which NeMo Customizer cannot represent`,
       };
     }
-    const withImages = normal.messages.findIndex((m) => typeof m.content !== 'string');
-    if (withImages >= 0) {
-      return { ok: false, reason: 'not_representable', detail: `message ${withImages}: images cannot be written as string content` };
-    }
+    const images = imageFailure(normal.messages);
+    if (images !== null) return images;
     return {
       ok: true,
       example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },

@@ -11,7 +11,7 @@
  */
 import type { Message } from '../record.js';
 import { checkLine, type LineRules } from './line-checks.js';
-import { calledToolNames, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
 import {
   resolveReasoning,
   type JsonObject,
@@ -55,10 +55,8 @@ export const nemoTarget: Target = {
     const reasoning = resolveReasoning(this, opts);
     const normal = normalizeMessages(messages);
     if (!normal.ok) return normal;
-    const withImages = normal.messages.findIndex((m) => typeof m.content !== 'string');
-    if (withImages >= 0) {
-      return { ok: false, reason: 'not_representable', detail: `message ${withImages}: images cannot be written as string content` };
-    }
+    const images = imageFailure(normal.messages);
+    if (images !== null) return images;
     return {
       ok: true,
       example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
