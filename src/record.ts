@@ -67,6 +67,8 @@ export interface TraceRecord {
   readonly exception: string | null;
   /** True when the example was rebuilt from incomplete input (e.g. only the last user turn). */
   readonly partial: boolean;
+  /** Why the record can never be a training example although it was read (a klieo step without its LLM I/O); absent or null otherwise. */
+  readonly notExportable?: string | null;
   /** Input messages, with the completion appended last when status is ok. Parsed on demand. */
   messages(): Message[];
 }

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import { runOverFiles } from '../parallel/run-shares.js';
-import { findTraceFiles, printJson } from './common.js';
+import type { SourceKind } from '../record.js';
+import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import type { Mismatch } from '../canonical/verify-share.js';
 
 export function registerVerify(program: Command): void {
-  program
+  const command = program
     .command('verify')
     .description('Recompute inputs_hash and config_hash of every record, byte for byte as Synalinks does, and list mismatches.')
-    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
     .option('--json', 'print {"checked", "mismatches": [...]} as JSON')
     .option('-v, --verbose', 'list the files skipped as not being traces')
     .addHelpText(
@@ -15,15 +16,21 @@ export function registerVerify(program: Command): void {
       `
 A mismatch means the record was edited after it was recorded (or written by a
 different serializer): its hashes no longer describe its messages or config.
+Ask recordings and klieo runs record no hashes: their files are listed as not
+checked (traces computes their hashes when it reads them).
 
 Exit codes: 0 all hashes match, 1 some record mismatches, 2 usage error.
 
 Examples:
   traces verify
   traces verify samples/synalinks --json`,
-    )
-    .action(async (roots: string[], options: { json?: boolean; verbose?: boolean }) => {
-      const discovery = await findTraceFiles(roots, options);
+    );
+  addSourceOption(command);
+  command.action(async (roots: string[], options: { json?: boolean; verbose?: boolean; source?: SourceKind }) => {
+      const found = await findTraceFiles(roots, options);
+      // Only Synalinks records carry hashes to check.
+      const unhashed = found.files.filter((f) => f.source !== undefined && f.source !== 'synalinks');
+      const discovery = { ...found, files: found.files.filter((f) => f.source === undefined || f.source === 'synalinks') };
       const mismatches: Mismatch[] = [];
       let checked = 0;
       let damaged = 0;
@@ -38,12 +45,13 @@ Examples:
         damaged += result.damaged;
         mismatches.push(...result.mismatches);
       }
-      if (options.json) printJson({ checked, mismatches, damaged_lines: damaged });
+      if (options.json) printJson({ checked, mismatches, damaged_lines: damaged, files_without_hashes: unhashed.length });
       else {
         for (const m of mismatches) process.stdout.write(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value\n`);
         process.stdout.write(
           `${checked.toLocaleString('en-US')} records checked, ${mismatches.length} mismatch${mismatches.length === 1 ? '' : 'es'}` +
             (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not checked (see traces stats)` : '') +
+            (unhashed.length > 0 ? `, ${unhashed.length} Ask/klieo file${unhashed.length === 1 ? '' : 's'} not checked (no recorded hashes)` : '') +
             '\n',
         );
       }

@@ -1,7 +1,7 @@
 /** `scan` over one share of the files, in a worker thread: findings with masked previews only. */
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
-import { readSynalinksFile } from '../sources/read.js';
+import { readFileRange } from '../sources/read.js';
 import { scanValue } from './redact.js';
 import type { PrivacyOptions } from './types.js';
 
@@ -22,7 +22,7 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
   let bytes = 0;
   let damaged = 0;
   for (const range of share.ranges) {
-    for await (const batch of readSynalinksFile(files[range.fileIndex], { start: range.start, end: range.end })) {
+    for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       bytes += batch.bytes;
       damaged += batch.damaged.length;
       for (const record of batch.records) {

@@ -170,7 +170,7 @@ export class RunGrouper {
       runs.push(this.build(members.map((i) => this.calls[i]), run));
     }
     // Synalinks (and any record no recorder run claimed): chain by conversation prefixes.
-    const rest = this.calls.map((c, i) => i).filter((i) => !claimed.has(i));
+    const rest = this.calls.map((_, i) => i).filter((i) => !claimed.has(i));
     const holders = new Map<string, number[]>();
     for (const i of rest) {
       const c = this.calls[i];

@@ -209,6 +209,8 @@ function isToolInteraction(item: Json): boolean {
 export class AskRebuilder {
   private test: string | null = null;
   private recordedAt: string | null = null;
+  private sawRecordedAt = false;
+  private drained = false;
   private timestamp: number | null = null;
   private previousRecorded: Json[] | null = null;
   private previousConversation: Message[] = [];
@@ -223,23 +225,23 @@ export class AskRebuilder {
 
   constructor(private readonly file: TraceFile) {}
 
-  get named(): boolean {
-    return this.test !== null;
-  }
-
   setTest(value: unknown): void {
     this.test = typeof value === 'string' ? value : String(value ?? '');
   }
 
   setRecordedAt(value: unknown): void {
+    this.sawRecordedAt = true;
     this.recordedAt = str(value);
     const ms = this.recordedAt === null ? NaN : Date.parse(this.recordedAt);
     this.timestamp = Number.isNaN(ms) ? null : ms / 1000;
   }
 
-  /** Takes interaction `index` (0-based); returns the record it makes, if any. */
+  /**
+   * Takes interaction `index` (0-based). Ask writes `test` and `recorded_at` first; in a
+   * file where they come later, interactions wait for them (ids and times depend on them).
+   */
   add(index: number, value: unknown, out: AskBatch): void {
-    if (this.test === null) {
+    if (!this.drained && (this.test === null || !this.sawRecordedAt)) {
       this.waiting.push({ index, value });
       return;
     }
@@ -261,9 +263,13 @@ export class AskRebuilder {
     out.records.push(this.provider(value, index, ref));
   }
 
-  /** Called once the test name is known (or the document ended without one). */
-  drain(out: AskBatch): void {
-    if (this.test === null) this.test = '';
+  /** Hands out waiting interactions once the header is known, or at the end of the document (`final`). */
+  drain(out: AskBatch, final = false): void {
+    if (final) {
+      this.drained = true;
+      this.test ??= '';
+    }
+    if (this.test === null || !(this.sawRecordedAt || this.drained)) return;
     for (const { index, value } of this.waiting.splice(0)) this.add(index, value, out);
   }
 
@@ -384,17 +390,16 @@ export async function* readAskFile(file: TraceFile): AsyncGenerator<AskBatch & {
       const out: AskBatch = { records: [], damaged: [], runs: [] };
       for (const event of events) {
         if (event.kind === 'member') {
-          if (event.key === 'test') {
-            rebuilder.setTest(event.value);
-            rebuilder.drain(out);
-          } else if (event.key === 'recorded_at') rebuilder.setRecordedAt(event.value);
+          if (event.key === 'test') rebuilder.setTest(event.value);
+          else if (event.key === 'recorded_at') rebuilder.setRecordedAt(event.value);
           else if (event.key === 'interactions') sawInteractions = true; // not an array: nothing to read
+          rebuilder.drain(out);
         } else if (event.kind === 'element' && event.key === 'interactions') {
           sawInteractions = true;
           last = event.index + 1;
           rebuilder.add(event.index, event.value, out);
         } else if (event.kind === 'end') {
-          rebuilder.drain(out);
+          rebuilder.drain(out, true);
           if (!sawInteractions) out.damaged.push({ file: file.display, line: 0, offset: 0, reason: 'no interactions list: not an Ask recording' });
           out.runs.push(rebuilder.run());
         } else if (event.kind === 'document') {
@@ -406,7 +411,7 @@ export async function* readAskFile(file: TraceFile): AsyncGenerator<AskBatch & {
   } catch (error) {
     if (!(error instanceof JsonStreamError)) throw error;
     const out: AskBatch = { records: [], damaged: [], runs: [] };
-    rebuilder.drain(out);
+    rebuilder.drain(out, true);
     out.damaged.push({ file: file.display, line: last + 1, offset: 0, reason: `broken JSON after interaction ${last}: ${error.message}` });
     out.runs.push(rebuilder.run());
     yield { ...out, bytes: 0 };

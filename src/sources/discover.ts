@@ -115,7 +115,7 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     const other = reason === 'dataset cache' ? null : await otherSource(full, options.source);
     if (other !== null) into.files.push({ path: full, display: displayPath(full), root: absolute, source: other });
     else if (reason === null) into.skipped.push({ path: displayPath(full), reason: `not read as ${options.source} (--source)` });
-    else if (options.source === undefined && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; no known recorder format (Ask, klieo)` });
+    else if (options.source === undefined && reason !== 'dataset cache' && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; no known recorder format (Ask, klieo)` });
     else into.skipped.push({ path: displayPath(full), reason });
   }
 }

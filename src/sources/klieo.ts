@@ -58,6 +58,17 @@ function textOf(value: unknown): string | null {
   return null;
 }
 
+/** A completion: text as is; a structured output (any other JSON value) as compact JSON, as Synalinks records one. */
+function completionText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    const text = str((value as Json).content) ?? str((value as Json).text);
+    if (text !== null) return text;
+  }
+  return JSON.stringify(value);
+}
+
 function toolCallOf(call: Json, fallbackId: string): ToolCall {
   const fn = isObject(call.function) ? call.function : call;
   return {
@@ -141,7 +152,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
     const first = llmCalls === 0;
     llmCalls++;
     const prompt = textOf(entry?.prompt) ?? textOf(step.input);
-    const completionText = entry !== null && entry.completion !== undefined && entry.completion !== null ? textOf(entry.completion) : textOf(step.output);
+    const answer = completionText(entry?.completion) ?? completionText(step.output);
     const model = str(entry?.model) ?? str(step.name);
     const provider = str(entry?.provider);
     const p = promptTokens ?? num(entry?.prompt_tokens);
@@ -151,7 +162,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
         ? null
         : { prompt_tokens: p ?? 0, completion_tokens: c ?? 0, total_tokens: (p ?? 0) + (c ?? 0), cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 };
     const error = step.error !== undefined && step.error !== null ? (typeof step.error === 'string' ? step.error : JSON.stringify(step.error)) : null;
-    const hasIo = prompt !== null && completionText !== null;
+    const hasIo = prompt !== null && answer !== null;
     const status: Status = failed || error !== null ? 'exception' : hasIo ? 'ok' : 'no_output';
 
     let inputs: Message[] = [];
@@ -179,7 +190,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
           });
         }
       }
-      completion = { role: 'assistant', content: completionText };
+      completion = { role: 'assistant', content: answer };
       if (toolCalls.length > 0) completion.tool_calls = toolCalls;
       conversation.push(completion);
       assistant = completion;

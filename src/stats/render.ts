@@ -30,6 +30,12 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
+/** Total tokens of ok records; `unknown` when none kept usage, `+?` when some did not. */
+function tokensCell(t: Tally): string {
+  if (t.ok > 0 && t.okWithoutUsage === t.ok) return 'unknown';
+  return formatTokens(t.tokens.total) + (t.okWithoutUsage > 0 ? '+?' : '');
+}
+
 /** Reported and estimated costs apart (`$1.20 + ~$0.30`), `+?` when some are unpriced; never $0 for unknown. */
 export function costCell(t: Tally): string {
   if (t.ok === 0) return '-';
@@ -59,7 +65,7 @@ function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): stri
       formatCount(t.exception),
       formatCount(t.no_output),
       formatCount(t.duplicates),
-      formatTokens(t.tokens.total),
+      tokensCell(t),
       costCell(t),
       formatSeconds(t.durations.quantile(0.5)),
     ]);

@@ -1,0 +1,194 @@
+/**
+ * `traces export --format ask-recording`: curated conversations written back as Ask
+ * recordings, so a fine-tuned model can be tested against them with Ask's replay.
+ *
+ * One recording per program and module: `DIR/<test>/recording.yml`, `<test>` being
+ * `<program>__<module>` (just `<program>` when both are the same), names made safe.
+ * Like Ask's own files it is pretty-printed JSON despite the name. Each kept conversation
+ * becomes the interactions Ask would have recorded while having it, in order:
+ *
+ * - each assistant turn: a `provider` interaction whose `messages` are the turns before
+ *   it in Ask's `{role, content}` form and whose `result` is a `message` result (content,
+ *   tool calls, metadata with the model, finish reason, the record's token counts on its
+ *   last turn, and reasoning as `thinking`; never a provider body);
+ * - each tool result: a `tool` interaction (`Ask::Tools::<Name>`, the call's arguments as
+ *   a JSON string, the result's JSON as `output`).
+ *
+ * `traces` reads these files back as Ask recordings and rebuilds the same conversations.
+ */
+import path from 'node:path';
+import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
+import { planCuration } from '../pipeline/curate.js';
+import type { Message, ToolCall, TraceRecord } from '../record.js';
+import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
+import { OutputDir } from '../output/output-dir.js';
+import { classOfToolName } from '../sources/ask.js';
+import type { Discovery } from '../sources/discover.js';
+import { readSelectedRecords } from '../sources/read.js';
+import { safeSegment } from './names.js';
+
+export interface AskRecordingOptions {
+  out: string;
+  force: boolean;
+  manifest: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+/** Text of a message's content as Ask records it. */
+function askText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) return '';
+  if (Array.isArray(content) && content.every((p) => typeof p === 'object' && p !== null && (p as Json).type === 'text')) {
+    return content.map((p) => String((p as Json).text ?? '')).join('');
+  }
+  return JSON.stringify(content);
+}
+
+/** A tool result's content as the JSON output Ask records. */
+function toolOutput(content: unknown): unknown {
+  if (typeof content !== 'string') return content ?? null;
+  try {
+    return JSON.parse(content);
+  } catch {
+    return content;
+  }
+}
+
+function argumentsText(args: unknown): string {
+  if (typeof args === 'string') return args;
+  return JSON.stringify(args ?? {});
+}
+
+export function recordingTestName(program: string, module: string): string {
+  return program === module ? safeSegment(program) : `${safeSegment(program)}__${safeSegment(module)}`;
+}
+
+/** The interactions of one conversation (messages with the completion last). */
+export function conversationInteractions(messages: readonly Message[], record: Pick<TraceRecord, 'model' | 'usage'>): Json[] {
+  const interactions: Json[] = [];
+  const history: Json[] = [];
+  let unanswered: ToolCall[] = [];
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');
+  messages.forEach((message, i) => {
+    if (message.role === 'assistant') {
+      const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+      const metadata: Json = { model: record.model, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' };
+      const usage = i === lastAssistant ? record.usage : null;
+      metadata.input_tokens = usage?.prompt_tokens ?? null;
+      metadata.output_tokens = usage?.completion_tokens ?? null;
+      metadata.cached_tokens = usage?.cached_tokens ?? null;
+      if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') metadata.thinking = message.reasoning_content;
+      interactions.push({
+        type: 'provider',
+        messages: history.slice(),
+        model: record.model,
+        result: {
+          type: 'message',
+          content: askText(message.content),
+          tool_calls:
+            calls.length > 0
+              ? calls.map((c) => ({ id: c.id ?? null, type: 'function', name: c.function?.name ?? '', arguments: argumentsText(c.function?.arguments) }))
+              : null,
+          metadata,
+        },
+      });
+      history.push({ role: 'assistant', content: askText(message.content) });
+      unanswered = calls.slice();
+      return;
+    }
+    if (message.role === 'tool' || message.role === 'function') {
+      const byId = unanswered.findIndex((c) => c.id !== undefined && c.id === message.tool_call_id);
+      const byName = unanswered.findIndex((c) => c.function?.name === message.name);
+      const k = byId >= 0 ? byId : byName >= 0 ? byName : unanswered.length > 0 ? 0 : -1;
+      const call = k >= 0 ? unanswered.splice(k, 1)[0] : null;
+      interactions.push({
+        type: 'tool',
+        name: classOfToolName(call?.function?.name ?? message.name ?? 'tool'),
+        args: argumentsText(call?.function?.arguments),
+        result: { ok: true, output: toolOutput(message.content), error: null, metadata: {}, type: 'result' },
+      });
+      history.push({ role: 'tool', content: askText(message.content) });
+      return;
+    }
+    history.push({ role: message.role === 'developer' ? 'system' : message.role, content: askText(message.content) });
+  });
+  return interactions;
+}
+
+interface Recording {
+  test: string;
+  interactions: Json[];
+  conversations: number;
+  latest: number | null;
+}
+
+export async function runAskRecordingExport(
+  discovery: Discovery,
+  curationOptions: CurationOptions,
+  options: AskRecordingOptions,
+): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
+  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
+  try {
+    const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
+    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
+    const plan = await planCuration(discovery, curationOptions, drop);
+    const exportDrops: Record<string, number> = {};
+    const partial: string[] = [];
+    const recordings = new Map<string, Recording>();
+    for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
+      for (const record of records) {
+        const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
+        const messages = record.messages();
+        const notExportable = record.notExportable ?? null;
+        let reason: string | null = null;
+        let detail = '';
+        if (notExportable !== null) [reason, detail] = ['not_exportable', notExportable];
+        else if (record.status !== 'ok' || messages.length === 0 || messages[messages.length - 1].role !== 'assistant') {
+          [reason, detail] = ['no_completion', `status ${record.status}`];
+        }
+        if (reason !== null) {
+          exportDrops[reason] = (exportDrops[reason] ?? 0) + 1;
+          drop({ ...where, reason, detail });
+          continue;
+        }
+        const test = recordingTestName(record.program, record.module);
+        let recording = recordings.get(test);
+        if (recording === undefined) recordings.set(test, (recording = { test, interactions: [], conversations: 0, latest: null }));
+        recording.interactions.push(...conversationInteractions(messages, record));
+        recording.conversations++;
+        if (record.timestamp !== null && (recording.latest === null || record.timestamp > recording.latest)) recording.latest = record.timestamp;
+        if (record.partial) partial.push(record.callId);
+      }
+    }
+    const files: Record<string, unknown>[] = [];
+    for (const recording of [...recordings.values()].sort((a, b) => a.test.localeCompare(b.test))) {
+      const recordedAt = new Date((recording.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const file = path.join(recording.test, 'recording.yml');
+      output.create(file).write(`${JSON.stringify({ test: recording.test, recorded_at: recordedAt, interactions: recording.interactions }, null, 2)}\n`);
+      files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions.length });
+    }
+    const report = {
+      format: 'ask-recording',
+      records_read: plan.recordsRead,
+      damaged_lines: plan.damagedLines,
+      kept_after_curation: plan.kept,
+      conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
+      dropped: { ...plan.dropped, ...exportDrops },
+      partial_conversations: partial.length,
+      partial_call_ids: partial,
+      files,
+      warnings:
+        partial.length > 0
+          ? [`${partial.length} conversation(s) rebuilt from prompts that hold only the last user turn (partial): earlier turns come from the run, not from the request`]
+          : [],
+    };
+    output.create('report.json').write(`${JSON.stringify(report, null, 2)}\n`);
+    writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
+    output.commit();
+    return { plan, report };
+  } catch (error) {
+    output.abort();
+    throw error;
+  }
+}
