@@ -8,6 +8,7 @@ import { registerFilter } from './commands/filter.js';
 import { registerExport } from './commands/export.js';
 import { registerValidate } from './commands/validate.js';
 import { registerScan } from './commands/scan.js';
+import { registerBrowse } from './commands/browse.js';
 import { registerRuns } from './commands/runs.js';
 
 const VERSION = '0.1.0';
@@ -39,6 +40,7 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   registerExport(program);
   registerValidate(program);
   registerScan(program);
+  registerBrowse(program);
   registerRuns(program);
   return program;
 }

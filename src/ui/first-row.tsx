@@ -6,9 +6,8 @@ import { EventEmitter } from 'node:events';
 import { render } from 'ink';
 import { App } from './App.js';
 import type { IndexStore } from './index-store.js';
+import { RECORD_ROW } from './rows.js';
 
-/** A list row: status glyph, duplicate flag, then the `MM-DD HH:MM:SS` time column. */
-export const RECORD_ROW = /[✓✗∅]. \d\d-\d\d \d\d:\d\d:\d\d/;
 
 class MemoryStdout extends EventEmitter {
   isTTY = true;

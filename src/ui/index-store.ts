@@ -162,6 +162,8 @@ interface CachedList {
 
 export class IndexStore extends EventEmitter {
   readonly files: TraceFile[];
+  /** Files of other recorders (Ask, klieo): whole-file formats the browser does not show. */
+  readonly otherFiles: TraceFile[];
   readonly skipped: Discovery['skipped'];
   readonly modules: ModuleInfo[] = [];
   readonly programs: string[] = [];
@@ -217,7 +219,9 @@ export class IndexStore extends EventEmitter {
   constructor(discovery: Discovery, options: StoreOptions = {}) {
     super();
     this.setMaxListeners(50);
-    this.files = discovery.files;
+    // Records are re-read by byte offset: only line-per-record Synalinks files allow that.
+    this.files = discovery.files.filter((file) => file.source === undefined || file.source === 'synalinks');
+    this.otherFiles = discovery.files.filter((file) => !(file.source === undefined || file.source === 'synalinks'));
     this.skipped = discovery.skipped;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
     this.watch = options.watchCallIds ?? new Set();

@@ -18,7 +18,8 @@ export interface BrowseOptions {
   exclude?: string;
 }
 
-function firstBatch(store: IndexStore): Promise<void> {
+/** Resolves once the first batch is indexed (or there is nothing to index). */
+export function firstBatch(store: IndexStore): Promise<void> {
   if (store.count > 0 || store.progress.done) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
@@ -27,6 +28,13 @@ function firstBatch(store: IndexStore): Promise<void> {
     };
     store.on('change', done);
   });
+}
+
+function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, excludePath: string): string | undefined {
+  const parts: string[] = [];
+  if (preloaded.size > 0) parts.push(`${preloaded.size} call_id${preloaded.size === 1 ? '' : 's'} from ${path.basename(excludePath)} start marked (w rewrites it)`);
+  if (store.otherFiles.length > 0) parts.push(`${store.otherFiles.length} Ask/klieo files not shown (browse shows Synalinks traces)`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
 export async function browse(roots: readonly string[], options: BrowseOptions = {}): Promise<number> {
@@ -55,6 +63,12 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       () => {},
     );
     const store = await storeReady;
+    if (store.files.length === 0) {
+      store.close();
+      const others = store.otherFiles.length > 0 ? `; browse shows Synalinks traces only, not the ${store.otherFiles.length} Ask/klieo files found` : '';
+      const skipped = store.skipped.length > 0 ? ` (${store.skipped.length} other files skipped)` : '';
+      throw new UserError(`no Synalinks trace files under ${title}${skipped}${others}`);
+    }
     let app: typeof import('./run.js');
     try {
       // Paint the first records ourselves if they are indexed before ink has loaded.
@@ -69,8 +83,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       title,
       excludePath,
       preloaded,
-      initialMessage:
-        preloaded.size > 0 ? `${preloaded.size} call_id${preloaded.size === 1 ? '' : 's'} from ${path.basename(excludePath)} start marked (w rewrites it)` : undefined,
+      initialMessage: startMessage(store, preloaded, excludePath),
     });
   } finally {
     screen.restore();

@@ -31,6 +31,9 @@ export function fitSegs(segs: readonly Seg[], width: number): Seg[] {
   return out;
 }
 
+/** A list row as text: status glyph, duplicate flag, then the `MM-DD HH:MM:SS` time column. */
+export const RECORD_ROW = /[✓✗∅]. \d\d-\d\d \d\d:\d\d:\d\d/;
+
 /** The selected row of a pane without the focus: bold and underlined instead of inverted. */
 export function unfocusedSelection(row: Seg[]): Seg[] {
   return row.map((s) => ({ ...s, bold: true, underline: true }));

@@ -3,6 +3,7 @@ import { render } from 'ink';
 import type React from 'react';
 import { App } from './App.js';
 import type { IndexStore } from './index-store.js';
+import { ScreenStream } from './screen-stream.js';
 import { CLEAR, osc52, SYNC_END, SYNC_START } from './terminal.js';
 
 export interface RunOptions {
@@ -32,12 +33,13 @@ export async function runApp(store: IndexStore, options: RunOptions): Promise<nu
       copy={(text) => stdout.write(osc52(text))}
     />
   );
+  const screen = new ScreenStream(stdout);
   let timer: NodeJS.Timeout | null = null;
   let onResize: (() => void) | null = null;
   try {
     // Replace the pre-paint in one synchronized update (ink ends it with its first frame).
     stdout.write(`${SYNC_START}${CLEAR}`);
-    const instance = render(app(), { exitOnCtrlC: false, patchConsole: true, maxFps: 30 });
+    const instance = render(app(), { stdout: screen as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: 30 });
     stdout.write(SYNC_END);
     onResize = () => {
       if (timer !== null) clearTimeout(timer);
@@ -48,6 +50,7 @@ export async function runApp(store: IndexStore, options: RunOptions): Promise<nu
         size = next;
         instance.clear();
         stdout.write(CLEAR);
+        screen.invalidate();
         instance.rerender(app());
       }, 40);
     };
@@ -56,6 +59,7 @@ export async function runApp(store: IndexStore, options: RunOptions): Promise<nu
   } finally {
     if (timer !== null) clearTimeout(timer);
     if (onResize !== null) stdout.off('resize', onResize);
+    screen.detach();
     store.close();
   }
   return 0;

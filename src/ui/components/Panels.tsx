@@ -3,7 +3,7 @@ import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import { STATUS_COLOR, STATUS_GLYPH, type Seg } from '../chat-lines.js';
 import type { GroupMember, IndexStore, NodeStats } from '../index-store.js';
-import { formatBytes, formatCost, formatDuration, formatLongTime, formatShortTime, padEnd } from '../text.js';
+import { formatBytes, formatCost, formatDuration, formatLongTime, formatShortTime, padEnd, wrap } from '../text.js';
 import { Line, Rows } from './Line.js';
 
 export const HELP: [string, string][] = [
@@ -61,34 +61,32 @@ export function HelpPanel({ width, height, top }: { width: number; height: numbe
   );
 }
 
-export function statsRows(stats: NodeStats, store: IndexStore, title: string): Seg[][] {
+export function statsRows(stats: NodeStats, store: IndexStore, title: string, width: number): Seg[][] {
   const rows: Seg[][] = [];
+  const LABEL = 24;
   const field = (label: string, value: string, color?: string): void => {
-    rows.push([{ text: `  ${padEnd(label, 22)}`, dim: true }, { text: value, color }]);
+    wrap(value, Math.max(10, width - LABEL)).forEach((line, k) => rows.push([{ text: k === 0 ? `  ${padEnd(label, LABEL - 2)}` : ' '.repeat(LABEL), dim: true }, { text: line, color }]));
   };
   rows.push([{ text: `  ${title}`, bold: true }]);
   field('records', String(stats.records));
   field(`${STATUS_GLYPH.ok} ok`, String(stats.ok), STATUS_COLOR.ok);
   field(`${STATUS_GLYPH.exception} exception`, String(stats.exception), STATUS_COLOR.exception);
   field(`${STATUS_GLYPH.no_output} no_output`, String(stats.no_output), STATUS_COLOR.no_output);
-  field('≡ duplicates (ok)', `${stats.duplicates}  (a dedupe would keep ${stats.ok - stats.duplicates} of ${stats.ok})`, 'cyan');
+  field('≡ duplicates (ok)', `${stats.duplicates}  (a dedupe keeps ${stats.ok - stats.duplicates} of ${stats.ok})`, 'cyan');
   field(`${STATUS_GLYPH.damaged} damaged lines`, String(stats.damaged), STATUS_COLOR.damaged);
   field('tokens (ok)', stats.totalTokens.toLocaleString('en-US'));
-  field('cost (ok)', `${formatCost(stats.cost)}  (${stats.cost})`);
+  field('cost (ok)', `${formatCost(stats.cost)}  (${stats.cost.toFixed(6)} USD)`);
   const timed = stats.records;
   field('duration', timed > 0 ? `total ${formatDuration(stats.durationSum)}, mean ${formatDuration(stats.durationSum / timed)}, max ${formatDuration(stats.durationMax)}` : '');
-  if (Number.isFinite(stats.firstTimestamp)) field('first call', formatLongTime(stats.firstTimestamp).slice(0, 19));
-  if (Number.isFinite(stats.lastTimestamp)) field('last call', formatLongTime(stats.lastTimestamp).slice(0, 19));
+  if (Number.isFinite(stats.firstTimestamp)) {
+    field('calls', `${formatLongTime(stats.firstTimestamp).slice(0, 16)} to ${formatLongTime(stats.lastTimestamp).slice(0, 16)}`);
+  }
+  field('models', stats.models.map(({ model, records }) => `${model}\u00a0${records}`).join(' · '));
   field('files', String(stats.files));
-  rows.push([]);
-  rows.push([{ text: '  models', bold: true }]);
-  for (const { model, records } of stats.models.slice(0, 12)) rows.push([{ text: `  ${padEnd(String(records), 8)}`, dim: true }, { text: model }]);
-  if (stats.models.length > 12) rows.push([{ text: `  … ${stats.models.length - 12} more`, dim: true }]);
-  rows.push([]);
   const p = store.progress;
-  rows.push([{ text: '  whole tree', bold: true }]);
-  field('trace files', `${store.files.length} (${formatBytes(p.bytesTotal)}), ${store.skipped.length} other files skipped`);
-  field('indexing', p.done ? 'done' : `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
+  field('whole tree', `${store.files.length} trace files (${formatBytes(p.bytesTotal)}), ${store.skipped.length} other files skipped`);
+  if (store.otherFiles.length > 0) field('not shown', `${store.otherFiles.length} Ask/klieo files (browse shows Synalinks traces)`);
+  if (!p.done) field('indexing', `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`, 'yellow');
   for (const error of store.errors.slice(0, 3)) field('read error', error, 'red');
   return rows;
 }
@@ -96,7 +94,7 @@ export function statsRows(stats: NodeStats, store: IndexStore, title: string): S
 export function StatsPanel({ store, nodeIndex, width, height }: { store: IndexStore; nodeIndex: number; width: number; height: number }) {
   const node = store.tree[nodeIndex];
   const title = node.kind === 'module' ? `${store.modules[node.id].program}/${node.label}` : node.label;
-  const rows = statsRows(store.stats(nodeIndex), store, title);
+  const rows = statsRows(store.stats(nodeIndex), store, title, width);
   return (
     <Frame title="stats" width={width} height={height}>
       <Rows rows={rows} top={0} count={height - 1} width={width} />

@@ -1,0 +1,157 @@
+/**
+ * Drives the real `traces browse` in a real terminal (tmux): open the samples, move into an
+ * agent record, see its tool call, mark it, write the exclusion file, quit, and check the
+ * terminal is given back (alternate screen left, shell prompt visible).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { REPO, SAMPLES, tempDir } from './helpers.js';
+
+const BIN = process.env.TRACES_BIN ?? path.join(REPO, 'bin', 'traces.js');
+const PROMPT = 'TRACES-TEST$ ';
+const TOOL_FILE = path.join(SAMPLES, 'math_agent/tool_calls_generator_math_agent/tool_calls_generator_math_agent_20260708-163045.jsonl');
+
+const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+class Tmux {
+  readonly socket = `traces-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  readonly session = 'browse';
+
+  constructor(width: number, height: number, cwd: string) {
+    this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', this.session, '-x', String(width), '-y', String(height), '-c', cwd, `env PS1=${shellQuote(PROMPT)} bash --norc --noprofile`);
+  }
+
+  tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', this.session, ...keys);
+  }
+
+  type(text: string): void {
+    this.tmux('send-keys', '-t', this.session, '-l', text);
+  }
+
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-t', this.session);
+  }
+
+  alternateOn(): boolean {
+    return this.tmux('display-message', '-p', '-t', this.session, '#{alternate_on}').trim() === '1';
+  }
+
+  async waitFor(test: RegExp | ((screen: string) => boolean), what: string, timeoutMs = 10000): Promise<string> {
+    const check = typeof test === 'function' ? test : (s: string) => test.test(s);
+    const until = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < until) {
+      last = this.screen();
+      if (check(last)) return last;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.fail(`timed out waiting for ${what}; screen:\n${last}`);
+  }
+
+  kill(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function skipWithoutTmux(t: TestContext): boolean {
+  if (hasTmux) return false;
+  t.skip('tmux is not installed');
+  return true;
+}
+
+/** Starts `node bin/traces.js browse samples/synalinks` from the repo root in a fresh tmux. */
+async function launch(width: number, height: number, extraArgs: string[] = []): Promise<Tmux> {
+  const help = spawnSync(process.execPath, [BIN, 'browse', '--help'], { cwd: REPO, encoding: 'utf8' });
+  assert.match(help.stdout, /Usage: traces browse/, `\`${path.relative(REPO, BIN)} browse\` is not available: is registerBrowse wired into src/cli.ts?`);
+  const term = new Tmux(width, height, REPO);
+  await term.waitFor((s) => s.includes(PROMPT.trimEnd()), 'the shell prompt');
+  const command = ['env', '-u', 'CI', 'node', path.relative(REPO, BIN) || BIN, 'browse', path.relative(REPO, SAMPLES), ...extraArgs].map(shellQuote).join(' ');
+  term.type(command);
+  term.keys('Enter');
+  await term.waitFor(/all records/, 'the tree');
+  await term.waitFor(/[✓✗∅]. \d\d-\d\d \d\d:\d\d:\d\d/, 'a record row');
+  return term;
+}
+
+describe('traces browse in a real terminal (tmux)', { timeout: 60000 }, () => {
+  it('opens an agent record, sees the tool call, marks it, writes the exclusion file, quits and restores the terminal', async (t) => {
+    if (skipWithoutTmux(t)) return;
+    const dir = tempDir('traces-tmux-');
+    const excludeFile = path.join(dir, 'traces-exclude.txt');
+    const term = await launch(100, 30, ['--exclude', excludeFile]);
+    try {
+      assert.ok(term.alternateOn(), 'the browser draws on the alternate screen');
+      // Move down the tree to the agent's tool-call module.
+      let screen = term.screen();
+      for (let i = 0; i < 12 && !/│ math_agent\/tool_calls_generator_math_agent\s+6/.test(screen); i++) {
+        term.keys('j');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        screen = term.screen();
+      }
+      assert.match(screen, /math_agent\/tool_calls_generator_math_agent\s+6/);
+      term.keys('Enter');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      term.keys('Enter');
+      screen = await term.waitFor(/⚙ multiply/, 'the tool call');
+      assert.match(screen, /"a": 423,/);
+      assert.match(screen, /▍assistant/);
+
+      term.keys('x');
+      await term.waitFor(/x marked/, 'the mark');
+      term.keys('w');
+      await term.waitFor(/write marked call_ids to:/, 'the write prompt');
+      term.keys('Enter');
+      await term.waitFor(/wrote 1 call_id/, 'the write message');
+
+      term.keys('q');
+      screen = await term.waitFor((s) => !/traces browse/.test(s) && s.trimEnd().endsWith(PROMPT.trimEnd()), 'the shell prompt after quitting');
+      assert.equal(term.alternateOn(), false, 'the alternate screen is left');
+      assert.match(screen, /browse'? '?samples\/synalinks/, 'the command line typed before is back on screen');
+
+      assert.ok(existsSync(excludeFile));
+      const firstCallId = (JSON.parse(readFileSync(TOOL_FILE, 'utf8').split('\n')[0]) as { call_id: string }).call_id;
+      const ids = readFileSync(excludeFile, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('#'));
+      assert.deepEqual(ids, [firstCallId]);
+    } finally {
+      term.kill();
+    }
+  });
+
+  it('reflows on resize, fits 80x24, and Ctrl+C restores the terminal', async (t) => {
+    if (skipWithoutTmux(t)) return;
+    const term = await launch(120, 35);
+    try {
+      term.tmux('resize-window', '-t', term.session, '-x', '80', '-y', '24');
+      const screen = await term.waitFor((s) => {
+        const lines = s.split('\n');
+        return lines[0].startsWith(' traces browse') && /j\/k move/.test(lines[22] ?? '');
+      }, 'the layout redrawn at 80x24');
+      const lines = screen.split('\n');
+      assert.match(lines[1], /programs \/ modules\s+│/);
+      assert.ok(lines.every((line) => line.length <= 80));
+      term.keys('C-c');
+      await term.waitFor((s) => !/traces browse/.test(s) && s.trimEnd().endsWith(PROMPT.trimEnd()), 'the shell prompt after Ctrl+C');
+      assert.equal(term.alternateOn(), false);
+    } finally {
+      term.kill();
+    }
+  });
+});
