@@ -199,15 +199,9 @@ function countLines(dir: string, filter: (name: string) => boolean): number {
 
 // ------------------------------------------------------------------------------------ browse hook
 
-/**
- * TODO(browse author): time from launching `traces browse <tree>` to the first rendered row of
- * the record list, in seconds; return null while not measurable. Suggested approach: spawn
- * `node bin/traces.js browse <tree>` under a pseudo-terminal (or render the Ink app with
- * ink-testing-library in-process) and stop the clock when the first frame containing a record
- * row is written. The harness prints "not measured yet" while this returns null.
- */
-export async function measureBrowseFirstRow(_tree: string): Promise<number | null> {
-  return null;
+/** Seconds from launching the browser on the tree to its first rendered record row, Node start-up included. */
+export async function measureBrowseFirstRow(tree: string): Promise<number | null> {
+  return (await import('../src/ui/measure.js')).measureFirstRow([tree]);
 }
 
 // ------------------------------------------------------------------------------------ checks
