@@ -19,7 +19,9 @@ function isInside(child: string, parent: string): boolean {
 /** A file being written: buffered, and only visible under its final name after commit. */
 export class OutputFile {
   private readonly fd: number;
-  private readonly buffer = Buffer.allocUnsafe(WRITE_BUFFER);
+  /** Shared by every file: a run writes one file at a time, and a buffer per open file would add up. */
+  private static readonly buffer = Buffer.allocUnsafe(WRITE_BUFFER);
+  private static owner: OutputFile | null = null;
   private used = 0;
   bytes = 0;
   closed = false;
@@ -35,6 +37,10 @@ export class OutputFile {
   write(data: Uint8Array | string): void {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     this.bytes += bytes.length;
+    if (OutputFile.owner !== this) {
+      OutputFile.owner?.flush();
+      OutputFile.owner = this;
+    }
     if (bytes.length > WRITE_BUFFER - this.used) {
       this.flush();
       if (bytes.length > WRITE_BUFFER) {
@@ -42,7 +48,7 @@ export class OutputFile {
         return;
       }
     }
-    this.buffer.set(bytes, this.used);
+    OutputFile.buffer.set(bytes, this.used);
     this.used += bytes.length;
   }
 
@@ -53,13 +59,16 @@ export class OutputFile {
   }
 
   private flush(): void {
-    if (this.used > 0) writeSync(this.fd, this.buffer, 0, this.used);
+    if (this.used > 0) writeSync(this.fd, OutputFile.buffer, 0, this.used);
     this.used = 0;
   }
 
   close(): void {
     if (this.closed) return;
-    this.flush();
+    if (OutputFile.owner === this) {
+      this.flush();
+      OutputFile.owner = null;
+    }
     closeSync(this.fd);
     this.closed = true;
   }

@@ -1,7 +1,7 @@
 /**
  * A set of 16-byte keys with an int32 value each, in typed arrays with open addressing:
  * about 24 bytes a key at the table's lowest load, against ~200 for a Set of hex strings.
- * Keys are digests already (sha256 bits), so their first word is a good hash.
+ * Slots come from all four words mixed, so keys that are not digests spread too.
  */
 
 const EMPTY = -1;
@@ -25,7 +25,10 @@ export class KeyIndex {
 
   private slotOf(k0: number, k1: number, k2: number, k3: number): number {
     const mask = this.capacity - 1;
-    let slot = k0 & mask;
+    // Digests would need no mixing, but position keys (filter) and other callers' keys do.
+    let h = k0 ^ Math.imul(k1, 0x9e3779b1) ^ Math.imul(k2, 0x85ebca77) ^ Math.imul(k3, 0xc2b2ae3d);
+    h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
+    let slot = (h ^ (h >>> 16)) & mask;
     for (;;) {
       if (this.values[slot] === EMPTY) return slot;
       const base = slot * 4;

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KeyIndex } from '../src/pipeline/key-index.js';
+
+describe('KeyIndex', () => {
+  it('stores and finds keys that are not digests (positions, counters) across growth', () => {
+    const index = new KeyIndex(16);
+    const key = new Uint32Array(4);
+    for (let i = 0; i < 50_000; i++) {
+      key.set([i % 7, i, 0x7fffffff, 0xffffffff]);
+      assert.equal(index.addIfAbsent(key, i), -1);
+    }
+    assert.equal(index.size, 50_000);
+    for (let i = 0; i < 50_000; i += 997) {
+      key.set([i % 7, i, 0x7fffffff, 0xffffffff]);
+      assert.equal(index.get(key), i);
+      assert.equal(index.addIfAbsent(key, -5), i, 'present keys keep their value');
+    }
+    key.set([1, 50_001, 0x7fffffff, 0xffffffff]);
+    assert.equal(index.get(key), -1);
+    index.set(key, 9);
+    assert.equal(index.get(key), 9);
+    assert.equal(index.size, 50_001);
+    assert.equal([...index.entries()].length, 50_001);
+  });
+
+  it('uses about 24 to 48 bytes a key', () => {
+    const index = new KeyIndex();
+    const key = new Uint32Array(4);
+    for (let i = 0; i < 100_000; i++) {
+      key.set([i * 2654435761, i, i ^ 0x5bd1e995, 7]);
+      index.set(key, i);
+    }
+    const perKey = index.byteSize / index.size;
+    assert.ok(perKey >= 20 && perKey <= 48, `${perKey} bytes a key`);
+  });
+});
