@@ -24,7 +24,7 @@ describe('KeyIndex', () => {
     assert.equal([...index.entries()].length, 50_001);
   });
 
-  it('uses about 24 to 48 bytes a key', () => {
+  it('uses 20 bytes a slot at a load between 35% and 70%: 28 to 58 bytes a key', () => {
     const index = new KeyIndex();
     const key = new Uint32Array(4);
     for (let i = 0; i < 100_000; i++) {
@@ -32,6 +32,6 @@ describe('KeyIndex', () => {
       index.set(key, i);
     }
     const perKey = index.byteSize / index.size;
-    assert.ok(perKey >= 20 && perKey <= 48, `${perKey} bytes a key`);
+    assert.ok(perKey >= 28 && perKey <= 58, `${perKey} bytes a key`);
   });
 });
