@@ -68,6 +68,22 @@ describe('reading a file in byte ranges', () => {
   });
 });
 
+describe('reading with one reused buffer', () => {
+  it('gives the same lines when each batch is used before the next is read', async () => {
+    const file = path.join(tempDir(), 'd.jsonl');
+    const text = Array.from({ length: 300 }, (_, i) => `{"n":${i},"pad":"${'y'.repeat((i * 37) % 500)}"}`).join('\n') + '\n{"cut":';
+    writeFileSync(file, text);
+    const expected = (await allLines(file)).map((l) => [l.number, l.offset, l.bytes.toString(), l.terminated]);
+    for (const chunkSize of [7, 64, 1000, 1 << 20]) {
+      const seen: unknown[] = [];
+      for await (const batch of readLineBatches(file, undefined, chunkSize, true)) {
+        for (const l of batch) seen.push([l.number, l.offset, l.bytes.toString(), l.terminated]);
+      }
+      assert.deepEqual(seen, expected, `chunk ${chunkSize}`);
+    }
+  });
+});
+
 describe('finding trace files', () => {
   it('accepts exactly the two Synalinks layouts', () => {
     assert.equal(whyNotTraceFile('prog/gen_1/gen_1_20260707-101530.jsonl'), null);

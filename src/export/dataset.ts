@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import type { Split } from '../pipeline/split.js';
-import { LineValidator, type Inspection, type Target, type TokenCounter, type ValidationReport } from '../targets/index.js';
+import { LineValidator, type EncodingName, type Inspection, type Target, type ValidationReport } from '../targets/index.js';
 
 export const SPLITS: readonly Split[] = ['training', 'validation'];
 
@@ -25,7 +25,7 @@ class SplitFiles {
     private readonly folder: string,
     private readonly split: Split,
     private readonly target: Target,
-    private readonly counter: TokenCounter,
+    private readonly encoding: EncodingName,
     private readonly maxBytes: number,
   ) {
     this.openShard();
@@ -34,7 +34,7 @@ class SplitFiles {
   private openShard(): Shard {
     const shard = {
       file: this.output.create(path.join(this.folder, `${this.split}.jsonl`)),
-      validator: new LineValidator(this.target, this.counter),
+      validator: new LineValidator(this.target, null, this.encoding),
       examples: 0,
     };
     this.shards.push(shard);
@@ -69,10 +69,10 @@ class SplitFiles {
 export class Dataset {
   readonly splits: Record<Split, SplitFiles>;
 
-  constructor(output: OutputDir, readonly folder: string, target: Target, counter: TokenCounter, maxBytes: number) {
+  constructor(output: OutputDir, readonly folder: string, target: Target, encoding: EncodingName, maxBytes: number) {
     this.splits = {
-      training: new SplitFiles(output, folder, 'training', target, counter, maxBytes),
-      validation: new SplitFiles(output, folder, 'validation', target, counter, maxBytes),
+      training: new SplitFiles(output, folder, 'training', target, encoding, maxBytes),
+      validation: new SplitFiles(output, folder, 'validation', target, encoding, maxBytes),
     };
   }
 }

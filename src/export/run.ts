@@ -13,7 +13,6 @@ import type { Discovery } from '../sources/discover.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import {
   getTarget,
-  loadTokenCounter,
   loadToolsFile,
   ToolInference,
   type EncodingName,
@@ -44,6 +43,7 @@ export interface ExportOptions {
 /** OpenAI's Files API limit; other targets have none we know of. */
 const OPENAI_FILE_LIMIT = 512 * 1024 * 1024;
 const CONTEXT_WARNING = 65_536;
+const PROJECT_SHARE_BYTES = 4 << 20;
 
 export interface ExportResult {
   plan: CurationPlan;
@@ -78,7 +78,6 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--tools ${(error as Error).message}`);
     }
   }
-  const counter = await loadTokenCounter(options.tokenizer);
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
@@ -91,7 +90,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const datasets = new Map<string, Dataset>();
     const datasetAt = (folder: string): Dataset => {
       let dataset = datasets.get(folder);
-      if (dataset === undefined) datasets.set(folder, (dataset = new Dataset(output, folder, target, counter, fileLimit)));
+      if (dataset === undefined) datasets.set(folder, (dataset = new Dataset(output, folder, target, options.tokenizer, fileLimit)));
       return dataset;
     };
     if (options.groupBy === 'none') datasetAt('');
@@ -124,6 +123,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         settings,
       }),
       (result) => ({ records: result.records, bytes: 0 }),
+      // A share's examples are held until written: keep shares small.
+      PROJECT_SHARE_BYTES,
     );
     for await (const { items } of projected) {
       for (const item of items) {

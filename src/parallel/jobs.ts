@@ -1,16 +1,34 @@
-/** The jobs worker threads can run, by name. Each takes plain data and returns plain data. */
-import { projectShare } from '../export/project-share.js';
-import { curateShare } from '../pipeline/curate-share.js';
-import { scanShare } from '../privacy/scan-share.js';
-import { statsShare } from '../stats/share.js';
-import { verifyShare } from '../canonical/verify-share.js';
+/**
+ * The jobs worker threads can run, by name. Each takes plain data and returns plain data.
+ * Modules load on first use, so a worker (or a command) only pays for the job it runs.
+ */
+import type { projectShare } from '../export/project-share.js';
+import type { curateShare } from '../pipeline/curate-share.js';
+import type { scanShare } from '../privacy/scan-share.js';
+import type { statsShare } from '../stats/share.js';
+import type { verifyShare } from '../canonical/verify-share.js';
 
-export const JOBS = {
-  stats: statsShare,
-  curate: curateShare,
-  verify: verifyShare,
-  project: projectShare,
-  scan: scanShare,
+interface Jobs {
+  stats: typeof statsShare;
+  curate: typeof curateShare;
+  verify: typeof verifyShare;
+  project: typeof projectShare;
+  scan: typeof scanShare;
+}
+
+export type JobName = keyof Jobs;
+export type JobPayload<J extends JobName> = Parameters<Jobs[J]>[0];
+export type JobResult<J extends JobName> = Awaited<ReturnType<Jobs[J]>>;
+
+const LOADERS: { [J in JobName]: () => Promise<Jobs[J]> } = {
+  stats: async () => (await import('../stats/share.js')).statsShare,
+  curate: async () => (await import('../pipeline/curate-share.js')).curateShare,
+  verify: async () => (await import('../canonical/verify-share.js')).verifyShare,
+  project: async () => (await import('../export/project-share.js')).projectShare,
+  scan: async () => (await import('../privacy/scan-share.js')).scanShare,
 };
 
-export type JobName = keyof typeof JOBS;
+export async function runJob<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> {
+  const run = (await LOADERS[job]()) as (payload: JobPayload<J>) => Promise<JobResult<J>>;
+  return run(payload);
+}

@@ -25,7 +25,8 @@ export class WorkerPool {
 
   constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL('./worker.js', import.meta.url));
+      // A small young generation keeps each worker's resident memory down; records die young anyway.
+      const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string } }) => {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);

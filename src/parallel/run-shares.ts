@@ -4,20 +4,20 @@
  */
 import type { Discovery } from '../sources/discover.js';
 import { Progress } from '../progress.js';
-import { JOBS, type JobName } from './jobs.js';
+import { runJob, type JobName, type JobPayload, type JobResult } from './jobs.js';
 import { defaultWorkerCount, WorkerPool } from './pool.js';
 import { fileSizes, planShares, type WorkShare } from './units.js';
 
 /** Below this, starting worker threads costs more than it saves. */
 const PARALLEL_MIN_BYTES = 32 << 20;
 
-type JobResult<J extends JobName> = Awaited<ReturnType<(typeof JOBS)[J]>>;
-
 export async function* runOverFiles<J extends JobName>(
   job: J,
   discovery: Discovery,
-  payloadFor: (share: WorkShare) => Parameters<(typeof JOBS)[J]>[0],
+  payloadFor: (share: WorkShare) => JobPayload<J>,
   progressOf: (result: JobResult<J>) => { records: number; bytes: number },
+  /** Bytes of input per share at most: jobs whose results are big (export lines) want smaller shares. */
+  maxShareBytes?: number,
 ): AsyncGenerator<JobResult<J>> {
   const sizes = fileSizes(discovery.files);
   const total = sizes.reduce((a, b) => a + b, 0);
@@ -25,14 +25,14 @@ export async function* runOverFiles<J extends JobName>(
   const progress = new Progress(discovery.files.length);
   const parallel = workers > 1 && total >= PARALLEL_MIN_BYTES;
   // Shares bound what one result holds, in this thread too.
-  const shares = planShares(sizes, Math.max(1, workers));
+  const shares = planShares(sizes, Math.max(1, workers), undefined, maxShareBytes);
   const pool = parallel ? new WorkerPool(workers) : null;
   try {
     const results: AsyncIterable<JobResult<J>> =
       pool !== null
         ? pool.map<JobResult<J>>(job, shares.map(payloadFor))
         : (async function* () {
-            for (const share of shares) yield (await JOBS[job](payloadFor(share) as never)) as JobResult<J>;
+            for (const share of shares) yield await runJob(job, payloadFor(share));
           })();
     for await (const result of results) {
       const done = progressOf(result);

@@ -24,10 +24,13 @@ export function fileSizes(files: readonly TraceFile[]): number[] {
   return files.map((f) => statSync(f.path).size);
 }
 
-/** About `perWorker` shares for each worker, so a slow share does not leave one core idle. */
-export function planShares(sizes: readonly number[], workers: number, perWorker = 4): WorkShare[] {
+/**
+ * About `perWorker` shares for each worker, so a slow share does not leave one core idle;
+ * `maxShare` bounds what one share's result holds in memory.
+ */
+export function planShares(sizes: readonly number[], workers: number, perWorker = 4, maxShare = MAX_SHARE): WorkShare[] {
   const total = sizes.reduce((a, b) => a + b, 0);
-  const target = Math.min(MAX_SHARE, Math.max(MIN_SHARE, Math.ceil(total / (workers * perWorker))));
+  const target = Math.min(maxShare, Math.max(MIN_SHARE, Math.ceil(total / (workers * perWorker))));
   const shares: WorkShare[] = [];
   let current: WorkShare = { ranges: [], bytes: 0 };
   sizes.forEach((size, fileIndex) => {

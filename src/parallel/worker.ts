@@ -1,10 +1,10 @@
 /** A worker thread: runs the named job on each message and posts the result back. */
 import { parentPort } from 'node:worker_threads';
-import { JOBS, type JobName } from './jobs.js';
+import { runJob, type JobName } from './jobs.js';
 
 parentPort!.on('message', async (message: { id: number; job: JobName; payload: unknown }) => {
   try {
-    const result = await JOBS[message.job](message.payload as never);
+    const result = await runJob(message.job, message.payload as never);
     parentPort!.postMessage({ id: message.id, result });
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));

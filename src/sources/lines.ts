@@ -72,7 +72,13 @@ function countNewlines(fd: number, end: number): number {
  * one per chunk read, so callers pay one await per few MB rather than per line. Each
  * chunk is a fresh buffer: lines handed out stay valid after the next read.
  */
-export async function* readLineBatches(path: string, range?: ByteRange, chunkSize = CHUNK_SIZE): AsyncGenerator<Line[]> {
+export async function* readLineBatches(
+  path: string,
+  range?: ByteRange,
+  chunkSize = CHUNK_SIZE,
+  /** Reuse one read buffer: each batch's lines are valid only until the next batch is asked for. */
+  transient = false,
+): AsyncGenerator<Line[]> {
   // Synchronous reads: a reader works through one file at a time and gains nothing from
   // the thread pool, while paying a round trip per call for it.
   const fd = openSync(path, 'r');
@@ -93,10 +99,15 @@ export async function* readLineBatches(path: string, range?: ByteRange, chunkSiz
     let pending: Buffer[] = [];
     let pendingLength = 0;
     let done = false;
+    let reused: Buffer | null = transient ? leaseBuffer(chunkSize) : null;
     while (!done) {
       // Most trace files are far smaller than a chunk: size the buffers to what is left.
       const want = Math.max(1, Math.min(chunkSize, size - position + 1));
-      const chunk = Buffer.allocUnsafe(want);
+      if (reused !== null && pendingLength > 0) {
+        // The partial line still points into the buffer about to be overwritten.
+        pending = [Buffer.concat(pending, pendingLength)];
+      }
+      const chunk = reused ?? Buffer.allocUnsafe(want);
       const bytesRead = readSync(fd, chunk, 0, want, position);
       if (bytesRead === 0) break;
       position += bytesRead;
@@ -151,7 +162,30 @@ export async function* readLineBatches(path: string, range?: ByteRange, chunkSiz
       const { bytes, offset } = trimLine(raw, fileOffset, lineNumber === 1);
       if (!isBlank(bytes)) yield [{ bytes, number: lineNumber, offset, terminated: false }];
     }
+    if (reused !== null) {
+      returnBuffer(reused);
+      reused = null;
+    }
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * One spare read buffer per thread. A fresh buffer per read makes external memory churn
+ * faster than the collector returns it, and resident memory climbs with the bytes read.
+ */
+let spareBuffer: Buffer | null = null;
+
+function leaseBuffer(size: number): Buffer {
+  if (spareBuffer !== null && spareBuffer.length === size) {
+    const buffer = spareBuffer;
+    spareBuffer = null;
+    return buffer;
+  }
+  return Buffer.allocUnsafe(size);
+}
+
+function returnBuffer(buffer: Buffer): void {
+  spareBuffer = buffer;
 }

@@ -25,8 +25,8 @@ function damageReason(error: unknown, terminated: boolean): string {
 }
 
 /** Records of a Synalinks trace file, or of the lines that start in `range`. */
-export async function* readSynalinksFile(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
-  for await (const lines of readLineBatches(file.path, range)) {
+export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, transient = false): AsyncGenerator<RecordBatch> {
+  for await (const lines of readLineBatches(file.path, range, undefined, transient)) {
     const batch: RecordBatch = { file, records: [], damaged: [], bytes: 0 };
     for (const line of lines) {
       batch.bytes += line.bytes.length + 1;
@@ -69,7 +69,7 @@ export function readFile(file: TraceFile): AsyncGenerator<RecordBatch> {
  * ranges yield nothing.
  */
 export async function* readFileRange(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
-  if (isSynalinks(file)) yield* readSynalinksFile(file, range);
+  if (isSynalinks(file)) yield* readSynalinksFile(file, range, true);
   else if (range === undefined || range.start === 0) yield* readOtherFile(file);
 }
 
@@ -107,7 +107,7 @@ export async function* readSelectedRecords(
       }
       continue;
     }
-    for await (const batch of readLineBatches(file.path, range)) {
+    for await (const batch of readLineBatches(file.path, range, undefined, true)) {
       const records: TraceRecord[] = [];
       for (const line of batch) {
         while (next < wanted.length && wanted[next] < line.number) next++;

@@ -116,7 +116,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * turns across thousands of examples, and BPE is the slowest step of an export.
  * Memory is capped: the cache starts over once it holds `maxChars` characters.
  */
-export function withCountCache(counter: TokenCounter, maxChars = 64 << 20): TokenCounter {
+export function withCountCache(counter: TokenCounter, maxChars = 16 << 20): TokenCounter {
   const counts = new Map<string, number>();
   let chars = 0;
   return {

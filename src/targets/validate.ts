@@ -67,7 +67,7 @@ export async function validateLines(
   file = '<lines>',
 ): Promise<ValidationReport> {
   const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
-  const validator = new LineValidator(target, counter, opts.tokenLimit);
+  const validator = new LineValidator(target, counter, counter.encoding, opts.tokenLimit);
   for await (const text of lines) validator.addText(text);
   return validator.report(file);
 }
@@ -112,7 +112,9 @@ export class LineValidator {
 
   constructor(
     private readonly target: Target,
-    private readonly counter: TokenCounter,
+    /** Needed to check text or values here; an export hands in inspections made where the tokenizer is loaded. */
+    private readonly counter: TokenCounter | null,
+    private readonly encoding: EncodingName = counter?.encoding ?? 'o200k_base',
     private readonly tokenLimit = DEFAULT_TOKEN_LIMIT,
   ) {}
 
@@ -144,6 +146,7 @@ export class LineValidator {
   }
 
   private check(value: unknown): ExampleTokens | null {
+    if (this.counter === null) throw new Error('LineValidator: checking values needs a token counter');
     return this.addInspection(inspectExample(this.target, this.counter, value));
   }
 
@@ -198,7 +201,7 @@ export class LineValidator {
       linesWithErrors: tally.linesWithErrors,
       missingSystem: this.missingSystem,
       missingUser: this.missingUser,
-      tokens: { encoding: this.counter.encoding, total: summarize(this.totals), assistant: summarize(this.assistants) },
+      tokens: { encoding: this.encoding, total: summarize(this.totals), assistant: summarize(this.assistants) },
       tokenLimit: this.tokenLimit,
       overTokenLimit: tally.count('over_token_limit'),
       ok: errors.length === 0,
