@@ -34,7 +34,11 @@ export async function* runOverFiles<J extends JobName>(
         : (async function* () {
             for (const share of shares) yield await runJob(job, payloadFor(share));
           })();
+    let shareIndex = 0;
     for await (const result of results) {
+      const share = shares[shareIndex++];
+      const last = share.ranges[share.ranges.length - 1];
+      progress.files = last.end === Infinity ? last.fileIndex + 1 : last.fileIndex;
       const done = progressOf(result);
       progress.records += done.records;
       progress.bytes += done.bytes;
