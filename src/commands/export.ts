@@ -1,7 +1,5 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { runAskRecordingExport } from '../export/ask-recording.js';
-import { runExport } from '../export/run.js';
 import type { ScrubSettings } from '../export/project-share.js';
 import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
@@ -100,6 +98,8 @@ Examples:
       const curation = parseCurationOptions(flags, true);
       if (flags.format === 'ask-recording') {
         const discovered = await findTraceFiles(roots, flags);
+        // Implementations load on use: every other command would pay for them at start-up.
+        const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest });
         if (flags.json) printJson(report);
         const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
@@ -115,6 +115,7 @@ Examples:
       }
       const fraction = Number(flags.validationFraction);
       const discovery = await findTraceFiles(roots, flags);
+      const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
         format: flags.format,
         out: flags.out,

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
-import { groupRuns, RUN_SORTS, sortRuns, type Run, type RunSort } from '../runs/runs.js';
+import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
 import { formatSeconds, formatTokens, formatUsd, table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
@@ -118,6 +118,8 @@ Examples:
     .action(async (roots: string[], flags: RunsFlags) => {
       const prices = loadPriceTable(flags.prices);
       const discovery = await findTraceFiles(roots, flags);
+      // Loaded on use: every other command would pay for it at start-up.
+      const { groupRuns, sortRuns } = await import('../runs/runs.js');
       const runs = sortRuns(await groupRuns(discovery, prices), flags.sort);
       if (flags.json) printJson(runs.map(runJson));
       else process.stdout.write(renderRuns(runs));

@@ -112,10 +112,9 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const inferredUsed = new Set<string>();
     const redactions: Record<string, number> = {};
     const partial: string[] = [];
-    const keptDiscovery = { files: discovery.files, skipped: [] };
     const projected = runOverFiles(
       'project',
-      keptDiscovery,
+      discovery,
       (share) => ({
         files: discovery.files,
         share,

@@ -18,6 +18,7 @@ import type { PriceTable } from '../pricing/table.js';
 import { discover, type Discovery, type DiscoverOptions, type TraceFile } from '../sources/discover.js';
 import { readFiles, readSelectedRecords, type RecordBatch } from '../sources/read.js';
 import type { SourceRun } from '../sources/source-run.js';
+import type { RunSort } from './sorts.js';
 
 export interface RunCall {
   fileIndex: number;
@@ -262,8 +263,6 @@ export class RunGrouper {
   }
 }
 
-export const RUN_SORTS = ['start', 'cost', 'tokens', 'duration'] as const;
-export type RunSort = (typeof RUN_SORTS)[number];
 
 /** Known cost of a run (reported plus estimated), or null when nothing is known. */
 export function knownCost(run: Run): number | null {

@@ -2,9 +2,7 @@
 import { stat } from 'node:fs/promises';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
-import { readAskFile } from './ask.js';
 import type { TraceFile } from './discover.js';
-import { readKlieoFile } from './klieo.js';
 import { readLineBatches, type ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
@@ -44,7 +42,8 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
 
 /** Records of an Ask or klieo file; the whole file's size is counted with its last batch. */
 export async function* readOtherFile(file: TraceFile): AsyncGenerator<RecordBatch> {
-  const batches = file.source === 'ask' ? readAskFile(file) : readKlieoFile(file);
+  // Loaded on demand: most runs read only Synalinks files, and every worker thread would pay for these.
+  const batches = file.source === 'ask' ? (await import('./ask.js')).readAskFile(file) : (await import('./klieo.js')).readKlieoFile(file);
   let previous: RecordBatch | null = null;
   for await (const batch of batches) {
     if (previous !== null) yield previous;
