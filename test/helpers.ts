@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SAMPLES = path.join(REPO, 'samples', 'synalinks');
 export const FIXTURES = path.join(REPO, 'test', 'fixtures');
-export const GOLDEN = path.resolve(REPO, '..', 'shared', 'fixtures', 'synalinks-golden');
+/** A copy of shared/fixtures/synalinks-golden, so the suite runs wherever the repository is cloned. */
+export const GOLDEN = path.join(FIXTURES, 'synalinks-golden');
 const BIN = path.join(REPO, 'bin', 'traces.js');
 
 export interface CliResult {
