@@ -45,7 +45,18 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   return program;
 }
 
+/** `traces stats --json | head` closes the pipe early: that is the reader's choice, not an error. */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FIXTURES, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, REPO, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 
@@ -65,6 +65,17 @@ describe('traces stats on the samples', () => {
     const result = runCli(['stats', SAMPLES, '--verbose']);
     assert.match(result.stderr, /skipped .*synalinks\.json: not a \.jsonl file/);
     assert.match(result.stderr, /skipped .*datasets\/some_ds\/train\.jsonl: dataset cache/);
+  });
+
+  it('stops quietly when the reader closes the pipe early (| head)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'traces.js'), 'stats', SAMPLES, '--json', '--by', 'module'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0);
+    assert.doesNotMatch(stderr, /EPIPE|Error/);
   });
 
   it('exits 2 naming a missing root, and on a bad option', () => {
