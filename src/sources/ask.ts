@@ -25,8 +25,8 @@ import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from 
 import type { TraceFile } from './discover.js';
 import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
+import { isObject, num, str, type Json } from './json-values.js';
 
-type Json = Record<string, unknown>;
 
 export interface AskBatch {
   records: TraceRecord[];
@@ -34,17 +34,6 @@ export interface AskBatch {
   runs: SourceRun[];
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function num(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
 
 /** `Ask::Tools::Bash` → `bash`, `Ask::Tools::WebSearch` → `web_search`. */
 export function toolNameOfClass(rubyClass: string): string {

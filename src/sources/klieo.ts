@@ -23,8 +23,8 @@ import type { TraceFile } from './discover.js';
 import { JsonStreamError, streamJson } from './json-stream.js';
 import { RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
+import { isObject, num, str, type Json } from './json-values.js';
 
-type Json = Record<string, unknown>;
 
 export interface KlieoBatch {
   records: TraceRecord[];
@@ -33,17 +33,6 @@ export interface KlieoBatch {
   bytes: number;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function num(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
 
 function epoch(value: unknown): number | null {
   const text = str(value);
