@@ -5,23 +5,11 @@
     python3 bench/baselines/python-dedupe.py TREE OUT
 """
 import os
-import re
 import sys
 
 import orjson
 
-NAME = re.compile(r"^(.+)_\d{8}-\d{6}\.jsonl$")
-
-
-def trace_files(root):
-    out = []
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            rel = os.path.relpath(os.path.join(dirpath, name), root).split(os.sep)
-            m = NAME.match(name)
-            if m and len(rel) in (2, 3) and rel[0] != "datasets" and m.group(1) == rel[-2]:
-                out.append(os.path.join(dirpath, name))
-    return sorted(out)
+from tracetree import trace_files
 
 
 def main():
