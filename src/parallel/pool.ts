@@ -66,31 +66,56 @@ export class WorkerPool {
     });
   }
 
-  /** Runs `job` over every payload, at most `size` at a time; yields results in payload order. */
-  async *map<T>(job: string, payloads: readonly unknown[]): AsyncGenerator<T> {
-    const results: Promise<T>[] = [];
-    let submitted = 0;
-    // Keep every worker busy, and a few results ahead, without holding them all in memory.
-    const ahead = this.size * 2;
-    const fill = () => {
-      while (submitted < payloads.length && submitted - consumed < ahead) {
-        const promise = this.submit<T>(job, payloads[submitted]);
-        promise.catch(() => undefined);
-        results[submitted++] = promise;
+  /**
+   * Runs `job` over every payload and yields the results in payload order. Each worker is a
+   * lane taking the next payload; with `local`, this thread is one more lane, which starts at
+   * once while the workers are still starting up. A lane runs at most a few payloads ahead
+   * of the consumer, so results never pile up.
+   */
+  async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
+    const n = payloads.length;
+    const settled = payloads.map(() => deferred<T>());
+    const lanes = this.size + (local ? 1 : 0);
+    const ahead = lanes * 2;
+    let next = 0;
+    let consumed = 0;
+    const blocked: (() => void)[] = [];
+    const lane = async (run: (payload: unknown) => Promise<T>) => {
+      for (;;) {
+        while (next < n && next - consumed >= ahead) await new Promise<void>((resolve) => blocked.push(resolve));
+        if (next >= n) return;
+        const i = next++;
+        try {
+          settled[i].resolve(await run(payloads[i]));
+        } catch (error) {
+          settled[i].reject(error as Error);
+        }
       }
     };
-    let consumed = 0;
-    fill();
-    while (consumed < payloads.length) {
-      const result = await results[consumed];
-      delete results[consumed];
+    const running = Array.from({ length: this.size }, () => lane((payload) => this.submit<T>(job, payload)));
+    if (local) running.push(lane(local));
+    while (consumed < n) {
+      const result = await settled[consumed].promise;
       consumed++;
-      fill();
+      for (const resume of blocked.splice(0)) resume();
       yield result;
     }
+    await Promise.all(running);
   }
 
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Rejections are seen when the consumer reaches them; until then they are not "unhandled".
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }

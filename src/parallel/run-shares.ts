@@ -21,16 +21,17 @@ export async function* runOverFiles<J extends JobName>(
 ): AsyncGenerator<JobResult<J>> {
   const sizes = fileSizes(discovery.files);
   const total = sizes.reduce((a, b) => a + b, 0);
-  const workers = defaultWorkerCount();
+  const threads = defaultWorkerCount();
   const progress = new Progress(discovery.files.length);
-  const parallel = workers > 1 && total >= PARALLEL_MIN_BYTES;
+  const parallel = threads > 1 && total >= PARALLEL_MIN_BYTES;
   // Shares bound what one result holds, in this thread too.
-  const shares = planShares(sizes, Math.max(1, workers), undefined, maxShareBytes);
-  const pool = parallel ? new WorkerPool(workers) : null;
+  const shares = planShares(sizes, Math.max(1, threads), undefined, maxShareBytes);
+  // This thread works too (it would only wait), so one worker fewer than threads.
+  const pool = parallel ? new WorkerPool(threads - 1) : null;
   try {
     const results: AsyncIterable<JobResult<J>> =
       pool !== null
-        ? pool.map<JobResult<J>>(job, shares.map(payloadFor))
+        ? pool.map<JobResult<J>>(job, shares.map(payloadFor), (payload) => runJob(job, payload as JobPayload<J>))
         : (async function* () {
             for (const share of shares) yield await runJob(job, payloadFor(share));
           })();
