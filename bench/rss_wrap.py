@@ -17,4 +17,6 @@ def _dump():
 atexit.register(_dump)
 script = sys.argv[1]
 sys.argv = sys.argv[1:]
+# As `python3 SCRIPT` would: the script's folder first on the path (the baselines share tracetree.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
 runpy.run_path(script, run_name="__main__")
