@@ -76,7 +76,7 @@ export class WorkerPool {
     const n = payloads.length;
     const settled = payloads.map(() => deferred<T>());
     const lanes = this.size + (local ? 1 : 0);
-    const ahead = lanes * 2;
+    const ahead = lanes * 4;
     let next = 0;
     let consumed = 0;
     const blocked: (() => void)[] = [];
@@ -92,8 +92,9 @@ export class WorkerPool {
         }
       }
     };
-    const running = Array.from({ length: this.size }, () => lane((payload) => this.submit<T>(job, payload)));
-    if (local) running.push(lane(local));
+    // This thread's lane first: it takes the first payload while the workers are still booting.
+    const running = local ? [lane(local)] : [];
+    for (let i = 0; i < this.size; i++) running.push(lane((payload) => this.submit<T>(job, payload)));
     while (consumed < n) {
       const result = await settled[consumed].promise;
       consumed++;
