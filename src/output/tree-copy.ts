@@ -59,7 +59,8 @@ export async function copyKeptLines(
     for (const index of indexes) {
       const lines = keptLines.get(index)!;
       let next = 0;
-      for await (const batch of readLineBatches(files[index].path)) {
+      // Each line is copied into the output before the next batch is read, so one read buffer serves.
+      for await (const batch of readLineBatches(files[index].path, undefined, undefined, true)) {
         for (const line of batch) {
           if (next < lines.length && lines[next] === line.number) {
             out.writeLine(line.bytes);
