@@ -150,13 +150,17 @@ describe('IndexStore on samples/synalinks', () => {
     small.close();
   });
 
-  it('leaves files of other recorders (klieo, Ask) out: they are not one record per line', async () => {
+  it('reads files of other recorders (klieo, Ask) whole, beside the Synalinks lines it indexes', async () => {
     const mixed = await IndexStore.open([SAMPLES, path.join(FIXTURES, 'klieo')]);
     await mixed.whenDone();
     assert.equal(mixed.files.length, expected.trace_files.length);
     assert.ok(mixed.otherFiles.length > 0);
     assert.ok(mixed.otherFiles.every((f) => f.source === 'klieo'));
-    assert.equal(mixed.count, store.count);
+    assert.ok(mixed.count > store.count, 'klieo records are listed too');
+    const left = await IndexStore.open([SAMPLES, path.join(FIXTURES, 'klieo')], { otherSources: false });
+    await left.whenDone();
+    assert.equal(left.count, store.count, 'and left out when asked');
+    left.close();
     mixed.close();
   });
 

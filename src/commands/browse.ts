@@ -1,22 +1,31 @@
 import type { Command } from 'commander';
+import type { SourceKind } from '../record.js';
 import { browse, DEFAULT_EXCLUDE_FILE } from '../ui/launch.js';
+import { addSourceOption, ROOTS_DESCRIPTION } from './common.js';
 
 interface BrowseCommandOptions {
   exclude?: string;
+  source?: SourceKind;
 }
 
 export function registerBrowse(program: Command): void {
-  program
+  const command = program
     .command('browse')
-    .description('Look through recorded calls in the terminal: tree, record list, chat view; mark calls to exclude.')
-    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
-    .option('--exclude <file>', 'exclusion file that w writes (its call_ids start marked when it exists)', DEFAULT_EXCLUDE_FILE)
+    .description('Look through recorded calls in the terminal: tree, record list, runs, chat view; mark calls to exclude.')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
+    .option('--exclude <file>', 'exclusion file that w writes (its call_ids start marked when it exists)', DEFAULT_EXCLUDE_FILE);
+  addSourceOption(command);
+  command
     .addHelpText(
       'after',
       `
 Keys (? shows them all): j/k move, Enter/l open, h/Esc back, Tab pane, / search (regex),
 n/N next/previous match, f status filter, d hide duplicates, D duplicate group,
-x mark for exclusion, w write the marked call_ids, y copy call_id, s stats, q quit.
+x mark for exclusion, w write the marked call_ids, y copy call_id, s stats,
+r runs view (one row per run; Enter opens a run as one conversation), q quit.
+
+Ask recordings and klieo RunLog/Capture files are read whole and shown with the
+Synalinks records (their program and module come from the recording).
 
 The exclusion file has one call_id per line (# comments allowed); pass it to
 export, dedupe or filter with --exclude.
@@ -24,9 +33,10 @@ export, dedupe or filter with --exclude.
 Examples:
   traces browse
   traces browse samples/synalinks
-  traces browse ~/.synalinks --exclude curated-out.txt`,
+  traces browse ~/.synalinks --exclude curated-out.txt
+  traces browse test/recordings runs/*.json`,
     )
     .action(async (roots: string[], options: BrowseCommandOptions) => {
-      process.exitCode = await browse(roots, { exclude: options.exclude });
+      process.exitCode = await browse(roots, { exclude: options.exclude, source: options.source });
     });
 }

@@ -16,6 +16,7 @@ import { KeyHints, MessageLine, TitleBar, type SearchStatus } from './components
 import { ListPane } from './components/ListPane.js';
 import { GroupPanel, HELP, HelpPanel, StatsPanel } from './components/Panels.js';
 import { RecordView } from './components/RecordView.js';
+import { RunsPane } from './components/RunsPane.js';
 import { TreePane } from './components/TreePane.js';
 
 export interface AppProps {
@@ -47,8 +48,8 @@ class RecordRowsCache {
 
   constructor(private readonly store: IndexStore) {}
 
-  chatRows(entry: number, width: number, open: ReadonlySet<string>): { rows: Row[]; folds: { id: string; row: number }[] } {
-    const key = `${entry}|${width}|${[...open].sort().join(',')}`;
+  chatRows(entry: number, width: number, open: ReadonlySet<string>, run = -1): { rows: Row[]; folds: { id: string; row: number }[] } {
+    const key = `${entry}|${width}|${[...open].sort().join(',')}|${run}`;
     if (key !== this.chatKey) {
       const record = this.store.record(entry);
       if (record === null) {
@@ -67,6 +68,7 @@ class RecordRowsCache {
           this.chat = [{ segs: [{ text: `cannot show this record: ${String(error)}`, color: 'red' }] }];
         }
       }
+      if (run >= 0) this.chat = [...runHeaderRows(this.store, run, entry), ...this.chat];
       this.chatFolds = [];
       this.chat.forEach((row, i) => {
         if (row.fold !== undefined) this.chatFolds.push({ id: row.fold, row: i });
@@ -96,10 +98,36 @@ class RecordRowsCache {
   }
 }
 
+/** What the chat view of a run says first: which run, and which of its steps holds the conversation. */
+function runHeaderRows(store: IndexStore, runIndex: number, entry: number): Row[] {
+  const run = store.runs?.[runIndex];
+  if (run === undefined) return [];
+  const step = store.runEntries(runIndex).indexOf(entry) + 1;
+  return [
+    {
+      segs: [
+        { text: `run of ${run.program}`, bold: true, color: 'cyan' },
+        { text: `  ${run.steps} step${run.steps === 1 ? '' : 's'}, ${run.recorderStatus ?? run.status}, ${run.source}` },
+        { text: `  · the conversation of step ${step} of ${run.steps} (the longest; it holds the earlier turns)`, dim: true },
+      ],
+    },
+    { segs: [] },
+  ];
+}
+
+/** The message shown when a run opens. */
+function runOpenText(store: IndexStore, runIndex: number, entry: number): string {
+  const run = store.runs?.[runIndex];
+  if (run === undefined) return '';
+  const step = store.runEntries(runIndex).indexOf(entry) + 1;
+  return `run of ${run.program}: ${run.steps} step${run.steps === 1 ? '' : 's'}; showing step ${step}'s conversation (h back to the runs)`;
+}
+
 function makeContext(state: State, store: IndexStore, layout: Layout, cache: RecordRowsCache, job: SearchJob | null): Context {
-  const list = store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const runsView = state.view === 'runs';
+  const list = runsView ? store.runsOf(state.treeCursor) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
   const inRecord = state.mode === 'record' && state.recordEntry >= 0;
-  const chat = inRecord ? cache.chatRows(state.recordEntry, layout.width, state.open) : { rows: [], folds: [] };
+  const chat = inRecord ? cache.chatRows(state.recordEntry, layout.width, state.open, state.recordRun) : { rows: [], folds: [] };
   const recordRows = !inRecord ? 0 : state.recordPane === 'chat' ? chat.rows.length : cache.metaRows(state.recordEntry, layout.width, state.marked.has(state.recordEntry)).length;
   return {
     treeLength: store.tree.length,
@@ -127,6 +155,11 @@ function makeContext(state: State, store: IndexStore, layout: Layout, cache: Rec
     group: (entry) => cache.group(entry),
     helpRows: HELP.length,
     isDamaged: (entry) => store.statusOf(entry) === DAMAGED,
+    runsReady: store.runs !== null,
+    runOpen: (run) => {
+      const entry = store.runEntry(run);
+      return { entry, text: runOpenText(store, run, entry) };
+    },
   };
 }
 
@@ -241,6 +274,12 @@ export function App(props: AppProps) {
     };
   }, [store, regex, state.treeCursor, dispatch]);
 
+  // The runs view groups the runs once (after indexing); the store's change re-renders.
+  const runsView = state.view === 'runs';
+  useEffect(() => {
+    if (runsView) void store.loadRuns();
+  }, [store, runsView]);
+
   // Call ids of a previous exclusion file get marked as indexing finds them.
   useEffect(() => {
     if (!props.preloadedIds || props.preloadedIds.size === 0) return;
@@ -300,7 +339,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
   if (state.mode === 'record' && state.recordEntry >= 0) {
     const entry = state.recordEntry;
     const marked = state.marked.has(entry);
-    const rows = state.recordPane === 'chat' ? cache.chatRows(entry, layout.width, state.open).rows : cache.metaRows(entry, layout.width, marked);
+    const rows = state.recordPane === 'chat' ? cache.chatRows(entry, layout.width, state.open, state.recordRun).rows : cache.metaRows(entry, layout.width, marked);
     const storedTop = state.recordPane === 'chat' ? state.chatTop : state.metaTop;
     const top = Math.max(0, Math.min(storedTop, rows.length - layout.recordRows));
     return (
@@ -317,7 +356,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       />
     );
   }
-  const list = store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = state.view === 'runs' ? store.runsOf(state.treeCursor) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
   const listCursor = Math.max(0, Math.min(state.listCursor, list.length - 1));
   const treeCursor = Math.max(0, Math.min(state.treeCursor, store.tree.length - 1));
   const separator = [];
@@ -335,6 +374,18 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       <Box flexDirection="column" width={1}>
         {separator}
       </Box>
+      {state.view === 'runs' ? (
+        <RunsPane
+          store={store}
+          nodeIndex={treeCursor}
+          list={list}
+          width={layout.listWidth}
+          rows={layout.listRows}
+          cursor={listCursor}
+          top={follow(state.listTop, listCursor, layout.listRows, list.length)}
+          focused={state.pane === 'list'}
+        />
+      ) : (
       <ListPane
         store={store}
         nodeIndex={treeCursor}
@@ -350,6 +401,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
         regex={regex}
         isMatch={(entry) => job?.matches.has(entry) ?? false}
       />
+      )}
     </Box>
   );
 }

@@ -257,8 +257,12 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
     const rows = wrap(sanitize(value), out.width - labelWidth);
     rows.forEach((row, k) => out.push([{ text: (k === 0 ? label : '').padEnd(labelWidth), dim: true }, { text: row, ...style }]));
   };
-  field('file', `${info.file.display}:${info.line}`);
-  field('byte offset', `${info.offset} (${formatBytes(info.length)})`);
+  if (info.inMemory) {
+    field('file', `${info.file.display} (record ${info.line}; ${info.file.source ?? 'other'} file, read whole)`);
+  } else {
+    field('file', `${info.file.display}:${info.line}`);
+    field('byte offset', `${info.offset} (${formatBytes(info.length)})`);
+  }
   field('program', info.module.program);
   field('module', info.module.module);
   field('status', info.status, { color: STATUS_COLOR[info.status], bold: true });

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
+import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
+import type { Run } from '../runs/runs.js';
 import { discover, type Discovery, type TraceFile } from '../sources/discover.js';
 import { readLineBatches, type Line } from '../sources/lines.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
@@ -71,6 +73,8 @@ export interface EntryInfo {
   /** True when a dedupe would drop this record. */
   duplicate: boolean;
   damagedReason: string | null;
+  /** Records of Ask and klieo files, read whole and kept in memory: `line` is the record's ordinal in its file. */
+  inMemory: boolean;
 }
 
 export interface GroupMember {
@@ -102,6 +106,41 @@ export interface StoreOptions {
   chunkSize?: number;
   /** Call ids to look out for while indexing (a previous exclusion file): reported with `found`. */
   watchCallIds?: ReadonlySet<string>;
+  /**
+   * Show the records of Ask and klieo files too (the default): `open` reads those small,
+   * whole-file JSON documents at once and keeps their records in memory.
+   */
+  otherSources?: boolean;
+  /** `--source`: read every file as this format. */
+  source?: SourceKind;
+}
+
+/** The records of an Ask or klieo file, read whole. */
+export interface OtherFileRecords {
+  file: TraceFile;
+  records: readonly TraceRecord[];
+  damaged: readonly DamagedLine[];
+}
+
+/** Reads Ask and klieo files whole; a file that cannot be read is reported in `errors`. */
+export async function readOtherFiles(files: readonly TraceFile[]): Promise<{ loaded: OtherFileRecords[]; errors: string[] }> {
+  const { readFile } = await import('../sources/read.js');
+  const loaded: OtherFileRecords[] = [];
+  const errors: string[] = [];
+  for (const file of files) {
+    const records: TraceRecord[] = [];
+    const damaged: DamagedLine[] = [];
+    try {
+      for await (const batch of readFile(file)) {
+        records.push(...batch.records);
+        damaged.push(...batch.damaged);
+      }
+      loaded.push({ file, records, damaged });
+    } catch (error) {
+      errors.push(`${file.display}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { loaded, errors };
 }
 
 const DEFAULT_CHUNK = 1 << 20;
@@ -161,9 +200,14 @@ interface CachedList {
 }
 
 export class IndexStore extends EventEmitter {
+  /** Synalinks files: indexed by byte offset, records re-read from disk. */
   readonly files: TraceFile[];
-  /** Files of other recorders (Ask, klieo): whole-file formats the browser does not show. */
+  /** Files of other recorders (Ask, klieo): whole-file formats, shown when read at open (`otherSources`). */
   readonly otherFiles: TraceFile[];
+  /** Every file whose records are shown: `files`, then the Ask/klieo files read whole. Entry file ids index it. */
+  readonly allFiles: TraceFile[];
+  /** The discovered files (the roots' discovery, for runs). */
+  readonly discovery: Discovery;
   readonly skipped: Discovery['skipped'];
   readonly modules: ModuleInfo[] = [];
   readonly programs: string[] = [];
@@ -206,6 +250,12 @@ export class IndexStore extends EventEmitter {
   private readonly damagedReasons = new Map<number, string>();
 
   private readonly fds = new Map<number, number>();
+  /** Records of Ask/klieo files, by entry (kept whole: there is no line to re-read them from). */
+  private readonly memory = new Map<number, SynalinksRecord>();
+  private readonly others: OtherFileRecords[];
+  private runsPromise: Promise<Run[]> | null = null;
+  private runList: Run[] | null = null;
+  private entryOfCall: Map<string, number> | null = null;
   private readonly recordCache = new Map<number, SynalinksRecord>();
   private recordCacheBytes = 0;
   private readonly previewCache = new Map<number, string>();
@@ -216,12 +266,16 @@ export class IndexStore extends EventEmitter {
   private readonly chunkSize: number;
   private readonly watch: ReadonlySet<string>;
 
-  constructor(discovery: Discovery, options: StoreOptions = {}) {
+  /** `others`: records of Ask/klieo files read beforehand (`readOtherFiles`); other Ask/klieo files are not shown. */
+  constructor(discovery: Discovery, options: StoreOptions = {}, others: readonly OtherFileRecords[] = []) {
     super();
     this.setMaxListeners(50);
+    this.discovery = discovery;
     // Records are re-read by byte offset: only line-per-record Synalinks files allow that.
     this.files = discovery.files.filter((file) => file.source === undefined || file.source === 'synalinks');
     this.otherFiles = discovery.files.filter((file) => !(file.source === undefined || file.source === 'synalinks'));
+    this.others = others.filter((o) => this.otherFiles.includes(o.file));
+    this.allFiles = [...this.files, ...this.others.map((o) => o.file)];
     this.skipped = discovery.skipped;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
     this.watch = options.watchCallIds ?? new Set();
@@ -233,14 +287,22 @@ export class IndexStore extends EventEmitter {
         // Reported when the file is read.
       }
     }
-    this.progress = { bytesDone: 0, bytesTotal, filesDone: 0, filesTotal: this.files.length, done: this.files.length === 0 };
+    this.progress = { bytesDone: 0, bytesTotal, filesDone: 0, filesTotal: this.allFiles.length, done: this.allFiles.length === 0 };
     this.buildTree();
     this.ensureCapacity(1024);
   }
 
   /** Discovers the trace files under `roots` and starts indexing them in the background. */
   static async open(roots: readonly string[], options: StoreOptions = {}): Promise<IndexStore> {
-    const store = new IndexStore(await discover(roots), options);
+    const discovery = await discover(roots, { source: options.source });
+    let others: OtherFileRecords[] = [];
+    let errors: string[] = [];
+    if (options.otherSources ?? true) {
+      const others_ = discovery.files.filter((file) => !(file.source === undefined || file.source === 'synalinks'));
+      ({ loaded: others, errors } = await readOtherFiles(others_));
+    }
+    const store = new IndexStore(discovery, options, others);
+    store.errors.push(...errors);
     store.start();
     return store;
   }
@@ -248,7 +310,9 @@ export class IndexStore extends EventEmitter {
   private buildTree(): void {
     const located = this.files.map((file) => locateFile(file));
     const names = new Map<string, Map<string, number>>();
-    for (const { program, module } of located) {
+    const otherNames = this.others.flatMap((o) => o.records.map((r) => ({ program: r.program, module: r.module })));
+    if (this.others.some((o) => o.damaged.length > 0)) otherNames.push(...this.others.filter((o) => o.damaged.length > 0).map((o) => this.damagedPlace(o.file)));
+    for (const { program, module } of [...located, ...otherNames]) {
       if (!names.has(program)) names.set(program, new Map());
       names.get(program)!.set(module, -1);
     }
@@ -268,6 +332,61 @@ export class IndexStore extends EventEmitter {
       }
     }
     located.forEach(({ program, module }, i) => (this.fileModule[i] = names.get(program)!.get(module)!));
+    this.moduleIds = names;
+  }
+
+  private moduleIds = new Map<string, Map<string, number>>();
+
+  /** Where damaged records of an Ask/klieo file go in the tree: under their file's name. */
+  private damagedPlace(file: TraceFile): { program: string; module: string } {
+    return { program: path.basename(path.dirname(file.path)), module: path.basename(file.path) };
+  }
+
+  /** Adds the records of the Ask/klieo files, kept in memory. */
+  private addOthers(): void {
+    this.others.forEach((other, k) => {
+      const fileId = this.files.length + k;
+      for (const record of other.records) {
+        const moduleId = this.moduleIds.get(record.program)!.get(record.module)!;
+        let shown: SynalinksRecord;
+        try {
+          // The rebuilt record's raw is a Synalinks line: the chat and metadata views read it as one.
+          shown = record instanceof SynalinksRecord ? record : new SynalinksRecord(record.raw, record.ref);
+        } catch (error) {
+          this.addDamaged(fileId, record.ref.line, moduleId, `cannot show this record: ${error instanceof Error ? error.message : String(error)}`);
+          continue;
+        }
+        const i = this.count;
+        this.addEntry(fileId, record.ref.line, 0, record.raw.length, moduleId, shown);
+        this.memory.set(i, shown);
+      }
+      if (other.damaged.length > 0) {
+        const place = this.damagedPlace(other.file);
+        const moduleId = this.moduleIds.get(place.program)!.get(place.module)!;
+        for (const damaged of other.damaged) this.addDamaged(fileId, damaged.line, moduleId, damaged.reason);
+      }
+      this.progress.filesDone++;
+    });
+  }
+
+  private addDamaged(fileId: number, line: number, moduleId: number, reason: string): void {
+    const i = this.count;
+    this.ensureCapacity(i + 1);
+    this.fileId[i] = fileId;
+    this.lineNo[i] = line;
+    this.offset[i] = 0;
+    this.length[i] = 0;
+    this.moduleOf[i] = moduleId;
+    this.status[i] = DAMAGED;
+    this.timestamp[i] = NaN;
+    this.tokens[i] = -1;
+    this.cost[i] = NaN;
+    this.duration[i] = NaN;
+    this.modelId[i] = 0;
+    this.group[i] = -1;
+    this.damagedReasons.set(i, reason);
+    this.moduleCounts[moduleId].damaged++;
+    this.count++;
   }
 
   start(): Promise<void> {
@@ -299,6 +418,10 @@ export class IndexStore extends EventEmitter {
   }
 
   private async run(): Promise<void> {
+    if (this.others.length > 0) {
+      this.addOthers();
+      this.changed();
+    }
     let bytesBefore = 0;
     for (let f = 0; f < this.files.length && !this.closed; f++) {
       const file = this.files[f];
@@ -395,6 +518,21 @@ export class IndexStore extends EventEmitter {
       this.count++;
       return;
     }
+    this.addParsed(i, record, counts);
+  }
+
+  private addEntry(fileId: number, line: number, offset: number, length: number, moduleId: number, record: SynalinksRecord): void {
+    const i = this.count;
+    this.ensureCapacity(i + 1);
+    this.fileId[i] = fileId;
+    this.lineNo[i] = line;
+    this.offset[i] = offset;
+    this.length[i] = length;
+    this.moduleOf[i] = moduleId;
+    this.addParsed(i, record, this.moduleCounts[moduleId]);
+  }
+
+  private addParsed(i: number, record: SynalinksRecord, counts: Counts): void {
     const status = record.status;
     const code = status === 'ok' ? OK : status === 'exception' ? EXCEPTION : NO_OUTPUT;
     this.status[i] = code;
@@ -482,7 +620,7 @@ export class IndexStore extends EventEmitter {
     const status = STATUS_NAMES[this.status[i]];
     return {
       index: i,
-      file: this.files[fileId],
+      file: this.allFiles[fileId],
       line: this.lineNo[i],
       offset: this.offset[i],
       length: this.length[i],
@@ -496,6 +634,7 @@ export class IndexStore extends EventEmitter {
       group: this.group[i],
       duplicate: this.isDuplicate(i),
       damagedReason: this.damagedReasons.get(i) ?? null,
+      inMemory: fileId >= this.files.length,
     };
   }
 
@@ -510,6 +649,7 @@ export class IndexStore extends EventEmitter {
 
   /** The entry's line, re-read from disk. */
   readBytes(i: number): Buffer {
+    if (this.fileId[i] >= this.files.length) return this.memory.get(i)?.raw ?? Buffer.alloc(0);
     const length = this.length[i];
     const buffer = Buffer.allocUnsafe(length);
     let done = 0;
@@ -525,6 +665,8 @@ export class IndexStore extends EventEmitter {
   /** The record of entry `i`, read and parsed now (cached for the last few), or null for a damaged line. */
   record(i: number, cache = true): SynalinksRecord | null {
     if (this.status[i] === DAMAGED) return null;
+    const kept = this.memory.get(i);
+    if (kept !== undefined) return kept;
     const cached = this.recordCache.get(i);
     if (cached !== undefined) {
       if (cache) {
@@ -696,6 +838,79 @@ export class IndexStore extends EventEmitter {
     members.sort((a, b) => (a === b ? 0 : this.comesBefore(a, b) ? -1 : 1));
     const keep = this.groupKeep[g];
     return members.map((entry) => ({ entry, role: entry === keep ? 'kept' : this.status[entry] === OK ? 'duplicate' : 'not ok' }));
+  }
+
+  // ---------------------------------------------------------------- runs
+
+  /**
+   * The runs of the shown files (runs/runs.ts: Ask recordings, klieo run_ids, Synalinks
+   * trajectories), in start order, grouped once indexing is done and kept.
+   */
+  loadRuns(): Promise<Run[]> {
+    this.runsPromise ??= (async () => {
+      await this.whenDone();
+      let runs: Run[] = [];
+      try {
+        const [{ groupRuns, sortRuns }, { defaultPriceTable }] = await Promise.all([import('../runs/runs.js'), import('../pricing/table.js')]);
+        runs = sortRuns(await groupRuns({ files: this.allFiles, skipped: [] }, defaultPriceTable()), 'start');
+      } catch (error) {
+        this.errors.push(`runs: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const entries = new Map<string, number>();
+      for (let i = 0; i < this.count; i++) entries.set(`${this.fileId[i]}:${this.lineNo[i]}`, i);
+      this.entryOfCall = entries;
+      this.runList = runs;
+      if (!this.closed) this.changed();
+      return runs;
+    })();
+    return this.runsPromise;
+  }
+
+  /** The runs once grouped (`loadRuns`), else null. */
+  get runs(): readonly Run[] | null {
+    return this.runList;
+  }
+
+  private readonly runListCache = new Map<string, Int32Array>();
+
+  /** Indexes (into `runs`) of the runs of a tree node: all, a program's, or those with a step in a module. */
+  runsOf(nodeIndex: number): Int32Array {
+    const runs = this.runList;
+    const node = this.tree[Math.max(0, Math.min(nodeIndex, this.tree.length - 1))];
+    if (runs === null || node === undefined) return new Int32Array(0);
+    let list = this.runListCache.get(node.key);
+    if (list === undefined) {
+      const module = node.kind === 'module' ? this.modules[node.id] : null;
+      const picked: number[] = [];
+      runs.forEach((run, k) => {
+        if (node.kind === 'all' || (node.kind === 'program' && run.program === node.label) || (module !== null && run.program === module.program && run.modules.includes(module.module))) picked.push(k);
+      });
+      list = Int32Array.from(picked);
+      this.runListCache.set(node.key, list);
+    }
+    return list;
+  }
+
+  /** The entries of a run's steps, in run order (steps not indexed are left out). */
+  runEntries(runIndex: number): number[] {
+    const run = this.runList?.[runIndex];
+    if (run === undefined || this.entryOfCall === null) return [];
+    return run.calls.map((call) => this.entryOfCall!.get(`${call.fileIndex}:${call.line}`)).filter((i): i is number => i !== undefined);
+  }
+
+  /**
+   * The entry that shows a run as one conversation: the step with the most messages (for an
+   * agent trajectory, the last one, holding every earlier turn), the later one on a tie; -1 if none.
+   */
+  runEntry(runIndex: number): number {
+    let best = -1;
+    let most = -1;
+    for (const entry of this.runEntries(runIndex)) {
+      const record = this.record(entry, false);
+      const n = record === null ? -1 : record.messageCount();
+      if (n >= most) [best, most] = [entry, n];
+    }
+    return best;
   }
 
   /** The tree node showing a module. */

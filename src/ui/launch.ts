@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import type { SourceKind } from '../record.js';
 import { DEFAULT_EXCLUDE_FILE, readExcludeFile } from './exclude-file.js';
 import { IndexStore } from './index-store.js';
 import { prepaint } from './prepaint.js';
@@ -16,6 +17,8 @@ export { DEFAULT_EXCLUDE_FILE };
 export interface BrowseOptions {
   /** The exclusion file `w` writes; its call_ids, when it exists, start marked. */
   exclude?: string;
+  /** `--source`: read every file as this format instead of telling it from the content. */
+  source?: SourceKind;
 }
 
 /** Resolves once the first batch is indexed (or there is nothing to index). */
@@ -33,7 +36,8 @@ export function firstBatch(store: IndexStore): Promise<void> {
 function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, excludePath: string): string | undefined {
   const parts: string[] = [];
   if (preloaded.size > 0) parts.push(`${preloaded.size} call_id${preloaded.size === 1 ? '' : 's'} from ${path.basename(excludePath)} start marked (w rewrites it)`);
-  if (store.otherFiles.length > 0) parts.push(`${store.otherFiles.length} Ask/klieo files not shown (browse shows Synalinks traces)`);
+  const unread = store.otherFiles.length - (store.allFiles.length - store.files.length);
+  if (unread > 0) parts.push(`${unread} Ask/klieo file${unread === 1 ? '' : 's'} could not be read (s shows why)`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
@@ -55,7 +59,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
   try {
     // Something on screen at once, until ink draws the first frame over it.
     stdout.write(`\x1b[7m traces browse \x1b[27m  ${title}  starting…\x1b[H`);
-    const storeReady = IndexStore.open(roots, { watchCallIds: preloaded });
+    const storeReady = IndexStore.open(roots, { watchCallIds: preloaded, otherSources: true, source: options.source });
     const appReady = import('./run.js');
     let appLoaded = false;
     appReady.then(
@@ -63,11 +67,11 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       () => {},
     );
     const store = await storeReady;
-    if (store.files.length === 0) {
+    if (store.allFiles.length === 0) {
       store.close();
-      const others = store.otherFiles.length > 0 ? `; browse shows Synalinks traces only, not the ${store.otherFiles.length} Ask/klieo files found` : '';
+      const unread = store.otherFiles.length > 0 ? `; ${store.otherFiles.length} Ask/klieo files could not be read: ${store.errors.slice(0, 2).join('; ')}` : '';
       const skipped = store.skipped.length > 0 ? ` (${store.skipped.length} other files skipped)` : '';
-      throw new UserError(`no Synalinks trace files under ${title}${skipped}${others}`);
+      throw new UserError(`no trace files under ${title}${skipped}${unread}`);
     }
     let app: typeof import('./run.js');
     try {

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { STATUS_COLOR, STATUS_GLYPH, highlight, type Seg } from './chat-lines.js';
+import type { Run } from '../runs/runs.js';
 import type { Counts, IndexStore, StatusFilter, TreeNode } from './index-store.js';
 import type { State } from './state.js';
 import { formatBytes, formatCost, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
@@ -173,6 +174,62 @@ export function listTitleSegs(store: IndexStore, nodeIndex: number, shown: numbe
   ];
 }
 
+// ------------------------------------------------------------------ runs
+
+const RUN_GLYPH: Record<Run['status'], [string, string]> = {
+  ok: ['✓', 'green'],
+  exception: ['✗', 'red'],
+  no_output: ['∅', 'yellow'],
+  running: ['…', 'blue'],
+};
+
+/** Cost the recorder reported plus what the price table estimates (`~`), `+?` when some steps are unpriced. */
+function runCost(run: Run): string {
+  const { reportedUsd, estimatedUsd, unpricedSteps } = run.cost;
+  if (reportedUsd === null && estimatedUsd === null) return '?';
+  const total = (reportedUsd ?? 0) + (estimatedUsd ?? 0);
+  return `${reportedUsd === null ? '~' : ''}${formatCost(total)}${unpricedSteps > 0 ? '+?' : ''}`;
+}
+
+function runTokens(run: Run): string {
+  if (run.tokens.stepsWithoutUsage === run.steps) return '?';
+  return formatTokens(run.tokens.total) + (run.tokens.stepsWithoutUsage > 0 ? '+' : '');
+}
+
+/** A row of the runs view: status, start, steps, tokens, cost, duration, program (source, modules). */
+export function runRow(run: Run): Seg[] {
+  const [glyph, color] = RUN_GLYPH[run.status];
+  const status = run.recorderStatus !== null && run.recorderStatus !== run.status ? ` ${run.recorderStatus}` : '';
+  return [
+    { text: '  ' },
+    { text: glyph, color },
+    { text: ' ' },
+    { text: padEnd(formatShortTime(run.startedAt ?? NaN), 14) },
+    { text: ` ${padStart(String(run.steps), 5)}` },
+    { text: ` ${padStart(runTokens(run), 7)}`, dim: true },
+    { text: ` ${padStart(runCost(run), 9)}`, dim: true },
+    { text: ` ${padStart(formatDuration(run.duration ?? NaN), 6)}`, dim: true },
+    { text: ` ${sanitize(run.program, true)}`, bold: true },
+    { text: `  ${run.source}${status}  ${sanitize(run.modules.join(', '), true)}`, dim: true },
+  ];
+}
+
+export function runHeaderSegs(): Seg[] {
+  const text = `    ${padEnd('started', 14)} ${padStart('steps', 5)} ${padStart('tokens', 7)} ${padStart('cost', 9)} ${padStart('time', 6)} program  source  modules`;
+  return [{ text, dim: true, bold: true }];
+}
+
+export function runsTitleSegs(store: IndexStore, nodeIndex: number, shown: number, focused: boolean): Seg[] {
+  const node = store.tree[nodeIndex];
+  const title = node === undefined ? '' : node.kind === 'module' ? `${store.modules[node.id].program}/${node.label}` : node.label === 'all records' ? 'all' : node.label;
+  const ready = store.runs !== null;
+  return [
+    { text: ` runs of ${title}`, bold: true },
+    { text: ready ? `  ${shown} run${shown === 1 ? '' : 's'}` : '  grouping…', dim: !focused },
+    { text: '   Enter opens a run as one conversation, r records', dim: true },
+  ];
+}
+
 // ------------------------------------------------------------------ frame
 
 function progressBar(fraction: number, width: number): string {
@@ -192,7 +249,7 @@ export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hide
     const fraction = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
     segs.push({ text: `  indexing ${progressBar(fraction, 10)} ${Math.floor(fraction * 100)}% of ${formatBytes(p.bytesTotal)}`, color: 'yellow' });
   } else {
-    segs.push({ text: `  ${store.files.length} files, ${formatBytes(p.bytesTotal)}`, dim: true });
+    segs.push({ text: `  ${store.allFiles.length} files, ${formatBytes(p.bytesTotal)}`, dim: true });
   }
   const flags: string[] = [];
   if (state.filter !== 'all') flags.push(`filter ${state.filter}`);
@@ -206,8 +263,10 @@ export function keyHints(state: State): string {
   if (state.prompt !== null) return '';
   if (state.overlay?.kind === 'group') return 'j/k move  Enter open  x mark  y copy  Esc close';
   if (state.overlay !== null) return 'j/k scroll  Esc close  q close';
+  if (state.mode === 'record' && state.recordRun >= 0) return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h runs  / n N search  x mark  w write  y copy  ? keys  q quit';
+  if (state.view === 'runs') return state.pane === 'tree' ? 'j/k move  Enter runs  Tab pane  r records  s stats  ? keys  q quit' : 'j/k move  Enter open run  h tree  r records  w write  s stats  ? keys  q quit';
   if (state.mode === 'record') return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h back  / n N search  D dups  x mark  w write  y copy  ? keys  q quit';
-  if (state.pane === 'tree') return 'j/k move  Enter records  Tab pane  / search  f filter  d dups  s stats  ? keys  q quit';
-  return 'j/k move  Enter open  h tree  / n N search  f filter  d dups  D group  x mark  w write  y copy  s stats  ? keys  q quit';
+  if (state.pane === 'tree') return 'j/k move  Enter records  Tab pane  r runs  / search  f filter  d dups  s stats  ? keys  q quit';
+  return 'j/k move  Enter open  h tree  r runs  / n N search  f filter  d dups  D group  x mark  w write  y copy  s stats  ? keys  q quit';
 }
 

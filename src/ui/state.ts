@@ -26,6 +26,13 @@ export interface Message {
 export interface State {
   mode: 'browse' | 'record';
   pane: 'tree' | 'list';
+  /** What the list shows: records, or runs (one row per run, Enter opens it as one conversation). */
+  view: 'records' | 'runs';
+  /** Cursor and top of the list of the other view, restored when `r` switches back. */
+  otherListCursor: number;
+  otherListTop: number;
+  /** Run (index into the store's runs) whose conversation the record view shows, -1 for none. */
+  recordRun: number;
   treeCursor: number;
   treeTop: number;
   listCursor: number;
@@ -71,6 +78,7 @@ export type Action =
   | { type: 'help' }
   | { type: 'quit' }
   | { type: 'toggleAllFolds' }
+  | { type: 'toggleRuns' }
   | { type: 'promptInput'; text: string }
   | { type: 'promptBackspace' }
   | { type: 'promptSubmit' }
@@ -108,12 +116,20 @@ export interface Context {
   /** Damaged lines have no call_id: they cannot be marked or copied. */
   isDamaged(entry: number): boolean;
   helpRows: number;
+  /** Runs view: whether the runs are grouped yet (the list holds run indexes then). */
+  runsReady?: boolean;
+  /** Runs view: the entry showing run `run` as one conversation (-1: none) and what to say about it. */
+  runOpen?(run: number): { entry: number; text: string };
 }
 
 export function initialState(excludePath = DEFAULT_EXCLUDE_FILE): State {
   return {
     mode: 'browse',
     pane: 'tree',
+    view: 'records',
+    otherListCursor: 0,
+    otherListTop: 0,
+    recordRun: -1,
     treeCursor: 0,
     treeTop: 0,
     listCursor: 0,
@@ -222,6 +238,8 @@ export function keyToAction(input: string, key: Key, state: Pick<State, 'prompt'
       return { type: 'quit' };
     case 'e':
       return { type: 'toggleAllFolds' };
+    case 'r':
+      return { type: 'toggleRuns' };
     default:
       return { type: 'none' };
   }
@@ -261,9 +279,12 @@ export function currentEntry(state: State, ctx: Context): number {
     return members[state.overlay.cursor]?.entry ?? -1;
   }
   if (state.mode === 'record') return state.recordEntry;
+  if (state.view === 'runs') return -1;
   if (state.pane === 'list' && ctx.list.length > 0) return ctx.list[clamp(state.listCursor, 0, ctx.list.length - 1)];
   return -1;
 }
+
+const RUNS_ONLY = 'the runs view lists runs: Enter opens one, r shows the records';
 
 function info(state: State, text: string, tone: Message['tone'] = 'info'): State {
   return { ...state, message: { text, tone } };
@@ -293,7 +314,7 @@ function moveCursor(state: State, ctx: Context, to: (cursor: number, length: num
   if (state.pane === 'tree') {
     const treeCursor = clamp(to(state.treeCursor, ctx.treeLength), 0, Math.max(0, ctx.treeLength - 1));
     if (treeCursor === state.treeCursor) return state;
-    return { ...state, treeCursor, treeTop: follow(state.treeTop, treeCursor, ctx.page, ctx.treeLength), listCursor: 0, listTop: 0 };
+    return { ...state, treeCursor, treeTop: follow(state.treeTop, treeCursor, ctx.page, ctx.treeLength), listCursor: 0, listTop: 0, otherListCursor: 0, otherListTop: 0 };
   }
   const length = ctx.list.length;
   const listCursor = clamp(to(state.listCursor, length), 0, Math.max(0, length - 1));
@@ -353,12 +374,13 @@ function nextMatch(state: State, ctx: Context, dir: 1 | -1): State {
   return { ...moved, message: { text: `/${source}/: record ${p + 1} of ${ctx.list.length}`, tone: 'info' } };
 }
 
-function openRecord(state: State, entry: number): State {
+function openRecord(state: State, entry: number, run = -1): State {
   return {
     ...state,
     mode: 'record',
     overlay: null,
     recordEntry: entry,
+    recordRun: run,
     recordPane: 'chat',
     chatTop: 0,
     metaTop: 0,
@@ -446,7 +468,7 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
     if (overlay.kind === 'group') {
       if (action.type === 'open') {
         const member = ctx.group(overlay.entry)[overlay.cursor];
-        return [member === undefined ? s : openRecord(s, member.entry), []];
+        return [member === undefined ? s : openRecord(s, member.entry, s.recordRun), []];
       }
       if (action.type === 'back' || action.type === 'showGroup') return [{ ...s, overlay: null }, []];
       if (action.type === 'mark' || action.type === 'copy') return reduceEntryAction(s, action, ctx);
@@ -468,6 +490,14 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
         return [{ ...s, open }, []];
       }
       if (s.pane === 'tree') return [{ ...s, pane: 'list' }, []];
+      if (s.view === 'runs') {
+        if (ctx.runsReady !== true || ctx.runOpen === undefined) return [info(s, 'grouping runs…'), []];
+        if (ctx.list.length === 0) return [info(s, 'no runs here'), []];
+        const run = ctx.list[clamp(s.listCursor, 0, ctx.list.length - 1)];
+        const opened = ctx.runOpen(run);
+        if (opened.entry < 0) return [info(s, 'this run has no record to show', 'error'), []];
+        return [info(openRecord(s, opened.entry, run), opened.text), []];
+      }
       if (ctx.list.length === 0) return [info(s, 'no records to open here'), []];
       return [openRecord(s, ctx.list[clamp(s.listCursor, 0, ctx.list.length - 1)]), []];
     }
@@ -475,8 +505,9 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       if (s.mode === 'record') {
         const list = ctx.list;
         let listCursor = s.listCursor;
+        const shown = s.view === 'runs' ? s.recordRun : s.recordEntry;
         for (let p = 0; p < list.length; p++) {
-          if (list[p] === s.recordEntry) {
+          if (list[p] === shown) {
             listCursor = p;
             break;
           }
@@ -486,15 +517,39 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       if (s.pane === 'list') return [{ ...s, pane: 'tree' }, []];
       const parent = ctx.parentOf(s.treeCursor);
       if (parent === s.treeCursor) return [s, []];
-      return [{ ...s, treeCursor: parent, treeTop: follow(s.treeTop, parent, ctx.page, ctx.treeLength), listCursor: 0, listTop: 0 }, []];
+      return [{ ...s, treeCursor: parent, treeTop: follow(s.treeTop, parent, ctx.page, ctx.treeLength), listCursor: 0, listTop: 0, otherListCursor: 0, otherListTop: 0 }, []];
     }
     case 'tab':
       if (s.mode === 'record') return [{ ...s, recordPane: s.recordPane === 'chat' ? 'meta' : 'chat' }, []];
       return [{ ...s, pane: s.pane === 'tree' ? 'list' : 'tree' }, []];
+    case 'toggleRuns': {
+      if (s.mode === 'record') return [info(s, 'r switches the list between records and runs: go back to the list first (h)'), []];
+      const view = s.view === 'runs' ? 'records' : 'runs';
+      const next: State = {
+        ...s,
+        view,
+        listCursor: s.otherListCursor,
+        listTop: s.otherListTop,
+        otherListCursor: s.listCursor,
+        otherListTop: s.listTop,
+        recordRun: -1,
+      };
+      return [info(next, view === 'runs' ? 'runs: one row per run; Enter opens a run as one conversation; r shows records again' : 'records'), []];
+    }
     case 'searchPrompt':
+      if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
       return [{ ...s, prompt: { kind: 'search', text: '' } }, []];
     case 'nextMatch':
+      if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
       return [nextMatch(s, ctx, action.dir), []];
+    case 'cycleFilter':
+    case 'toggleDuplicates':
+      if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
+      break;
+    default:
+      break;
+  }
+  switch (action.type) {
     case 'cycleFilter': {
       const filter = STATUS_FILTERS[(STATUS_FILTERS.indexOf(s.filter) + 1) % STATUS_FILTERS.length];
       const next = reanchor(s, ctx, { ...s, filter });
@@ -511,7 +566,7 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
     }
     case 'showGroup': {
       const entry = currentEntry(s, ctx);
-      if (entry < 0) return [info(s, 'select a record first', 'error'), []];
+      if (entry < 0) return [info(s, s.view === 'runs' ? RUNS_ONLY : 'select a record first', 'error'), []];
       const members = ctx.group(entry);
       const cursor = Math.max(0, members.findIndex((m) => m.entry === entry));
       return [{ ...s, overlay: { kind: 'group', entry, cursor, top: follow(0, cursor, ctx.page, members.length) } }, []];
@@ -528,7 +583,7 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
 
 function reduceEntryAction(s: State, action: { type: 'mark' | 'copy' }, ctx: Context): Result {
   const entry = currentEntry(s, ctx);
-  if (entry < 0) return [info(s, 'select a record first', 'error'), []];
+  if (entry < 0) return [info(s, s.view === 'runs' && s.mode === 'browse' ? RUNS_ONLY : 'select a record first', 'error'), []];
   if (ctx.isDamaged(entry)) return [info(s, 'a damaged line has no call_id', 'error'), []];
   if (action.type === 'copy') return [s, [{ type: 'copy', entry }]];
   const marked = new Set(s.marked);

@@ -16,6 +16,7 @@ export const HELP: [string, string][] = [
   ['h Esc ←', 'back: record → records → tree → parent'],
   ['Tab', 'switch pane: tree / records, or conversation / metadata'],
   ['e', 'in a record: unfold or fold every fold (system prompt, reasoning)'],
+  ['r', 'runs view: one row per run (steps, status, tokens, cost, time); Enter opens a run as one conversation; r again: records'],
   ['', 'Finding'],
   ['/', 'search message text with a regular expression (smart case)'],
   ['n N', 'next / previous match (records in the list, rows in a record)'],
@@ -84,8 +85,9 @@ export function statsRows(stats: NodeStats, store: IndexStore, title: string, wi
   field('models', stats.models.map(({ model, records }) => `${model}\u00a0${records}`).join(' · '));
   field('files', String(stats.files));
   const p = store.progress;
-  field('whole tree', `${store.files.length} trace files (${formatBytes(p.bytesTotal)}), ${store.skipped.length} other files skipped`);
-  if (store.otherFiles.length > 0) field('not shown', `${store.otherFiles.length} Ask/klieo files (browse shows Synalinks traces)`);
+  const read = store.allFiles.length - store.files.length;
+  field('whole tree', `${store.files.length} Synalinks files (${formatBytes(p.bytesTotal)})${read > 0 ? `, ${read} Ask/klieo files` : ''}, ${store.skipped.length} other files skipped`);
+  if (store.otherFiles.length > read) field('not shown', `${store.otherFiles.length - read} Ask/klieo files`);
   if (!p.done) field('indexing', `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`, 'yellow');
   for (const error of store.errors.slice(0, 3)) field('read error', error, 'red');
   return rows;

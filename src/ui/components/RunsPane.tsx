@@ -1,0 +1,42 @@
+/** The right pane in the runs view: the runs of the selected program or module, one row each. */
+import { Box } from 'ink';
+import type { IndexStore } from '../index-store.js';
+import { runHeaderSegs, runRow, runsTitleSegs, unfocusedSelection } from '../rows.js';
+import { Line } from './Line.js';
+
+export interface RunsPaneProps {
+  store: IndexStore;
+  nodeIndex: number;
+  /** Indexes into `store.runs`. */
+  list: ArrayLike<number>;
+  width: number;
+  rows: number;
+  cursor: number;
+  top: number;
+  focused: boolean;
+}
+
+export function RunsPane(props: RunsPaneProps) {
+  const { store, list, width, rows, cursor, top, focused } = props;
+  const runs = store.runs;
+  const lines = [];
+  for (let k = 0; k < rows; k++) {
+    const p = top + k;
+    const run = runs === null || p >= list.length ? undefined : runs[list[p]];
+    if (run === undefined) {
+      const empty = p === 0 ? (runs === null ? ' grouping runs…' : ' no runs here') : '';
+      lines.push(<Line key={k} row={[{ text: empty, dim: true }]} width={width} />);
+      continue;
+    }
+    const selected = p === cursor;
+    const row = runRow(run);
+    lines.push(<Line key={k} row={selected && !focused ? unfocusedSelection(row) : row} width={width} selected={selected && focused} />);
+  }
+  return (
+    <Box flexDirection="column" width={width}>
+      <Line row={runsTitleSegs(store, props.nodeIndex, list.length, focused)} width={width} selected={focused} />
+      <Line row={runHeaderSegs()} width={width} />
+      {lines}
+    </Box>
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * `traces browse` over a mixed tree (the Synalinks samples, Ask recordings, klieo files):
+ * records of every recorder in the tree and the list, and the runs view (`r`).
+ */
+import assert from 'node:assert/strict';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { cleanup, render } from 'ink-testing-library';
+import { App } from '../src/ui/App.js';
+import { IndexStore } from '../src/ui/index-store.js';
+import { FIXTURES, SAMPLES, tempDir } from './helpers.js';
+
+const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
+
+const KEYS = { enter: '\r', esc: '\x1b', tab: '\t', down: '\x1b[B' };
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Records in the Ask and klieo fixtures. */
+const OTHER_RECORDS = 16;
+
+let root = '';
+before(() => {
+  root = tempDir('traces-browse-runs-');
+  cpSync(SAMPLES, root, { recursive: true });
+  for (const name of readdirSync(path.join(FIXTURES, 'ask'))) cpSync(path.join(FIXTURES, 'ask', name), path.join(root, name), { recursive: true });
+  for (const name of readdirSync(path.join(FIXTURES, 'klieo'))) cpSync(path.join(FIXTURES, 'klieo', name), path.join(root, name));
+});
+
+const stores: IndexStore[] = [];
+afterEach(() => {
+  cleanup();
+  for (const store of stores.splice(0)) store.close();
+});
+after(() => {
+  for (const store of stores.splice(0)) store.close();
+});
+
+async function start(size = { width: 120, height: 40 }) {
+  const store = await IndexStore.open([root], { otherSources: true });
+  stores.push(store);
+  await store.whenDone();
+  const written: { path: string; text: string }[] = [];
+  const ui = render(<App store={store} roots={root} width={size.width} height={size.height} excludePath={path.join(root, 'out.txt')} writeFile={(p, text) => written.push({ path: p, text })} onQuit={() => {}} />);
+  const frame = (): string => (ui.lastFrame() ?? '').replace(ANSI, '');
+  const waitFor = async (test: string | RegExp): Promise<string> => {
+    for (let i = 0; i < 300; i++) {
+      const f = frame();
+      if (typeof test === 'string' ? f.includes(test) : test.test(f)) return f;
+      await sleep(10);
+    }
+    assert.fail(`timed out waiting for ${String(test)}; last frame:\n${frame()}`);
+  };
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 50; i++) {
+      const count = ui.frames.length;
+      await sleep(40);
+      if (ui.frames.length === count) return;
+    }
+  };
+  const press = async (...keys: string[]): Promise<string> => {
+    for (const key of keys) {
+      ui.stdin.write(key);
+      await sleep(key === KEYS.esc ? 30 : 10);
+    }
+    await settle();
+    return frame();
+  };
+  /** Moves the tree cursor (from the top) to the node with this key. */
+  const goTo = async (key: string): Promise<string> => {
+    const index = store.tree.findIndex((node) => node.key === key);
+    assert.ok(index >= 0, key);
+    return press(...Array.from({ length: index }, () => 'j'));
+  };
+  await waitFor('all records');
+  return { ui, store, frame, waitFor, press, goTo, written };
+}
+
+/** Rows of the records list (right of the tree's `│`). */
+function listRows(frame: string): string[] {
+  return frame
+    .split('\n')
+    .map((line) => line.split('│')[1] ?? '')
+    .filter((cell) => /^[ x][✓✗∅⚠]/.test(cell));
+}
+
+/** Rows of the runs view. */
+function runRows(frame: string): string[] {
+  return frame
+    .split('\n')
+    .map((line) => line.split('│')[1] ?? '')
+    .filter((cell) => /^ {2}[✓✗∅…] /.test(cell));
+}
+
+describe('browse: Ask and klieo records', () => {
+  it('indexes them with the Synalinks records, under their program and module', async () => {
+    const { store, frame } = await start();
+    assert.equal(store.files.length, expected.trace_files.length);
+    assert.equal(store.count, expected.records + expected.damaged_lines + OTHER_RECORDS);
+    const f = frame();
+    for (const name of ['weather-compare', 'first-agent-1', 'older-format', 'support', 'writer', 'researcher', 'math_agent']) assert.ok(f.includes(name), name);
+    assert.match(f, new RegExp(`${expected.records + OTHER_RECORDS} records`));
+    // A klieo record's keys, status and duplicates come from the same TraceRecord fields.
+    const researcher = store.tree.findIndex((n) => n.key === 'p:researcher');
+    assert.equal(store.counts(researcher).exception, 2);
+  });
+
+  it('opens a klieo record as a chat, shows its metadata, marks it and writes its call_id', async () => {
+    const { store, goTo, press, written } = await start();
+    let f = await goTo('p:support');
+    assert.match(f, /support\s+2/);
+    assert.equal(listRows(f).length, 2);
+    f = await press(KEYS.enter, KEYS.down, KEYS.enter);
+    assert.match(f, /▍user/);
+    assert.match(f, /▍assistant\s+completion/);
+    f = await press(KEYS.tab);
+    assert.match(f, /capture-support\.json \(record 2; klieo file, read whole\)/);
+    const entry = store.list(store.tree.findIndex((n) => n.key === 'p:support'), 'all', false)[1];
+    const callId = store.record(entry)!.callId;
+    assert.ok(f.includes(callId));
+    f = await press('x', 'w', KEYS.enter);
+    assert.match(f, /wrote 1 call_id/);
+    assert.deepEqual(written.at(-1)!.text.split('\n').filter((l) => l !== '' && !l.startsWith('#')), [callId]);
+  });
+
+  it('opens an Ask recording call as a chat with its tool calls, and searches it', async () => {
+    const { goTo, press, waitFor } = await start();
+    await goTo('p:weather-compare');
+    let f = await press(KEYS.enter);
+    assert.equal(listRows(f).length, 3);
+    await press('/', 'w', 'e', 'a', 't', 'h', 'e', 'r', KEYS.enter);
+    await waitFor(/\/weather\/: record \d of 3/);
+    f = await press(KEYS.enter);
+    assert.match(f, /▍user/);
+    assert.match(f, /⚙ /);
+  });
+});
+
+describe('browse: runs view', () => {
+  it('lists the two math_agent runs with 4 steps and opens one as a conversation with its tool call', async () => {
+    const { goTo, press, waitFor, frame } = await start();
+    await goTo('p:math_agent');
+    await press('r');
+    let f = await waitFor(/runs of math_agent\s+2 runs/);
+    const rows = runRows(f);
+    assert.equal(rows.length, 2, f);
+    for (const row of rows) assert.match(row, /✓ \d\d-\d\d \d\d:\d\d:\d\d\s+4\s.*math_agent/);
+    assert.match(f, /r records/);
+    f = await press(KEYS.enter, KEYS.enter);
+    assert.match(f, /run of math_agent {2}4 steps, ok, synalinks/);
+    assert.match(f, /step 4 of 4/);
+    assert.match(f, /⚙ multiply/);
+    assert.match(f, /▍tool/);
+    f = await press('h');
+    assert.equal(runRows(f).length, 2, 'back to the runs list');
+    f = await press('r');
+    assert.equal(listRows(frame()).length, 6 + 2, 'r shows the records again');
+  });
+
+  it('lists the runs of every recorder under "all records"', async () => {
+    const { store, press, waitFor } = await start({ width: 120, height: 50 });
+    await press('r');
+    const f = await waitFor(/runs of all\s+\d+ runs/);
+    assert.equal(runRows(f).length, store.runs!.length);
+    assert.match(f, /weather-compare\s+ask/);
+    assert.match(f, /support\s+klieo/);
+    const help = await press('?');
+    assert.match(help, /r\s+runs view/);
+  });
+});
