@@ -17,7 +17,8 @@ export interface RecordBatch {
   runs?: SourceRun[];
 }
 
-function damageReason(error: unknown, terminated: boolean): string {
+/** Why a line is not a record; a last line with no newline is a crash mid-write. */
+export function damageReason(error: unknown, terminated: boolean): string {
   const detail = error instanceof JsonSyntaxError || error instanceof DamagedRecordError ? error.message : String(error);
   return terminated ? detail : `truncated last line, no newline at end of file (${detail})`;
 }

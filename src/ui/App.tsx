@@ -361,6 +361,17 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
   const treeCursor = Math.max(0, Math.min(state.treeCursor, store.tree.length - 1));
   const separator = [];
   for (let k = 0; k < layout.body; k++) separator.push(<Text key={k} dimColor>│</Text>);
+  // What the records list and the runs list both take.
+  const listProps = {
+    store,
+    nodeIndex: treeCursor,
+    list,
+    width: layout.listWidth,
+    rows: layout.listRows,
+    cursor: listCursor,
+    top: follow(state.listTop, listCursor, layout.listRows, list.length),
+    focused: state.pane === 'list',
+  };
   return (
     <Box flexDirection="row" height={layout.body}>
       <TreePane
@@ -374,33 +385,15 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       <Box flexDirection="column" width={1}>
         {separator}
       </Box>
-      {state.view === 'runs' ? (
-        <RunsPane
-          store={store}
-          nodeIndex={treeCursor}
-          list={list}
-          width={layout.listWidth}
-          rows={layout.listRows}
-          cursor={listCursor}
-          top={follow(state.listTop, listCursor, layout.listRows, list.length)}
-          focused={state.pane === 'list'}
+      {state.view === 'runs' ? <RunsPane {...listProps} /> : (
+        <ListPane
+          {...listProps}
+          filter={state.filter}
+          hideDuplicates={state.hideDuplicates}
+          marked={state.marked}
+          regex={regex}
+          isMatch={(entry) => job?.matches.has(entry) ?? false}
         />
-      ) : (
-      <ListPane
-        store={store}
-        nodeIndex={treeCursor}
-        list={list}
-        width={layout.listWidth}
-        rows={layout.listRows}
-        cursor={listCursor}
-        top={follow(state.listTop, listCursor, layout.listRows, list.length)}
-        focused={state.pane === 'list'}
-        filter={state.filter}
-        hideDuplicates={state.hideDuplicates}
-        marked={state.marked}
-        regex={regex}
-        isMatch={(entry) => job?.matches.has(entry) ?? false}
-      />
       )}
     </Box>
   );

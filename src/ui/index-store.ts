@@ -14,6 +14,7 @@ import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
 import type { Run } from '../runs/runs.js';
 import { discover, type Discovery, type TraceFile } from '../sources/discover.js';
 import { readLineBatches, type Line } from '../sources/lines.js';
+import { damageReason, readFile } from '../sources/read.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
 import { previewOf } from './record-text.js';
 
@@ -124,7 +125,6 @@ export interface OtherFileRecords {
 
 /** Reads Ask and klieo files whole; a file that cannot be read is reported in `errors`. */
 export async function readOtherFiles(files: readonly TraceFile[]): Promise<{ loaded: OtherFileRecords[]; errors: string[] }> {
-  const { readFile } = await import('../sources/read.js');
   const loaded: OtherFileRecords[] = [];
   const errors: string[] = [];
   for (const file of files) {
@@ -377,6 +377,11 @@ export class IndexStore extends EventEmitter {
     this.offset[i] = 0;
     this.length[i] = 0;
     this.moduleOf[i] = moduleId;
+    this.setDamaged(i, reason, this.moduleCounts[moduleId]);
+  }
+
+  /** Entry `i` (file, line and module already set) as a damaged line; it is the newest entry. */
+  private setDamaged(i: number, reason: string, counts: { damaged: number }): void {
     this.status[i] = DAMAGED;
     this.timestamp[i] = NaN;
     this.tokens[i] = -1;
@@ -385,7 +390,7 @@ export class IndexStore extends EventEmitter {
     this.modelId[i] = 0;
     this.group[i] = -1;
     this.damagedReasons.set(i, reason);
-    this.moduleCounts[moduleId].damaged++;
+    counts.damaged++;
     this.count++;
   }
 
@@ -506,16 +511,7 @@ export class IndexStore extends EventEmitter {
       record = new SynalinksRecord(line.bytes, { file: this.files[fileId].display, line: line.number, offset: line.offset });
     } catch (error) {
       if (!(error instanceof JsonSyntaxError || error instanceof DamagedRecordError)) throw error;
-      this.status[i] = DAMAGED;
-      this.timestamp[i] = NaN;
-      this.tokens[i] = -1;
-      this.cost[i] = NaN;
-      this.duration[i] = NaN;
-      this.modelId[i] = 0;
-      this.group[i] = -1;
-      this.damagedReasons.set(i, line.terminated ? error.message : `truncated last line, no newline at end of file (${error.message})`);
-      counts.damaged++;
-      this.count++;
+      this.setDamaged(i, damageReason(error, line.terminated), counts);
       return;
     }
     this.addParsed(i, record, counts);
