@@ -17,6 +17,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ByteSink } from '../src/canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../src/canonical/canonical.js';
+import type { Status, Usage } from '../src/record.js';
 import { dumps, f, formatFloat, type J } from './json.js';
 import { EMOJI, Rng, TextPool, type Lang } from './text.js';
 
@@ -73,16 +74,7 @@ export interface Expected {
 }
 
 type Msg = { [key: string]: J | undefined };
-type Kind = 'ok' | 'exception' | 'no_output';
-
-interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  cached_tokens: number;
-  cache_creation_tokens: number;
-  reasoning_tokens: number;
-}
+type Kind = Status;
 
 // ------------------------------------------------------------------------------------ models
 
