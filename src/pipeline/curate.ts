@@ -19,7 +19,6 @@ import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
 
 export const DROP_REASONS = ['status', 'filter', 'excluded', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
-export type CurationDropReason = (typeof DROP_REASONS)[number];
 
 export interface Drop {
   call_id?: string;
