@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { FIXTURES, REPO, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
@@ -89,6 +90,24 @@ describe('traces dedupe', () => {
     const last = run(['dedupe', SAMPLES, '--status', 'ok', '--keep', 'last']);
     const lastDuplicate = manifest(last.out).find((d) => d.reason === 'duplicate')!;
     assert.deepEqual([lastDuplicate.call_id, lastDuplicate.kept], [duplicate.kept, duplicate.call_id]);
+  });
+
+  it('keeps the success of a call retried after a failure, whatever the order', () => {
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'gen'), { recursive: true });
+    const inputs = [{ role: 'user', content: 'What is 2+2?' }];
+    const config = { module: 'synalinks', class_name: 'LanguageModel', config: { model: 'openai/gpt-4o-mini' }, registered_name: null };
+    const base = { synalinks_version: '0.9.014', parent_call_id: null, program: 'p', module: 'gen', duration: 1.0, inputs_hash: canonicalValueHash(inputs), config, config_hash: canonicalValueHash(config) };
+    const failed = { ...base, call_id: 'f0000000-0000-4000-8000-000000000001', timestamp: 100.0, usage: null, cost: null, messages: inputs, outputs: null, exception: 'timeout' };
+    const answer = { role: 'assistant', content: '4' };
+    const succeeded = { ...base, call_id: 'f0000000-0000-4000-8000-000000000002', timestamp: 200.0, usage: null, cost: null, messages: [...inputs, answer], outputs: answer };
+    writeFileSync(path.join(tree, 'p', 'gen', 'gen_20260101-000000.jsonl'), `${JSON.stringify(failed)}\n${JSON.stringify(succeeded)}\n`);
+    const { out, summary } = run(['dedupe', tree]);
+    assert.equal(summary.kept, 1);
+    assert.deepEqual(
+      manifest(out).map((d) => [d.call_id, d.reason, d.kept]),
+      [[failed.call_id, 'duplicate', succeeded.call_id]],
+    );
   });
 
   it('keeps different answers to the same prompt with --key conversation', () => {

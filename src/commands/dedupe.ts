@@ -6,7 +6,9 @@ export function registerDedupe(program: Command): void {
     name: 'dedupe',
     dedupe: true,
     description: 'Keep one record per key (same prompt to the same model config by default), explaining every drop.',
-    examples: `Each kept record is its original line, byte for byte. Every drop is listed in the
+    examples: `Among duplicates an ok record always wins over a failed one (a call retried
+after a failure keeps its success); otherwise --keep decides by timestamp.
+Each kept record is its original line, byte for byte. Every drop is listed in the
 manifest with its reason (status, filter, excluded, seen, duplicate, prefix) and,
 for duplicate and prefix, the call_id it gave way to.
 

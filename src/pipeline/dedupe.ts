@@ -1,8 +1,10 @@
 /**
- * Dedupe: one winner per key, the first (or last) by timestamp, ties going to the
- * earlier file path and line, which is the order records arrive in. Only winners are
- * remembered, in typed columns, so memory follows the number of distinct keys.
+ * Dedupe: one winner per key. An ok record beats a failed one (a call retried after a
+ * failure keeps its success); otherwise the first (or last) by timestamp wins, ties going
+ * to the earlier file path and line, which is the order records arrive in. Only winners
+ * are remembered, in typed columns, so memory follows the number of distinct keys.
  */
+import type { Status } from '../record.js';
 import { CallIdColumn, Column } from './columns.js';
 import { KeyIndex } from './key-index.js';
 
@@ -14,6 +16,7 @@ export interface Offered {
   fileIndex: number;
   line: number;
   timestamp: number;
+  status: Status;
 }
 
 export interface Loser {
@@ -29,13 +32,19 @@ export class Deduplicator {
   readonly fileIndexes = new Column(Int32Array);
   readonly lines = new Column(Int32Array);
   readonly timestamps = new Column(Float64Array);
+  /** 1 when the group's winner is an ok record. */
+  private readonly winnerOk = new Column(Int32Array);
   groups = 0;
 
   constructor(private readonly keep: KeepRule) {}
 
-  /** Whether a record that arrives later beats the current winner. */
-  private beats(timestamp: number, winnerTimestamp: number): boolean {
-    return this.keep === 'first' ? timestamp < winnerTimestamp : timestamp >= winnerTimestamp;
+  /** Whether a record that arrives later beats the current winner of `group`. */
+  private beats(offered: Offered, group: number): boolean {
+    const ok = offered.status === 'ok' ? 1 : 0;
+    const winnerOk = this.winnerOk.data[group];
+    if (ok !== winnerOk) return ok > winnerOk;
+    const winnerTimestamp = this.timestamps.data[group];
+    return this.keep === 'first' ? offered.timestamp < winnerTimestamp : offered.timestamp >= winnerTimestamp;
   }
 
   /**
@@ -49,7 +58,7 @@ export class Deduplicator {
       this.store(group, offered);
       return { group, won: true, loser: null };
     }
-    if (!this.beats(offered.timestamp, this.timestamps.data[group])) {
+    if (!this.beats(offered, group)) {
       return { group, won: false, loser: { callId: offered.callId, fileIndex: offered.fileIndex, line: offered.line, group } };
     }
     const loser = {
@@ -63,7 +72,8 @@ export class Deduplicator {
   }
 
   private store(group: number, offered: Offered): void {
-    for (const column of [this.fileIndexes, this.lines, this.timestamps]) column.ensure(group + 1);
+    for (const column of [this.fileIndexes, this.lines, this.timestamps, this.winnerOk]) column.ensure(group + 1);
+    this.winnerOk.data[group] = offered.status === 'ok' ? 1 : 0;
     this.callIds.set(group, offered.callId);
     this.fileIndexes.data[group] = offered.fileIndex;
     this.lines.data[group] = offered.line;
@@ -71,6 +81,6 @@ export class Deduplicator {
   }
 
   get byteSize(): number {
-    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.timestamps.byteSize;
+    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.timestamps.byteSize + this.winnerOk.byteSize;
   }
 }
