@@ -184,6 +184,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   const warnings: string[] = [];
   const perFile = files.map(({ path: file, dataset, split, report }) => {
     for (const w of report.warnings) {
+      // An empty validation file is what --validation-fraction 0 asks for, not a problem.
+      if (w.code === 'too_few_examples' && split === 'validation' && report.examples === 0) continue;
       warnings.push(`${file}: ${w.code}: ${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`);
     }
     return {
