@@ -17,8 +17,9 @@ function isWide(cp: number): boolean {
     (cp >= 0xfe30 && cp <= 0xfe4f) ||
     (cp >= 0xff00 && cp <= 0xff60) ||
     (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    // Pictographs, emoticons, transport and map symbols (🚀), supplemental symbols.
+    (cp >= 0x1f300 && cp <= 0x1f6ff) ||
+    (cp >= 0x1f900 && cp <= 0x1faff) ||
     (cp >= 0x20000 && cp <= 0x3fffd)
   );
 }
