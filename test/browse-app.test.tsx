@@ -9,6 +9,7 @@ import { IndexStore, type StoreOptions } from '../src/ui/index-store.js';
 import { measureFirstRow } from '../src/ui/measure.js';
 import { textWidth } from '../src/ui/text.js';
 import { FIXTURES, SAMPLES, tempDir } from './helpers.js';
+import { driver, KEYS } from './ink-driver.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 const TOOL_FILE = path.join(SAMPLES, 'math_agent/tool_calls_generator_math_agent/tool_calls_generator_math_agent_20260708-163045.jsonl');
@@ -17,19 +18,6 @@ const toolRecords = readFileSync(TOOL_FILE, 'utf8')
   .filter((l) => l !== '')
   .map((l) => JSON.parse(l) as { call_id: string });
 
-const KEYS = {
-  enter: '\r',
-  esc: '\x1b',
-  tab: '\t',
-  down: '\x1b[B',
-  up: '\x1b[A',
-  pageDown: '\x1b[6~',
-  backspace: '\x7f',
-};
-
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stores: IndexStore[] = [];
 afterEach(() => {
@@ -57,33 +45,7 @@ async function start(props: Partial<AppProps> = {}, size = { width: 100, height:
       {...props}
     />,
   );
-  const frame = (): string => (ui.lastFrame() ?? '').replace(ANSI, '');
-  const waitFor = async (test: RegExp | string | ((f: string) => boolean), what = String(test)): Promise<string> => {
-    const check = typeof test === 'function' ? test : (f: string) => (typeof test === 'string' ? f.includes(test) : test.test(f));
-    for (let i = 0; i < 200; i++) {
-      const f = frame();
-      if (check(f)) return f;
-      await sleep(10);
-    }
-    assert.fail(`timed out waiting for ${what}; last frame:\n${frame()}`);
-  };
-  /** Waits until no new frame has come for a while (renders lag behind keys on a busy machine). */
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 50; i++) {
-      const count = ui.frames.length;
-      await sleep(40);
-      if (ui.frames.length === count) return;
-    }
-  };
-  const press = async (...keys: string[]): Promise<string> => {
-    for (const key of keys) {
-      ui.stdin.write(key);
-      // A lone Esc is told from the start of a sequence on the next turn of the event loop.
-      await sleep(key === KEYS.esc ? 30 : 10);
-    }
-    await settle();
-    return frame();
-  };
+  const { frame, waitFor, press } = driver(ui);
   const type = async (text: string): Promise<string> => press(...text.split(''));
   await waitFor('all records');
   return { ui, store, frame, waitFor, press, type, copies, quits: () => quits, excludePath };

@@ -10,13 +10,10 @@ import { cleanup, render } from 'ink-testing-library';
 import { App } from '../src/ui/App.js';
 import { IndexStore } from '../src/ui/index-store.js';
 import { FIXTURES, SAMPLES, tempDir } from './helpers.js';
+import { driver, KEYS } from './ink-driver.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 
-const KEYS = { enter: '\r', esc: '\x1b', tab: '\t', down: '\x1b[B' };
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Records in the Ask and klieo fixtures. */
 const OTHER_RECORDS = 16;
@@ -44,30 +41,7 @@ async function start(size = { width: 120, height: 40 }) {
   await store.whenDone();
   const written: { path: string; text: string }[] = [];
   const ui = render(<App store={store} roots={root} width={size.width} height={size.height} excludePath={path.join(root, 'out.txt')} writeFile={(p, text) => written.push({ path: p, text })} onQuit={() => {}} />);
-  const frame = (): string => (ui.lastFrame() ?? '').replace(ANSI, '');
-  const waitFor = async (test: string | RegExp): Promise<string> => {
-    for (let i = 0; i < 300; i++) {
-      const f = frame();
-      if (typeof test === 'string' ? f.includes(test) : test.test(f)) return f;
-      await sleep(10);
-    }
-    assert.fail(`timed out waiting for ${String(test)}; last frame:\n${frame()}`);
-  };
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 50; i++) {
-      const count = ui.frames.length;
-      await sleep(40);
-      if (ui.frames.length === count) return;
-    }
-  };
-  const press = async (...keys: string[]): Promise<string> => {
-    for (const key of keys) {
-      ui.stdin.write(key);
-      await sleep(key === KEYS.esc ? 30 : 10);
-    }
-    await settle();
-    return frame();
-  };
+  const { frame, waitFor, press } = driver(ui, 300);
   /** Moves the tree cursor (from the top) to the node with this key. */
   const goTo = async (key: string): Promise<string> => {
     const index = store.tree.findIndex((node) => node.key === key);

@@ -1,18 +1,11 @@
 /** The right pane: the records of the selected program or module, one row each. */
 import { Box } from 'ink';
-import type { IndexStore, StatusFilter } from '../index-store.js';
+import type { StatusFilter } from '../index-store.js';
 import { entryRow, headerSegs, listColumns, listTitleSegs, unfocusedSelection } from '../rows.js';
 import { Line } from './Line.js';
+import type { PaneProps } from './RunsPane.js';
 
-export interface ListPaneProps {
-  store: IndexStore;
-  nodeIndex: number;
-  list: ArrayLike<number>;
-  width: number;
-  rows: number;
-  cursor: number;
-  top: number;
-  focused: boolean;
+export interface ListPaneProps extends PaneProps {
   filter: StatusFilter;
   hideDuplicates: boolean;
   marked: ReadonlySet<number>;

@@ -4,10 +4,11 @@ import type { IndexStore } from '../index-store.js';
 import { runHeaderSegs, runRow, runsTitleSegs, unfocusedSelection } from '../rows.js';
 import { Line } from './Line.js';
 
-export interface RunsPaneProps {
+/** What the records list and the runs list both take. */
+export interface PaneProps {
   store: IndexStore;
   nodeIndex: number;
-  /** Indexes into `store.runs`. */
+  /** Entries of the store (records list) or indexes into `store.runs` (runs list). */
   list: ArrayLike<number>;
   width: number;
   rows: number;
@@ -16,7 +17,7 @@ export interface RunsPaneProps {
   focused: boolean;
 }
 
-export function RunsPane(props: RunsPaneProps) {
+export function RunsPane(props: PaneProps) {
   const { store, list, width, rows, cursor, top, focused } = props;
   const runs = store.runs;
   const lines = [];
