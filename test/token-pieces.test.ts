@@ -1,0 +1,156 @@
+/**
+ * Our pre-tokenizer against the encodings' own regexes, and our token counts against
+ * gpt-tokenizer's, on random text built from the characters each regex alternative turns on
+ * and on the texts of the samples.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import o200k from 'gpt-tokenizer/encoding/o200k_base';
+import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { PieceCounts } from '../src/targets/piece-counts.js';
+import { PieceSplitter, type PieceGrammar } from '../src/targets/token-pieces.js';
+import { loadTokenCounter, type EncodingName } from '../src/targets/tokens.js';
+import { SAMPLES } from './helpers.js';
+
+const GRAMMARS: [PieceGrammar, RegExp, EncodingName][] = [
+  ['o200k', O200K_TOKEN_SPLIT_REGEX, 'o200k_base'],
+  ['cl100k', CL100K_TOKEN_SPLIT_REGEX, 'cl100k_base'],
+];
+
+/**
+ * Every class the regexes distinguish: each kind of ASCII whitespace, the contraction letters
+ * in both cases, digits, symbols (the slash o200k treats apart), and non-ASCII letters, marks,
+ * digits, spaces, emoji and a lone surrogate, which hand the decision to the regex.
+ */
+const ALPHABET = [
+  ' ', ' ', ' ', '\t', '\n', '\r', '\v', '\f', "'", 's', 'S', 'l', 'L', 'v', 'V', 'e', 'E', 'r', 'R', 'd', 'm', 't', 'T',
+  'A', 'a', 'z', 'Z', '0', '1', '9', '/', '.', '!', '-', '"', '{', '\x00', '\x1f', '\x7f',
+  '\u00a0', 'é', 'É', '中', '😀', '\u0301', '١', '\u2028', '\u3000', '\ud800', '\u01c5', '\u02b0', 'ß',
+];
+
+function randomTexts(count: number, seed: number): string[] {
+  let state = seed;
+  const next = (n: number) => {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    return state % n;
+  };
+  return Array.from({ length: count }, () => {
+    let text = '';
+    for (let i = next(28); i > 0; i--) text += ALPHABET[next(ALPHABET.length)];
+    return text;
+  });
+}
+
+/** Message texts of the bundled samples: prose, JSON, code, tool arguments. */
+function sampleTexts(): string[] {
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') texts.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(walk);
+  };
+  for (const entry of readdirSync(SAMPLES, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+    for (const line of readFileSync(join(entry.parentPath, entry.name), 'utf8').split('\n')) {
+      try {
+        walk((JSON.parse(line) as { messages?: unknown }).messages);
+      } catch {
+        // The damaged sample line.
+      }
+    }
+  }
+  return texts;
+}
+
+function pieces(splitter: PieceSplitter, text: string): string[] {
+  const out: string[] = [];
+  splitter.split(text, (start, end) => out.push(text.slice(start, end)));
+  return out;
+}
+
+describe('PieceSplitter', () => {
+  for (const [grammar, regex] of GRAMMARS) {
+    it(`${grammar}: splits 30,000 random texts exactly as the regex does`, () => {
+      const splitter = new PieceSplitter(grammar, regex);
+      let checked = 0;
+      for (const text of randomTexts(30_000, grammar === 'o200k' ? 7 : 11)) {
+        const expected = [...text.matchAll(regex)].map((m) => m[0]);
+        assert.deepEqual(pieces(splitter, text), expected, JSON.stringify(text));
+        checked++;
+      }
+      assert.equal(checked, 30_000);
+    });
+
+    it(`${grammar}: splits the samples' texts exactly as the regex does`, () => {
+      const splitter = new PieceSplitter(grammar, regex);
+      const texts = sampleTexts();
+      assert.ok(texts.length > 100);
+      for (const text of texts) assert.deepEqual(pieces(splitter, text), [...text.matchAll(regex)].map((m) => m[0]));
+    });
+  }
+
+  it('the cases each alternative turns on', () => {
+    const o = new PieceSplitter('o200k', O200K_TOKEN_SPLIT_REGEX);
+    const c = new PieceSplitter('cl100k', CL100K_TOKEN_SPLIT_REGEX);
+    assert.deepEqual(pieces(o, "HELLO world's end"), ['HELLO', " world's", ' end']);
+    assert.deepEqual(pieces(o, "Don'T helloWorld"), ["Don'T", ' hello', 'World']);
+    assert.deepEqual(pieces(c, "Don'T helloWorld"), ['Don', "'T", ' helloWorld']);
+    assert.deepEqual(pieces(o, '12345 x'), ['123', '45', ' x']);
+    assert.deepEqual(pieces(o, 'a  \n\n  b'), ['a', '  \n\n', ' ', ' b']);
+    assert.deepEqual(pieces(o, '!!/\n/x'), ['!!/\n/', 'x']);
+    assert.deepEqual(pieces(c, '!!/\n/x'), ['!!/\n', '/x']);
+    assert.deepEqual(pieces(o, 'x   '), ['x', '   ']);
+    assert.deepEqual(pieces(o, 'café naïve'), ['café', ' naïve']);
+  });
+});
+
+describe('token counts', () => {
+  const apis = { o200k_base: o200k, cl100k_base: cl100k };
+  for (const [, , encoding] of GRAMMARS) {
+    it(`${encoding}: equal to gpt-tokenizer's on random and sample texts, special tokens as text`, async () => {
+      const counter = await loadTokenCounter(encoding);
+      const asText = { disallowedSpecial: new Set<string>() };
+      const texts = [...randomTexts(3000, 5), ...sampleTexts(), 'see <|endoftext|> and <|im_start|>user', ' '.repeat(100), 'x'.repeat(200)];
+      let total = 0;
+      for (const text of texts) {
+        const expected = apis[encoding].countTokens(text, asText);
+        assert.equal(counter.count(text), expected, JSON.stringify(text));
+        total += expected;
+      }
+      assert.ok(total > 10_000);
+    });
+  }
+});
+
+describe('PieceCounts', () => {
+  it('remembers each piece once, and starts over when full without changing any count', () => {
+    let calls = 0;
+    const counts = new PieceCounts((piece) => {
+      calls++;
+      return piece.length % 5;
+    });
+    const text = 'alpha beta alpha';
+    assert.equal(counts.count(text, 0, 5), 0);
+    assert.equal(counts.count(text, 11, 16), 0);
+    assert.equal(calls, 1);
+    assert.equal(counts.count(text, 5, 10), 0); // ' beta' is another piece
+    assert.equal(calls, 2);
+    // 100,000 distinct pieces overflow the table (65,536 entries) at least once.
+    const many = Array.from({ length: 100_000 }, (_, i) => `w${i}`).join('');
+    let offset = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const length = `w${i}`.length;
+      assert.equal(counts.count(many, offset, offset + length), length % 5);
+      offset += length;
+    }
+    assert.equal(calls, 100_002);
+    // Long pieces are not remembered.
+    const long = 'y'.repeat(40);
+    counts.count(long, 0, 40);
+    counts.count(long, 0, 40);
+    assert.equal(calls, 100_004);
+  });
+});
