@@ -16,8 +16,15 @@ export function defaultWorkerCount(): number {
   return Math.min(4, Math.max(1, availableParallelism()));
 }
 
+/**
+ * Jobs handed to a worker before it finishes the one it runs: the next one is waiting when it
+ * is done, even while this thread is busy with its own share and cannot answer at once.
+ */
+const JOBS_PER_WORKER = 2;
+
 export class WorkerPool {
   private readonly workers: Worker[] = [];
+  /** A worker appears once per job it can still take. */
   private readonly idle: Worker[] = [];
   private readonly waiting: (() => void)[] = [];
   private readonly pending = new Map<number, Pending>();
@@ -43,7 +50,7 @@ export class WorkerPool {
         this.pending.clear();
       });
       this.workers.push(worker);
-      this.idle.push(worker);
+      for (let j = 0; j < JOBS_PER_WORKER; j++) this.idle.push(worker);
     }
   }
 

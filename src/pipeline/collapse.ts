@@ -29,8 +29,7 @@ export interface TrajectoryDigests {
   prefixes: number[];
 }
 
-function digestWords(program: string, bytes: Uint8Array, end: number, into: number[]): void {
-  const digest = createHash('sha256').update(program).update('\0').update(bytes.subarray(1, end)).digest();
+function pushWords(digest: Buffer, into: number[]): void {
   for (let i = 0; i < 4; i++) into.push(digest.readUInt32BE(i * 4));
 }
 
@@ -60,14 +59,22 @@ export function trajectoryDigests(record: TraceRecord): TrajectoryDigests | null
   const bytes = sink.buffer;
   const count = elementEnds.length;
   if (count === 0) return null;
-  const conversation: number[] = [];
-  digestWords(record.program, bytes, elementEnds[count - 1], conversation);
+  // One running hash over the messages, copied at each prefix end: linear in the conversation,
+  // where hashing every prefix from the start was quadratic in an agent's steps.
+  const hash = createHash('sha256').update(record.program).update('\0');
+  let hashedTo = 1;
   const prefixes: number[] = [];
   for (let k = 0; k < count - 1; k++) {
     const elementStart = k === 0 ? 1 : elementEnds[k - 1] + 1;
     const at = bytes.indexOf(ASSISTANT, elementStart);
-    if (at !== -1 && at < elementEnds[k]) digestWords(record.program, bytes, elementEnds[k], prefixes);
+    if (at !== -1 && at < elementEnds[k]) {
+      hash.update(bytes.subarray(hashedTo, elementEnds[k]));
+      hashedTo = elementEnds[k];
+      pushWords(hash.copy().digest(), prefixes);
+    }
   }
+  const conversation: number[] = [];
+  pushWords(hash.update(bytes.subarray(hashedTo, elementEnds[count - 1])).digest(), conversation);
   return { conversation, inputs: count - 1, prefixes };
 }
 
