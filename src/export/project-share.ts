@@ -14,11 +14,9 @@ import {
   inspectExample,
   loadTokenCounter,
   toolsFor,
-  withCountCache,
   type EncodingName,
   type Inspection,
   type ReasoningMode,
-  type TokenCounter,
   type ToolDefinition,
 } from '../targets/index.js';
 import { safeSegment } from './names.js';
@@ -77,17 +75,9 @@ export interface ProjectSharePayload {
   settings: ProjectionSettings;
 }
 
-/** Token counts are cached across shares handled by the same thread. */
-let cachedCounter: { encoding: EncodingName; counter: TokenCounter } | null = null;
-
-async function counterFor(encoding: EncodingName): Promise<TokenCounter> {
-  if (cachedCounter?.encoding !== encoding) cachedCounter = { encoding, counter: withCountCache(await loadTokenCounter(encoding)) };
-  return cachedCounter.counter;
-}
-
 export async function projectShare({ files, share, kept, settings }: ProjectSharePayload): Promise<{ items: ProjectedItem[]; records: number }> {
   const target = getTarget(settings.format);
-  const counter = await counterFor(settings.tokenizer);
+  const counter = await loadTokenCounter(settings.tokenizer);
   const items: ProjectedItem[] = [];
   let records = 0;
   for (const range of share.ranges) {

@@ -35,7 +35,6 @@ export {
   ENCODING_NAMES,
   loadTokenCounter,
   summarize,
-  withCountCache,
   type Distribution,
   type EncodingName,
   type ExampleTokens,

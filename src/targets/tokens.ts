@@ -137,29 +137,3 @@ function contentTokens(counter: TokenCounter, content: unknown): number {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-/**
- * Remembers the counts of long texts. Exports repeat the same system prompts and agent
- * turns across thousands of examples, and BPE is the slowest step of an export.
- * Memory is capped: the cache starts over once it holds `maxChars` characters.
- */
-export function withCountCache(counter: TokenCounter, maxChars = 16 << 20): TokenCounter {
-  const counts = new Map<string, number>();
-  let chars = 0;
-  return {
-    encoding: counter.encoding,
-    count(text: string): number {
-      if (text.length < 64) return counter.count(text);
-      const known = counts.get(text);
-      if (known !== undefined) return known;
-      const n = counter.count(text);
-      if (chars + text.length > maxChars) {
-        counts.clear();
-        chars = 0;
-      }
-      counts.set(text, n);
-      chars += text.length;
-      return n;
-    },
-  };
-}
