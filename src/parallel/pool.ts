@@ -26,7 +26,7 @@ export class WorkerPool {
   constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
       // A small young generation keeps each worker's resident memory down; records die young anyway.
-      const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
       worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string } }) => {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);
