@@ -41,10 +41,10 @@ class SplitFiles {
     return shard;
   }
 
-  /** Writes one example line, already inspected by `inspectExample`. */
-  write(line: string, inspection: Inspection): void {
+  /** Writes one example line (UTF-8, no newline), already inspected by `inspectExample`. */
+  write(line: Uint8Array, inspection: Inspection): void {
     let shard = this.shards[this.shards.length - 1];
-    if (shard.examples > 0 && shard.file.bytes + Buffer.byteLength(line) + 1 > this.maxBytes) shard = this.openShard();
+    if (shard.examples > 0 && shard.file.bytes + line.length + 1 > this.maxBytes) shard = this.openShard();
     shard.file.writeLine(line);
     shard.examples++;
     this.examples++;

@@ -19,6 +19,7 @@ import {
   type ReasoningMode,
   type ToolDefinition,
 } from '../targets/index.js';
+import { ByteSink } from '../canonical/byte-sink.js';
 import { safeSegment } from './names.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 
@@ -48,7 +49,8 @@ export type ProjectedItem =
   | { kind: 'drop'; call_id: string; file: string; line: number; reason: string; detail?: string }
   | {
       kind: 'example';
-      line: string;
+      /** Length of the example's line in the share's `lines`, which holds them back to back. */
+      bytes: number;
       split: Split;
       folder: string;
       inspection: Inspection;
@@ -75,10 +77,21 @@ export interface ProjectSharePayload {
   settings: ProjectionSettings;
 }
 
-export async function projectShare({ files, share, kept, settings }: ProjectSharePayload): Promise<{ items: ProjectedItem[]; records: number }> {
+export interface ProjectedShare {
+  items: ProjectedItem[];
+  /**
+   * The examples' lines as UTF-8, back to back: one block of bytes crosses from a worker
+   * instead of a string per example, and is written out as it is.
+   */
+  lines: Uint8Array;
+  records: number;
+}
+
+export async function projectShare({ files, share, kept, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const counter = await loadTokenCounter(settings.tokenizer);
   const items: ProjectedItem[] = [];
+  const exampleLines = new ByteSink();
   let records = 0;
   for (const range of share.ranges) {
     const lines = kept.get(range.fileIndex);
@@ -120,9 +133,11 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
             continue;
           }
         }
+        const lineStart = exampleLines.length;
+        exampleLines.text(JSON.stringify(example));
         items.push({
           kind: 'example',
-          line: JSON.stringify(example),
+          bytes: exampleLines.length - lineStart,
           split: assignSplit(groupKey(record.program, messages), settings.seed, settings.validationFraction),
           folder: settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '',
           inspection: inspectExample(target, counter, example),
@@ -133,5 +148,6 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
       }
     }
   }
-  return { items, records };
+  // A copy of exactly the bytes written: a view would carry the whole grown buffer across threads.
+  return { items, lines: exampleLines.view().slice(), records };
 }

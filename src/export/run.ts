@@ -125,7 +125,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       // A share's examples are held until written: keep shares small.
       PROJECT_SHARE_BYTES,
     );
-    for await (const { items } of projected) {
+    for await (const { items, lines } of projected) {
+      let lineStart = 0;
       for (const item of items) {
         if (item.kind === 'drop') {
           const { kind, ...dropped } = item;
@@ -136,7 +137,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         for (const name of item.inferredTools) inferredUsed.add(name);
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) redactions[name] = (redactions[name] ?? 0) + n;
         if (item.partial !== null) partial.push(item.partial);
-        datasetAt(item.folder).splits[item.split].write(item.line, item.inspection);
+        datasetAt(item.folder).splits[item.split].write(lines.subarray(lineStart, lineStart + item.bytes), item.inspection);
+        lineStart += item.bytes;
       }
     }
 
