@@ -16,8 +16,15 @@ export function defaultWorkerCount(): number {
   return Math.min(4, Math.max(1, availableParallelism()));
 }
 
+/**
+ * Jobs handed to a worker before it finishes the one it runs: the next one is waiting when it
+ * is done, even while this thread is busy with its own share and cannot answer at once.
+ */
+const JOBS_PER_WORKER = 2;
+
 export class WorkerPool {
   private readonly workers: Worker[] = [];
+  /** A worker appears once per job it can still take. */
   private readonly idle: Worker[] = [];
   private readonly waiting: (() => void)[] = [];
   private readonly pending = new Map<number, Pending>();
@@ -43,8 +50,9 @@ export class WorkerPool {
         this.pending.clear();
       });
       this.workers.push(worker);
-      this.idle.push(worker);
     }
+    // Interleaved and taken from the front, so work spreads over the workers before queueing on one.
+    for (let j = 0; j < JOBS_PER_WORKER; j++) this.idle.push(...this.workers);
   }
 
   private release(worker: Worker): void {
@@ -54,7 +62,7 @@ export class WorkerPool {
 
   private async acquire(): Promise<Worker> {
     while (this.idle.length === 0) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    return this.idle.pop()!;
+    return this.idle.shift()!;
   }
 
   private async submit<T>(job: string, payload: unknown): Promise<T> {
@@ -75,7 +83,7 @@ export class WorkerPool {
   async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
     const n = payloads.length;
     const settled = payloads.map(() => deferred<T>());
-    const lanes = this.size + (local ? 1 : 0);
+    const lanes = this.size * JOBS_PER_WORKER + (local ? 1 : 0);
     const ahead = lanes * 4;
     let next = 0;
     let consumed = 0;
@@ -94,7 +102,7 @@ export class WorkerPool {
     };
     // This thread's lane first: it takes the first payload while the workers are still booting.
     const running = local ? [lane(local)] : [];
-    for (let i = 0; i < this.size; i++) running.push(lane((payload) => this.submit<T>(job, payload)));
+    for (let i = 0; i < this.size * JOBS_PER_WORKER; i++) running.push(lane((payload) => this.submit<T>(job, payload)));
     while (consumed < n) {
       const result = await settled[consumed].promise;
       consumed++;

@@ -1,8 +1,17 @@
-/** A worker thread: runs the named job on each message and posts the result back. */
+/**
+ * A worker thread: runs the named job on each message and posts the result back. Jobs run one
+ * after another, in the order they came (the pool queues the next one ahead of time).
+ */
 import { parentPort } from 'node:worker_threads';
 import { runJob, type JobName } from './jobs.js';
 
-parentPort!.on('message', async (message: { id: number; job: JobName; payload: unknown }) => {
+interface JobMessage {
+  id: number;
+  job: JobName;
+  payload: unknown;
+}
+
+async function handle(message: JobMessage): Promise<void> {
   try {
     const result = await runJob(message.job, message.payload as never);
     parentPort!.postMessage({ id: message.id, result });
@@ -10,4 +19,9 @@ parentPort!.on('message', async (message: { id: number; job: JobName; payload: u
     const e = error instanceof Error ? error : new Error(String(error));
     parentPort!.postMessage({ id: message.id, error: { message: e.message, stack: e.stack } });
   }
+}
+
+let queue = Promise.resolve();
+parentPort!.on('message', (message: JobMessage) => {
+  queue = queue.then(() => handle(message));
 });
