@@ -22,7 +22,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 const VERSION = '0.1.0';
 
-/** The program with the command `argv` names, or with every command (for help, or an unknown name). */
+/** The program with the command `argv` names, none for --version, or every command (for help, or an unknown name). */
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('traces')
     .version(VERSION)
@@ -44,7 +44,8 @@ Examples:
 Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 usage or input error.`,
     );
   const named = argv[2];
-  const names = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+  const names =
+    named === '--version' || named === '-V' ? [] : named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
   for (const register of registers) register(program);
   return program;
