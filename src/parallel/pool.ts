@@ -82,7 +82,7 @@ export class WorkerPool {
    */
   async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
     const n = payloads.length;
-    const settled = payloads.map(() => deferred<T>());
+    const settled: (Deferred<T> | null)[] = payloads.map(() => deferred<T>());
     const lanes = this.size * JOBS_PER_WORKER + (local ? 1 : 0);
     const ahead = lanes * 4;
     let next = 0;
@@ -94,9 +94,9 @@ export class WorkerPool {
         if (next >= n) return;
         const i = next++;
         try {
-          settled[i].resolve(await run(payloads[i]));
+          settled[i]!.resolve(await run(payloads[i]));
         } catch (error) {
-          settled[i].reject(error as Error);
+          settled[i]!.reject(error as Error);
         }
       }
     };
@@ -104,7 +104,9 @@ export class WorkerPool {
     const running = local ? [lane(local)] : [];
     for (let i = 0; i < this.size * JOBS_PER_WORKER; i++) running.push(lane((payload) => this.submit<T>(job, payload)));
     while (consumed < n) {
-      const result = await settled[consumed].promise;
+      const result = await settled[consumed]!.promise;
+      // Handed over: holding every result until the end kept a whole export in memory.
+      settled[consumed] = null;
       consumed++;
       for (const resume of blocked.splice(0)) resume();
       yield result;
@@ -117,7 +119,13 @@ export class WorkerPool {
   }
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+}
+
+function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   let reject!: (error: Error) => void;
   const promise = new Promise<T>((res, rej) => {
