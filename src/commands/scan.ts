@@ -3,6 +3,7 @@ import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
 import type { RecordFinding } from '../privacy/scan-share.js';
 import { findTraceFiles, printJson } from './common.js';
+import { addToList, appendAll } from '../lists.js';
 
 const LISTED_PER_DETECTOR = 10;
 
@@ -38,12 +39,12 @@ Examples:
           (result) => ({ records: result.records, bytes: result.bytes }),
         );
         for await (const result of shares) {
-          findings.push(...result.findings);
+          appendAll(findings, result.findings);
           records += result.records;
         }
       }
       const byDetector = new Map<string, RecordFinding[]>();
-      for (const f of findings) byDetector.set(f.detector, [...(byDetector.get(f.detector) ?? []), f]);
+      for (const f of findings) addToList(byDetector, f.detector, f);
       if (flags.json) {
         printJson({ records, findings: findings.length, by_detector: Object.fromEntries([...byDetector].map(([d, l]) => [d, l.length])), details: findings });
       } else {

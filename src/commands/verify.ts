@@ -3,6 +3,7 @@ import { runOverFiles } from '../parallel/run-shares.js';
 import type { SourceKind } from '../record.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import type { Mismatch } from '../canonical/verify-share.js';
+import { appendAll } from '../lists.js';
 
 export function registerVerify(program: Command): void {
   const command = program
@@ -43,7 +44,7 @@ Examples:
       for await (const result of shares) {
         checked += result.checked;
         damaged += result.damaged;
-        mismatches.push(...result.mismatches);
+        appendAll(mismatches, result.mismatches);
       }
       if (options.json) printJson({ checked, mismatches, damaged_lines: damaged, files_without_hashes: unhashed.length });
       else {

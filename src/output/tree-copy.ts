@@ -12,6 +12,7 @@ import { readLineBatches } from '../sources/lines.js';
 import { readSelectedRecords } from '../sources/read.js';
 import { safeSegment } from '../export/names.js';
 import type { OutputDir, OutputFile } from './output-dir.js';
+import { addToList } from '../lists.js';
 
 /** The path of a trace file inside an output tree: its path below its root. */
 export function relativeTracePath(file: TraceFile): string {
@@ -51,7 +52,7 @@ export async function copyKeptLines(
       return;
     }
     const relative = relativeTracePath(file);
-    synalinks.set(relative, [...(synalinks.get(relative) ?? []), index]);
+    addToList(synalinks, relative, index);
   });
   let written = 0;
   for (const [relative, indexes] of synalinks) {

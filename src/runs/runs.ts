@@ -19,6 +19,7 @@ import { discover, type Discovery, type DiscoverOptions, type TraceFile } from '
 import { readFiles, readSelectedRecords, type RecordBatch } from '../sources/read.js';
 import type { SourceRun } from '../sources/source-run.js';
 import type { RunSort } from './sorts.js';
+import { addToList } from '../lists.js';
 
 export interface RunCall {
   fileIndex: number;
@@ -313,7 +314,7 @@ export async function listRuns(
  */
 export async function runConversation(files: readonly TraceFile[], run: Run): Promise<Message[]> {
   const wanted = new Map<number, number[]>();
-  for (const call of run.calls) wanted.set(call.fileIndex, [...(wanted.get(call.fileIndex) ?? []), call.line]);
+  for (const call of run.calls) addToList(wanted, call.fileIndex, call.line);
   const lines = new Map([...wanted].map(([i, l]) => [i, Int32Array.from(l).sort()]));
   let longest: Message[] = [];
   for await (const { records } of readSelectedRecords(files, lines)) {
