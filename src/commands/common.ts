@@ -1,4 +1,5 @@
 /** What every command that reads traces shares: finding the files and walking their records. */
+import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { discover, type Discovery } from '../sources/discover.js';
@@ -43,4 +44,24 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * `printJson(items.map(toJson))`, byte for byte, written a megabyte at a time: a listing of a
+ * big tree (all its runs) never becomes one string of a hundred megabytes.
+ */
+export async function printJsonArray<T>(items: readonly T[], toJson: (item: T) => unknown): Promise<void> {
+  if (items.length === 0) {
+    process.stdout.write('[]\n');
+    return;
+  }
+  let chunk = '[\n';
+  for (let i = 0; i < items.length; i++) {
+    // Raw newlines only separate JSON lines (inside strings they are escaped), so indenting them is safe.
+    chunk += `  ${JSON.stringify(toJson(items[i]!), null, 2).replaceAll('\n', '\n  ')}${i + 1 < items.length ? ',\n' : '\n]\n'}`;
+    if (chunk.length >= 1 << 20 || i + 1 === items.length) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+      chunk = '';
+    }
+  }
 }

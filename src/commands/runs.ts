@@ -4,7 +4,7 @@ import type { SourceKind } from '../record.js';
 import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
 import { formatSeconds, formatTokens, formatUsd, table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
-import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
 
 interface RunsFlags {
   json?: boolean;
@@ -121,7 +121,7 @@ Examples:
       // Loaded on use: every other command would pay for it at start-up.
       const { groupRuns, sortRuns } = await import('../runs/runs.js');
       const runs = sortRuns(await groupRuns(discovery, prices), flags.sort);
-      if (flags.json) printJson(runs.map(runJson));
+      if (flags.json) await printJsonArray(runs, runJson);
       else process.stdout.write(renderRuns(runs));
     });
 }

@@ -3,6 +3,7 @@
  * Modules load on first use, so a worker (or a command) only pays for the job it runs.
  */
 import type { projectShare } from '../export/project-share.js';
+import type { runsShare } from '../runs/runs-share.js';
 import type { curateShare } from '../pipeline/curate-share.js';
 import type { scanShare } from '../privacy/scan-share.js';
 import type { statsShare } from '../stats/share.js';
@@ -14,6 +15,7 @@ interface Jobs {
   verify: typeof verifyShare;
   project: typeof projectShare;
   scan: typeof scanShare;
+  runs: typeof runsShare;
 }
 
 export type JobName = keyof Jobs;
@@ -26,6 +28,7 @@ const LOADERS: { [J in JobName]: () => Promise<Jobs[J]> } = {
   verify: async () => (await import('../canonical/verify-share.js')).verifyShare,
   project: async () => (await import('../export/project-share.js')).projectShare,
   scan: async () => (await import('../privacy/scan-share.js')).scanShare,
+  runs: async () => (await import('../runs/runs-share.js')).runsShare,
 };
 
 export async function runJob<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> {

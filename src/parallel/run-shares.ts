@@ -16,16 +16,22 @@ export async function* runOverFiles<J extends JobName>(
   discovery: Discovery,
   payloadFor: (share: WorkShare) => JobPayload<J>,
   progressOf: (result: JobResult<J>) => { records: number; bytes: number },
-  /** Bytes of input per share at most: jobs whose results are big (export lines) want smaller shares. */
-  maxShareBytes?: number,
+  options: {
+    /** Bytes of input per share at most: jobs whose results are big (export lines) want smaller shares. */
+    maxShareBytes?: number;
+    /** No progress line: the terminal belongs to someone else (the browser). */
+    quiet?: boolean;
+  } = {},
 ): AsyncGenerator<JobResult<J>> {
   const sizes = fileSizes(discovery.files);
   const total = sizes.reduce((a, b) => a + b, 0);
   const threads = defaultWorkerCount();
-  const progress = new Progress(discovery.files.length);
-  const parallel = threads > 1 && total >= PARALLEL_MIN_BYTES;
+  const progress = new Progress(discovery.files.length, options.quiet ? false : undefined);
+  // TRACES_SHARE_BYTES (tests, tuning): shares of that size, and workers however small the tree.
+  const forcedShareBytes = Number(process.env.TRACES_SHARE_BYTES) > 0 ? Number(process.env.TRACES_SHARE_BYTES) : null;
+  const parallel = threads > 1 && (forcedShareBytes !== null || total >= PARALLEL_MIN_BYTES);
   // Shares bound what one result holds, in this thread too.
-  const shares = planShares(sizes, Math.max(1, threads), undefined, maxShareBytes);
+  const shares = planShares(sizes, Math.max(1, threads), undefined, forcedShareBytes ?? options.maxShareBytes);
   // This thread works too (it would only wait), so one worker fewer than threads.
   const pool = parallel ? new WorkerPool(threads - 1) : null;
   try {

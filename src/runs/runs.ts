@@ -12,14 +12,16 @@
  * Per run: steps, status, tokens, cost reported and estimated apart (and unpriced steps,
  * never counted as $0), duration, program. `listRuns` is what the browser calls.
  */
-import type { Message, SourceKind, TraceRecord } from '../record.js';
-import { trajectoryDigests } from '../pipeline/collapse.js';
+import type { Message, SourceKind } from '../record.js';
+import { runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
 import { discover, type Discovery, type DiscoverOptions, type TraceFile } from '../sources/discover.js';
-import { readFiles, readSelectedRecords, type RecordBatch } from '../sources/read.js';
+import { readSelectedRecords } from '../sources/read.js';
 import type { SourceRun } from '../sources/source-run.js';
+import type { CallFacts } from './call-facts.js';
+import type { RunsShareResult } from './runs-share.js';
 import type { RunSort } from './sorts.js';
-import { addToList } from '../lists.js';
+import { addToList, appendAll } from '../lists.js';
 
 export interface RunCall {
   fileIndex: number;
@@ -63,72 +65,15 @@ export interface Run {
   calls: RunCall[];
 }
 
-/** What grouping keeps of a record. */
-interface CallFacts {
-  fileIndex: number;
-  line: number;
-  callId: string;
-  program: string;
-  module: string;
-  status: TraceRecord['status'];
-  timestamp: number | null;
-  duration: number | null;
-  prompt: number | null;
-  completion: number | null;
-  total: number | null;
-  reportedCost: number | null;
-  estimatedCost: number | null;
-  partial: boolean;
-  /** Synalinks chaining: digest of the whole conversation (ok records) and of input prefixes ending at an assistant turn. */
-  conversation: string | null;
-  prefixes: string[];
-}
-
-function hexOf(words: number[], at: number): string {
-  let out = '';
-  for (let i = at; i < at + 4; i++) out += words[i].toString(16).padStart(8, '0');
-  return out;
-}
-
-function factsOf(record: TraceRecord, fileIndex: number, prices: PriceTable | null): CallFacts {
-  const usage = record.usage;
-  const cost = record.cost;
-  const facts: CallFacts = {
-    fileIndex,
-    line: record.ref.line,
-    callId: record.callId,
-    program: record.program,
-    module: record.module,
-    status: record.status,
-    timestamp: record.timestamp,
-    duration: record.duration,
-    prompt: usage?.prompt_tokens ?? null,
-    completion: usage?.completion_tokens ?? null,
-    total: usage === null ? null : (usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0)),
-    reportedCost: cost,
-    estimatedCost: cost === null && usage !== null && prices !== null ? prices.costOf(record).usd : null,
-    partial: record.partial,
-    conversation: null,
-    prefixes: [],
-  };
-  if (record.source === 'synalinks') {
-    const digests = trajectoryDigests(record);
-    if (digests !== null) {
-      if (record.status === 'ok') facts.conversation = hexOf(digests.conversation, 0);
-      for (let i = 0; i < digests.prefixes.length; i += 4) facts.prefixes.push(hexOf(digests.prefixes, i));
-    }
-  }
-  return facts;
-}
-
+/** Sets over 0..size-1, each element alone at first. */
 class UnionFind {
-  private readonly parent: number[] = [];
-  add(): number {
-    this.parent.push(this.parent.length);
-    return this.parent.length - 1;
+  private readonly parent: Int32Array;
+  constructor(size: number) {
+    this.parent = Int32Array.from({ length: size }, (_, i) => i);
   }
   find(x: number): number {
-    while (this.parent[x] !== x) x = this.parent[x] = this.parent[this.parent[x]];
+    const parent = this.parent;
+    while (parent[x] !== x) x = parent[x] = parent[parent[x]!]!;
     return x;
   }
   union(a: number, b: number): void {
@@ -146,47 +91,35 @@ export class RunGrouper {
   private readonly calls: CallFacts[] = [];
   /** Runs the recorders describe, with the file they came from. */
   private readonly sourceRuns: { fileIndex: number; run: SourceRun }[] = [];
-  private readonly fileIndexOf = new Map<string, number>();
 
-  constructor(
-    private readonly files: readonly TraceFile[],
-    private readonly prices: PriceTable | null,
-  ) {
-    files.forEach((file, i) => this.fileIndexOf.set(file.path, i));
-  }
+  constructor(private readonly files: readonly TraceFile[]) {}
 
-  addBatch(batch: RecordBatch): void {
-    const fileIndex = this.fileIndexOf.get(batch.file.path)!;
-    for (const record of batch.records) this.calls.push(factsOf(record, fileIndex, this.prices));
-    for (const run of batch.runs ?? []) this.sourceRuns.push({ fileIndex, run });
+  /** A share's calls; shares are added in file order. */
+  add(share: Pick<RunsShareResult, 'calls' | 'sourceRuns'>): void {
+    appendAll(this.calls, share.calls);
+    appendAll(this.sourceRuns, share.sourceRuns);
   }
 
   finish(): Run[] {
     const runs: Run[] = [];
-    const byPosition = new Map<string, number>();
-    this.calls.forEach((c, i) => byPosition.set(`${c.fileIndex}:${c.line}`, i));
-    const claimed = new Set<number>();
-    for (const { fileIndex, run } of this.sourceRuns) {
-      const members = run.lines.map((line) => byPosition.get(`${fileIndex}:${line}`)).filter((i): i is number => i !== undefined);
-      members.forEach((i) => claimed.add(i));
-      runs.push(this.build(members.map((i) => this.calls[i]), run));
+    const claimed = new Uint8Array(this.calls.length);
+    if (this.sourceRuns.length > 0) {
+      const byPosition = new Map<string, number>();
+      this.calls.forEach((c, i) => byPosition.set(`${c.fileIndex}:${c.line}`, i));
+      for (const { fileIndex, run } of this.sourceRuns) {
+        const members = run.lines.map((line) => byPosition.get(`${fileIndex}:${line}`)).filter((i): i is number => i !== undefined);
+        for (const i of members) claimed[i] = 1;
+        runs.push(this.build(members.map((i) => this.calls[i]), run));
+      }
     }
     // Synalinks (and any record no recorder run claimed): chain by conversation prefixes.
-    const rest = this.calls.map((_, i) => i).filter((i) => !claimed.has(i));
     const holders = new Map<string, number[]>();
-    for (const i of rest) {
-      const c = this.calls[i];
-      if (c.conversation === null) continue;
-      const key = `${c.program}\0${c.conversation}`;
-      const list = holders.get(key);
-      if (list === undefined) holders.set(key, [i]);
-      else list.push(i);
-    }
-    const sets = new UnionFind();
-    const node = new Map<number, number>();
-    for (const i of rest) node.set(i, sets.add());
-    for (const i of rest) {
-      const c = this.calls[i];
+    this.calls.forEach((c, i) => {
+      if (claimed[i] === 0 && c.conversation !== null) addToList(holders, `${c.program}\0${c.conversation}`, i);
+    });
+    const sets = new UnionFind(this.calls.length);
+    this.calls.forEach((c, i) => {
+      if (claimed[i] === 1) return;
       // The longest prefix that is another call's whole conversation is the step before.
       for (let k = c.prefixes.length - 1; k >= 0; k--) {
         const candidates = holders.get(`${c.program}\0${c.prefixes[k]}`);
@@ -199,17 +132,14 @@ export class RunGrouper {
           if (best === -1 || (this.calls[j].timestamp ?? -Infinity) > (this.calls[best].timestamp ?? -Infinity)) best = j;
         }
         if (best === -1) continue;
-        sets.union(node.get(i)!, node.get(best)!);
+        sets.union(i, best);
         break;
       }
-    }
+    });
     const groups = new Map<number, CallFacts[]>();
-    for (const i of rest) {
-      const root = sets.find(node.get(i)!);
-      const list = groups.get(root);
-      if (list === undefined) groups.set(root, [this.calls[i]]);
-      else list.push(this.calls[i]);
-    }
+    this.calls.forEach((c, i) => {
+      if (claimed[i] === 0) addToList(groups, sets.find(i), c);
+    });
     for (const members of groups.values()) runs.push(this.build(members.sort(byTime), null));
     return runs;
   }
@@ -234,12 +164,17 @@ export class RunGrouper {
       else unpriced++;
       if (c.partial) partial++;
     }
-    const timestamps = members.map((c) => c.timestamp).filter((t): t is number => t !== null);
-    const startedAt = run?.startedAt ?? (timestamps.length > 0 ? Math.min(...timestamps) : null);
-    let finishedAt = run?.finishedAt ?? null;
-    if (run === null && members.length > 0 && members.every((c) => c.timestamp !== null && c.duration !== null)) {
-      finishedAt = Math.max(...members.map((c) => c.timestamp! + c.duration!));
+    // Loops, not Math.min(...): a run can hold more steps than a call can take arguments.
+    let earliest: number | null = null;
+    let latestEnd: number | null = null;
+    let allTimed = members.length > 0;
+    for (const c of members) {
+      if (c.timestamp !== null && (earliest === null || c.timestamp < earliest)) earliest = c.timestamp;
+      if (c.timestamp === null || c.duration === null) allTimed = false;
+      else if (latestEnd === null || c.timestamp + c.duration > latestEnd) latestEnd = c.timestamp + c.duration;
     }
+    const startedAt = run?.startedAt ?? earliest;
+    const finishedAt = run?.finishedAt ?? (run === null && allTimed ? latestEnd : null);
     const statuses = members.map((c) => c.status);
     const status: Run['status'] =
       run?.status ?? (statuses.includes('exception') ? 'exception' : statuses.includes('no_output') ? 'no_output' : 'ok');
@@ -291,10 +226,17 @@ export function sortRuns(runs: Run[], by: RunSort): Run[] {
     .map(({ run }) => run);
 }
 
-/** Groups the records of the discovered files into runs. */
-export async function groupRuns(discovery: Discovery, prices: PriceTable | null): Promise<Run[]> {
-  const grouper = new RunGrouper(discovery.files, prices);
-  for await (const batch of readFiles(discovery.files)) grouper.addBatch(batch);
+/** Groups the records of the discovered files into runs; `quiet` keeps progress off a terminal someone else draws on. */
+export async function groupRuns(discovery: Discovery, prices: PriceTable | null, quiet = false): Promise<Run[]> {
+  const grouper = new RunGrouper(discovery.files);
+  const shares = runOverFiles(
+    'runs',
+    discovery,
+    (share) => ({ files: discovery.files, share, prices: prices === null ? null : { data: prices.data, origin: prices.origin } }),
+    (result) => ({ records: result.records, bytes: result.bytes }),
+    { quiet },
+  );
+  for await (const share of shares) grouper.add(share);
   return grouper.finish();
 }
 
@@ -304,7 +246,7 @@ export async function listRuns(
   options: DiscoverOptions & { prices?: PriceTable | null; sort?: RunSort } = {},
 ): Promise<{ discovery: Discovery; runs: Run[] }> {
   const discovery = await discover(roots, { source: options.source });
-  const runs = await groupRuns(discovery, options.prices ?? null);
+  const runs = await groupRuns(discovery, options.prices ?? null, true);
   return { discovery, runs: sortRuns(runs, options.sort ?? 'start') };
 }
 

@@ -848,7 +848,7 @@ export class IndexStore extends EventEmitter {
       let runs: Run[] = [];
       try {
         const [{ groupRuns, sortRuns }, { defaultPriceTable }] = await Promise.all([import('../runs/runs.js'), import('../pricing/table.js')]);
-        runs = sortRuns(await groupRuns({ files: this.allFiles, skipped: [] }, defaultPriceTable()), 'start');
+        runs = sortRuns(await groupRuns({ files: this.allFiles, skipped: [] }, defaultPriceTable(), true), 'start');
       } catch (error) {
         this.errors.push(`runs: ${error instanceof Error ? error.message : String(error)}`);
       }
