@@ -21,14 +21,17 @@ const GRAMMARS: [PieceGrammar, RegExp, EncodingName][] = [
 ];
 
 /**
- * Every class the regexes distinguish: each kind of ASCII whitespace, the contraction letters
- * in both cases, digits, symbols (the slash o200k treats apart), and non-ASCII letters, marks,
- * digits, spaces, emoji and a lone surrogate, which hand the decision to the regex.
+ * Every class the regexes distinguish: each kind of whitespace (JS \s holds U+00A0, U+2028,
+ * U+3000 and U+FEFF but not U+0085), the contraction letters in both cases, digits of every
+ * kind (Arabic-Indic, Roman numeral, superscript), symbols (the slash o200k treats apart),
+ * lowercase, uppercase, titlecase, modifier and other letters, combining and spacing marks,
+ * format characters, and astral characters and a lone surrogate, which hand the decision to the regex.
  */
 const ALPHABET = [
   ' ', ' ', ' ', '\t', '\n', '\r', '\v', '\f', "'", 's', 'S', 'l', 'L', 'v', 'V', 'e', 'E', 'r', 'R', 'd', 'm', 't', 'T',
   'A', 'a', 'z', 'Z', '0', '1', '9', '/', '.', '!', '-', '"', '{', '\x00', '\x1f', '\x7f',
   '\u00a0', 'é', 'É', '中', '😀', '\u0301', '١', '\u2028', '\u3000', '\ud800', '\u01c5', '\u02b0', 'ß',
+  'Ж', 'ж', 'λ', 'Ω', 'ع', '한', 'क', '\u093f', '\u0903', 'Ⅻ', '²', '\u0085', '\u200b', '\ufeff', '\u00ad', '€', '—', '𝐀',
 ];
 
 function randomTexts(count: number, seed: number): string[] {
@@ -89,6 +92,26 @@ describe('PieceSplitter', () => {
       const texts = sampleTexts();
       assert.ok(texts.length > 100);
       for (const text of texts) assert.deepEqual(pieces(splitter, text), [...text.matchAll(regex)].map((m) => m[0]));
+    });
+  }
+
+  for (const [grammar, regex] of GRAMMARS) {
+    it(`${grammar}: every character of the Basic Multilingual Plane, in the contexts its class matters in`, () => {
+      const splitter = new PieceSplitter(grammar, regex);
+      let checked = 0;
+      for (let c = 0; c < 0x10000; c++) {
+        if (c >= 0xd800 && c <= 0xdfff) continue;
+        const ch = String.fromCharCode(c);
+        for (const text of [ch + ch, `a${ch}`, `${ch}a`, ` ${ch}`, `A${ch}b`, `${ch}1`, `'${ch}`, `AB${ch}${ch}x`]) {
+          const expected = [...text.matchAll(regex)].map((m) => m[0]);
+          const actual = pieces(splitter, text);
+          if (actual.length !== expected.length || actual.some((piece, k) => piece !== expected[k])) {
+            assert.deepEqual(actual, expected, `U+${c.toString(16).padStart(4, '0')} in ${JSON.stringify(text)}`);
+          }
+          checked++;
+        }
+      }
+      assert.equal(checked, (0x10000 - 0x800) * 8);
     });
   }
 

@@ -15,12 +15,11 @@ const POOL_CHARS = 1 << 21;
 /** Longer pieces (base64, long identifiers) rarely repeat. */
 const MAX_PIECE_CHARS = 32;
 
+/** Words per slot, side by side so a probe touches one cache line: hash, pool offset, length (0: empty), count. */
+const STRIDE = 4;
+
 export class PieceCounts {
-  private readonly hashes = new Int32Array(SLOTS);
-  private readonly offsets = new Int32Array(SLOTS);
-  /** 0 marks an empty slot: pieces are never empty. */
-  private readonly lengths = new Uint8Array(SLOTS);
-  private readonly counts = new Int32Array(SLOTS);
+  private readonly slots = new Int32Array(SLOTS * STRIDE);
   private readonly pool = new Uint16Array(POOL_CHARS);
   private poolUsed = 0;
   private entries = 0;
@@ -34,14 +33,14 @@ export class PieceCounts {
     let hash = 0x811c9dc5;
     for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
     hash ^= hash >>> 15;
+    const slots = this.slots;
     const mask = SLOTS - 1;
     let slot = hash & mask;
     for (;;) {
-      const storedLength = this.lengths[slot]!;
+      const at = slot * STRIDE;
+      const storedLength = slots[at + 2]!;
       if (storedLength === 0) break;
-      if (storedLength === length && this.hashes[slot] === hash && this.sameChars(text, start, length, this.offsets[slot]!)) {
-        return this.counts[slot]!;
-      }
+      if (storedLength === length && slots[at] === hash && this.sameChars(text, start, length, slots[at + 1]!)) return slots[at + 3]!;
       slot = (slot + 1) & mask;
     }
     const tokens = this.countPiece(text.slice(start, end));
@@ -53,10 +52,11 @@ export class PieceCounts {
     for (let i = 0; i < length; i++) this.pool[offset + i] = text.charCodeAt(start + i);
     this.poolUsed += length;
     this.entries++;
-    this.hashes[slot] = hash;
-    this.offsets[slot] = offset;
-    this.lengths[slot] = length;
-    this.counts[slot] = tokens;
+    const at = slot * STRIDE;
+    slots[at] = hash;
+    slots[at + 1] = offset;
+    slots[at + 2] = length;
+    slots[at + 3] = tokens;
     return tokens;
   }
 
@@ -67,7 +67,7 @@ export class PieceCounts {
   }
 
   private clear(): void {
-    this.lengths.fill(0);
+    this.slots.fill(0);
     this.poolUsed = 0;
     this.entries = 0;
   }

@@ -2,49 +2,72 @@
  * The pre-tokenizer of the o200k_base and cl100k_base encodings: where the text splits into
  * the pieces that byte-pair encoding then works on, one piece at a time.
  *
- * gpt-tokenizer finds the pieces with the encodings' Unicode regexes, and on English text that
- * regex and the string it allocates per piece cost more than the byte-pair merges themselves.
- * Here ASCII text is split by hand, following the regex alternative by alternative; as soon as
- * a decision would look at a non-ASCII character, the regex itself decides that one piece
- * (sticky, from the same position), so the pieces are the regex's own on any text. The test
- * suite checks that against the regex on random and real text.
+ * gpt-tokenizer finds the pieces with the encodings' Unicode regexes, and that regex and the
+ * string it allocates per piece cost more than the byte-pair merges themselves. Here text is
+ * split by hand, following the regex alternative by alternative over each character's general
+ * category; when a decision would look at half of an astral character (an emoji), the regex
+ * itself decides that one piece (sticky, from the same position), so the pieces are the
+ * regex's own on any text. The test suite checks that against the regex on random and real text.
  */
 
 export type PieceGrammar = 'o200k' | 'cl100k';
 
-// Character classes of ASCII, as the regexes see them (JS `\s`, `\p{L}`, `\p{N}`).
-const LOWER = 1; // \p{Ll}
-const UPPER = 2; // \p{Lu}
-const DIGIT = 3; // \p{N}
-const NEWLINE = 4; // \r \n: whitespace that the prefix class [^\r\n\p{L}\p{N}] excludes
-const SPACE = 5; // the rest of \s in ASCII: \t \v \f and space
-const OTHER = 6; // [^\s\p{L}\p{N}]
-const NON_ASCII = 7; // not decided here
-const END = 0;
+// What the regexes ask of a character (JS `\s`, Unicode general categories), as bits.
+const KNOWN = 1;
+/** o200k's [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] */
+const CAPITAL = 2;
+/** o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]: modifier and other letters (CJK) and marks are both. */
+const SMALL = 4;
+/** \p{L}: cl100k's letters (marks are not). */
+const LETTER = 8;
+/** [^\r\n\p{L}\p{N}]: the optional first character of a word piece. */
+const PREFIX = 16;
+/** [^\s\p{L}\p{N}] */
+const SYMBOL = 32;
+/** \s: U+00A0, U+2028, U+3000 and U+FEFF too, not U+0085. */
+const WHITESPACE = 64;
+const NEWLINE = 128;
+/** \p{N} */
+const DIGIT = 256;
+/** Half of an astral character (emoji): not decided here. */
+const SURROGATE = 512;
+/** Past the end of the text. */
+const END = KNOWN;
 
-const ASCII_CLASS = (() => {
-  const table = new Uint8Array(128).fill(OTHER);
-  for (let c = 0x61; c <= 0x7a; c++) table[c] = LOWER;
-  for (let c = 0x41; c <= 0x5a; c++) table[c] = UPPER;
-  for (let c = 0x30; c <= 0x39; c++) table[c] = DIGIT;
-  table[0x0a] = NEWLINE;
-  table[0x0d] = NEWLINE;
-  for (const c of [0x09, 0x0b, 0x0c, 0x20]) table[c] = SPACE;
-  return table;
-})();
+/** Each UTF-16 code unit's bits, found with the regex engine the first time it is seen (0: not yet). */
+const FLAGS = new Uint16Array(0x10000);
+
+function flagsOf(c: number): number {
+  if (c >= 0xd800 && c <= 0xdfff) return KNOWN | SURROGATE;
+  const ch = String.fromCharCode(c);
+  const letter = /\p{L}/u.test(ch);
+  const digit = /\p{N}/u.test(ch);
+  const space = /\s/.test(ch);
+  const newline = ch === '\r' || ch === '\n';
+  const mark = /\p{M}/u.test(ch);
+  const both = mark || /[\p{Lm}\p{Lo}]/u.test(ch);
+  return (
+    KNOWN |
+    (both || /[\p{Lu}\p{Lt}]/u.test(ch) ? CAPITAL : 0) |
+    (both || /\p{Ll}/u.test(ch) ? SMALL : 0) |
+    (letter ? LETTER : 0) |
+    (!newline && !letter && !digit ? PREFIX : 0) |
+    (!space && !letter && !digit ? SYMBOL : 0) |
+    (space ? WHITESPACE : 0) |
+    (newline ? NEWLINE : 0) |
+    (digit ? DIGIT : 0)
+  );
+}
+for (let c = 0; c < 128; c++) FLAGS[c] = flagsOf(c);
 
 function classAt(text: string, i: number): number {
   if (i >= text.length) return END;
   const c = text.charCodeAt(i);
-  return c < 128 ? ASCII_CLASS[c]! : NON_ASCII;
+  return FLAGS[c] || (FLAGS[c] = flagsOf(c));
 }
 
-const isLetter = (cls: number): boolean => cls === LOWER || cls === UPPER;
-const isWhitespace = (cls: number): boolean => cls === NEWLINE || cls === SPACE;
-/** The optional first character of a word piece: [^\r\n\p{L}\p{N}]. */
-const isWordPrefix = (cls: number): boolean => cls === SPACE || cls === OTHER;
-
 const NO_DECISION = -1;
+const NO_MATCH = -2;
 
 /** `'s 't 're 've 'm 'll 'd`, any case, at i: the end of the suffix, or i when there is none. */
 function contractionEnd(text: string, i: number): number {
@@ -56,24 +79,75 @@ function contractionEnd(text: string, i: number): number {
   return i;
 }
 
-/** o200k's two word alternatives from a letter at i: [Lu]*[Ll]+ 'x? or else [Lu]+[Ll]* 'x?. */
-function o200kWordEnd(text: string, i: number): number {
-  let upperEnd = i;
-  let cls = classAt(text, upperEnd);
-  while (cls === UPPER) cls = classAt(text, ++upperEnd);
-  if (cls === NON_ASCII) return NO_DECISION;
-  let lowerEnd = upperEnd;
-  while (cls === LOWER) cls = classAt(text, ++lowerEnd);
-  if (cls === NON_ASCII) return NO_DECISION;
-  // Without lowercase after the capitals the first alternative fails and the second takes the capitals.
-  return contractionEnd(text, lowerEnd > upperEnd ? lowerEnd : upperEnd);
+/** End of the run of `capital` characters from i, or NO_DECISION at a surrogate. */
+function capitalsEnd(text: string, i: number): number {
+  let cls = classAt(text, i);
+  while (cls & CAPITAL) cls = classAt(text, ++i);
+  return cls & SURROGATE ? NO_DECISION : i;
 }
 
-function cl100kWordEnd(text: string, i: number): number {
-  let end = i;
+/**
+ * o200k's first word alternative from i: [capital]* [small]+ 'x?. The capitals run is greedy;
+ * when no small character follows it, the regex gives characters back until one it gave back
+ * is small (a modifier or mark, in both classes), and the word ends after that one.
+ */
+function o200kCamelEnd(text: string, i: number): number {
+  const capitals = capitalsEnd(text, i);
+  if (capitals === NO_DECISION) return NO_DECISION;
+  let end = capitals;
   let cls = classAt(text, end);
-  while (isLetter(cls)) cls = classAt(text, ++end);
-  return cls === NON_ASCII ? NO_DECISION : end;
+  if (cls & SMALL) {
+    while (cls & SMALL) cls = classAt(text, ++end);
+    if (cls & SURROGATE) return NO_DECISION;
+    return contractionEnd(text, end);
+  }
+  while (end > i && !(classAt(text, end - 1) & SMALL)) end--;
+  return end > i ? contractionEnd(text, end) : NO_MATCH;
+}
+
+/** o200k's second word alternative from i: [capital]+ [small]* 'x?. */
+function o200kCapitalsEnd(text: string, i: number): number {
+  const capitals = capitalsEnd(text, i);
+  if (capitals === NO_DECISION) return NO_DECISION;
+  if (capitals === i) return NO_MATCH;
+  let end = capitals;
+  let cls = classAt(text, end);
+  while (cls & SMALL) cls = classAt(text, ++end);
+  if (cls & SURROGATE) return NO_DECISION;
+  return contractionEnd(text, end);
+}
+
+/** The word alternatives, each tried with the optional prefix character and then without, as the regex does. */
+function o200kWordEnd(text: string, i: number, first: number): number {
+  const prefixed = (first & PREFIX) !== 0;
+  const bare = (first & (CAPITAL | SMALL)) !== 0;
+  for (const alternative of [o200kCamelEnd, o200kCapitalsEnd]) {
+    if (prefixed) {
+      const end = alternative(text, i + 1);
+      if (end !== NO_MATCH) return end;
+    }
+    if (bare) {
+      const end = alternative(text, i);
+      if (end !== NO_MATCH) return end;
+    }
+  }
+  return NO_MATCH;
+}
+
+/** cl100k's [^\r\n\p{L}\p{N}]?\p{L}+ */
+function cl100kWordEnd(text: string, i: number, first: number): number {
+  let start: number;
+  if (first & LETTER) start = i;
+  else if (first & PREFIX) {
+    const second = classAt(text, i + 1);
+    if (second & SURROGATE) return NO_DECISION;
+    if (!(second & LETTER)) return NO_MATCH;
+    start = i + 1;
+  } else return NO_MATCH;
+  let end = start;
+  let cls = classAt(text, end);
+  while (cls & LETTER) cls = classAt(text, ++end);
+  return cls & SURROGATE ? NO_DECISION : end;
 }
 
 /** \p{N}{1,3} */
@@ -81,19 +155,21 @@ function digitsEnd(text: string, i: number): number {
   let end = i + 1;
   while (end < i + 3) {
     const cls = classAt(text, end);
-    if (cls === NON_ASCII) return NO_DECISION;
-    if (cls !== DIGIT) break;
+    if (cls & SURROGATE) return NO_DECISION;
+    if (!(cls & DIGIT)) break;
     end++;
   }
   return end;
 }
 
-/** ` ?[^\s\p{L}\p{N}]+` then any of `tail` (o200k: \r \n /; cl100k: \r \n). */
+/** ` ?[^\s\p{L}\p{N}]+` then any of \r \n (and / for o200k); NO_MATCH when it does not apply. */
 function symbolsEnd(text: string, i: number, slashInTail: boolean): number {
   let end = text.charCodeAt(i) === 0x20 ? i + 1 : i;
   let cls = classAt(text, end);
-  while (cls === OTHER) cls = classAt(text, ++end);
-  if (cls === NON_ASCII) return NO_DECISION;
+  if (cls & SURROGATE) return NO_DECISION;
+  if (!(cls & SYMBOL)) return NO_MATCH;
+  while (cls & SYMBOL) cls = classAt(text, ++end);
+  if (cls & SURROGATE) return NO_DECISION;
   for (;;) {
     const c = text.charCodeAt(end);
     if (c === 0x0a || c === 0x0d || (slashInTail && c === 0x2f)) end++;
@@ -109,34 +185,31 @@ function whitespaceEnd(text: string, i: number, grammar: PieceGrammar): number {
   let runEnd = i;
   let lastNewline = -1;
   let cls = classAt(text, runEnd);
-  while (isWhitespace(cls)) {
-    if (cls === NEWLINE) lastNewline = runEnd;
+  while (cls & WHITESPACE) {
+    if (cls & NEWLINE) lastNewline = runEnd;
     cls = classAt(text, ++runEnd);
   }
-  if (cls === NON_ASCII) return NO_DECISION;
+  if (cls & SURROGATE) return NO_DECISION;
   if (grammar === 'cl100k' && cls === END) return runEnd;
   if (lastNewline >= 0) return lastNewline + 1;
   if (cls === END) return runEnd;
   return runEnd - i >= 2 ? runEnd - 1 : i + 1;
 }
 
-/** The end of the piece that starts at i (< text.length), or NO_DECISION when non-ASCII text decides it. */
+/** The end of the piece that starts at i (< text.length), or NO_DECISION when an astral character decides it. */
 export function pieceEnd(text: string, i: number, grammar: PieceGrammar): number {
   const first = classAt(text, i);
-  if (first === NON_ASCII) return NO_DECISION;
+  if (first & SURROGATE) return NO_DECISION;
   const o200k = grammar === 'o200k';
   if (!o200k && text.charCodeAt(i) === 0x27) {
     const end = contractionEnd(text, i);
     if (end > i) return end;
   }
-  if (isLetter(first)) return o200k ? o200kWordEnd(text, i) : cl100kWordEnd(text, i);
-  if (first === DIGIT) return digitsEnd(text, i);
-  const second = classAt(text, i + 1);
-  if (isWordPrefix(first)) {
-    if (second === NON_ASCII) return NO_DECISION;
-    if (isLetter(second)) return o200k ? o200kWordEnd(text, i + 1) : cl100kWordEnd(text, i + 1);
-  }
-  if (first === OTHER || (text.charCodeAt(i) === 0x20 && second === OTHER)) return symbolsEnd(text, i, o200k);
+  const word = o200k ? o200kWordEnd(text, i, first) : cl100kWordEnd(text, i, first);
+  if (word !== NO_MATCH) return word;
+  if (first & DIGIT) return digitsEnd(text, i);
+  const symbols = symbolsEnd(text, i, o200k);
+  if (symbols !== NO_MATCH) return symbols;
   return whitespaceEnd(text, i, grammar);
 }
 
