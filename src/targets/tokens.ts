@@ -49,11 +49,12 @@ export async function loadTokenCounter(encoding: EncodingName = 'o200k_base'): P
   const pending = importEncoding(encoding).then(({ api, splitter }): TokenCounter => {
     const asText = { disallowedSpecial: new Set<string>() };
     const pieces = new PieceCounts((piece) => api.countTokens(piece, asText));
+    // The text being counted and its running total, shared with the per-piece callback.
+    let pieceText = '';
     let tokens = 0;
     const addPiece = (start: number, end: number): void => {
       tokens += pieces.count(pieceText, start, end);
     };
-    let pieceText = '';
     return {
       encoding,
       count(text) {
