@@ -121,17 +121,12 @@ function o200kCapitalsEnd(text: string, i: number): number {
 function o200kWordEnd(text: string, i: number, first: number): number {
   const prefixed = (first & PREFIX) !== 0;
   const bare = (first & (CAPITAL | SMALL)) !== 0;
-  for (const alternative of [o200kCamelEnd, o200kCapitalsEnd]) {
-    if (prefixed) {
-      const end = alternative(text, i + 1);
-      if (end !== NO_MATCH) return end;
-    }
-    if (bare) {
-      const end = alternative(text, i);
-      if (end !== NO_MATCH) return end;
-    }
-  }
-  return NO_MATCH;
+  let end = NO_MATCH;
+  if (prefixed) end = o200kCamelEnd(text, i + 1);
+  if (end === NO_MATCH && bare) end = o200kCamelEnd(text, i);
+  if (end === NO_MATCH && prefixed) end = o200kCapitalsEnd(text, i + 1);
+  if (end === NO_MATCH && bare) end = o200kCapitalsEnd(text, i);
+  return end;
 }
 
 /** cl100k's [^\r\n\p{L}\p{N}]?\p{L}+ */

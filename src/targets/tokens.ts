@@ -53,7 +53,8 @@ export async function loadTokenCounter(encoding: EncodingName = 'o200k_base'): P
     let pieceText = '';
     let tokens = 0;
     const addPiece = (start: number, end: number): void => {
-      tokens += pieces.count(pieceText, start, end);
+      // Both encodings hold a token for every byte, and an ASCII character is one byte.
+      tokens += end - start === 1 && pieceText.charCodeAt(start) < 0x80 ? 1 : pieces.count(pieceText, start, end);
     };
     return {
       encoding,
