@@ -128,12 +128,36 @@ function reorder(out: ByteSink, members: WrittenMember[]): void {
   if (scratch.length < regionLength) scratch = Buffer.allocUnsafe(Math.max(regionLength, scratch.length * 2));
   out.buffer.copy(scratch, 0, regionStart, out.length);
   const written = scratch;
-  const order = members.slice().sort((x, y) => compareKeys(out.buffer, x, y));
+  const order = sortedMembers(out.buffer, members);
   out.length = regionStart;
-  order.forEach((m, i) => {
+  for (let i = 0; i < order.length; i++) {
     if (i > 0) out.byte(0x2c);
-    out.copy(written, m.start - regionStart, m.end - regionStart);
-  });
+    out.copy(written, order[i]!.start - regionStart, order[i]!.end - regionStart);
+  }
+}
+
+/** Reused by `sortedMembers` (reorder never nests). */
+const order: WrittenMember[] = [];
+
+/**
+ * Members in key order. Nearly every message object needs it (`content` sorts before `role`),
+ * and `Array.prototype.sort` allocates on each call, a sixth of what computing trajectory
+ * digests allocated; objects have few keys, so an insertion sort in a reused array serves,
+ * with the built-in sort for big ones. Both are stable; keys are distinct anyway.
+ */
+function sortedMembers(buffer: Buffer, members: readonly WrittenMember[]): readonly WrittenMember[] {
+  if (members.length > 32) return members.slice().sort((x, y) => compareKeys(buffer, x, y));
+  order.length = 0;
+  for (const member of members) {
+    let i = order.length;
+    order.push(member);
+    while (i > 0 && compareKeys(buffer, order[i - 1]!, member) > 0) {
+      order[i] = order[i - 1]!;
+      i--;
+    }
+    order[i] = member;
+  }
+  return order;
 }
 
 function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[]): number {
