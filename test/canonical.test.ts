@@ -37,6 +37,16 @@ describe('canonical JSON matches orjson OPT_SORT_KEYS byte for byte', () => {
     assert.equal(canonicalValueText({ '😀': 1, '！': 2 }), '{"！":2,"😀":1}');
   });
 
+  it('sorts objects of any size, nested ones inside reordered ones included', () => {
+    // Small objects are sorted by insertion, objects of more than 32 keys by the built-in sort.
+    for (const size of [2, 5, 32, 33, 120]) {
+      const keys = Array.from({ length: size }, (_, i) => `k${String((i * 7919) % size).padStart(3, '0')}`);
+      const input = `{${keys.map((k, i) => `"${k}":{"z":${i},"a":[{"y":1,"b":2}]}`).join(',')}}`;
+      const expected = `{${[...keys].sort().map((k) => `"${k}":{"a":[{"b":2,"y":1}],"z":${keys.indexOf(k)}}`).join(',')}}`;
+      assert.equal(canonicalize(input).toString(), expected, `${size} keys`);
+    }
+  });
+
   it('keeps number text verbatim where JSON.parse would lose it', () => {
     assert.equal(canonicalize('{"b":1.0,"a":9007199254740993}').toString(), '{"a":9007199254740993,"b":1.0}');
   });
