@@ -1,5 +1,6 @@
 /** The `stats` sink: folds records into totals overall and per program, module, model and version. */
 import type { DamagedLine, TraceRecord } from '../record.js';
+import { Column } from '../pipeline/columns.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
@@ -49,14 +50,20 @@ export class StatsCollector {
   /** Consecutive records nearly always share their groups: the last set is reused. */
   private lastNames: GroupNames | null = null;
   private lastTallies: Tally[] = [];
-  /** Set when this collector is a worker's share: first-seen keys and their groups. */
-  private readonly keyLog: { keys: number[]; keyGroups: number[]; groupSets: GroupNames[]; setIndex: Map<string, number> } | null;
+  /**
+   * Set when this collector is a worker's share: first-seen keys and their groups. Typed
+   * columns, not arrays of numbers: half of all key words would be heap numbers, and their
+   * survival made the young generation grow (about 25 MB more resident on 1 GB).
+   */
+  private readonly keyLog: { keys: Column<Uint32Array>; keyGroups: Column<Int32Array>; count: number; groupSets: GroupNames[]; setIndex: Map<string, number> } | null;
 
   /** Estimates the cost of records that report none (null: no estimates). */
   readonly prices: PriceTable | null;
 
   constructor(options: { logKeys?: boolean; prices?: PriceTable | null } = {}) {
-    this.keyLog = options.logKeys ? { keys: [], keyGroups: [], groupSets: [], setIndex: new Map() } : null;
+    this.keyLog = options.logKeys
+      ? { keys: new Column(Uint32Array, 4), keyGroups: new Column(Int32Array), count: 0, groupSets: [], setIndex: new Map() }
+      : null;
     this.prices = options.prices ?? null;
   }
 
@@ -94,8 +101,11 @@ export class StatsCollector {
       log.setIndex.set(setKey, (setIndex = log.groupSets.length));
       log.groupSets.push(names);
     }
-    log.keys.push(this.key[0], this.key[1], this.key[2], this.key[3]);
-    log.keyGroups.push(setIndex);
+    const row = log.count++;
+    log.keys.ensure(log.count);
+    log.keyGroups.ensure(log.count);
+    log.keys.data.set(this.key, row * 4);
+    log.keyGroups.data[row] = setIndex;
   }
 
   addDamaged(line: DamagedLine): void {
@@ -104,16 +114,16 @@ export class StatsCollector {
   }
 
   snapshot(): StatsSnapshot {
-    const log = this.keyLog ?? { keys: [], keyGroups: [], groupSets: [] };
+    const log = this.keyLog;
     return {
       total: this.total.snapshot(),
       groups: Object.fromEntries(GROUP_DIMENSIONS.map((d) => [d, [...this.groups[d]].map(([name, t]) => [name, t.snapshot()])])) as StatsSnapshot['groups'],
       damagedCount: this.damagedCount,
       damagedListed: this.damagedListed,
       bytes: this.bytes,
-      keys: Uint32Array.from(log.keys),
-      keyGroups: Int32Array.from(log.keyGroups),
-      groupSets: log.groupSets,
+      keys: log === null ? new Uint32Array(0) : log.keys.data.slice(0, log.count * 4),
+      keyGroups: log === null ? new Int32Array(0) : log.keyGroups.data.slice(0, log.count),
+      groupSets: log?.groupSets ?? [],
     };
   }
 
