@@ -83,8 +83,8 @@ export class WorkerPool {
   async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
     const n = payloads.length;
     const settled: (Deferred<T> | null)[] = payloads.map(() => deferred<T>());
-    const lanes = this.size * JOBS_PER_WORKER + (local ? 1 : 0);
-    const ahead = lanes * 4;
+    const workerLanes = this.size * JOBS_PER_WORKER;
+    const ahead = (workerLanes + (local ? 1 : 0)) * 4;
     let next = 0;
     let consumed = 0;
     const blocked: (() => void)[] = [];
@@ -102,7 +102,7 @@ export class WorkerPool {
     };
     // This thread's lane first: it takes the first payload while the workers are still booting.
     const running = local ? [lane(local)] : [];
-    for (let i = 0; i < this.size * JOBS_PER_WORKER; i++) running.push(lane((payload) => this.submit<T>(job, payload)));
+    for (let i = 0; i < workerLanes; i++) running.push(lane((payload) => this.submit<T>(job, payload)));
     while (consumed < n) {
       const result = await settled[consumed]!.promise;
       // Handed over: holding every result until the end kept a whole export in memory.

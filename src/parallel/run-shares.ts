@@ -28,7 +28,8 @@ export async function* runOverFiles<J extends JobName>(
   const threads = defaultWorkerCount();
   const progress = new Progress(discovery.files.length, options.quiet ? false : undefined);
   // TRACES_SHARE_BYTES (tests, tuning): shares of that size, and workers however small the tree.
-  const forcedShareBytes = Number(process.env.TRACES_SHARE_BYTES) > 0 ? Number(process.env.TRACES_SHARE_BYTES) : null;
+  const shareBytesFromEnv = Number(process.env.TRACES_SHARE_BYTES);
+  const forcedShareBytes = shareBytesFromEnv > 0 ? shareBytesFromEnv : null;
   const parallel = threads > 1 && (forcedShareBytes !== null || total >= PARALLEL_MIN_BYTES);
   // Shares bound what one result holds, in this thread too.
   const shares = planShares(sizes, Math.max(1, threads), undefined, forcedShareBytes ?? options.maxShareBytes);
