@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync }
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
+import { JsonNumber } from '../src/canonical/json-value.js';
 import type { Message, TraceRecord } from '../src/record.js';
 import { classOfToolName, toolNameOfClass } from '../src/sources/ask.js';
 import { headKeys, kindOfKeys } from '../src/sources/detect.js';
@@ -91,7 +92,7 @@ describe('Ask recordings: rebuilt conversations', () => {
       firstCompletion,
       {
         role: 'tool',
-        content: { stdout: 'ruby 4.0.1\n', stderr: '', exit_code: 0, timed_out: false },
+        content: { stdout: 'ruby 4.0.1\n', stderr: '', exit_code: new JsonNumber('0'), timed_out: false },
         tool_call_id: 'call_00_rcAh7XziBYuMDThLhYT86843',
       },
       { role: 'assistant', content: 'ruby 4.0.1' },
@@ -137,8 +138,8 @@ describe('Ask recordings: rebuilt conversations', () => {
       system,
       user,
       calls,
-      { role: 'tool', content: { city: 'Paris', celsius: 18.5 }, tool_call_id: 'toolu_01A' },
-      { role: 'tool', content: { city: 'Oslo', celsius: 7 }, tool_call_id: 'toolu_01B' },
+      { role: 'tool', content: { city: 'Paris', celsius: new JsonNumber('18.5') }, tool_call_id: 'toolu_01A' },
+      { role: 'tool', content: { city: 'Oslo', celsius: new JsonNumber('7') }, tool_call_id: 'toolu_01B' },
       { role: 'assistant', content: 'Paris (18.5 °C) is warmer than Oslo (7 °C).' },
     ]);
     assert.deepEqual(records[2].messages(), [

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
+import { JsonNumber } from '../src/canonical/json-value.js';
 import type { DamagedLine, Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
 import { readFiles } from '../src/sources/read.js';
@@ -53,7 +54,7 @@ describe('klieo: RunLog steps as records', () => {
     assert.deepEqual(records[1].messages(), [
       { role: 'user', content: 'Summarise the Q3 report' },
       first,
-      { role: 'tool', content: { results: [{ title: 'Q3', revenue: 1200000 }] }, tool_call_id: 'call_1' },
+      { role: 'tool', content: { results: [{ title: 'Q3', revenue: new JsonNumber('1200000') }] }, tool_call_id: 'call_1' },
       { role: 'assistant', content: 'Q3 revenue was $1.2M.' },
     ]);
     assert.deepEqual(
@@ -101,7 +102,17 @@ describe('klieo: RunLog steps as records', () => {
       ],
     );
     assert.deepEqual(records[0].messages(), [{ role: 'user', content: 'Find the capital of Australia' }]);
-    assert.deepEqual(records[1].messages(), []);
+    // The failed call keeps the request it sent: the run so far, its prompt being the latest user turn.
+    assert.deepEqual(records[1].messages(), [
+      { role: 'user', content: 'Find the capital of Australia' },
+      {
+        role: 'assistant',
+        content: 'Searching.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'web_search', arguments: { q: 'capital of Australia' } } }],
+      },
+      { role: 'tool', content: { error: 'timeout after 30s' }, tool_call_id: 'call_1' },
+    ]);
+    assert.equal(records[1].partial, true);
     assert.equal(runs[0].status, 'exception');
     assert.equal(runs[0].recorderStatus, 'failed');
   });

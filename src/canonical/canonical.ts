@@ -230,9 +230,12 @@ export function canonicalize(json: string | Buffer): Buffer {
 
 /**
  * Canonical text of a value already parsed into JavaScript (records rebuilt from other
- * recorders, which have no original number text). Integral numbers are written as integers.
+ * recorders). Numbers parsed as `JsonNumber` keep their recorded text; plain JavaScript
+ * numbers have none, and integral ones are written as integers.
  */
 export function canonicalValueText(value: unknown): string {
+  // A number parsed with its recorded text (JsonNumber) hashes as that text, as from the bytes.
+  if (value instanceof String) return value.valueOf();
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
     return JSON.stringify(value) ?? 'null';

@@ -17,6 +17,7 @@
  * `traces` reads these files back as Ask recordings and rebuilds the same conversations.
  */
 import path from 'node:path';
+import { parseJsonText, writeJson } from '../canonical/json-value.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
@@ -42,14 +43,14 @@ function askText(content: unknown): string {
   if (Array.isArray(content) && content.every((p) => typeof p === 'object' && p !== null && (p as Json).type === 'text')) {
     return content.map((p) => String((p as Json).text ?? '')).join('');
   }
-  return JSON.stringify(content);
+  return writeJson(content);
 }
 
 /** A tool result's content as the JSON output Ask records. */
 function toolOutput(content: unknown): unknown {
   if (typeof content !== 'string') return content ?? null;
   try {
-    return JSON.parse(content);
+    return parseJsonText(content);
   } catch {
     return content;
   }
@@ -57,7 +58,7 @@ function toolOutput(content: unknown): unknown {
 
 function argumentsText(args: unknown): string {
   if (typeof args === 'string') return args;
-  return JSON.stringify(args ?? {});
+  return writeJson(args ?? {});
 }
 
 export function recordingTestName(program: string, module: string): string {
@@ -165,7 +166,7 @@ export async function runAskRecordingExport(
     for (const recording of [...recordings.values()].sort((a, b) => a.test.localeCompare(b.test))) {
       const recordedAt = new Date((recording.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const file = path.join(recording.test, 'recording.yml');
-      output.create(file).write(`${JSON.stringify({ test: recording.test, recorded_at: recordedAt, interactions: recording.interactions }, null, 2)}\n`);
+      output.create(file).write(`${writeJson({ test: recording.test, recorded_at: recordedAt, interactions: recording.interactions }, 2)}\n`);
       files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions.length });
     }
     const report = {

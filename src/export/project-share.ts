@@ -20,6 +20,7 @@ import {
   type ToolDefinition,
 } from '../targets/index.js';
 import { ByteSink } from '../canonical/byte-sink.js';
+import { writeJson } from '../canonical/json-value.js';
 import { safeSegment } from './names.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 
@@ -134,7 +135,7 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
           }
         }
         const lineStart = exampleLines.length;
-        exampleLines.text(JSON.stringify(example));
+        exampleLines.text(writeJson(example));
         items.push({
           kind: 'example',
           bytes: exampleLines.length - lineStart,

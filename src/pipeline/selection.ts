@@ -2,6 +2,7 @@
  * Per-record selection: which records a run looks at, before dedupe and collapse.
  * Each test says why it drops a record, so the manifest can explain every drop.
  */
+import { writeJson } from '../canonical/json-value.js';
 import type { Message, Status, TraceRecord } from '../record.js';
 
 export interface Selection {
@@ -122,11 +123,11 @@ export function* messageTexts(messages: readonly Message[]): Generator<string> {
   for (const message of messages) {
     const { content } = message;
     if (typeof content === 'string') yield content;
-    else if (content !== undefined && content !== null) yield JSON.stringify(content);
+    else if (content !== undefined && content !== null) yield writeJson(content);
     if (typeof message.reasoning_content === 'string') yield message.reasoning_content;
     for (const call of message.tool_calls ?? []) {
       const args = call.function?.arguments;
-      yield typeof args === 'string' ? args : JSON.stringify(args ?? null);
+      yield typeof args === 'string' ? args : writeJson(args ?? null);
     }
   }
 }

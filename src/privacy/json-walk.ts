@@ -1,4 +1,5 @@
 /** Helpers shared by the JSON walkers (redaction and scanning). */
+import { parseJsonText } from '../canonical/json-value.js';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -15,7 +16,7 @@ export function parseEmbeddedJson(text: string): object | undefined {
   const last = text.trimEnd().slice(-1);
   if (!((first === '{' && last === '}') || (first === '[' && last === ']'))) return undefined;
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseJsonText(text);
     return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
   } catch {
     return undefined;

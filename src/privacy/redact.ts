@@ -2,6 +2,7 @@
  * Redaction: replaces each finding with [REDACTED:<detector>] in text, in JSON values
  * (string values only; keys are schema and stay), and in strings that hold JSON.
  */
+import { writeJson } from '../canonical/json-value.js';
 import { findAll, findAllInField } from './detectors.js';
 import { isPlainObject, parseEmbeddedJson } from './json-walk.js';
 import type { Finding, PrivacyOptions } from './types.js';
@@ -55,7 +56,7 @@ function redactString(text: string, key: string | undefined, options: PrivacyOpt
     const redacted = redactNode(embedded, undefined, options, inner);
     if (!isEmpty(inner)) {
       addCounts(counts, inner);
-      return JSON.stringify(redacted);
+      return writeJson(redacted);
     }
   }
   return applyFindings(text, findings, counts);

@@ -21,6 +21,7 @@
  */
 import { JsonStreamError, streamJson } from './json-stream.js';
 import { canonicalValueText } from '../canonical/canonical.js';
+import { writeJson } from '../canonical/json-value.js';
 import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../record.js';
 import type { TraceFile } from './discover.js';
 import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
@@ -177,7 +178,7 @@ function completionOf(result: unknown): Completion {
   }
   const error = result.error ?? (result.type === 'error' ? (result.message ?? 'error') : undefined);
   if (error !== undefined && error !== null) {
-    return { ...none, status: 'exception', exception: typeof error === 'string' ? error : JSON.stringify(error) };
+    return { ...none, status: 'exception', exception: typeof error === 'string' ? error : writeJson(error) };
   }
   return { ...none, status: 'no_output', exception: null };
 }

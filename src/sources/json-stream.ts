@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
+import { JsonNumber } from '../canonical/json-value.js';
 
 export type JsonEvent =
   /** A member of top-level object number `doc` (0-based), parsed whole. */
@@ -20,6 +21,13 @@ export type JsonEvent =
   | { kind: 'end'; doc: number };
 
 export class JsonStreamError extends Error {}
+
+/** Numbers are assembled as their recorded text (`JsonNumber`), never rounded through parseFloat. */
+function keepingNumberText(assembler: Assembler): Assembler {
+  const saving = assembler as unknown as { _saveValue(value: unknown): void; numberValue(text: string): void };
+  saving.numberValue = (text: string) => saving._saveValue(new JsonNumber(text));
+  return assembler;
+}
 
 interface Token {
   name: string;
@@ -56,7 +64,7 @@ class Walker {
 
   private begin(target: Walker['target'], token: Token): void {
     this.target = target;
-    this.assembler = new Assembler();
+    this.assembler = keepingNumberText(new Assembler());
     this.feed(token);
   }
 

@@ -1,9 +1,13 @@
-/** Reading loosely typed JSON from recorders whose fields may be missing or of another type. */
+/**
+ * Reading loosely typed JSON from recorders whose fields may be missing or of another type.
+ * Values come from `json-stream`, whose numbers are `JsonNumber` (their recorded text).
+ */
+import { isJsonObject, numberValue } from '../canonical/json-value.js';
 
 export type Json = Record<string, unknown>;
 
 export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject(value);
 }
 
 export function str(value: unknown): string | null {
@@ -11,5 +15,5 @@ export function str(value: unknown): string | null {
 }
 
 export function num(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  return numberValue(value);
 }

@@ -24,6 +24,7 @@ import { JsonStreamError, streamJson } from './json-stream.js';
 import { RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
 import { isObject, num, str, type Json } from './json-values.js';
+import { writeJson } from '../canonical/json-value.js';
 
 
 export interface KlieoBatch {
@@ -55,7 +56,7 @@ function completionText(value: unknown): string | null {
     const text = str((value as Json).content) ?? str((value as Json).text);
     if (text !== null) return text;
   }
-  return JSON.stringify(value);
+  return writeJson(value);
 }
 
 function toolCallOf(call: Json, fallbackId: string): ToolCall {
@@ -150,7 +151,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
       p === null && c === null
         ? null
         : { prompt_tokens: p ?? 0, completion_tokens: c ?? 0, total_tokens: (p ?? 0) + (c ?? 0), cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 };
-    const error = step.error !== undefined && step.error !== null ? (typeof step.error === 'string' ? step.error : JSON.stringify(step.error)) : null;
+    const error = step.error !== undefined && step.error !== null ? (typeof step.error === 'string' ? step.error : writeJson(step.error)) : null;
     const hasIo = prompt !== null && answer !== null;
     const status: Status = failed || error !== null ? 'exception' : hasIo ? 'ok' : 'no_output';
 
@@ -185,6 +186,10 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
       assistant = completion;
       unanswered = [...toolCalls];
     } else {
+      // A call without a completion (failed, or projected without output) still sent its
+      // prompt: keep it, so two failed calls with different prompts stay two records. The
+      // conversation itself does not grow: nothing answered this turn.
+      if (prompt !== null) inputs = prompt !== lastUser ? [...conversation, { role: 'user', content: prompt }] : conversation.slice();
       assistant = null;
       unanswered = [];
     }
@@ -208,7 +213,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
         inputs,
         completion,
         exception: status === 'exception' ? (error ?? `run ${recorderStatus}`) : null,
-        partial: hasIo && !first,
+        partial: prompt !== null && !first,
         notExportable: hasIo || error !== null ? null : `llm_call step ${idx} has no LLM I/O (the run was projected without it): not exportable`,
       }),
     );

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalValueHash } from '../canonical/canonical.js';
+import { writeJson } from '../canonical/json-value.js';
 import type { Message, SourceKind, SourceRef, Status, TraceRecord, Usage } from '../record.js';
 
 export interface RebuiltFields {
@@ -114,7 +115,7 @@ export class RebuiltRecord implements TraceRecord {
     line.source = this.source;
     if (this.partial) line.partial = true;
     if (this.notExportable !== null) line.not_exportable = this.notExportable;
-    this.raw = Buffer.from(JSON.stringify(line), 'utf8');
+    this.raw = Buffer.from(writeJson(line), 'utf8');
   }
 
   messages(): Message[] {

@@ -5,6 +5,7 @@
  */
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
+import { parseJson } from '../canonical/json-value.js';
 import { decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
 import { classify, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
@@ -175,8 +176,10 @@ export class SynalinksRecord implements TraceRecord {
     return this.modelInfo().provider;
   }
 
+  /** Numbers in messages keep their recorded text (`JsonNumber`): they are training data. */
   messages(): Message[] {
-    this.cachedMessages ??= this.value('messages') as Message[];
+    const [start, end] = this.span('messages')!;
+    this.cachedMessages ??= parseJson(this.raw, start, end) as Message[];
     return this.cachedMessages;
   }
 

@@ -5,6 +5,7 @@
  * value and calls `checkLine`. Works on any parsed JSON: it never assumes we
  * wrote the file.
  */
+import { parseJsonText } from '../canonical/json-value.js';
 import { isObject, TOOL_NAME_PATTERN } from './messages.js';
 import { findSpecialTokensDeep } from './special-tokens.js';
 import type { ErrorClass, JsonObject, Severity, ValidationError } from './target.js';
@@ -22,8 +23,11 @@ export interface LineRules {
    * `nemo`: string or null. `customizer`: string, null only alongside tool_calls.
    */
   content: 'openai' | 'nemo' | 'customizer';
-  /** How `tool_calls[].function.arguments` must be written: a JSON-object string, an object, or either. */
-  argumentsForm: 'string' | 'object' | 'either';
+  /**
+   * How `tool_calls[].function.arguments` must be written: a JSON-object string, an object,
+   * or either; `string-preferred` accepts an object with a warning (the loader re-serializes it).
+   */
+  argumentsForm: 'string' | 'object' | 'either' | 'string-preferred';
   /** Whether each tool call needs `id` and `type:"function"`. */
   callNeedsIdAndType: boolean;
   /** The field carrying reasoning text, if the format has one. */
@@ -206,8 +210,16 @@ function checkToolCall(
   if (!TOOL_NAME_PATTERN.test(name)) {
     errors.add('tool_name_invalid', `${at}: name ${JSON.stringify(name)} does not match ^[a-zA-Z0-9_-]{1,64}$`);
   }
-  const problem = argumentsProblem(rules.argumentsForm, call.function.arguments);
+  const args = call.function.arguments;
+  const problem = argumentsProblem(rules.argumentsForm, args);
   if (problem !== null) errors.add('arguments_type', `${at} (${name}): ${problem}`);
+  else if (rules.argumentsForm === 'string-preferred' && isObject(args)) {
+    errors.add(
+      'arguments_type',
+      `${at} (${name}): object arguments are re-serialized by the loader (json.dumps: non-ASCII escaped, spaces added, floats rewritten); write them as the JSON string`,
+      'warning',
+    );
+  }
 }
 
 function argumentsProblem(form: LineRules['argumentsForm'], args: unknown): string | null {
@@ -221,7 +233,7 @@ function argumentsProblem(form: LineRules['argumentsForm'], args: unknown): stri
 
 function holdsJsonObject(text: string): boolean {
   try {
-    return isObject(JSON.parse(text));
+    return isObject(parseJsonText(text));
   } catch {
     return false;
   }
@@ -272,5 +284,6 @@ function checkTools(rules: LineRules, line: JsonObject, calls: CallsSeen, errors
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof String) return 'a number';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

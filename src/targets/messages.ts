@@ -4,6 +4,7 @@
  * roles, tool results without ids). `normalizeMessages` turns them into one
  * strict shape; each target module then only decides how to write it.
  */
+import { isJsonObject, parseJsonText, writeJson } from '../canonical/json-value.js';
 import type { Message, ToolCall } from '../record.js';
 import type { JsonObject } from './target.js';
 
@@ -16,7 +17,7 @@ export type ContentPart =
 export interface NormalToolCall {
   id: string;
   name: string;
-  /** The arguments as an object, whichever form was recorded. */
+  /** The arguments as an object, whichever form was recorded; numbers are `JsonNumber`. */
   arguments: JsonObject;
   /**
    * The recorded string when arguments were recorded as a string holding a JSON
@@ -100,14 +101,14 @@ function normalizeMessage(m: Message, index: number): NormalMessage {
 
 /**
  * Content as text: dicts (tool results) and other JSON values become compact
- * JSON; text parts are concatenated without separator (what providers do when
+ * JSON, numbers as recorded; text parts are concatenated without separator (what providers do when
  * they flatten parts); image parts keep the parts form. Audio, files and
  * unknown part types have no place in a text dataset.
  */
 export function normalizeContent(content: unknown, index: number): string | ContentPart[] {
   if (typeof content === 'string') return content;
   if (content === null || content === undefined) return '';
-  if (!isPartList(content)) return JSON.stringify(content);
+  if (!isPartList(content)) return writeJson(content);
   const parts = content.map((p, k) => normalizePart(p, index, k));
   if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
   return parts;
@@ -168,7 +169,7 @@ export function parseArguments(args: unknown): { value: JsonObject; text: string
   if (isObject(args)) return { value: args, text: null };
   if (typeof args !== 'string') return null;
   try {
-    const value: unknown = JSON.parse(args);
+    const value: unknown = parseJsonText(args);
     return isObject(value) ? { value, text: args } : null;
   } catch {
     return null;
@@ -226,7 +227,15 @@ export function calledToolNames(messages: readonly NormalMessage[]): string[] {
 }
 
 export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject(value);
+}
+
+/**
+ * The arguments as a JSON string: the recorded string when there was one (the model's
+ * exact text), else the recorded object written compactly with each number's recorded text.
+ */
+export function argumentsString(call: NormalToolCall): string {
+  return call.argumentsText ?? writeJson(call.arguments);
 }
 
 /** OpenAI's rule for tool and function names. */

@@ -1,17 +1,31 @@
 /**
  * `nemo`: NeMo AutoModel `ChatDataset` and NeMo-RL OpenAI-format datasets.
  *
+ * Tool-call arguments are written as a JSON string, the form that reaches the chat
+ * template unchanged. AutoModel's `ChatDataset` (`chat_dataset.py`,
+ * `_normalize_messages` → `_normalize_tool_calls`) keeps a string as it is but turns
+ * any other value into `json.dumps(arguments)`: ASCII-only (`"Zürich"` becomes
+ * `"Z\u00fcrich"`), `", "`/`": "` separators, and floats re-rendered by Python
+ * (`1e16` → `1e+16`, `1E+2` → `100.0`). The result goes to
+ * `tokenizer.apply_chat_template`, whose templates print a string argument verbatim
+ * (Qwen: `arguments is string` → as is, else `arguments | tojson`), so with object
+ * arguments the model would learn to write escapes and spacing it never produced. The
+ * string is the recorded one when the call was recorded as a string (the model's
+ * exact text), else the recorded object written compactly, numbers as recorded and
+ * non-ASCII characters unescaped. The validator accepts object arguments in files
+ * it did not write, with a warning.
+ *
  * Decisions beyond the spec:
  * - Reasoning is kept as `reasoning_content` by default (NeMo trains on it
  *   unless `mask_reasoning_content` is set); `drop` and `inline` are options.
  * - `name` is not written: chat templates ignore it, and a key present on some
  *   rows only is what breaks Arrow type inference.
- * - Arguments are written as objects (string arguments holding a JSON object
- *   are parsed); content is always a string, so images are not representable.
+ * - Arguments are written as JSON strings (above); content is always a string,
+ *   so images are not representable.
  */
 import type { Message } from '../record.js';
 import { checkLine, type LineRules } from './line-checks.js';
-import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import { argumentsString, calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
 import {
   resolveReasoning,
   type JsonObject,
@@ -35,7 +49,7 @@ const RULES: LineRules = {
   topLevelKeys: ['messages', 'tools'],
   unknownTopLevelKey: 'warning',
   content: 'nemo',
-  argumentsForm: 'either',
+  argumentsForm: 'string-preferred',
   callNeedsIdAndType: false,
   reasoningKey: 'reasoning_content',
   lastMustBeAssistant: 'error',
@@ -88,7 +102,7 @@ function writeMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
         out.tool_calls = m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function',
-          function: { name: c.name, arguments: c.arguments },
+          function: { name: c.name, arguments: argumentsString(c) },
         }));
       }
       return out;

@@ -17,6 +17,7 @@
 import type { Message } from '../record.js';
 import { checkLine, type LineRules } from './line-checks.js';
 import {
+  argumentsString,
   calledToolNames,
   normalizeMessages,
   TOOL_NAME_PATTERN,
@@ -118,6 +119,6 @@ function writeCall(c: NormalToolCall, index: number): JsonObject {
   return {
     id: c.id,
     type: 'function',
-    function: { name: c.name, arguments: c.argumentsText ?? JSON.stringify(c.arguments) },
+    function: { name: c.name, arguments: argumentsString(c) },
   };
 }

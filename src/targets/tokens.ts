@@ -9,6 +9,7 @@
  * tokens per message; the figure is for spotting over-long examples, not billing.
  */
 import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { isJsonObject, writeJson } from '../canonical/json-value.js';
 import { PieceCounts } from './piece-counts.js';
 import { PieceSplitter } from './token-pieces.js';
 export { summarize, type Distribution } from './distribution.js';
@@ -102,7 +103,7 @@ export function countExampleTokens(counter: TokenCounter, example: unknown): Exa
     if (typeof message.name === 'string') total += TOKENS_PER_NAME + counter.count(message.name);
     if (message.role === 'assistant') assistant += body;
   }
-  if (Array.isArray(example.tools) && example.tools.length > 0) total += counter.count(JSON.stringify(example.tools));
+  if (Array.isArray(example.tools) && example.tools.length > 0) total += counter.count(writeJson(example.tools));
   return { total, assistant };
 }
 
@@ -117,7 +118,7 @@ function messageBodyTokens(counter: TokenCounter, message: Record<string, unknow
       const fn = isRecord(call) && isRecord(call.function) ? call.function : null;
       if (fn === null) continue;
       n += counter.count(String(fn.name ?? ''));
-      n += counter.count(typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}));
+      n += counter.count(typeof fn.arguments === 'string' ? fn.arguments : writeJson(fn.arguments ?? {}));
     }
   }
   return n;
@@ -126,16 +127,16 @@ function messageBodyTokens(counter: TokenCounter, message: Record<string, unknow
 function contentTokens(counter: TokenCounter, content: unknown): number {
   if (typeof content === 'string') return counter.count(content);
   if (content === null || content === undefined) return 0;
-  if (!Array.isArray(content)) return counter.count(JSON.stringify(content));
+  if (!Array.isArray(content)) return counter.count(writeJson(content));
   let n = 0;
   for (const part of content) {
     if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') n += counter.count(part.text);
     else if (isRecord(part) && part.type === 'image_url') n += TOKENS_PER_IMAGE;
-    else n += counter.count(JSON.stringify(part));
+    else n += counter.count(writeJson(part));
   }
   return n;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject(value);
 }

@@ -4,6 +4,7 @@
  * (`--tools FILE`) or are inferred from the calls seen in the records.
  */
 import { readFile } from 'node:fs/promises';
+import { isIntegerText, parseJsonText, writeJson } from '../canonical/json-value.js';
 import type { Message } from '../record.js';
 import { isObject, parseArguments, TOOL_NAME_PATTERN } from './messages.js';
 import type { JsonObject } from './target.js';
@@ -62,7 +63,7 @@ export class ToolInference {
       tool = { calls: new Set(), types: new Map(), presence: new Map() };
       this.tools.set(name, tool);
     }
-    const key = id !== null ? `id:${id}` : `args:${JSON.stringify(args)}`;
+    const key = id !== null ? `id:${id}` : `args:${writeJson(args)}`;
     if (tool.calls.has(key)) return;
     tool.calls.add(key);
     for (const [arg, value] of Object.entries(args)) {
@@ -117,10 +118,11 @@ export class ToolInference {
   }
 }
 
-/** JSON.parse has already turned `153133.0` into 153133, so such values count as integers. */
+/** A number is an integer when written as one: `153133.0` and `1e3` were recorded as numbers. */
 export function jsonSchemaType(value: unknown): JsonSchemaType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
+  if (value instanceof String) return isIntegerText(value.valueOf()) ? 'integer' : 'number';
   switch (typeof value) {
     case 'string':
       return 'string';
@@ -157,7 +159,8 @@ export async function loadToolsFile(path: string): Promise<ToolDefinition[]> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    // Numbers keep their text: a schema's `maximum` or `default` reaches every example as written.
+    value = parseJsonText(text.replace(/^\uFEFF/, ''));
   } catch (e) {
     throw new ToolsFileError(`tools file ${path}: not valid JSON (${(e as Error).message})`);
   }

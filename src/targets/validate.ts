@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { parseJsonText } from '../canonical/json-value.js';
 import { summarize, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
@@ -130,7 +131,8 @@ export class LineValidator {
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      // The parser of record values: numbers keep their text, so token counts are of what is written.
+      value = parseJsonText(text);
     } catch (e) {
       this.examples += 1;
       this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: (e as Error).message });

@@ -1,0 +1,198 @@
+/**
+ * Record values as data, with every number's recorded text kept. `JSON.parse` turns
+ * `18446744073709551615` into 18446744073709552000 and `153133.0` into 153133, and
+ * `JSON.stringify` then writes the rounded value: an export would alter training data.
+ * Here a number is a `JsonNumber` holding its text, and `writeJson` writes that text back
+ * verbatim. This is the one parser of record values: the export, the hashes of rebuilt
+ * records and the validator all read values through it.
+ *
+ * `JsonNumber` extends `String` so that it survives a structured clone (worker threads):
+ * a clone arrives as a `String` object, which JSON parsing never produces otherwise, so
+ * `isJsonNumber` accepts any `String` object as a number's text.
+ */
+import { decodeString, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
+
+export class JsonNumber extends String {
+  /** The number as JavaScript sees it (rounded): for arithmetic, never for writing. */
+  toNumber(): number {
+    return Number(this.valueOf());
+  }
+  /** Code that forgets `writeJson` still gets a number (rounded), not a string. */
+  toJSON(): number {
+    return this.toNumber();
+  }
+}
+
+export function isJsonNumber(value: unknown): value is String {
+  return value instanceof String;
+}
+
+/** A number's value whether it was parsed here (`JsonNumber`) or is a plain number; else null. */
+export function numberValue(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (value instanceof String) {
+    const n = Number(value.valueOf());
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+/** A JSON object (not an array, not a number's text). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof String);
+}
+
+/** Whether a number's text is an integer as written (no fraction, no exponent). */
+export function isIntegerText(text: string): boolean {
+  return /^-?\d+$/.test(text);
+}
+
+function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
+  // A recorded `__proto__` key is data: assignment would set the prototype instead.
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
+interface Frame {
+  container: unknown[] | Record<string, unknown>;
+  /** The key whose value is being read, for objects. */
+  key: string | null;
+}
+
+/**
+ * Builds the JSON value at [start, end) of `b`; numbers become `JsonNumber`. Iterative, so
+ * nesting depth costs heap, not stack. With `strict`, strings holding raw control characters
+ * or lone surrogates and text after the value are errors (what orjson rejects); without it
+ * the bytes are taken to be validated already (a record line the scanner accepted).
+ */
+export function parseJson(b: Buffer, start: number, end: number, strict = false): unknown {
+  const stack: Frame[] = [];
+  let p = skipWhitespace(b, start, end);
+  let value: unknown;
+  for (;;) {
+    // Read one value at p (containers open a frame and continue with their first member).
+    if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+    const c = b[p];
+    if (c === 0x7b || c === 0x5b) {
+      const isObject = c === 0x7b;
+      const container = isObject ? {} : [];
+      p = skipWhitespace(b, p + 1, end);
+      if (b[p] === (isObject ? 0x7d : 0x5d)) {
+        value = container;
+        p++;
+      } else {
+        const frame: Frame = { container, key: null };
+        stack.push(frame);
+        if (isObject) p = readKey(b, p, end, frame, strict);
+        continue;
+      }
+    } else if (c === 0x22) {
+      const stringEnd = skipString(b, p, end);
+      value = decodeString(b, p, stringEnd);
+      if (strict) checkString(b, p, stringEnd, value as string);
+      p = stringEnd;
+    } else {
+      const valueEnd = skipValue(b, p, end);
+      if (c === 0x74) value = true;
+      else if (c === 0x66) value = false;
+      else if (c === 0x6e) value = null;
+      else value = new JsonNumber(b.toString('latin1', p, valueEnd));
+      p = valueEnd;
+    }
+    // Place the value and close every container it completes.
+    for (;;) {
+      const frame = stack[stack.length - 1];
+      if (frame === undefined) {
+        if (strict && skipWhitespace(b, p, end) !== end) throw new JsonSyntaxError('text after the JSON value', p);
+        return value;
+      }
+      const isObject = !Array.isArray(frame.container);
+      if (isObject) setMember(frame.container as Record<string, unknown>, frame.key!, value);
+      else (frame.container as unknown[]).push(value);
+      p = skipWhitespace(b, p, end);
+      if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+      if (b[p] === 0x2c) {
+        p = skipWhitespace(b, p + 1, end);
+        if (isObject) p = readKey(b, p, end, frame, strict);
+        break;
+      }
+      if (b[p] !== (isObject ? 0x7d : 0x5d)) throw new JsonSyntaxError(`expected ',' or '${isObject ? '}' : ']'}'`, p);
+      p++;
+      value = frame.container;
+      stack.pop();
+    }
+  }
+}
+
+/** Reads `"key":` at p into the frame; returns where the value starts. */
+function readKey(b: Buffer, p: number, end: number, frame: Frame, strict: boolean): number {
+  if (b[p] !== 0x22) throw new JsonSyntaxError('expected object key', p);
+  const keyEnd = skipString(b, p, end);
+  frame.key = decodeString(b, p, keyEnd);
+  if (strict) checkString(b, p, keyEnd, frame.key);
+  p = skipWhitespace(b, keyEnd, end);
+  if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
+  return skipWhitespace(b, p + 1, end);
+}
+
+/** Strict checks of a string token at [p, stringEnd) decoded as `text`. */
+function checkString(b: Buffer, p: number, stringEnd: number, text: string): void {
+  for (let k = p + 1; k < stringEnd - 1; k++) {
+    if (b[k] < 0x20) throw new JsonSyntaxError('raw control character in a string', k);
+  }
+  if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new JsonSyntaxError('lone surrogate in a string', p);
+}
+
+/** Parses a JSON text strictly (as orjson would accept it); numbers become `JsonNumber`. */
+export function parseJsonText(text: string | Buffer): unknown {
+  const b = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  return parseJson(b, 0, b.length, true);
+}
+
+/**
+ * Compact JSON text, as `JSON.stringify` writes it, except that a `JsonNumber` is written as
+ * its recorded text. `indent` pretty-prints as `JSON.stringify(value, null, indent)` does.
+ */
+export function writeJson(value: unknown, indent = 0): string {
+  return write(value, indent === 0 ? null : ' '.repeat(indent), '') ?? 'null';
+}
+
+function write(value: unknown, step: string | null, margin: string): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value instanceof String) return value.valueOf();
+  const inner = step === null ? '' : margin + step;
+  const open = step === null ? '' : `\n${inner}`;
+  const comma = step === null ? ',' : `,\n${inner}`;
+  const close = step === null ? '' : `\n${margin}`;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    let out = '[' + open;
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += comma;
+      out += write(value[i], step, inner) ?? 'null';
+    }
+    return out + close + ']';
+  }
+  let out = '';
+  let first = true;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const text = write((value as Record<string, unknown>)[key], step, inner);
+    if (text === undefined) continue;
+    out += (first ? '' : comma) + JSON.stringify(key) + (step === null ? ':' : ': ') + text;
+    first = false;
+  }
+  return first ? '{}' : '{' + open + out + close + '}';
+}
