@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parseJsonText, writeJson } from '../src/canonical/json-value.js';
 import type { Message } from '../src/record.js';
 import { TARGETS, ToolInference, toolsFor, getTarget, type Target } from '../src/targets/index.js';
 
@@ -14,7 +15,8 @@ const FIXTURES = fileURLToPath(new URL('../../test/fixtures/targets/', import.me
 const CASES = readdirSync(`${FIXTURES}input`).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
 
 function input(name: string): Message[] {
-  return JSON.parse(readFileSync(`${FIXTURES}input/${name}.json`, 'utf8')) as Message[];
+  // Read as records are read: numbers keep their recorded text.
+  return parseJsonText(readFileSync(`${FIXTURES}input/${name}.json`, 'utf8')) as Message[];
 }
 
 /** What `traces export` does per record: project, then attach supplied-or-inferred tools. */
@@ -24,7 +26,7 @@ function exportLine(target: Target, messages: Message[]): string | { reason: str
   const inference = new ToolInference();
   inference.observe(messages);
   const tools = toolsFor(projection.toolNames, [], inference);
-  return JSON.stringify(target.attachTools(projection.example, tools.definitions)) + '\n';
+  return writeJson(target.attachTools(projection.example, tools.definitions)) + '\n';
 }
 
 for (const target of Object.values(TARGETS)) {
@@ -58,7 +60,7 @@ describe('projection details', () => {
     assert.ok(p.ok);
     const messages = p.example.messages as Array<Record<string, unknown>>;
     assert.ok(messages.every((m) => !('reasoning_content' in m)));
-    assert.equal(messages[3].content, '{"result":153133,"log":"Successfully executed"}');
+    assert.equal(messages[3].content, '{"result":153133.0,"log":"Successfully executed"}');
     const calls = messages[2].tool_calls as Array<{ function: { arguments: unknown } }>;
     assert.equal(calls[0].function.arguments, '{"expression":"1234*124+117","precision":2.5}');
     assert.equal(calls[1].function.arguments, '{"query": "ISAE-SUPAERO location"}');
