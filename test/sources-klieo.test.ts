@@ -117,6 +117,33 @@ describe('klieo: RunLog steps as records', () => {
     assert.equal(runs[0].recorderStatus, 'failed');
   });
 
+  it('failed calls keep their prompts, so two failed calls with different prompts are not merged by dedupe', async () => {
+    const dir = tempDir('traces-klieo-failed-');
+    const failedCall = (idx: number, prompt: string) =>
+      ({ idx, kind: 'llm_call', name: 'gpt-4o', prompt_tokens: 300, completion_tokens: null, cost_usd: null, input: { prompt }, output: null, error: 'provider returned 500', latency: 400, span_id: null });
+    const run = {
+      run_id: '01TWOFAIL', agent: 'researcher', started_at: '2026-05-02T08:00:00Z', finished_at: '2026-05-02T08:00:03Z', status: 'failed',
+      steps: [failedCall(0, 'Find the capital of Australia'), failedCall(1, 'Find the capital of Canada'), failedCall(2, 'Find the capital of Canada')],
+      tokens: { prompt_tokens: 900, completion_tokens: 0 }, cost_estimate: null,
+    };
+    writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run));
+    const { records } = await read(dir);
+    assert.deepEqual(records.map((r) => [r.status, r.messages()]), [
+      ['exception', [{ role: 'user', content: 'Find the capital of Australia' }]],
+      ['exception', [{ role: 'user', content: 'Find the capital of Canada' }]],
+      ['exception', [{ role: 'user', content: 'Find the capital of Canada' }]],
+    ]);
+    assert.notEqual(records[0].inputsHash, records[1].inputsHash);
+    // Both prompts survive dedupe; only the retry of the same prompt is a duplicate.
+    for (const key of ['inputs', 'inputs,config']) {
+      const result = runCli(['dedupe', dir, '--key', key, '--dry-run', '--json']);
+      assert.equal(result.status, 0, result.stderr);
+      const report = JSON.parse(result.stdout) as { kept: number; dropped: { duplicate: number } };
+      assert.equal(report.kept, 2, key);
+      assert.equal(report.dropped.duplicate, 1, key);
+    }
+  });
+
   it('a list of runs: cancelled is exception, running stays ok; a step without LLM I/O is not exportable', async () => {
     const { records, runs } = await read(path.join(KLIEO, 'more-runs.json'));
     assert.deepEqual(

@@ -4,6 +4,7 @@
  * or its failure reason with expected/<target>/<case>.reason.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -150,5 +151,59 @@ describe('projection details', () => {
   it('getTarget knows the three names and nothing else', () => {
     assert.equal(getTarget('nemo').name, 'nemo');
     assert.throws(() => getTarget('alpaca'), /unknown target "alpaca"/);
+  });
+});
+
+describe('nemo tool-call arguments reach the chat template unchanged', () => {
+  const recorded = '{"city": "Zürich", "n": 1e16, "big": 18446744073709551615}';
+  const messages = parseJsonText(JSON.stringify([
+    { role: 'user', content: 'Weather in Zürich?' },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { id: 'a', type: 'function', function: { name: 'as_string', arguments: recorded } },
+        { id: 'b', type: 'function', function: { name: 'as_object', arguments: '@OBJ@' } },
+      ],
+    },
+  ]).replace('"@OBJ@"', '{"city":"Zürich","n":1e16,"big":18446744073709551615}')) as Message[];
+
+  it('writes arguments as the JSON string: recorded strings verbatim, objects compact with their recorded numbers, non-ASCII unescaped', () => {
+    const projection = TARGETS.nemo.project(messages);
+    assert.ok(projection.ok);
+    const calls = (projection.example.messages as Array<{ tool_calls?: Array<{ function: { arguments: unknown } }> }>)[1].tool_calls!;
+    assert.deepEqual(calls.map((c) => c.function.arguments), [recorded, '{"city":"Zürich","n":1e16,"big":18446744073709551615}']);
+    assert.deepEqual(TARGETS.nemo.validateLine(parseJsonText(writeJson(projection.example)), 1), []);
+  });
+
+  it("AutoModel's normalization (json.dumps of non-strings) leaves the written arguments as they are", (t) => {
+    const probe = spawnSync('python3', ['-c', 'print(1)'], { encoding: 'utf8' });
+    if (probe.status !== 0) return t.skip('python3 is not installed');
+    const projection = TARGETS.nemo.project(messages);
+    assert.ok(projection.ok);
+    const line = writeJson(projection.example);
+    // chat_dataset.py `_normalize_tool_calls`: a string passes, anything else becomes json.dumps(value).
+    const script = String.raw`
+import json, sys
+row = json.loads(sys.stdin.read())
+out = []
+for m in row['messages']:
+    for c in m.get('tool_calls') or []:
+        a = c['function']['arguments']
+        out.append(a if isinstance(a, str) else json.dumps(a))
+print(json.dumps(out, ensure_ascii=False))`;
+    const reached = spawnSync('python3', ['-c', script], { input: line, encoding: 'utf8' });
+    assert.equal(reached.status, 0, reached.stderr);
+    assert.deepEqual(JSON.parse(reached.stdout), [recorded, '{"city":"Zürich","n":1e16,"big":18446744073709551615}']);
+    // The object form would have reached the template rewritten: what the model must not learn.
+    const asObject = spawnSync('python3', ['-c', script], { input: line.replace(JSON.stringify(recorded), recorded), encoding: 'utf8' });
+    assert.equal(asObject.status, 0, asObject.stderr);
+    assert.equal((JSON.parse(asObject.stdout) as string[])[0], '{"city": "Z\\u00fcrich", "n": 1e+16, "big": 18446744073709551615}');
+  });
+
+  it('validate --format nemo accepts object arguments in files it did not write, with a warning', () => {
+    const line = { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: { x: 1 } } }] }] };
+    const found = TARGETS.nemo.validateLine(line, 1);
+    assert.deepEqual(found.map((e) => [e.code, e.severity]), [['arguments_type', 'warning']]);
   });
 });
