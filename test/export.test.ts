@@ -70,7 +70,8 @@ describe('traces export', () => {
     const nemo = examples(path.join(exportTo(['--format', 'nemo', '--validation-fraction', '0']).out, 'training.jsonl'));
     const agent = nemo.find((e) => e.messages.some((m) => m.role === 'tool'))!;
     const call = agent.messages.find((m) => m.tool_calls)!.tool_calls![0] as { function: { arguments: unknown } };
-    assert.equal(typeof call.function.arguments, 'object', 'nemo keeps arguments as objects');
+    // A string is what reaches AutoModel's chat template unchanged (objects are re-serialized by json.dumps).
+    assert.equal(typeof call.function.arguments, 'string', 'nemo writes arguments as the JSON string');
     assert.ok(agent.tools && agent.tools.length > 0, 'examples with tool calls carry tools');
     assert.ok(nemo.some((e) => typeof e.messages.at(-1)!.reasoning_content === 'string'), 'nemo keeps reasoning');
     const openai = examples(path.join(exportTo(['--format', 'openai', '--validation-fraction', '0']).out, 'training.jsonl'));

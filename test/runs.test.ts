@@ -84,7 +84,8 @@ describe('runs: grouping', () => {
         ['01J9Z5CANC', 'writer', 1, 'exception', 'cancelled', 0],
         ['01J9Z6RUN', 'writer', 1, 'running', 'running', 0],
         ['01J9Z7NOIO', 'planner', 1, 'ok', 'completed', 0],
-        ['01J9Z4FAIL', 'researcher', 2, 'exception', 'failed', 0],
+        // The failed second call keeps its prompt after the run's first turns: rebuilt, so partial.
+        ['01J9Z4FAIL', 'researcher', 2, 'exception', 'failed', 1],
         ['01J9Z3K7Q2', 'writer', 2, 'ok', 'completed', 1],
       ],
     );
@@ -136,7 +137,7 @@ describe('traces runs', () => {
     assert.match(row('first-agent-1'), /ask\s+first-agent-1\s+2\s+ok\s+unknown\s+unknown\s+-/);
     assert.match(row('01J9Z3K7Q2'), /klieo\s+writer\s+2\s+completed\s+3120\s+\$0\.0081 \+ ~\$0\.0063\s+4\.0s/);
     assert.match(row('01J9Z7NOIO'), /planner\s+1\s+completed\s+130\s+unknown/);
-    assert.match(result.stdout, /2 runs have partial steps/);
+    assert.match(result.stdout, /3 runs have partial steps/);
   });
 
   it('--json gives every field, --sort orders it', () => {
