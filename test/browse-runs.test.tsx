@@ -41,7 +41,7 @@ async function start(size = { width: 120, height: 40 }) {
   await store.whenDone();
   const written: { path: string; text: string }[] = [];
   const ui = render(<App store={store} roots={root} width={size.width} height={size.height} excludePath={path.join(root, 'out.txt')} writeFile={(p, text) => written.push({ path: p, text })} onQuit={() => {}} />);
-  const { frame, waitFor, press } = driver(ui, 300);
+  const { frame, waitFor, press } = driver(ui);
   /** Moves the tree cursor (from the top) to the node with this key. */
   const goTo = async (key: string): Promise<string> => {
     const index = store.tree.findIndex((node) => node.key === key);

@@ -8,6 +8,7 @@ import { IndexStore } from '../src/ui/index-store.js';
 import { prepaint } from '../src/ui/prepaint.js';
 import { ScreenStream } from '../src/ui/screen-stream.js';
 import { SAMPLES } from './helpers.js';
+import { inAct } from './ink-driver.js';
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
@@ -78,8 +79,12 @@ describe('prepaint', () => {
         .replace(ANSI, '')
         .split('\n')
         .map((line) => line.trimEnd());
-      const ui = render(<App store={store} roots="samples/synalinks" width={width} height={height - 1} />);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      let ui: ReturnType<typeof render> | undefined;
+      // act() returns once the first frame (and its effects) are committed.
+      await inAct(() => {
+        ui = render(<App store={store} roots="samples/synalinks" width={width} height={height - 1} />);
+      });
+      if (ui === undefined) throw new Error('not rendered');
       const frame = (ui.lastFrame() ?? '')
         .replace(ANSI, '')
         .split('\n')
