@@ -56,6 +56,9 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
   process.env.NODE_ENV ??= 'production';
   const title = roots.length > 0 ? roots.join(' ') : '(default root)';
   const screen = enterAlternateScreen(stdout);
+  // Raw mode from the start: keys typed while the tree is read and ink loads are neither
+  // echoed over the first screen nor held in the line buffer; ink reads them when it starts.
+  stdin.setRawMode(true);
   try {
     // Something on screen at once, until ink draws the first frame over it.
     stdout.write(`\x1b[7m traces browse \x1b[27m  ${title}  starting…\x1b[H`);
@@ -90,6 +93,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       initialMessage: startMessage(store, preloaded, excludePath),
     });
   } finally {
+    if (stdin.isTTY) stdin.setRawMode(false);
     screen.restore();
   }
 }
