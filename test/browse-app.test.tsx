@@ -45,10 +45,10 @@ async function start(props: Partial<AppProps> = {}, size = { width: 100, height:
       {...props}
     />,
   );
-  const { frame, waitFor, press } = driver(ui);
+  const { frame, waitFor, press, send } = driver(ui);
   const type = async (text: string): Promise<string> => press(...text.split(''));
   await waitFor('all records');
-  return { ui, store, frame, waitFor, press, type, copies, quits: () => quits, excludePath };
+  return { ui, store, frame, waitFor, press, send, type, copies, quits: () => quits, excludePath };
 }
 
 /** The rows of the list pane (right of the tree's `│`). */
@@ -234,6 +234,35 @@ describe('browse: marking and the exclusion file', () => {
     await press(KEYS.enter);
     await waitFor('wrote 1 call_id');
     assert.equal(readFileSync(other, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length, 1);
+  });
+
+  it('every key counts when keys arrive together: 20 backspaces at once, a pasted path with its Enter', async () => {
+    const { send, frame, waitFor, excludePath } = await start();
+    // Five `j` in one chunk move the tree cursor five rows.
+    let f = await send('jjjjj');
+    assert.match(f, /│ math_agent\/tool_calls_generator_math_agent\s+6/);
+    f = await send('\tx');
+    assert.match(f, /1 marked/);
+    f = await send('w');
+    assert.ok(f.includes(`write marked call_ids to: ${excludePath}█`));
+    // One chunk of 20 backspaces deletes 20 characters.
+    f = await send(KEYS.backspace.repeat(20));
+    assert.ok(f.includes(`write marked call_ids to: ${excludePath.slice(0, -20)}█`), frame());
+    // Ctrl+H is a backspace too; the rest of the default path goes, then a pasted path and Enter.
+    await send('\b'.repeat(excludePath.length - 20));
+    assert.ok(frame().includes('write marked call_ids to: █'));
+    const other = path.join(tempDir('traces-browse-'), 'pasted.txt');
+    await send(`${other}\r`);
+    await waitFor(`wrote 1 call_id to ${other}`);
+    assert.deepEqual(readFileSync(other, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')), [toolRecords[0].call_id]);
+  });
+
+  it('a search typed in one chunk with its Enter runs; control characters never reach the prompt', async () => {
+    const { send, waitFor, frame } = await start();
+    await send('/capitol\x7f\x7fal\x01\x02 of');
+    assert.ok(frame().includes('/capital of█'), frame());
+    await send('\r');
+    await waitFor(/\/capital of\/: record \d+ of/);
   });
 
   it('call_ids of an existing exclusion file start marked and are kept when rewritten', async () => {

@@ -10,7 +10,7 @@ import { formatExcludeText, writeExcludeFile } from './exclude-file.js';
 import { computeLayout, pageFor, type Layout } from './layout.js';
 import { useStoreVersion, useTerminalSize } from './hooks.js';
 import { SearchJob } from './search.js';
-import { follow, initialState, keyToAction, reduce, type Action, type Context, type Effect, type State } from './state.js';
+import { follow, initialState, keyToAction, reduce, splitKeys, type Action, type Context, type Effect, type State } from './state.js';
 import { osc52 } from './terminal.js';
 import { KeyHints, MessageLine, TitleBar, type SearchStatus } from './components/Chrome.js';
 import { ListPane } from './components/ListPane.js';
@@ -248,7 +248,10 @@ export function App(props: AppProps) {
     [store, cache, runEffect],
   );
 
-  useInput((input, key) => dispatch(keyToAction(input, key, stateRef.current)));
+  useInput((input, key) => {
+    // Each key of a chunk acts on the state the previous one left.
+    for (const one of splitKeys(input, key)) dispatch(keyToAction(one.input, one.key, stateRef.current));
+  });
 
   // The list search runs in the background for the selected node; the jump waits for it.
   const regex = state.search?.regex ?? null;

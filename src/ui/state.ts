@@ -154,6 +154,50 @@ export function initialState(excludePath = DEFAULT_EXCLUDE_FILE): State {
 
 // ------------------------------------------------------------------ keys
 
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/** One character of a chunk as ink would report it had it come alone. */
+function charKey(c: string): { input: string; key: Key } {
+  if (c === '\r' || c === '\n') return { input: '', key: { ...NO_KEY, return: true } };
+  if (c === '\t') return { input: '', key: { ...NO_KEY, tab: true } };
+  if (c === '\x7f') return { input: '', key: { ...NO_KEY, delete: true } };
+  if (c === '\b') return { input: '', key: { ...NO_KEY, backspace: true } };
+  if (c < ' ') return { input: String.fromCharCode(c.charCodeAt(0) + 96), key: { ...NO_KEY, ctrl: true } };
+  return { input: c, key: { ...NO_KEY, shift: c >= 'A' && c <= 'Z' } };
+}
+
+/**
+ * The keys in one chunk of terminal input. ink reports keys that reach it together (typed
+ * fast, auto-repeated, pasted: `"\x7f\x7f\x7f"`, `"jjj"`, `"path\r"`) as one string; each
+ * of them is a key of its own and must count, control characters included.
+ */
+export function splitKeys(input: string, key: Key): { input: string; key: Key }[] {
+  const chars = Array.from(input);
+  if (chars.length <= 1 || key.escape || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.home || key.end) return [{ input, key }];
+  return chars.map(charKey);
+}
+
 /** Turns a key press (as ink reports it) into an action. */
 export function keyToAction(input: string, key: Key, state: Pick<State, 'prompt' | 'mode' | 'overlay'>): Action {
   if (state.prompt !== null) {
@@ -427,7 +471,9 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
     switch (action.type) {
       case 'promptInput': {
         if (action.text === '\u0015') return [{ ...state, prompt: { ...state.prompt, text: '' } }, []];
-        const text = action.text.replace(/[\r\n]/g, '');
+        // Control characters never reach the text (a chunk's keys come here one by one).
+        // eslint-disable-next-line no-control-regex
+        const text = action.text.replace(/[\x00-\x1f\x7f]/g, '');
         return [{ ...state, prompt: { ...state.prompt, text: state.prompt.text + text } }, []];
       }
       case 'promptBackspace':
