@@ -3,6 +3,7 @@
  * and reasoning, tool calls with pretty arguments, tool results, structured completions as
  * pretty JSON, the exception in red) and the metadata. Pure: record bytes in, rows out.
  */
+import type { SourceKind } from '../record.js';
 import type { SynalinksRecord } from '../sources/synalinks-record.js';
 import { keyHex, keyOf } from '../pipeline/keys.js';
 import type { EntryInfo } from './index-store.js';
@@ -17,7 +18,7 @@ import {
   type MessageSpans,
   type Span,
 } from './record-text.js';
-import { formatBytes, formatCost, formatDuration, formatLongTime, sanitize, wrap } from './text.js';
+import { formatBytes, formatUsd, formatDuration, formatLongTime, sanitize, wrap } from './text.js';
 
 export interface Seg {
   text: string;
@@ -148,13 +149,15 @@ function renderContent(out: RowBuilder, b: Buffer, m: MessageSpans, structured: 
   }
 }
 
-function renderToolCalls(out: RowBuilder, b: Buffer, span: Span): void {
+/** Draws an assistant turn's tool calls; notes each call's tool under its id, for the results below. */
+function renderToolCalls(out: RowBuilder, b: Buffer, span: Span, toolOfCall: Map<string, string>): void {
   for (const call of elementsOf(b, span)) {
     const members = membersOf(b, call);
     const fn = members.get('function');
     const fnMembers = fn !== undefined ? membersOf(b, fn) : new Map<string, Span>();
     const name = stringAt(b, fnMembers.get('name') ?? null) ?? '?';
     const id = stringAt(b, members.get('id') ?? null);
+    if (id !== null && name !== '?') toolOfCall.set(id, name);
     out.push([
       { text: '  ' },
       { text: `⚙ ${sanitize(name, true)}`, color: 'yellow', bold: true },
@@ -173,8 +176,19 @@ function renderToolCalls(out: RowBuilder, b: Buffer, span: Span): void {
   }
 }
 
+/**
+ * Whether a record's usage and cost are left over from an earlier call. Only Synalinks
+ * no_output records carry such values (synalinks-format.md); Ask and klieo record each
+ * call's own accounting, whatever its status.
+ */
+export function staleAccounting(source: SourceKind, status: string): boolean {
+  return source === 'synalinks' && status === 'no_output';
+}
+
 export interface ChatOptions {
   width: number;
+  /** The recorder that wrote the record (default: synalinks). */
+  source?: SourceKind;
   /** Whether a fold (`system:<n>`, `reasoning:<n>`) is open. */
   isOpen: (fold: string) => boolean;
 }
@@ -188,6 +202,7 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
   const outputs = record.span('outputs');
   // A structured call's outputs is the parsed object itself, not an assistant message.
   const structured = status === 'ok' && outputs !== null && b[outputs[0]] === 0x7b && !membersOf(b, outputs).has('role');
+  const toolOfCall = new Map<string, string>();
   messages.forEach((m, k) => {
     const isCompletion = status === 'ok' && k === messages.length - 1;
     const role = m.role || '?';
@@ -195,8 +210,10 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     if (isCompletion) header.push({ text: structured ? '  completion (structured)' : '  completion', color: 'green' });
     if (m.name !== null && role !== 'tool') header.push({ text: `  ${sanitize(m.name, true)}`, dim: true });
     if (role === 'tool') {
-      header.push({ text: `  result of ${sanitize(m.name ?? '?', true)}`, color: 'yellow' });
-      if (m.toolCallId !== null) header.push({ text: `  ${sanitize(m.toolCallId, true)}`, dim: true });
+      // Recorders often leave the result's name out: the call it answers names the tool.
+      const tool = m.name ?? (m.toolCallId !== null ? toolOfCall.get(m.toolCallId) : undefined);
+      header.push({ text: tool !== undefined ? `  result of ${sanitize(tool, true)}` : '  tool result', color: 'yellow' });
+      if (m.toolCallId !== null) header.push({ text: `  for ${sanitize(m.toolCallId, true)}`, dim: true });
     }
     header.push({ text: `  #${k + 1}`, dim: true });
     out.push(header);
@@ -221,7 +238,7 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
         }
       }
       renderContent(out, b, m, isCompletion && structured);
-      if (m.toolCalls !== null) renderToolCalls(out, b, m.toolCalls);
+      if (m.toolCalls !== null) renderToolCalls(out, b, m.toolCalls, toolOfCall);
     }
     out.blank();
   });
@@ -230,9 +247,10 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     out.text(record.exception ?? '', '  ', { color: 'red' });
   } else if (status === 'no_output') {
     out.push([{ text: '∅ no output', color: 'yellow', bold: true }]);
-    out.text('The call returned nothing (streamed call, provider failure after all retries, or empty input). Its usage and cost are stale.', '  ', {
-      color: 'yellow',
-    });
+    const why = staleAccounting(options.source ?? 'synalinks', status)
+      ? 'The call returned nothing (streamed call, provider failure after all retries, or empty input). Its usage and cost are stale.'
+      : 'The recorder kept no output for this call.';
+    out.text(why, '  ', { color: 'yellow' });
   }
   return out.rows;
 }
@@ -247,6 +265,14 @@ export function damagedRows(info: EntryInfo, raw: Buffer, width: number): Row[] 
   out.blank();
   out.text(raw.toString('utf8', 0, Math.min(raw.length, 4096)) + (raw.length > 4096 ? ' …' : ''), '  ', { dim: true });
   return out.rows;
+}
+
+/** The cost as recorded, else as estimated from the price table (`≈`), else why there is none. */
+function costText(recorded: number | null, info: EntryInfo, stale: boolean): string {
+  if (stale) return 'not counted (stale for records without output)';
+  if (recorded !== null) return `${formatUsd(recorded)}  (${recorded})`;
+  if (info.costEstimated && Number.isFinite(info.cost)) return `${formatUsd(info.cost, true)}  (estimated from the price table: the recorder kept none)`;
+  return 'null';
 }
 
 /** The record's metadata as label/value rows. */
@@ -276,7 +302,8 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   field('timestamp', Number.isFinite(info.timestamp) ? `${formatLongTime(info.timestamp)}  (${info.timestamp})` : 'null');
   field('duration', Number.isFinite(info.duration) ? `${formatDuration(info.duration)}  (${info.duration} s)` : 'null');
   field('model', record.model ?? '(unknown)');
-  field('cost', record.cost !== null ? `${formatCost(record.cost)}  (${record.cost})` : info.status === 'ok' ? 'null' : 'not counted (stale for records without output)');
+  const stale = staleAccounting(info.file.source, info.status);
+  field('cost', costText(record.cost, info, stale));
   field('synalinks', record.version ?? '');
   field('messages', String(record.messageCount()));
   field('inputs_hash', record.inputsHash);
@@ -289,7 +316,7 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   const b = record.raw;
   const usage = record.span('usage');
   out.blank();
-  out.push([{ text: 'usage', bold: true }, { text: info.status === 'ok' ? '' : '  (stale: left over from an earlier call)', dim: true }]);
+  out.push([{ text: 'usage', bold: true }, { text: stale ? '  (stale: left over from an earlier call)' : '', dim: true }]);
   if (usage !== null) out.json(prettyJson(b, usage), '  ');
   const config = record.span('config');
   if (config !== null) {
