@@ -63,7 +63,7 @@ class RecordRowsCache {
         this.chat = damagedRows(info, raw, width);
       } else {
         try {
-          this.chat = chatRows(record, { width, isOpen: (fold) => open.has(fold) });
+          this.chat = chatRows(record, { width, source: this.store.info(entry).file.source, isOpen: (fold) => open.has(fold) });
         } catch (error) {
           this.chat = [{ segs: [{ text: `cannot show this record: ${String(error)}`, color: 'red' }] }];
         }

@@ -7,7 +7,7 @@ import { STATUS_COLOR, STATUS_GLYPH, highlight, type Seg } from './chat-lines.js
 import type { Run } from '../runs/runs.js';
 import type { Counts, IndexStore, StatusFilter, TreeNode } from './index-store.js';
 import type { State } from './state.js';
-import { formatBytes, formatCost, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
+import { formatBytes, formatCount, formatUsd, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
 
 /** Fits segments into `width` cells: cuts the overflow (with `…`) and pads with spaces. */
 export function fitSegs(segs: readonly Seg[], width: number): Seg[] {
@@ -143,7 +143,7 @@ export function entryRow(store: IndexStore, entry: number, columns: Column[], ma
     let text = '';
     if (column.name === 'model') text = shortModel(info.model);
     else if (column.name === 'tokens') text = formatTokens(info.tokens);
-    else if (column.name === 'cost') text = formatCost(info.cost);
+    else if (column.name === 'cost') text = formatUsd(info.cost, info.costEstimated);
     else if (column.name === 'duration') text = formatDuration(info.duration);
     segs.push({ text: ' ' }, { text: cell(sanitize(text, true), column), dim: column.name !== 'model' });
   }
@@ -167,9 +167,14 @@ export function listTitleSegs(store: IndexStore, nodeIndex: number, shown: numbe
   const filters: string[] = [];
   if (filter !== 'all') filters.push(filter);
   if (hideDuplicates) filters.push('no dups');
+  // Records and damaged lines are counted apart, as in the title bar and every command.
+  const damagedShown = filter === 'all' ? counts.damaged : 0;
+  const records = shown - damagedShown;
+  const recordsText = `${formatCount(records)}${filters.length > 0 ? ` of ${formatCount(counts.records)}` : ''} record${counts.records === 1 && filters.length === 0 ? '' : 's'}`;
+  const damagedText = damagedShown > 0 ? ` + ${formatCount(damagedShown)} damaged line${damagedShown === 1 ? '' : 's'}` : '';
   return [
     { text: ` ${title}`, bold: true },
-    { text: `  ${shown}${filters.length > 0 ? ` of ${counts.records + counts.damaged} (${filters.join(', ')})` : ''}`, dim: !focused },
+    { text: `  ${recordsText}${damagedText}${filters.length > 0 ? ` (${filters.join(', ')})` : ''}`, dim: !focused },
     ...badges(counts, true),
   ];
 }
@@ -183,12 +188,12 @@ const RUN_GLYPH: Record<Run['status'], [string, string]> = {
   running: ['…', 'blue'],
 };
 
-/** Cost the recorder reported plus what the price table estimates (`~`), `+?` when some steps are unpriced. */
+/** Cost the recorder reported plus what the price table estimates (`≈` when any part is), `+?` when some steps are unpriced. */
 function runCost(run: Run): string {
   const { reportedUsd, estimatedUsd, unpricedSteps } = run.cost;
   if (reportedUsd === null && estimatedUsd === null) return '?';
   const total = (reportedUsd ?? 0) + (estimatedUsd ?? 0);
-  return `${reportedUsd === null ? '~' : ''}${formatCost(total)}${unpricedSteps > 0 ? '+?' : ''}`;
+  return `${formatUsd(total, estimatedUsd !== null)}${unpricedSteps > 0 ? '+?' : ''}`;
 }
 
 function runTokens(run: Run): string {
@@ -243,7 +248,7 @@ export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hide
   const segs: Seg[] = [
     { text: ' traces browse ', bold: true },
     { text: ` ${roots} `, dim: true },
-    { text: ` ${counts.records.toLocaleString('en-US')} records` },
+    { text: ` ${formatCount(counts.records)} records` },
   ];
   if (!p.done) {
     const fraction = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
