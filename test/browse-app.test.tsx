@@ -186,6 +186,27 @@ describe('browse: search', () => {
     assert.match(f, /match \d+ of \d+/);
   });
 
+  it('a match inside folded reasoning is unfolded, and the status keeps the record position after n', async () => {
+    const { send, press, waitFor } = await start();
+    // "2x = 0.10" is only in the reasoning of the bat-and-ball records.
+    await send('/2x = 0\\.10\r');
+    let f = await waitFor(/\/2x = 0\\\.10\/: record (\d+) of (\d+)/);
+    const [, position, total] = /record (\d+) of (\d+)/.exec(f)!;
+    f = await press(KEYS.enter);
+    assert.match(f, /▾ reasoning/, 'the fold that holds the match is open');
+    assert.match(f, /2x = 0\.10/);
+    assert.ok(f.includes(`record ${position} of ${total}`), f);
+    f = await press('n');
+    assert.ok(f.includes(`match 1 of 1 · record ${position} of ${total}`), f);
+    // Searching from inside a record unfolds too.
+    f = await press('e');
+    assert.match(f, /▸ reasoning folded/);
+    await send('/x = 0\\.05\r');
+    f = await waitFor(/match 1 of 1/);
+    assert.match(f, /▾ reasoning/);
+    assert.match(f, /x = 0\.05/);
+  });
+
   it('an invalid regular expression shows a message instead of crashing', async () => {
     const { press, type } = await start();
     await press('/');

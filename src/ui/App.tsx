@@ -4,7 +4,7 @@
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { chatRows, damagedRows, metaRows, rowText, type Row } from './chat-lines.js';
+import { chatRows, damagedRows, foldsMatching, metaRows, rowText, type Row } from './chat-lines.js';
 import { DAMAGED, type GroupMember, type IndexStore } from './index-store.js';
 import { formatExcludeText, writeExcludeFile } from './exclude-file.js';
 import { computeLayout, pageFor, type Layout } from './layout.js';
@@ -142,13 +142,19 @@ function makeContext(state: State, store: IndexStore, layout: Layout, cache: Rec
     page: pageFor(state, layout),
     recordRows,
     folds: chat.folds,
-    matchRows: (regex) => {
+    matchRows: (regex, open) => {
       const rows: number[] = [];
-      chat.rows.forEach((row, i) => {
+      const shown = open === undefined || open === state.open ? chat.rows : cache.chatRows(state.recordEntry, layout.width, open, state.recordRun).rows;
+      shown.forEach((row, i) => {
         regex.lastIndex = 0;
         if (regex.test(rowText(row))) rows.push(i);
       });
       return rows;
+    },
+    chatRowsWith: (open) => (inRecord ? cache.chatRows(state.recordEntry, layout.width, open, state.recordRun).rows.length : 0),
+    foldsMatching: (entry, regex) => {
+      const record = store.record(entry);
+      return record === null ? new Set() : foldsMatching(record, { width: layout.width, source: store.info(entry).file.source }, regex);
     },
     isMatch: (entry) => job?.matches.has(entry) ?? false,
     searchDone: job?.done ?? true,

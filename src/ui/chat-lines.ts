@@ -34,6 +34,8 @@ export interface Row {
   segs: Seg[];
   /** Set on the header row of a foldable block: the fold's id. */
   fold?: string;
+  /** Set on the rows a fold holds (shown when it is open): the fold's id. */
+  inFold?: string;
 }
 
 type Style = Omit<Seg, 'text'>;
@@ -56,10 +58,13 @@ export function rowText(row: Row): string {
 
 class RowBuilder {
   readonly rows: Row[] = [];
+  /** The open fold whose rows are being pushed, if any. */
+  inFold: string | undefined = undefined;
   constructor(readonly width: number) {}
 
   push(segs: Seg[], fold?: string): void {
-    this.rows.push(fold === undefined ? { segs } : { segs, fold });
+    if (fold !== undefined) this.rows.push({ segs, fold });
+    else this.rows.push(this.inFold === undefined ? { segs } : { segs, inFold: this.inFold });
   }
 
   blank(): void {
@@ -224,7 +229,9 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
         out.push([{ text: '  ' }, { text: `▸ ${role} prompt folded (${lineCount(text)} lines, ${text.length} chars): Enter unfolds`, dim: true }], fold);
       } else {
         out.push([{ text: '  ' }, { text: `▾ ${role} prompt`, dim: true }], fold);
+        out.inFold = fold;
         renderContent(out, b, m, false);
+        out.inFold = undefined;
       }
     } else {
       if (m.reasoning !== null) {
@@ -234,7 +241,9 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
           out.push([{ text: '  ' }, { text: `▸ reasoning folded (${lineCount(text)} lines): Enter unfolds`, dim: true, italic: true }], fold);
         } else {
           out.push([{ text: '  ' }, { text: '▾ reasoning', dim: true, italic: true }], fold);
+          out.inFold = fold;
           out.text(text, '  │ ', { dim: true, italic: true });
+          out.inFold = undefined;
         }
       }
       renderContent(out, b, m, isCompletion && structured);
@@ -253,6 +262,17 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     out.text(why, '  ', { color: 'yellow' });
   }
   return out.rows;
+}
+
+/** The folds of a record whose hidden rows match `regex`: what a search must unfold to show its matches. */
+export function foldsMatching(record: SynalinksRecord, options: Omit<ChatOptions, 'isOpen'>, regex: RegExp): Set<string> {
+  const folds = new Set<string>();
+  for (const row of chatRows(record, { ...options, isOpen: () => true })) {
+    if (row.inFold === undefined || folds.has(row.inFold)) continue;
+    regex.lastIndex = 0;
+    if (regex.test(rowText(row))) folds.add(row.inFold);
+  }
+  return folds;
 }
 
 /** A damaged line: where it is, why it could not be read, and its start. */
