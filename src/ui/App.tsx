@@ -125,7 +125,7 @@ function runOpenText(store: IndexStore, runIndex: number, entry: number): string
 
 function makeContext(state: State, store: IndexStore, layout: Layout, cache: RecordRowsCache, job: SearchJob | null): Context {
   const runsView = state.view === 'runs';
-  const list = runsView ? store.runsOf(state.treeCursor) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = runsView ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
   const inRecord = state.mode === 'record' && state.recordEntry >= 0;
   const chat = inRecord ? cache.chatRows(state.recordEntry, layout.width, state.open, state.recordRun) : { rows: [], folds: [] };
   const recordRows = !inRecord ? 0 : state.recordPane === 'chat' ? chat.rows.length : cache.metaRows(state.recordEntry, layout.width, state.marked.has(state.recordEntry)).length;
@@ -365,7 +365,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       />
     );
   }
-  const list = state.view === 'runs' ? store.runsOf(state.treeCursor) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = state.view === 'runs' ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
   const listCursor = Math.max(0, Math.min(state.listCursor, list.length - 1));
   const treeCursor = Math.max(0, Math.min(state.treeCursor, store.tree.length - 1));
   const separator = [];
@@ -380,6 +380,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
     cursor: listCursor,
     top: follow(state.listTop, listCursor, layout.listRows, list.length),
     focused: state.pane === 'list',
+    filter: state.filter,
   };
   return (
     <Box flexDirection="row" height={layout.body}>
@@ -397,7 +398,6 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       {state.view === 'runs' ? <RunsPane {...listProps} /> : (
         <ListPane
           {...listProps}
-          filter={state.filter}
           hideDuplicates={state.hideDuplicates}
           marked={state.marked}
           regex={regex}

@@ -893,20 +893,25 @@ export class IndexStore extends EventEmitter {
 
   private readonly runListCache = new Map<string, Int32Array>();
 
-  /** Indexes (into `runs`) of the runs of a tree node: all, a program's, or those with a step in a module. */
-  runsOf(nodeIndex: number): Int32Array {
+  /**
+   * Indexes (into `runs`) of the runs of a tree node (all, a program's, or those with a step in
+   * a module) whose status passes the filter the records list uses too.
+   */
+  runsOf(nodeIndex: number, filter: StatusFilter = 'all'): Int32Array {
     const runs = this.runList;
     const node = this.tree[Math.max(0, Math.min(nodeIndex, this.tree.length - 1))];
     if (runs === null || node === undefined) return new Int32Array(0);
-    let list = this.runListCache.get(node.key);
+    const cacheKey = `${node.key}\0${filter}`;
+    let list = this.runListCache.get(cacheKey);
     if (list === undefined) {
       const module = node.kind === 'module' ? this.modules[node.id] : null;
       const picked: number[] = [];
       runs.forEach((run, k) => {
+        if (filter !== 'all' && run.status !== filter) return;
         if (node.kind === 'all' || (node.kind === 'program' && run.program === node.label) || (module !== null && run.program === module.program && run.modules.includes(module.module))) picked.push(k);
       });
       list = Int32Array.from(picked);
-      this.runListCache.set(node.key, list);
+      this.runListCache.set(cacheKey, list);
     }
     return list;
   }

@@ -616,6 +616,12 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
       return [nextMatch(s, ctx, action.dir), []];
     case 'cycleFilter':
+      if (s.view === 'runs' && s.mode === 'browse') {
+        // Runs pass the same status filter as records (a run's status: ok, exception, no_output).
+        const filter = STATUS_FILTERS[(STATUS_FILTERS.indexOf(s.filter) + 1) % STATUS_FILTERS.length];
+        return [info({ ...s, filter, listCursor: 0, listTop: 0 }, `showing ${filter === 'all' ? 'all runs' : `${filter} runs`}`), []];
+      }
+      break;
     case 'toggleDuplicates':
       if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
       break;
