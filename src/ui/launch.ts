@@ -41,6 +41,32 @@ function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, exclude
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+/** How often the pre-paint follows indexing: about the app's own frame rate (hooks.ts). */
+const REPAINT_MS = 80;
+
+/** Writes the pre-paint now and again as the index grows (at once when it is done); returns the stop. */
+export function paintUntilLoaded(store: IndexStore, stdout: NodeJS.WriteStream, title: string, loaded: () => boolean): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  let last = 0;
+  const paint = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    last = Date.now();
+    if (!loaded()) stdout.write(prepaint(store, stdout.columns || 80, stdout.rows || 24, title));
+  };
+  const onChange = (): void => {
+    if (timer === null) timer = setTimeout(paint, Math.max(0, last + REPAINT_MS - Date.now()));
+  };
+  paint();
+  store.on('change', onChange);
+  store.on('done', paint);
+  return () => {
+    if (timer !== null) clearTimeout(timer);
+    store.off('change', onChange);
+    store.off('done', paint);
+  };
+}
+
 export async function browse(roots: readonly string[], options: BrowseOptions = {}): Promise<number> {
   const stdin = process.stdin;
   const stdout = process.stdout;
@@ -77,14 +103,20 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       throw new UserError(`no trace files under ${title}${skipped}${unread}`);
     }
     let app: typeof import('./run.js');
+    let stop = (): void => {};
     try {
-      // Paint the first records ourselves if they are indexed before ink has loaded.
+      // Paint the first records ourselves if they are indexed before ink has loaded, and
+      // keep that screen current until it has: a small tree is whole in a few milliseconds,
+      // while loading ink can take seconds on a busy machine, and a frozen first screen
+      // showed an indexing bar all that time.
       await Promise.race([firstBatch(store), appReady.catch(() => {})]);
-      if (!appLoaded) stdout.write(prepaint(store, stdout.columns || 80, stdout.rows || 24, title));
+      if (!appLoaded) stop = paintUntilLoaded(store, stdout, title, () => appLoaded);
       app = await appReady;
     } catch (error) {
       store.close();
       throw error;
+    } finally {
+      stop();
     }
     return await app.runApp(store, {
       title,
