@@ -344,7 +344,9 @@ describe('browse: panels, layout, quitting', () => {
   });
 
   it('measureFirstRow times the first record row', async () => {
+    // How fast is the benchmark's business (bench/run.ts); a bound in seconds here would fail
+    // on a loaded machine. The probe itself fails if no record row comes within its deadline.
     const seconds = await measureFirstRow([SAMPLES]);
-    assert.ok(seconds > 0 && seconds < 5, String(seconds));
+    assert.ok(Number.isFinite(seconds) && seconds > 0, String(seconds));
   });
 });
