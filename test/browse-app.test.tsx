@@ -45,10 +45,10 @@ async function start(props: Partial<AppProps> = {}, size = { width: 100, height:
       {...props}
     />,
   );
-  const { frame, waitFor, press } = driver(ui);
+  const { frame, waitFor, press, send } = driver(ui);
   const type = async (text: string): Promise<string> => press(...text.split(''));
   await waitFor('all records');
-  return { ui, store, frame, waitFor, press, type, copies, quits: () => quits, excludePath };
+  return { ui, store, frame, waitFor, press, send, type, copies, quits: () => quits, excludePath };
 }
 
 /** The rows of the list pane (right of the tree's `│`). */
@@ -186,6 +186,27 @@ describe('browse: search', () => {
     assert.match(f, /match \d+ of \d+/);
   });
 
+  it('a match inside folded reasoning is unfolded, and the status keeps the record position after n', async () => {
+    const { send, press, waitFor } = await start();
+    // "2x = 0.10" is only in the reasoning of the bat-and-ball records.
+    await send('/2x = 0\\.10\r');
+    let f = await waitFor(/\/2x = 0\\\.10\/: record (\d+) of (\d+)/);
+    const [, position, total] = /record (\d+) of (\d+)/.exec(f)!;
+    f = await press(KEYS.enter);
+    assert.match(f, /▾ reasoning/, 'the fold that holds the match is open');
+    assert.match(f, /2x = 0\.10/);
+    assert.ok(f.includes(`record ${position} of ${total}`), f);
+    f = await press('n');
+    assert.ok(f.includes(`match 1 of 1 · record ${position} of ${total}`), f);
+    // Searching from inside a record unfolds too.
+    f = await press('e');
+    assert.match(f, /▸ reasoning folded/);
+    await send('/x = 0\\.05\r');
+    f = await waitFor(/match 1 of 1/);
+    assert.match(f, /▾ reasoning/);
+    assert.match(f, /x = 0\.05/);
+  });
+
   it('an invalid regular expression shows a message instead of crashing', async () => {
     const { press, type } = await start();
     await press('/');
@@ -234,6 +255,35 @@ describe('browse: marking and the exclusion file', () => {
     await press(KEYS.enter);
     await waitFor('wrote 1 call_id');
     assert.equal(readFileSync(other, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length, 1);
+  });
+
+  it('every key counts when keys arrive together: 20 backspaces at once, a pasted path with its Enter', async () => {
+    const { send, frame, waitFor, excludePath } = await start();
+    // Five `j` in one chunk move the tree cursor five rows.
+    let f = await send('jjjjj');
+    assert.match(f, /│ math_agent\/tool_calls_generator_math_agent\s+6/);
+    f = await send('\tx');
+    assert.match(f, /1 marked/);
+    f = await send('w');
+    assert.ok(f.includes(`write marked call_ids to: ${excludePath}█`));
+    // One chunk of 20 backspaces deletes 20 characters.
+    f = await send(KEYS.backspace.repeat(20));
+    assert.ok(f.includes(`write marked call_ids to: ${excludePath.slice(0, -20)}█`), frame());
+    // Ctrl+H is a backspace too; the rest of the default path goes, then a pasted path and Enter.
+    await send('\b'.repeat(excludePath.length - 20));
+    assert.ok(frame().includes('write marked call_ids to: █'));
+    const other = path.join(tempDir('traces-browse-'), 'pasted.txt');
+    await send(`${other}\r`);
+    await waitFor(`wrote 1 call_id to ${other}`);
+    assert.deepEqual(readFileSync(other, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')), [toolRecords[0].call_id]);
+  });
+
+  it('a search typed in one chunk with its Enter runs; control characters never reach the prompt', async () => {
+    const { send, waitFor, frame } = await start();
+    await send('/capitol\x7f\x7fal\x01\x02 of');
+    assert.ok(frame().includes('/capital of█'), frame());
+    await send('\r');
+    await waitFor(/\/capital of\/: record \d+ of/);
   });
 
   it('call_ids of an existing exclusion file start marked and are kept when rewritten', async () => {
@@ -294,7 +344,9 @@ describe('browse: panels, layout, quitting', () => {
   });
 
   it('measureFirstRow times the first record row', async () => {
+    // How fast is the benchmark's business (bench/run.ts); a bound in seconds here would fail
+    // on a loaded machine. The probe itself fails if no record row comes within its deadline.
     const seconds = await measureFirstRow([SAMPLES]);
-    assert.ok(seconds > 0 && seconds < 5, String(seconds));
+    assert.ok(Number.isFinite(seconds) && seconds > 0, String(seconds));
   });
 });

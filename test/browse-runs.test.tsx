@@ -41,7 +41,7 @@ async function start(size = { width: 120, height: 40 }) {
   await store.whenDone();
   const written: { path: string; text: string }[] = [];
   const ui = render(<App store={store} roots={root} width={size.width} height={size.height} excludePath={path.join(root, 'out.txt')} writeFile={(p, text) => written.push({ path: p, text })} onQuit={() => {}} />);
-  const { frame, waitFor, press } = driver(ui, 300);
+  const { frame, waitFor, press } = driver(ui);
   /** Moves the tree cursor (from the top) to the node with this key. */
   const goTo = async (key: string): Promise<string> => {
     const index = store.tree.findIndex((node) => node.key === key);
@@ -131,6 +131,31 @@ describe('browse: runs view', () => {
     assert.equal(runRows(f).length, 2, 'back to the runs list');
     f = await press('r');
     assert.equal(listRows(frame()).length, 6 + 2, 'r shows the records again');
+  });
+
+  it('f filters the runs by status, as the header says; no two columns share a title', async () => {
+    const { store, press, waitFor } = await start({ width: 140, height: 50 });
+    await press('r');
+    let f = await waitFor(/runs of all\s+\d+ runs/);
+    const all = runRows(f).length;
+    const byStatus = (status: string): number => store.runs!.filter((run) => run.status === status).length;
+    f = await press('f');
+    assert.match(f, /\[filter ok\]/);
+    assert.match(f, new RegExp(`runs of all\\s+${byStatus('ok')} runs \\(ok\\)`));
+    assert.equal(runRows(f).length, byStatus('ok'));
+    assert.ok(runRows(f).every((row) => row.startsWith('  ✓')), f);
+    f = await press('f');
+    assert.equal(runRows(f).length, byStatus('exception'));
+    assert.ok(byStatus('exception') > 0 && runRows(f).every((row) => row.startsWith('  ✗')), f);
+    f = await press('f', 'f');
+    assert.equal(runRows(f).length, all, 'back to all runs');
+    const titles = (header: string): string[] => header.trim().split(/\s+/);
+    const runsHeader = f.split('\n').find((line) => line.includes('started'))!.split('│')[1];
+    assert.equal(new Set(titles(runsHeader)).size, titles(runsHeader).length, runsHeader);
+    f = await press('r');
+    const recordsHeader = f.split('\n').find((line) => line.includes('first user message'))!.split('│')[1];
+    assert.equal(new Set(titles(recordsHeader)).size, titles(recordsHeader).length, recordsHeader);
+    assert.match(recordsHeader, /duration/);
   });
 
   it('lists the runs of every recorder under "all records"', async () => {

@@ -1,13 +1,17 @@
 /** How the browser reaches the terminal: the row-diffing stream under ink, and the pre-paint. */
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../src/ui/App.js';
 import { IndexStore } from '../src/ui/index-store.js';
+import { firstBatch, paintUntilLoaded } from '../src/ui/launch.js';
 import { prepaint } from '../src/ui/prepaint.js';
 import { ScreenStream } from '../src/ui/screen-stream.js';
-import { SAMPLES } from './helpers.js';
+import { SAMPLES, tempDir } from './helpers.js';
+import { inAct } from './ink-driver.js';
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
@@ -78,14 +82,46 @@ describe('prepaint', () => {
         .replace(ANSI, '')
         .split('\n')
         .map((line) => line.trimEnd());
-      const ui = render(<App store={store} roots="samples/synalinks" width={width} height={height - 1} />);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      let ui: ReturnType<typeof render> | undefined;
+      // act() returns once the first frame (and its effects) are committed.
+      await inAct(() => {
+        ui = render(<App store={store} roots="samples/synalinks" width={width} height={height - 1} />);
+      });
+      if (ui === undefined) throw new Error('not rendered');
       const frame = (ui.lastFrame() ?? '')
         .replace(ANSI, '')
         .split('\n')
         .map((line) => line.trimEnd());
       assert.deepEqual(painted, frame, `${width}x${height}`);
       ui.unmount();
+    }
+  });
+});
+
+describe('the first screen while ink loads', () => {
+  it('follows indexing: a small tree shows whole, not a frozen indexing bar', async () => {
+    // A 7 KB tree in two files: the first batch comes before the tree is whole.
+    const root = tempDir('traces-prepaint-');
+    const lines = readFileSync(path.join(SAMPLES, 'my_program/generator/generator_20260707-101530.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    for (const [k, part] of [lines.slice(0, 3), lines.slice(3)].entries()) {
+      mkdirSync(path.join(root, 'p', `m${k}`), { recursive: true });
+      writeFileSync(path.join(root, 'p', `m${k}`, `m${k}_20260707-10153${k}.jsonl`), `${part.join('\n')}\n`);
+    }
+    const store = await IndexStore.open([root]);
+    try {
+      await firstBatch(store);
+      const term = new FakeTerminal();
+      term.columns = 100;
+      term.rows = 20;
+      // ink never loads here: the pre-paint alone must end on the whole tree.
+      const stop = paintUntilLoaded(store, term as unknown as NodeJS.WriteStream, 'small', () => false);
+      await store.whenDone();
+      stop();
+      const last = term.writes.at(-1)!.replace(ANSI, '');
+      assert.match(last, new RegExp(`${lines.length} records {2}2 files, [\\d.]+ KB`), last);
+      assert.doesNotMatch(last, /indexing/);
+    } finally {
+      store.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 /** The browser's data layer on the samples: index, lists, duplicate groups, re-reading, rows. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chatRows, rowText } from '../src/ui/chat-lines.js';
@@ -9,7 +9,7 @@ import { IndexStore } from '../src/ui/index-store.js';
 import { prettyJson, previewOf, tidyPreview } from '../src/ui/record-text.js';
 import { compileSearch, SearchJob } from '../src/ui/search.js';
 import { sanitize, truncate, wrap } from '../src/ui/text.js';
-import { FIXTURES, SAMPLES } from './helpers.js';
+import { FIXTURES, SAMPLES, tempDir } from './helpers.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 const TOOL_FILE = path.join(SAMPLES, 'math_agent/tool_calls_generator_math_agent/tool_calls_generator_math_agent_20260708-163045.jsonl');
@@ -192,6 +192,35 @@ describe('IndexStore on samples/synalinks', () => {
     const failed = store.record(store.list(0, 'exception', false)[0])!;
     const frows = chatRows(failed, { width: 80, isOpen: () => false }).map(rowText);
     assert.ok(frows.some((r) => r.startsWith('✗ exception')));
+  });
+});
+
+describe('browse: tool results name their call and tool', () => {
+  it('a result without a name takes its tool from the call it answers (Synalinks and Ask records)', async () => {
+    // The agent record with its tool results' `name` left out, as some recorders write them.
+    const dir = tempDir('traces-browse-tools-');
+    const line = JSON.parse(readFileSync(TOOL_FILE, 'utf8').split('\n')[1]) as { messages: { role: string; name?: string; tool_call_id?: string }[] };
+    for (const m of line.messages) if (m.role === 'tool') delete m.name;
+    // A result whose call is not in the record keeps its id, and names no tool it cannot know.
+    line.messages.push({ role: 'tool', tool_call_id: 'call_from_elsewhere' });
+    mkdirSync(path.join(dir, 'p', 'm'), { recursive: true });
+    writeFileSync(path.join(dir, 'p', 'm', 'm_20260708-163045.jsonl'), `${JSON.stringify(line)}\n`);
+    const ask = await IndexStore.open([dir, path.join(FIXTURES, 'ask')], { otherSources: true });
+    try {
+      await ask.whenDone();
+      const toolRows: string[] = [];
+      for (let i = 0; i < ask.count; i++) {
+        const record = ask.record(i);
+        if (record !== null) toolRows.push(...chatRows(record, { width: 100, isOpen: () => false }).map(rowText).filter((r) => r.startsWith('▍tool')));
+      }
+      const synalinksCall = line.messages.find((m) => m.role === 'tool')!.tool_call_id!;
+      assert.ok(toolRows.some((r) => r.includes(`result of multiply  for ${synalinksCall}`)), toolRows.join('\n'));
+      assert.ok(toolRows.some((r) => /result of weather {2}for toolu_01A/.test(r)), 'Ask results name their tool');
+      assert.ok(toolRows.some((r) => /tool result {2}for call_from_elsewhere/.test(r)));
+      assert.ok(!toolRows.some((r) => r.includes('?')), toolRows.join('\n'));
+    } finally {
+      ask.close();
+    }
   });
 });
 

@@ -36,9 +36,13 @@ export function runCliJson<T = Record<string, unknown>>(args: string[], options?
   return JSON.parse(result.stdout) as T;
 }
 
+const tempDirs: string[] = [];
+
 /** A fresh temporary folder, removed when the test's process ends. */
 export function tempDir(prefix = 'traces-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  // One exit listener for all of them: a listener per folder tripped MaxListenersExceededWarning.
+  if (tempDirs.length === 0) process.on('exit', () => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  tempDirs.push(dir);
   return dir;
 }

@@ -135,7 +135,7 @@ describe('traces runs', () => {
     assert.match(lines[0], /^run\s+source\s+program\s+steps\s+status\s+tokens\s+cost\s+duration\s+started$/);
     const row = (id: string) => lines.find((l) => l.startsWith(id))!;
     assert.match(row('first-agent-1'), /ask\s+first-agent-1\s+2\s+ok\s+unknown\s+unknown\s+-/);
-    assert.match(row('01J9Z3K7Q2'), /klieo\s+writer\s+2\s+completed\s+3120\s+\$0\.0081 \+ ~\$0\.0063\s+4\.0s/);
+    assert.match(row('01J9Z3K7Q2'), /klieo\s+writer\s+2\s+completed\s+3,120\s+\$0\.0081 \+ ≈\$0\.0063\s+4\.0s/);
     assert.match(row('01J9Z7NOIO'), /planner\s+1\s+completed\s+130\s+unknown/);
     assert.match(result.stdout, /3 runs have partial steps/);
   });

@@ -14,6 +14,18 @@ const BIN = process.env.TRACES_BIN ?? path.join(REPO, 'bin', 'traces.js');
 const PROMPT = 'TRACES-TEST$ ';
 const TOOL_FILE = path.join(SAMPLES, 'math_agent/tool_calls_generator_math_agent/tool_calls_generator_math_agent_20260708-163045.jsonl');
 
+const TOOL_MODULE = /│ math_agent\/tool_calls_generator_math_agent\s+6/;
+/** How long a screen may take to show what a key caused: generous, for loaded machines. */
+const DEADLINE_MS = 30_000;
+
+/** The tree rows below "all records" down to the agent's tool-call module, as the list pane titles them. */
+const TREE_PATH = ['language_model', 'language_model/language_model', 'math_agent', 'math_agent/final_generator_math_agent', 'math_agent/tool_calls_generator_math_agent'];
+
+/** The list pane's title (right of the tree): names the node the tree cursor is on. */
+function listTitle(screen: string): string {
+  return screen.split('\n')[1]?.split('│')[1]?.trim() ?? '';
+}
+
 const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 
 function shellQuote(s: string): string {
@@ -48,7 +60,7 @@ class Tmux {
     return this.tmux('display-message', '-p', '-t', this.session, '#{alternate_on}').trim() === '1';
   }
 
-  async waitFor(test: RegExp | ((screen: string) => boolean), what: string, timeoutMs = 10000): Promise<string> {
+  async waitFor(test: RegExp | ((screen: string) => boolean), what: string, timeoutMs = DEADLINE_MS): Promise<string> {
     const check = typeof test === 'function' ? test : (s: string) => test.test(s);
     const until = Date.now() + timeoutMs;
     let last = '';
@@ -89,7 +101,7 @@ async function launch(width: number, height: number, extraArgs: string[] = []): 
   return term;
 }
 
-describe('traces browse in a real terminal (tmux)', { timeout: 60000 }, () => {
+describe('traces browse in a real terminal (tmux)', { timeout: 4 * DEADLINE_MS }, () => {
   it('opens an agent record, sees the tool call, marks it, writes the exclusion file, quits and restores the terminal', async (t) => {
     if (skipWithoutTmux(t)) return;
     const dir = tempDir('traces-tmux-');
@@ -97,16 +109,16 @@ describe('traces browse in a real terminal (tmux)', { timeout: 60000 }, () => {
     const term = await launch(100, 30, ['--exclude', excludeFile]);
     try {
       assert.ok(term.alternateOn(), 'the browser draws on the alternate screen');
-      // Move down the tree to the agent's tool-call module.
+      // Move down the tree to the agent's tool-call module, one key at a time: each `j` is sent
+      // only once the list pane's title names the node the previous one selected.
       let screen = term.screen();
-      for (let i = 0; i < 12 && !/│ math_agent\/tool_calls_generator_math_agent\s+6/.test(screen); i++) {
+      for (const node of TREE_PATH) {
         term.keys('j');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        screen = term.screen();
+        screen = await term.waitFor((s) => listTitle(s).startsWith(`${node} `), `the tree cursor on ${node}`);
       }
-      assert.match(screen, /math_agent\/tool_calls_generator_math_agent\s+6/);
+      assert.match(screen, TOOL_MODULE);
       term.keys('Enter');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await term.waitFor(/Enter open {2}h tree/, 'the list pane focused');
       term.keys('Enter');
       screen = await term.waitFor(/⚙ multiply/, 'the tool call');
       assert.match(screen, /"a": 423,/);

@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
-import { formatSeconds, formatTokens, formatUsd, table } from '../stats/render.js';
+import { formatDuration, formatTokens, formatUsd } from '../format.js';
+import { table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
 
@@ -53,11 +54,11 @@ export function runJson(run: Run): Record<string, unknown> {
   };
 }
 
-/** `$0.0081 + ~$0.0063`, `+?` when some steps are unpriced, `unknown` when none is priced. */
+/** `$0.0081 + ≈$0.0063`, `+?` when some steps are unpriced, `unknown` when none is priced. */
 export function runCostCell(run: Run): string {
   const parts: string[] = [];
   if (run.cost.reportedUsd !== null) parts.push(formatUsd(run.cost.reportedUsd));
-  if (run.cost.estimatedUsd !== null) parts.push(`~${formatUsd(run.cost.estimatedUsd)}`);
+  if (run.cost.estimatedUsd !== null) parts.push(formatUsd(run.cost.estimatedUsd, true));
   if (parts.length === 0) return 'unknown';
   return parts.join(' + ') + (run.cost.unpricedSteps > 0 ? '+?' : '');
 }
@@ -80,12 +81,12 @@ export function renderRuns(runs: Run[]): string {
     run.recorderStatus ?? run.status,
     tokensCell(run),
     runCostCell(run),
-    formatSeconds(run.duration),
+    formatDuration(run.duration),
     iso(run.startedAt)?.replace('.000Z', 'Z') ?? '-',
   ]);
   const partial = runs.filter((r) => r.partialSteps > 0).length;
   const lines = [table(['run', 'source', 'program', 'steps', 'status', 'tokens', 'cost', 'duration', 'started'], rows)];
-  lines.push(`${runs.length} run${runs.length === 1 ? '' : 's'}; cost: reported, ~estimated from the price table, +? some steps unpriced (unknown, not $0)`);
+  lines.push(`${runs.length} run${runs.length === 1 ? '' : 's'}; cost: reported, ≈ estimated from the price table, +? some steps unpriced (unknown, not $0)`);
   if (partial > 0) lines.push(`${partial} run${partial === 1 ? ' has' : 's have'} partial steps (rebuilt from a prompt holding only the last user turn)`);
   return `${lines.join('\n')}\n`;
 }
@@ -108,7 +109,7 @@ A run is what klieo's RunLog calls one: an Ask recording; a klieo run_id; in a
 Synalinks tree, an agent trajectory (records of a program chained because each
 step's input begins with the previous step's whole conversation), else one call.
 Costs the recorder reported and costs estimated from the price table are shown
-apart (~ marks estimates); steps with neither are unpriced, never counted as $0.
+apart (≈ marks estimates); steps with neither are unpriced, never counted as $0.
 
 Examples:
   traces runs samples/synalinks

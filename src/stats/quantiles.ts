@@ -1,13 +1,19 @@
 /**
  * Quantiles in constant memory: a log-bucketed histogram with 1% relative accuracy
  * (the DDSketch idea). Mergeable, so per-file or per-worker sketches combine exactly.
+ * Up to EXACT_LIMIT values are also kept as they are, so small sets get exact quantiles
+ * (`approximate` is false); reports mark a figure from the histogram as estimated.
  */
 const GAMMA = 1.02;
 const LOG_GAMMA = Math.log(GAMMA);
+/** Values kept exactly before quantiles come from the histogram alone (32 KB per sketch). */
+const EXACT_LIMIT = 4096;
 
 export class QuantileSketch {
   private readonly buckets = new Map<number, number>();
   private zeros = 0;
+  /** Every value added, while there are at most EXACT_LIMIT; null after. */
+  private values: number[] | null = [];
   count = 0;
   min = Infinity;
   max = -Infinity;
@@ -15,6 +21,7 @@ export class QuantileSketch {
   add(value: number): void {
     if (!Number.isFinite(value) || value < 0) return;
     this.count++;
+    this.keep([value]);
     if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;
     if (value === 0) {
@@ -25,7 +32,19 @@ export class QuantileSketch {
     this.buckets.set(bucket, (this.buckets.get(bucket) ?? 0) + 1);
   }
 
+  private keep(values: readonly number[] | null): void {
+    if (this.values === null) return;
+    if (values === null || this.values.length + values.length > EXACT_LIMIT) this.values = null;
+    else for (const v of values) this.values.push(v);
+  }
+
+  /** True when quantiles come from the histogram (within 1%), false when they are exact. */
+  get approximate(): boolean {
+    return this.values === null;
+  }
+
   merge(other: QuantileSketch): void {
+    this.keep(other.values);
     this.count += other.count;
     this.zeros += other.zeros;
     this.min = Math.min(this.min, other.min);
@@ -37,6 +56,8 @@ export class QuantileSketch {
   quantile(q: number): number | null {
     if (this.count === 0) return null;
     const rank = Math.max(1, Math.ceil(q * this.count));
+    // Exact: the value of that rank (nearest-rank definition, the histogram's too).
+    if (this.values !== null) return [...this.values].sort((a, b) => a - b)[rank - 1];
     let seen = this.zeros;
     if (seen >= rank) return 0;
     const ordered = [...this.buckets.keys()].sort((a, b) => a - b);
@@ -50,8 +71,8 @@ export class QuantileSketch {
     return this.max;
   }
 
-  toJSON(): { buckets: [number, number][]; zeros: number; count: number; min: number; max: number } {
-    return { buckets: [...this.buckets], zeros: this.zeros, count: this.count, min: this.min, max: this.max };
+  toJSON(): { buckets: [number, number][]; zeros: number; count: number; min: number; max: number; values?: number[] | null } {
+    return { buckets: [...this.buckets], zeros: this.zeros, count: this.count, min: this.min, max: this.max, values: this.values };
   }
 
   static fromJSON(data: ReturnType<QuantileSketch['toJSON']>): QuantileSketch {
@@ -61,6 +82,8 @@ export class QuantileSketch {
     sketch.count = data.count;
     sketch.min = data.min ?? Infinity;
     sketch.max = data.max ?? -Infinity;
+    // A snapshot without its values (from before they were kept) gives histogram quantiles.
+    sketch.values = data.values === undefined || data.values === null ? null : [...data.values];
     return sketch;
   }
 }

@@ -1,26 +1,13 @@
 /** The human-readable `stats` report. */
 import type { DamagedLine } from '../record.js';
 import type { GroupDimension, StatsCollector } from './collect.js';
+import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd } from '../format.js';
+import type { QuantileSketch } from './quantiles.js';
 import { isoOrNull, type Tally } from './tally.js';
 
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-export function formatTokens(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
-  return String(n);
-}
-
-export function formatUsd(n: number): string {
-  return n >= 100 ? `$${n.toFixed(0)}` : n >= 0.01 ? `$${n.toFixed(2)}` : n === 0 ? '$0' : `$${n.toPrecision(2)}`;
-}
-
-export function formatSeconds(s: number | null): string {
-  if (s === null) return '-';
-  return s >= 10 ? `${s.toFixed(0)}s` : s >= 1 ? `${s.toFixed(1)}s` : `${(s * 1000).toFixed(0)}ms`;
+/** A quantile of a sketch, marked `≈` when it comes from the histogram rather than the values. */
+function quantileText(sketch: QuantileSketch, q: number): string {
+  return formatDuration(sketch.quantile(q), sketch.approximate);
 }
 
 export function table(headers: string[], rows: string[][]): string {
@@ -36,13 +23,13 @@ function tokensCell(t: Tally): string {
   return formatTokens(t.tokens.total) + (t.okWithoutUsage > 0 ? '+?' : '');
 }
 
-/** Reported and estimated costs apart (`$1.20 + ~$0.30`), `+?` when some are unpriced; never $0 for unknown. */
+/** Reported and estimated costs apart (`$1.20 + ≈$0.30`), `+?` when some are unpriced; never $0 for unknown. */
 export function costCell(t: Tally): string {
   if (t.ok === 0) return '-';
   const reported = t.ok - t.okWithoutCost;
   const parts: string[] = [];
   if (reported > 0) parts.push(formatUsd(t.costUsd));
-  if (t.okWithEstimatedCost > 0) parts.push(`~${formatUsd(t.estimatedCostUsd)}`);
+  if (t.okWithEstimatedCost > 0) parts.push(formatUsd(t.estimatedCostUsd, true));
   if (parts.length === 0) return 'unknown';
   return parts.join(' + ') + (t.okUnpriced > 0 ? '+?' : '');
 }
@@ -50,7 +37,7 @@ export function costCell(t: Tally): string {
 function costSummary(t: Tally, prices: string | null): string {
   const reported = t.ok - t.okWithoutCost;
   const parts = [reported > 0 ? `${formatUsd(t.costUsd)} reported (${formatCount(reported)} records)` : 'none reported'];
-  if (t.okWithEstimatedCost > 0) parts.push(`~${formatUsd(t.estimatedCostUsd)} estimated (${formatCount(t.okWithEstimatedCost)} records${prices !== null ? `, ${prices}` : ''})`);
+  if (t.okWithEstimatedCost > 0) parts.push(`${formatUsd(t.estimatedCostUsd, true)} estimated (${formatCount(t.okWithEstimatedCost)} records${prices !== null ? `, ${prices}` : ''})`);
   if (t.okUnpriced > 0) parts.push(`${formatCount(t.okUnpriced)} unpriced (unknown, not $0)`);
   return parts.join(', ');
 }
@@ -67,7 +54,7 @@ function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): stri
       formatCount(t.duplicates),
       tokensCell(t),
       costCell(t),
-      formatSeconds(t.durations.quantile(0.5)),
+      quantileText(t.durations, 0.5),
     ]);
   return table([dimension, 'records', 'ok', 'exception', 'no_output', 'dup', 'tokens', 'cost', 'p50'], rows);
 }
@@ -82,7 +69,7 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
   const t = stats.total;
   const out: string[] = [];
   const summary: [string, string][] = [
-    ['files', `${formatCount(stats.files)} (${(stats.bytes / 1e6).toFixed(1)} MB)`],
+    ['files', `${formatCount(stats.files)} (${formatBytes(stats.bytes)})`],
     [
       'records',
       `${formatCount(t.records)}: ok ${formatCount(t.ok)}, exception ${formatCount(t.exception)}, no_output ${formatCount(t.no_output)}; damaged lines ${formatCount(stats.damagedCount)}`,
@@ -94,7 +81,7 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
         (t.okWithoutUsage > 0 ? ` (${formatCount(t.okWithoutUsage)} ok records without usage)` : ''),
     ],
     ['cost (ok)', t.ok === 0 ? '-' : costSummary(t, stats.prices?.describe() ?? null)],
-    ['duration (ok)', `p50 ${formatSeconds(t.durations.quantile(0.5))}, p95 ${formatSeconds(t.durations.quantile(0.95))}`],
+    ['duration (ok)', `p50 ${quantileText(t.durations, 0.5)}, p95 ${quantileText(t.durations, 0.95)}`],
     ['period', `${isoOrNull(t.firstTimestamp) ?? '-'} → ${isoOrNull(t.lastTimestamp) ?? '-'}`],
     ['models', [...stats.groups.model].map(([m, g]) => `${m} (${formatCount(g.records)})`).join(', ') || '-'],
     ['synalinks', [...stats.groups.version].map(([v, g]) => `${v} (${formatCount(g.records)})`).join(', ') || '-'],

@@ -4,13 +4,13 @@
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { chatRows, damagedRows, metaRows, rowText, type Row } from './chat-lines.js';
+import { chatRows, damagedRows, foldsMatching, metaRows, rowText, type Row } from './chat-lines.js';
 import { DAMAGED, type GroupMember, type IndexStore } from './index-store.js';
 import { formatExcludeText, writeExcludeFile } from './exclude-file.js';
 import { computeLayout, pageFor, type Layout } from './layout.js';
 import { useStoreVersion, useTerminalSize } from './hooks.js';
 import { SearchJob } from './search.js';
-import { follow, initialState, keyToAction, reduce, type Action, type Context, type Effect, type State } from './state.js';
+import { follow, initialState, keyToAction, reduce, splitKeys, type Action, type Context, type Effect, type State } from './state.js';
 import { osc52 } from './terminal.js';
 import { KeyHints, MessageLine, TitleBar, type SearchStatus } from './components/Chrome.js';
 import { ListPane } from './components/ListPane.js';
@@ -63,7 +63,7 @@ class RecordRowsCache {
         this.chat = damagedRows(info, raw, width);
       } else {
         try {
-          this.chat = chatRows(record, { width, isOpen: (fold) => open.has(fold) });
+          this.chat = chatRows(record, { width, source: this.store.info(entry).file.source, isOpen: (fold) => open.has(fold) });
         } catch (error) {
           this.chat = [{ segs: [{ text: `cannot show this record: ${String(error)}`, color: 'red' }] }];
         }
@@ -125,7 +125,7 @@ function runOpenText(store: IndexStore, runIndex: number, entry: number): string
 
 function makeContext(state: State, store: IndexStore, layout: Layout, cache: RecordRowsCache, job: SearchJob | null): Context {
   const runsView = state.view === 'runs';
-  const list = runsView ? store.runsOf(state.treeCursor) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = runsView ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
   const inRecord = state.mode === 'record' && state.recordEntry >= 0;
   const chat = inRecord ? cache.chatRows(state.recordEntry, layout.width, state.open, state.recordRun) : { rows: [], folds: [] };
   const recordRows = !inRecord ? 0 : state.recordPane === 'chat' ? chat.rows.length : cache.metaRows(state.recordEntry, layout.width, state.marked.has(state.recordEntry)).length;
@@ -142,13 +142,19 @@ function makeContext(state: State, store: IndexStore, layout: Layout, cache: Rec
     page: pageFor(state, layout),
     recordRows,
     folds: chat.folds,
-    matchRows: (regex) => {
+    matchRows: (regex, open) => {
       const rows: number[] = [];
-      chat.rows.forEach((row, i) => {
+      const shown = open === undefined || open === state.open ? chat.rows : cache.chatRows(state.recordEntry, layout.width, open, state.recordRun).rows;
+      shown.forEach((row, i) => {
         regex.lastIndex = 0;
         if (regex.test(rowText(row))) rows.push(i);
       });
       return rows;
+    },
+    chatRowsWith: (open) => (inRecord ? cache.chatRows(state.recordEntry, layout.width, open, state.recordRun).rows.length : 0),
+    foldsMatching: (entry, regex) => {
+      const record = store.record(entry);
+      return record === null ? new Set() : foldsMatching(record, { width: layout.width, source: store.info(entry).file.source }, regex);
     },
     isMatch: (entry) => job?.matches.has(entry) ?? false,
     searchDone: job?.done ?? true,
@@ -248,7 +254,10 @@ export function App(props: AppProps) {
     [store, cache, runEffect],
   );
 
-  useInput((input, key) => dispatch(keyToAction(input, key, stateRef.current)));
+  useInput((input, key) => {
+    // Each key of a chunk acts on the state the previous one left.
+    for (const one of splitKeys(input, key)) dispatch(keyToAction(one.input, one.key, stateRef.current));
+  });
 
   // The list search runs in the background for the selected node; the jump waits for it.
   const regex = state.search?.regex ?? null;
@@ -356,7 +365,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       />
     );
   }
-  const list = state.view === 'runs' ? store.runsOf(state.treeCursor) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = state.view === 'runs' ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
   const listCursor = Math.max(0, Math.min(state.listCursor, list.length - 1));
   const treeCursor = Math.max(0, Math.min(state.treeCursor, store.tree.length - 1));
   const separator = [];
@@ -371,6 +380,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
     cursor: listCursor,
     top: follow(state.listTop, listCursor, layout.listRows, list.length),
     focused: state.pane === 'list',
+    filter: state.filter,
   };
   return (
     <Box flexDirection="row" height={layout.body}>
@@ -388,7 +398,6 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       {state.view === 'runs' ? <RunsPane {...listProps} /> : (
         <ListPane
           {...listProps}
-          filter={state.filter}
           hideDuplicates={state.hideDuplicates}
           marked={state.marked}
           regex={regex}

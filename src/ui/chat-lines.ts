@@ -3,6 +3,7 @@
  * and reasoning, tool calls with pretty arguments, tool results, structured completions as
  * pretty JSON, the exception in red) and the metadata. Pure: record bytes in, rows out.
  */
+import type { SourceKind } from '../record.js';
 import type { SynalinksRecord } from '../sources/synalinks-record.js';
 import { keyHex, keyOf } from '../pipeline/keys.js';
 import type { EntryInfo } from './index-store.js';
@@ -17,7 +18,7 @@ import {
   type MessageSpans,
   type Span,
 } from './record-text.js';
-import { formatBytes, formatCost, formatDuration, formatLongTime, sanitize, wrap } from './text.js';
+import { formatBytes, formatUsd, formatDuration, formatLongTime, sanitize, wrap } from './text.js';
 
 export interface Seg {
   text: string;
@@ -33,6 +34,8 @@ export interface Row {
   segs: Seg[];
   /** Set on the header row of a foldable block: the fold's id. */
   fold?: string;
+  /** Set on the rows a fold holds (shown when it is open): the fold's id. */
+  inFold?: string;
 }
 
 type Style = Omit<Seg, 'text'>;
@@ -55,10 +58,13 @@ export function rowText(row: Row): string {
 
 class RowBuilder {
   readonly rows: Row[] = [];
+  /** The open fold whose rows are being pushed, if any. */
+  inFold: string | undefined = undefined;
   constructor(readonly width: number) {}
 
   push(segs: Seg[], fold?: string): void {
-    this.rows.push(fold === undefined ? { segs } : { segs, fold });
+    if (fold !== undefined) this.rows.push({ segs, fold });
+    else this.rows.push(this.inFold === undefined ? { segs } : { segs, inFold: this.inFold });
   }
 
   blank(): void {
@@ -148,13 +154,15 @@ function renderContent(out: RowBuilder, b: Buffer, m: MessageSpans, structured: 
   }
 }
 
-function renderToolCalls(out: RowBuilder, b: Buffer, span: Span): void {
+/** Draws an assistant turn's tool calls; notes each call's tool under its id, for the results below. */
+function renderToolCalls(out: RowBuilder, b: Buffer, span: Span, toolOfCall: Map<string, string>): void {
   for (const call of elementsOf(b, span)) {
     const members = membersOf(b, call);
     const fn = members.get('function');
     const fnMembers = fn !== undefined ? membersOf(b, fn) : new Map<string, Span>();
     const name = stringAt(b, fnMembers.get('name') ?? null) ?? '?';
     const id = stringAt(b, members.get('id') ?? null);
+    if (id !== null && name !== '?') toolOfCall.set(id, name);
     out.push([
       { text: '  ' },
       { text: `⚙ ${sanitize(name, true)}`, color: 'yellow', bold: true },
@@ -173,8 +181,19 @@ function renderToolCalls(out: RowBuilder, b: Buffer, span: Span): void {
   }
 }
 
+/**
+ * Whether a record's usage and cost are left over from an earlier call. Only Synalinks
+ * no_output records carry such values (synalinks-format.md); Ask and klieo record each
+ * call's own accounting, whatever its status.
+ */
+export function staleAccounting(source: SourceKind, status: string): boolean {
+  return source === 'synalinks' && status === 'no_output';
+}
+
 export interface ChatOptions {
   width: number;
+  /** The recorder that wrote the record (default: synalinks). */
+  source?: SourceKind;
   /** Whether a fold (`system:<n>`, `reasoning:<n>`) is open. */
   isOpen: (fold: string) => boolean;
 }
@@ -188,6 +207,7 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
   const outputs = record.span('outputs');
   // A structured call's outputs is the parsed object itself, not an assistant message.
   const structured = status === 'ok' && outputs !== null && b[outputs[0]] === 0x7b && !membersOf(b, outputs).has('role');
+  const toolOfCall = new Map<string, string>();
   messages.forEach((m, k) => {
     const isCompletion = status === 'ok' && k === messages.length - 1;
     const role = m.role || '?';
@@ -195,8 +215,10 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     if (isCompletion) header.push({ text: structured ? '  completion (structured)' : '  completion', color: 'green' });
     if (m.name !== null && role !== 'tool') header.push({ text: `  ${sanitize(m.name, true)}`, dim: true });
     if (role === 'tool') {
-      header.push({ text: `  result of ${sanitize(m.name ?? '?', true)}`, color: 'yellow' });
-      if (m.toolCallId !== null) header.push({ text: `  ${sanitize(m.toolCallId, true)}`, dim: true });
+      // Recorders often leave the result's name out: the call it answers names the tool.
+      const tool = m.name ?? (m.toolCallId !== null ? toolOfCall.get(m.toolCallId) : undefined);
+      header.push({ text: tool !== undefined ? `  result of ${sanitize(tool, true)}` : '  tool result', color: 'yellow' });
+      if (m.toolCallId !== null) header.push({ text: `  for ${sanitize(m.toolCallId, true)}`, dim: true });
     }
     header.push({ text: `  #${k + 1}`, dim: true });
     out.push(header);
@@ -207,7 +229,9 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
         out.push([{ text: '  ' }, { text: `▸ ${role} prompt folded (${lineCount(text)} lines, ${text.length} chars): Enter unfolds`, dim: true }], fold);
       } else {
         out.push([{ text: '  ' }, { text: `▾ ${role} prompt`, dim: true }], fold);
+        out.inFold = fold;
         renderContent(out, b, m, false);
+        out.inFold = undefined;
       }
     } else {
       if (m.reasoning !== null) {
@@ -217,11 +241,13 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
           out.push([{ text: '  ' }, { text: `▸ reasoning folded (${lineCount(text)} lines): Enter unfolds`, dim: true, italic: true }], fold);
         } else {
           out.push([{ text: '  ' }, { text: '▾ reasoning', dim: true, italic: true }], fold);
+          out.inFold = fold;
           out.text(text, '  │ ', { dim: true, italic: true });
+          out.inFold = undefined;
         }
       }
       renderContent(out, b, m, isCompletion && structured);
-      if (m.toolCalls !== null) renderToolCalls(out, b, m.toolCalls);
+      if (m.toolCalls !== null) renderToolCalls(out, b, m.toolCalls, toolOfCall);
     }
     out.blank();
   });
@@ -230,11 +256,23 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     out.text(record.exception ?? '', '  ', { color: 'red' });
   } else if (status === 'no_output') {
     out.push([{ text: '∅ no output', color: 'yellow', bold: true }]);
-    out.text('The call returned nothing (streamed call, provider failure after all retries, or empty input). Its usage and cost are stale.', '  ', {
-      color: 'yellow',
-    });
+    const why = staleAccounting(options.source ?? 'synalinks', status)
+      ? 'The call returned nothing (streamed call, provider failure after all retries, or empty input). Its usage and cost are stale.'
+      : 'The recorder kept no output for this call.';
+    out.text(why, '  ', { color: 'yellow' });
   }
   return out.rows;
+}
+
+/** The folds of a record whose hidden rows match `regex`: what a search must unfold to show its matches. */
+export function foldsMatching(record: SynalinksRecord, options: Omit<ChatOptions, 'isOpen'>, regex: RegExp): Set<string> {
+  const folds = new Set<string>();
+  for (const row of chatRows(record, { ...options, isOpen: () => true })) {
+    if (row.inFold === undefined || folds.has(row.inFold)) continue;
+    regex.lastIndex = 0;
+    if (regex.test(rowText(row))) folds.add(row.inFold);
+  }
+  return folds;
 }
 
 /** A damaged line: where it is, why it could not be read, and its start. */
@@ -247,6 +285,14 @@ export function damagedRows(info: EntryInfo, raw: Buffer, width: number): Row[] 
   out.blank();
   out.text(raw.toString('utf8', 0, Math.min(raw.length, 4096)) + (raw.length > 4096 ? ' …' : ''), '  ', { dim: true });
   return out.rows;
+}
+
+/** The cost as recorded, else as estimated from the price table (`≈`), else why there is none. */
+function costText(recorded: number | null, info: EntryInfo, stale: boolean): string {
+  if (stale) return 'not counted (stale for records without output)';
+  if (recorded !== null) return `${formatUsd(recorded)}  (${recorded})`;
+  if (info.costEstimated && Number.isFinite(info.cost)) return `${formatUsd(info.cost, true)}  (estimated from the price table: the recorder kept none)`;
+  return 'null';
 }
 
 /** The record's metadata as label/value rows. */
@@ -276,7 +322,8 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   field('timestamp', Number.isFinite(info.timestamp) ? `${formatLongTime(info.timestamp)}  (${info.timestamp})` : 'null');
   field('duration', Number.isFinite(info.duration) ? `${formatDuration(info.duration)}  (${info.duration} s)` : 'null');
   field('model', record.model ?? '(unknown)');
-  field('cost', record.cost !== null ? `${formatCost(record.cost)}  (${record.cost})` : info.status === 'ok' ? 'null' : 'not counted (stale for records without output)');
+  const stale = staleAccounting(info.file.source, info.status);
+  field('cost', costText(record.cost, info, stale));
   field('synalinks', record.version ?? '');
   field('messages', String(record.messageCount()));
   field('inputs_hash', record.inputsHash);
@@ -289,7 +336,7 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   const b = record.raw;
   const usage = record.span('usage');
   out.blank();
-  out.push([{ text: 'usage', bold: true }, { text: info.status === 'ok' ? '' : '  (stale: left over from an earlier call)', dim: true }]);
+  out.push([{ text: 'usage', bold: true }, { text: stale ? '  (stale: left over from an earlier call)' : '', dim: true }]);
   if (usage !== null) out.json(prettyJson(b, usage), '  ');
   const config = record.span('config');
   if (config !== null) {

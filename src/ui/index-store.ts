@@ -16,6 +16,7 @@ import { discover, type Discovery, type TraceFile } from '../sources/discover.js
 import { readLineBatches, type Line } from '../sources/lines.js';
 import { damageReason, readFile } from '../sources/read.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
+import { defaultPriceTable } from '../pricing/table.js';
 import { previewOf } from './record-text.js';
 
 export const OK = 0;
@@ -67,6 +68,8 @@ export interface EntryInfo {
   timestamp: number;
   tokens: number;
   cost: number;
+  /** `cost` is estimated from the price table: the recorder reported none. */
+  costEstimated: boolean;
   duration: number;
   model: string;
   module: ModuleInfo;
@@ -85,7 +88,10 @@ export interface GroupMember {
 
 export interface NodeStats extends Counts {
   totalTokens: number;
+  /** Reported by the recorders. */
   cost: number;
+  /** Estimated from the price table for ok records whose recorder reported none. */
+  estimatedCost: number;
   durationSum: number;
   durationMax: number;
   firstTimestamp: number;
@@ -231,6 +237,9 @@ export class IndexStore extends EventEmitter {
   private timestamp = new Float64Array(0);
   private tokens = new Int32Array(0);
   private cost = new Float64Array(0);
+  /** 1 where `cost` is the price table's estimate (the recorder reported none), as `stats` estimates it. */
+  private costEstimated = new Uint8Array(0);
+  private readonly prices = defaultPriceTable();
   private duration = new Float64Array(0);
   private modelId = new Uint16Array(0);
   private moduleOf = new Uint32Array(0);
@@ -386,6 +395,7 @@ export class IndexStore extends EventEmitter {
     this.timestamp[i] = NaN;
     this.tokens[i] = -1;
     this.cost[i] = NaN;
+    this.costEstimated[i] = 0;
     this.duration[i] = NaN;
     this.modelId[i] = 0;
     this.group[i] = -1;
@@ -476,6 +486,7 @@ export class IndexStore extends EventEmitter {
     this.timestamp = grow(this.timestamp, size);
     this.tokens = grow(this.tokens, size);
     this.cost = grow(this.cost, size);
+    this.costEstimated = grow(this.costEstimated, size);
     this.duration = grow(this.duration, size);
     this.modelId = grow(this.modelId, size);
     this.moduleOf = grow(this.moduleOf, size);
@@ -536,6 +547,15 @@ export class IndexStore extends EventEmitter {
     const usage = record.usage;
     this.tokens[i] = usage !== null && typeof usage.total_tokens === 'number' ? usage.total_tokens : -1;
     this.cost[i] = record.cost ?? NaN;
+    this.costEstimated[i] = 0;
+    // The same estimate as `stats` (stats/tally.ts): ok records without a reported cost.
+    if (record.cost === null && status === 'ok' && usage !== null) {
+      const usd = this.prices.costOf(record).usd;
+      if (usd !== null) {
+        this.cost[i] = usd;
+        this.costEstimated[i] = 1;
+      }
+    }
     this.duration[i] = record.duration ?? NaN;
     this.modelId[i] = this.internModel(record.model);
     counts.records++;
@@ -624,6 +644,7 @@ export class IndexStore extends EventEmitter {
       timestamp: this.timestamp[i],
       tokens: this.tokens[i],
       cost: this.cost[i],
+      costEstimated: this.costEstimated[i] === 1,
       duration: this.duration[i],
       model: this.models[this.modelId[i]],
       module: this.modules[this.moduleOf[i]],
@@ -786,6 +807,7 @@ export class IndexStore extends EventEmitter {
       ...counts,
       totalTokens: 0,
       cost: 0,
+      estimatedCost: 0,
       durationSum: 0,
       durationMax: 0,
       firstTimestamp: NaN,
@@ -812,7 +834,9 @@ export class IndexStore extends EventEmitter {
       }
       if (status !== OK) continue;
       if (this.tokens[i] > 0) stats.totalTokens += this.tokens[i];
-      if (!Number.isNaN(this.cost[i])) stats.cost += this.cost[i];
+      if (Number.isNaN(this.cost[i])) continue;
+      if (this.costEstimated[i] === 1) stats.estimatedCost += this.cost[i];
+      else stats.cost += this.cost[i];
     }
     stats.files = files.size;
     stats.models = [...models.entries()]
@@ -869,20 +893,25 @@ export class IndexStore extends EventEmitter {
 
   private readonly runListCache = new Map<string, Int32Array>();
 
-  /** Indexes (into `runs`) of the runs of a tree node: all, a program's, or those with a step in a module. */
-  runsOf(nodeIndex: number): Int32Array {
+  /**
+   * Indexes (into `runs`) of the runs of a tree node (all, a program's, or those with a step in
+   * a module) whose status passes the filter the records list uses too.
+   */
+  runsOf(nodeIndex: number, filter: StatusFilter = 'all'): Int32Array {
     const runs = this.runList;
     const node = this.tree[Math.max(0, Math.min(nodeIndex, this.tree.length - 1))];
     if (runs === null || node === undefined) return new Int32Array(0);
-    let list = this.runListCache.get(node.key);
+    const cacheKey = `${node.key}\0${filter}`;
+    let list = this.runListCache.get(cacheKey);
     if (list === undefined) {
       const module = node.kind === 'module' ? this.modules[node.id] : null;
       const picked: number[] = [];
       runs.forEach((run, k) => {
+        if (filter !== 'all' && run.status !== filter) return;
         if (node.kind === 'all' || (node.kind === 'program' && run.program === node.label) || (module !== null && run.program === module.program && run.modules.includes(module.module))) picked.push(k);
       });
       list = Int32Array.from(picked);
-      this.runListCache.set(node.key, list);
+      this.runListCache.set(cacheKey, list);
     }
     return list;
   }

@@ -41,6 +41,32 @@ function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, exclude
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+/** How often the pre-paint follows indexing: about the app's own frame rate (hooks.ts). */
+const REPAINT_MS = 80;
+
+/** Writes the pre-paint now and again as the index grows (at once when it is done); returns the stop. */
+export function paintUntilLoaded(store: IndexStore, stdout: NodeJS.WriteStream, title: string, loaded: () => boolean): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  let last = 0;
+  const paint = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    last = Date.now();
+    if (!loaded()) stdout.write(prepaint(store, stdout.columns || 80, stdout.rows || 24, title));
+  };
+  const onChange = (): void => {
+    if (timer === null) timer = setTimeout(paint, Math.max(0, last + REPAINT_MS - Date.now()));
+  };
+  paint();
+  store.on('change', onChange);
+  store.on('done', paint);
+  return () => {
+    if (timer !== null) clearTimeout(timer);
+    store.off('change', onChange);
+    store.off('done', paint);
+  };
+}
+
 export async function browse(roots: readonly string[], options: BrowseOptions = {}): Promise<number> {
   const stdin = process.stdin;
   const stdout = process.stdout;
@@ -56,6 +82,9 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
   process.env.NODE_ENV ??= 'production';
   const title = roots.length > 0 ? roots.join(' ') : '(default root)';
   const screen = enterAlternateScreen(stdout);
+  // Raw mode from the start: keys typed while the tree is read and ink loads are neither
+  // echoed over the first screen nor held in the line buffer; ink reads them when it starts.
+  stdin.setRawMode(true);
   try {
     // Something on screen at once, until ink draws the first frame over it.
     stdout.write(`\x1b[7m traces browse \x1b[27m  ${title}  starting…\x1b[H`);
@@ -74,14 +103,20 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       throw new UserError(`no trace files under ${title}${skipped}${unread}`);
     }
     let app: typeof import('./run.js');
+    let stop = (): void => {};
     try {
-      // Paint the first records ourselves if they are indexed before ink has loaded.
+      // Paint the first records ourselves if they are indexed before ink has loaded, and
+      // keep that screen current until it has: a small tree is whole in a few milliseconds,
+      // while loading ink can take seconds on a busy machine, and a frozen first screen
+      // showed an indexing bar all that time.
       await Promise.race([firstBatch(store), appReady.catch(() => {})]);
-      if (!appLoaded) stdout.write(prepaint(store, stdout.columns || 80, stdout.rows || 24, title));
+      if (!appLoaded) stop = paintUntilLoaded(store, stdout, title, () => appLoaded);
       app = await appReady;
     } catch (error) {
       store.close();
       throw error;
+    } finally {
+      stop();
     }
     return await app.runApp(store, {
       title,
@@ -90,6 +125,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       initialMessage: startMessage(store, preloaded, excludePath),
     });
   } finally {
+    if (stdin.isTTY) stdin.setRawMode(false);
     screen.restore();
   }
 }

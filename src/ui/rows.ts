@@ -7,7 +7,7 @@ import { STATUS_COLOR, STATUS_GLYPH, highlight, type Seg } from './chat-lines.js
 import type { Run } from '../runs/runs.js';
 import type { Counts, IndexStore, StatusFilter, TreeNode } from './index-store.js';
 import type { State } from './state.js';
-import { formatBytes, formatCost, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
+import { formatBytes, formatCount, formatUsd, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
 
 /** Fits segments into `width` cells: cuts the overflow (with `…`) and pads with spaces. */
 export function fitSegs(segs: readonly Seg[], width: number): Seg[] {
@@ -96,7 +96,7 @@ const OPTIONAL: Column[] = [
   { name: 'model', title: 'model', width: 13, align: 'left', minPreview: 16 },
   { name: 'tokens', title: 'tokens', width: 6, align: 'right', minPreview: 16 },
   { name: 'cost', title: 'cost', width: 8, align: 'right', minPreview: 30 },
-  { name: 'duration', title: 'time', width: 6, align: 'right', minPreview: 30 },
+  { name: 'duration', title: 'duration', width: 8, align: 'right', minPreview: 30 },
 ];
 /** Mark, status glyph and duplicate flag, then the time. */
 const FIXED = 3 + 1 + 14;
@@ -143,7 +143,7 @@ export function entryRow(store: IndexStore, entry: number, columns: Column[], ma
     let text = '';
     if (column.name === 'model') text = shortModel(info.model);
     else if (column.name === 'tokens') text = formatTokens(info.tokens);
-    else if (column.name === 'cost') text = formatCost(info.cost);
+    else if (column.name === 'cost') text = formatUsd(info.cost, info.costEstimated);
     else if (column.name === 'duration') text = formatDuration(info.duration);
     segs.push({ text: ' ' }, { text: cell(sanitize(text, true), column), dim: column.name !== 'model' });
   }
@@ -167,9 +167,14 @@ export function listTitleSegs(store: IndexStore, nodeIndex: number, shown: numbe
   const filters: string[] = [];
   if (filter !== 'all') filters.push(filter);
   if (hideDuplicates) filters.push('no dups');
+  // Records and damaged lines are counted apart, as in the title bar and every command.
+  const damagedShown = filter === 'all' ? counts.damaged : 0;
+  const records = shown - damagedShown;
+  const recordsText = `${formatCount(records)}${filters.length > 0 ? ` of ${formatCount(counts.records)}` : ''} record${counts.records === 1 && filters.length === 0 ? '' : 's'}`;
+  const damagedText = damagedShown > 0 ? ` + ${formatCount(damagedShown)} damaged line${damagedShown === 1 ? '' : 's'}` : '';
   return [
     { text: ` ${title}`, bold: true },
-    { text: `  ${shown}${filters.length > 0 ? ` of ${counts.records + counts.damaged} (${filters.join(', ')})` : ''}`, dim: !focused },
+    { text: `  ${recordsText}${damagedText}${filters.length > 0 ? ` (${filters.join(', ')})` : ''}`, dim: !focused },
     ...badges(counts, true),
   ];
 }
@@ -183,12 +188,12 @@ const RUN_GLYPH: Record<Run['status'], [string, string]> = {
   running: ['…', 'blue'],
 };
 
-/** Cost the recorder reported plus what the price table estimates (`~`), `+?` when some steps are unpriced. */
+/** Cost the recorder reported plus what the price table estimates (`≈` when any part is), `+?` when some steps are unpriced. */
 function runCost(run: Run): string {
   const { reportedUsd, estimatedUsd, unpricedSteps } = run.cost;
   if (reportedUsd === null && estimatedUsd === null) return '?';
   const total = (reportedUsd ?? 0) + (estimatedUsd ?? 0);
-  return `${reportedUsd === null ? '~' : ''}${formatCost(total)}${unpricedSteps > 0 ? '+?' : ''}`;
+  return `${formatUsd(total, estimatedUsd !== null)}${unpricedSteps > 0 ? '+?' : ''}`;
 }
 
 function runTokens(run: Run): string {
@@ -208,24 +213,24 @@ export function runRow(run: Run): Seg[] {
     { text: ` ${padStart(String(run.steps), 5)}` },
     { text: ` ${padStart(runTokens(run), 7)}`, dim: true },
     { text: ` ${padStart(runCost(run), 9)}`, dim: true },
-    { text: ` ${padStart(formatDuration(run.duration ?? NaN), 6)}`, dim: true },
+    { text: ` ${padStart(formatDuration(run.duration ?? NaN), 8)}`, dim: true },
     { text: ` ${sanitize(run.program, true)}`, bold: true },
     { text: `  ${run.source}${status}  ${sanitize(run.modules.join(', '), true)}`, dim: true },
   ];
 }
 
 export function runHeaderSegs(): Seg[] {
-  const text = `    ${padEnd('started', 14)} ${padStart('steps', 5)} ${padStart('tokens', 7)} ${padStart('cost', 9)} ${padStart('time', 6)} program  source  modules`;
+  const text = `    ${padEnd('started', 14)} ${padStart('steps', 5)} ${padStart('tokens', 7)} ${padStart('cost', 9)} ${padStart('duration', 8)} program  source  modules`;
   return [{ text, dim: true, bold: true }];
 }
 
-export function runsTitleSegs(store: IndexStore, nodeIndex: number, shown: number, focused: boolean): Seg[] {
+export function runsTitleSegs(store: IndexStore, nodeIndex: number, shown: number, focused: boolean, filter: StatusFilter = 'all'): Seg[] {
   const node = store.tree[nodeIndex];
   const title = node === undefined ? '' : node.kind === 'module' ? `${store.modules[node.id].program}/${node.label}` : node.label === 'all records' ? 'all' : node.label;
   const ready = store.runs !== null;
   return [
     { text: ` runs of ${title}`, bold: true },
-    { text: ready ? `  ${shown} run${shown === 1 ? '' : 's'}` : '  grouping…', dim: !focused },
+    { text: ready ? `  ${formatCount(shown)} run${shown === 1 ? '' : 's'}${filter !== 'all' ? ` (${filter})` : ''}` : '  grouping…', dim: !focused },
     { text: '   Enter opens a run as one conversation, r records', dim: true },
   ];
 }
@@ -237,13 +242,13 @@ function progressBar(fraction: number, width: number): string {
   return '█'.repeat(filled) + '░'.repeat(width - filled);
 }
 
-export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hideDuplicates' | 'marked'>, roots: string): Seg[] {
+export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hideDuplicates' | 'marked'> & Partial<Pick<State, 'view'>>, roots: string): Seg[] {
   const p = store.progress;
   const counts = store.counts(0);
   const segs: Seg[] = [
     { text: ' traces browse ', bold: true },
     { text: ` ${roots} `, dim: true },
-    { text: ` ${counts.records.toLocaleString('en-US')} records` },
+    { text: ` ${formatCount(counts.records)} records` },
   ];
   if (!p.done) {
     const fraction = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 0;
@@ -253,7 +258,8 @@ export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hide
   }
   const flags: string[] = [];
   if (state.filter !== 'all') flags.push(`filter ${state.filter}`);
-  if (state.hideDuplicates) flags.push('dups hidden');
+  // The runs view has no duplicates to hide: the flag would promise what the list does not do.
+  if (state.hideDuplicates && state.view !== 'runs') flags.push('dups hidden');
   if (state.marked.size > 0) flags.push(`${state.marked.size} marked`);
   if (flags.length > 0) segs.push({ text: `  [${flags.join(' · ')}]`, color: 'cyan' });
   return segs;
@@ -264,7 +270,7 @@ export function keyHints(state: State): string {
   if (state.overlay?.kind === 'group') return 'j/k move  Enter open  x mark  y copy  Esc close';
   if (state.overlay !== null) return 'j/k scroll  Esc close  q close';
   if (state.mode === 'record' && state.recordRun >= 0) return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h runs  / n N search  x mark  w write  y copy  ? keys  q quit';
-  if (state.view === 'runs') return state.pane === 'tree' ? 'j/k move  Enter runs  Tab pane  r records  s stats  ? keys  q quit' : 'j/k move  Enter open run  h tree  r records  w write  s stats  ? keys  q quit';
+  if (state.view === 'runs') return state.pane === 'tree' ? 'j/k move  Enter runs  Tab pane  r records  f filter  s stats  ? keys  q quit' : 'j/k move  Enter open run  h tree  r records  f filter  w write  s stats  ? keys  q quit';
   if (state.mode === 'record') return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h back  / n N search  D dups  x mark  w write  y copy  ? keys  q quit';
   if (state.pane === 'tree') return 'j/k move  Enter records  Tab pane  r runs  / search  f filter  d dups  s stats  ? keys  q quit';
   return 'j/k move  Enter open  h tree  r runs  / n N search  f filter  d dups  D group  x mark  w write  y copy  s stats  ? keys  q quit';

@@ -107,8 +107,12 @@ export interface Context {
   recordRows: number;
   /** Fold headers of the open record's chat rows. */
   folds: readonly { id: string; row: number }[];
-  /** Chat rows of the open record that match a regex. */
-  matchRows(regex: RegExp): number[];
+  /** Chat rows of the open record that match a regex (with these folds open; default: the state's). */
+  matchRows(regex: RegExp, open?: ReadonlySet<string>): number[];
+  /** Rows of the open record's chat with these folds open. */
+  chatRowsWith?(open: ReadonlySet<string>): number;
+  /** The folds of entry `entry` whose hidden rows match: a search unfolds them. */
+  foldsMatching?(entry: number, regex: RegExp): ReadonlySet<string>;
   /** Whether the background search found entry `i`. */
   isMatch(entry: number): boolean;
   searchDone: boolean;
@@ -153,6 +157,50 @@ export function initialState(excludePath = DEFAULT_EXCLUDE_FILE): State {
 }
 
 // ------------------------------------------------------------------ keys
+
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/** One character of a chunk as ink would report it had it come alone. */
+function charKey(c: string): { input: string; key: Key } {
+  if (c === '\r' || c === '\n') return { input: '', key: { ...NO_KEY, return: true } };
+  if (c === '\t') return { input: '', key: { ...NO_KEY, tab: true } };
+  if (c === '\x7f') return { input: '', key: { ...NO_KEY, delete: true } };
+  if (c === '\b') return { input: '', key: { ...NO_KEY, backspace: true } };
+  if (c < ' ') return { input: String.fromCharCode(c.charCodeAt(0) + 96), key: { ...NO_KEY, ctrl: true } };
+  return { input: c, key: { ...NO_KEY, shift: c >= 'A' && c <= 'Z' } };
+}
+
+/**
+ * The keys in one chunk of terminal input. ink reports keys that reach it together (typed
+ * fast, auto-repeated, pasted: `"\x7f\x7f\x7f"`, `"jjj"`, `"path\r"`) as one string; each
+ * of them is a key of its own and must count, control characters included.
+ */
+export function splitKeys(input: string, key: Key): { input: string; key: Key }[] {
+  const chars = Array.from(input);
+  if (chars.length <= 1 || key.escape || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.home || key.end) return [{ input, key }];
+  return chars.map(charKey);
+}
 
 /** Turns a key press (as ink reports it) into an action. */
 export function keyToAction(input: string, key: Key, state: Pick<State, 'prompt' | 'mode' | 'overlay'>): Action {
@@ -340,12 +388,29 @@ function findInList(state: State, ctx: Context, dir: 1 | -1): number {
   return -1;
 }
 
+/** Folds `open` plus those of `entry` that hold a match of the search (the same set when none is added). */
+function unfoldMatches(open: ReadonlySet<string>, entry: number, regex: RegExp, ctx: Context): ReadonlySet<string> {
+  const hidden = ctx.foldsMatching?.(entry, regex);
+  if (hidden === undefined || [...hidden].every((fold) => open.has(fold))) return open;
+  return new Set([...open, ...hidden]);
+}
+
+/** ` · record 9 of 924`: where the open record sits in the list the search went through. */
+function recordPosition(state: State, ctx: Context): string {
+  if (state.view === 'runs' || ctx.list.length === 0) return '';
+  for (let p = 0; p < ctx.list.length; p++) if (ctx.list[p] === state.recordEntry) return ` · record ${p + 1} of ${ctx.list.length}`;
+  return '';
+}
+
 function nextMatch(state: State, ctx: Context, dir: 1 | -1): State {
   if (state.search === null) return info(state, 'no search yet: press / to search', 'error');
   const source = state.search.source;
   if (state.mode === 'record') {
-    const rows = ctx.matchRows(state.search.regex);
-    if (rows.length === 0) return info(state, `/${source}/: no match in this record`);
+    // A match inside a folded block (reasoning, system prompt) is shown: its fold opens.
+    const open = unfoldMatches(state.open, state.recordEntry, state.search.regex, ctx);
+    const rows = ctx.matchRows(state.search.regex, open);
+    const total = open === state.open ? ctx.recordRows : (ctx.chatRowsWith?.(open) ?? ctx.recordRows);
+    if (rows.length === 0) return info({ ...state, open }, `/${source}/: no match in this record${recordPosition(state, ctx)}`);
     let row: number | undefined;
     let wrapped = false;
     if (dir === 1) {
@@ -355,14 +420,15 @@ function nextMatch(state: State, ctx: Context, dir: 1 | -1): State {
       row = [...rows].reverse().find((r) => r < state.recordMatchRow || state.recordMatchRow < 0);
       if (row === undefined) [row, wrapped] = [rows[rows.length - 1], true];
     }
-    const chatTop = clamp(row - 2, 0, Math.max(0, ctx.recordRows - ctx.page));
+    const chatTop = clamp(row - 2, 0, Math.max(0, total - ctx.page));
     const index = rows.indexOf(row) + 1;
     return {
       ...state,
+      open,
       recordPane: 'chat',
       recordMatchRow: row,
       chatTop,
-      message: { text: `/${source}/: match ${index} of ${rows.length}${wrapped ? ' (wrapped)' : ''}`, tone: 'info' },
+      message: { text: `/${source}/: match ${index} of ${rows.length}${wrapped ? ' (wrapped)' : ''}${recordPosition(state, ctx)}`, tone: 'info' },
     };
   }
   const p = findInList(state, ctx, dir);
@@ -427,7 +493,9 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
     switch (action.type) {
       case 'promptInput': {
         if (action.text === '\u0015') return [{ ...state, prompt: { ...state.prompt, text: '' } }, []];
-        const text = action.text.replace(/[\r\n]/g, '');
+        // Control characters never reach the text (a chunk's keys come here one by one).
+        // eslint-disable-next-line no-control-regex
+        const text = action.text.replace(/[\x00-\x1f\x7f]/g, '');
         return [{ ...state, prompt: { ...state.prompt, text: state.prompt.text + text } }, []];
       }
       case 'promptBackspace':
@@ -499,7 +567,12 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
         return [info(openRecord(s, opened.entry, run), opened.text), []];
       }
       if (ctx.list.length === 0) return [info(s, 'no records to open here'), []];
-      return [openRecord(s, ctx.list[clamp(s.listCursor, 0, ctx.list.length - 1)]), []];
+      const p = clamp(s.listCursor, 0, ctx.list.length - 1);
+      const opened = openRecord(s, ctx.list[p]);
+      if (s.search === null) return [opened, []];
+      // Opened from a search: what holds a match is unfolded, and the status keeps the place.
+      const open = unfoldMatches(opened.open, opened.recordEntry, s.search.regex, ctx);
+      return [info({ ...opened, open }, `/${s.search.source}/: record ${p + 1} of ${ctx.list.length}; n goes to its matches`), []];
     }
     case 'back': {
       if (s.mode === 'record') {
@@ -543,6 +616,12 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
       return [nextMatch(s, ctx, action.dir), []];
     case 'cycleFilter':
+      if (s.view === 'runs' && s.mode === 'browse') {
+        // Runs pass the same status filter as records (a run's status: ok, exception, no_output).
+        const filter = STATUS_FILTERS[(STATUS_FILTERS.indexOf(s.filter) + 1) % STATUS_FILTERS.length];
+        return [info({ ...s, filter, listCursor: 0, listTop: 0 }, `showing ${filter === 'all' ? 'all runs' : `${filter} runs`}`), []];
+      }
+      break;
     case 'toggleDuplicates':
       if (s.view === 'runs' && s.mode === 'browse') return [info(s, RUNS_ONLY), []];
       break;

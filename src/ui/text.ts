@@ -139,37 +139,7 @@ export function wrap(text: string, width: number): string[] {
   return rows;
 }
 
-const MINUTE = 60;
-
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '';
-  if (seconds < 1) return `${Math.round(seconds * 1000)}ms`;
-  if (seconds < 100) return `${seconds.toFixed(1)}s`;
-  if (seconds < 100 * MINUTE) return `${Math.round(seconds / MINUTE)}m`;
-  return `${Math.round(seconds / 3600)}h`;
-}
-
-export function formatCost(cost: number): string {
-  if (!Number.isFinite(cost)) return '';
-  if (cost === 0) return '$0';
-  if (cost < 0.0001) return `$${cost.toExponential(1)}`;
-  if (cost < 1) return `$${cost.toFixed(4)}`;
-  return `$${cost.toFixed(2)}`;
-}
-
-export function formatTokens(tokens: number): string {
-  if (tokens < 0) return '';
-  if (tokens < 10000) return String(tokens);
-  if (tokens < 1e6) return `${(tokens / 1000).toFixed(tokens < 1e5 ? 1 : 0)}k`;
-  return `${(tokens / 1e6).toFixed(1)}M`;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  if (bytes < 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  return `${(bytes / 1024 / 1024 / 1024).toFixed(2)} GB`;
-}
+export { formatBytes, formatCount, formatDuration, formatTokens, formatUsd } from '../format.js';
 
 function two(n: number): string {
   return n < 10 ? `0${n}` : String(n);

@@ -1,12 +1,10 @@
 /** The right pane: the records of the selected program or module, one row each. */
 import { Box } from 'ink';
-import type { StatusFilter } from '../index-store.js';
 import { entryRow, headerSegs, listColumns, listTitleSegs, unfocusedSelection } from '../rows.js';
 import { Line } from './Line.js';
 import type { PaneProps } from './RunsPane.js';
 
 export interface ListPaneProps extends PaneProps {
-  filter: StatusFilter;
   hideDuplicates: boolean;
   marked: ReadonlySet<number>;
   regex: RegExp | null;

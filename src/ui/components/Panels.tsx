@@ -3,7 +3,7 @@ import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import { STATUS_COLOR, STATUS_GLYPH, type Seg } from '../chat-lines.js';
 import type { GroupMember, IndexStore, NodeStats } from '../index-store.js';
-import { formatBytes, formatCost, formatDuration, formatLongTime, formatShortTime, padEnd, wrap } from '../text.js';
+import { formatBytes, formatCount, formatUsd, formatDuration, formatLongTime, formatShortTime, padEnd, wrap } from '../text.js';
 import { Line, Rows } from './Line.js';
 
 export const HELP: [string, string][] = [
@@ -69,14 +69,16 @@ export function statsRows(stats: NodeStats, store: IndexStore, title: string, wi
     wrap(value, Math.max(10, width - LABEL)).forEach((line, k) => rows.push([{ text: k === 0 ? `  ${padEnd(label, LABEL - 2)}` : ' '.repeat(LABEL), dim: true }, { text: line, color }]));
   };
   rows.push([{ text: `  ${title}`, bold: true }]);
-  field('records', String(stats.records));
-  field(`${STATUS_GLYPH.ok} ok`, String(stats.ok), STATUS_COLOR.ok);
-  field(`${STATUS_GLYPH.exception} exception`, String(stats.exception), STATUS_COLOR.exception);
-  field(`${STATUS_GLYPH.no_output} no_output`, String(stats.no_output), STATUS_COLOR.no_output);
-  field('≡ duplicates (ok)', `${stats.duplicates}  (a dedupe keeps ${stats.ok - stats.duplicates} of ${stats.ok})`, 'cyan');
-  field(`${STATUS_GLYPH.damaged} damaged lines`, String(stats.damaged), STATUS_COLOR.damaged);
-  field('tokens (ok)', stats.totalTokens.toLocaleString('en-US'));
-  field('cost (ok)', `${formatCost(stats.cost)}  (${stats.cost.toFixed(6)} USD)`);
+  field('records', formatCount(stats.records));
+  field(`${STATUS_GLYPH.ok} ok`, formatCount(stats.ok), STATUS_COLOR.ok);
+  field(`${STATUS_GLYPH.exception} exception`, formatCount(stats.exception), STATUS_COLOR.exception);
+  field(`${STATUS_GLYPH.no_output} no_output`, formatCount(stats.no_output), STATUS_COLOR.no_output);
+  field('≡ duplicates (ok)', `${formatCount(stats.duplicates)}  (a dedupe keeps ${formatCount(stats.ok - stats.duplicates)} of ${formatCount(stats.ok)})`, 'cyan');
+  field(`${STATUS_GLYPH.damaged} damaged lines`, formatCount(stats.damaged), STATUS_COLOR.damaged);
+  field('tokens (ok)', formatCount(stats.totalTokens));
+  const costs = [`${formatUsd(stats.cost)} reported`];
+  if (stats.estimatedCost > 0) costs.push(`${formatUsd(stats.estimatedCost, true)} estimated from the price table`);
+  field('cost (ok)', costs.join(' + '));
   const timed = stats.records;
   field('duration', timed > 0 ? `total ${formatDuration(stats.durationSum)}, mean ${formatDuration(stats.durationSum / timed)}, max ${formatDuration(stats.durationMax)}` : '');
   if (Number.isFinite(stats.firstTimestamp)) {

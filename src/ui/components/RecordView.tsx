@@ -2,7 +2,7 @@
 import { Box } from 'ink';
 import { STATUS_COLOR, STATUS_GLYPH, highlight, type Row, type Seg } from '../chat-lines.js';
 import type { EntryInfo } from '../index-store.js';
-import { formatCost, formatDuration, formatLongTime, formatTokens } from '../text.js';
+import { formatUsd, formatDuration, formatLongTime, formatTokens } from '../text.js';
 import { Line } from './Line.js';
 
 export function summarySegs(info: EntryInfo, marked: boolean, groupSize: number): Seg[] {
@@ -17,7 +17,7 @@ export function summarySegs(info: EntryInfo, marked: boolean, groupSize: number)
     segs.push({ text: `  ${formatLongTime(info.timestamp).slice(0, 19)}`, dim: true });
     if (info.model) segs.push({ text: `  ${info.model}` });
     if (info.tokens >= 0) segs.push({ text: `  ${formatTokens(info.tokens)} tok`, dim: true });
-    if (Number.isFinite(info.cost)) segs.push({ text: `  ${formatCost(info.cost)}`, dim: true });
+    if (Number.isFinite(info.cost)) segs.push({ text: `  ${formatUsd(info.cost)}`, dim: true });
     if (Number.isFinite(info.duration)) segs.push({ text: `  ${formatDuration(info.duration)}`, dim: true });
   }
   return segs;

@@ -1,6 +1,6 @@
 /** The right pane in the runs view: the runs of the selected program or module, one row each. */
 import { Box } from 'ink';
-import type { IndexStore } from '../index-store.js';
+import type { IndexStore, StatusFilter } from '../index-store.js';
 import { runHeaderSegs, runRow, runsTitleSegs, unfocusedSelection } from '../rows.js';
 import { Line } from './Line.js';
 
@@ -15,6 +15,8 @@ export interface PaneProps {
   cursor: number;
   top: number;
   focused: boolean;
+  /** The status filter (records: the record's status; runs: the run's). */
+  filter: StatusFilter;
 }
 
 export function RunsPane(props: PaneProps) {
@@ -35,7 +37,7 @@ export function RunsPane(props: PaneProps) {
   }
   return (
     <Box flexDirection="column" width={width}>
-      <Line row={runsTitleSegs(store, props.nodeIndex, list.length, focused)} width={width} selected={focused} />
+      <Line row={runsTitleSegs(store, props.nodeIndex, list.length, focused, props.filter)} width={width} selected={focused} />
       <Line row={runHeaderSegs()} width={width} />
       {lines}
     </Box>
