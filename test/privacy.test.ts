@@ -392,14 +392,21 @@ describe('redactValue and JSON strings', () => {
     );
   });
 
-  it('leaves object keys alone', () => {
-    const { value } = redactValue({ 'alice@example.com': 'present' }, OPTIONS);
-    assert.deepEqual(value, { 'alice@example.com': 'present' });
+  it('redacts object keys too (a dict keyed by address or token leaks like a value), in order, losing no member', () => {
+    const { value, counts } = redactValue({ first: 1, 'alice@example.com': 'present', 'bob@example.org': 'away', last: 2 }, OPTIONS);
+    assert.deepEqual(Object.entries(value), [
+      ['first', 1],
+      ['[REDACTED:email]', 'present'],
+      ['[REDACTED:email] #2', 'away'],
+      ['last', 2],
+    ]);
+    assert.deepEqual(counts, { email: 2 });
   });
 
-  it('redactJsonString re-stringifies valid JSON and falls back to text otherwise', () => {
-    const valid = redactJsonString(JSON.stringify({ q: 'write to alice@example.com', n: 1 }, null, 2), OPTIONS);
-    assert.equal(valid.text, '{"q":"write to [REDACTED:email]","n":1}');
+  it('redactJsonString rewrites only the redacted strings: numbers, spacing, order and other escapes stay as recorded', () => {
+    const recorded = '{\n  "q": "write to alice@example.com",\n  "n": 1.0, "big": 18446744073709551615, "e": 1E+2,\n  "s": "caf\\u00e9 \\/ ok"\n}';
+    const valid = redactJsonString(recorded, OPTIONS);
+    assert.equal(valid.text, recorded.replace('alice@example.com', '[REDACTED:email]'));
     assert.deepEqual(valid.counts, { email: 1 });
     const broken = redactJsonString('{"q": "alice@example.com", ', OPTIONS);
     assert.equal(broken.text, '{"q": "[REDACTED:email]", ');

@@ -6,22 +6,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-/**
- * The object or array a string holds as JSON text (OpenAI tool-call `arguments`), or
- * undefined. Only strings shaped like a container are parsed, so plain prose costs nothing.
- */
-export function parseEmbeddedJson(text: string): object | undefined {
-  const first = text.trimStart()[0];
-  const last = text.trimEnd().slice(-1);
-  if (!((first === '{' && last === '}') || (first === '[' && last === ']'))) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** messages[3].content, args["odd key"] */

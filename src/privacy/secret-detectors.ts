@@ -7,7 +7,13 @@ import { looksRandom } from './entropy.js';
 // A token must not continue a longer base64/base64url run on the left; this keeps prefix
 // coincidences inside blobs (and words like task-sk-…) from matching. The check sits after
 // the literal prefix, so each pattern starts with a literal the engine can search for fast.
-const tokenStart = (prefixLength: number): string => `(?<![A-Za-z0-9+/_-][\\s\\S]{${prefixLength}})`;
+// Text that still holds JSON escapes (a string that is not valid JSON, so was not decoded)
+// may put the letter of an escape there: the `n` of `\n`, the `/` of `\/`, the last digit of
+// `\u0020`. Those end a run too.
+const escapeBefore = (prefixLength: number): string =>
+  `(?<=\\\\[\\s\\S]{${prefixLength + 1}})|(?<=\\\\u[0-9A-Fa-f]{4}[\\s\\S]{${prefixLength}})`;
+const tokenStart = (prefixLength: number): string =>
+  `(?:${escapeBefore(prefixLength)}|(?<![A-Za-z0-9+/_-][\\s\\S]{${prefixLength}}))`;
 const TOKEN_END = '(?![A-Za-z0-9_-])';
 
 // The vendor prefixes below, found in one pass: most strings hold none, and then all these
@@ -133,7 +139,7 @@ const bearer: Detector = {
   mayMatch: mayHoldPrefix,
   // Without the Authorization prefix too (header dicts, curl lines); the token must look random,
   // so prose like "Bearer tokens are…" does not match.
-  pattern: /(?:Bearer|bearer|BEARER)(?<![A-Za-z0-9][\s\S]{6})[ \t]+([A-Za-z0-9._~+/-]+=*)/dg,
+  pattern: new RegExp(`(?:Bearer|bearer|BEARER)(?:${escapeBefore(6)}|(?<![A-Za-z0-9][\\s\\S]{6}))[ \\t]+([A-Za-z0-9._~+/-]+=*)`, 'dg'),
   valueGroups: [1],
   accept: (value) => looksRandom(value, 16),
 };
