@@ -76,23 +76,83 @@ function keyFindings(key: string, options: PrivacyOptions): readonly Finding[] {
 
 /** A string value; `key` is its property name when it has one. Returns the redacted text. */
 function walkString(text: string, key: string | undefined, path: string | null, depth: number, walk: Walk): string {
-  let flat: Finding[] | undefined;
   if (depth < MAX_EMBEDDING && looksLikeContainer(text)) {
-    // Without a backslash the raw text is the decoded text of its strings, so one pass over it
-    // says whether walking the structure is needed; with one, only decoding can tell.
-    const escaped = text.includes('\\');
-    if (!escaped) flat = detect(text, key, walk.options);
-    if (escaped || flat!.length > 0) {
-      const before = walk.found;
-      const redacted = walkJsonText(text, path, depth, walk);
-      // A finding the structure does not show (one spanning two strings) still counts, from the text.
-      if (redacted !== undefined && (walk.found > before || flat === undefined)) return redacted;
-    }
+    const redacted = walkJsonCandidate(text, key, path, depth, walk);
+    if (redacted !== undefined) return redacted;
   }
-  flat ??= detect(text, key, walk.options);
-  if (flat.length === 0) return text;
-  record(walk, flat, path);
-  return applyFindings(text, flat);
+  const findings = detectText(text, key, walk.options);
+  if (findings.length === 0) return text;
+  record(walk, findings, path);
+  return applyFindings(text, findings);
+}
+
+/** `\uXXXX` can spell any character of a secret, `\/` one of an AWS secret's. */
+const SPELLING_ESCAPE = /\\[u/]/;
+const LENIENT_ESCAPE = /\\(?:u([0-9A-Fa-f]{4})|(["\\/bfnrt]))/g;
+
+/**
+ * Text that is not JSON but holds JSON escapes (truncated arguments, code, logs): judged as
+ * it stands, and, when an escape could spell part of a secret, decoded as well, with those
+ * findings mapped back onto the escaped text. Only then: decoding `C:\\bob` would hide a name.
+ */
+function detectText(text: string, key: string | undefined, options: PrivacyOptions): Finding[] {
+  const findings = detect(text, key, options);
+  if (!SPELLING_ESCAPE.test(text)) return findings;
+  const starts: number[] = [];
+  let decoded = '';
+  let cursor = 0;
+  for (const match of text.matchAll(LENIENT_ESCAPE)) {
+    for (let i = cursor; i < match.index; i++) starts.push(i);
+    decoded += text.slice(cursor, match.index);
+    starts.push(match.index);
+    decoded += match[1] !== undefined ? String.fromCharCode(parseInt(match[1], 16)) : UNESCAPED[match[2]];
+    cursor = match.index + match[0].length;
+  }
+  for (let i = cursor; i <= text.length; i++) starts.push(i);
+  decoded += text.slice(cursor);
+  const extra = detect(decoded, key, options)
+    .map((f) => ({ ...f, start: starts[f.start], end: starts[f.end] }))
+    .filter((f) => !findings.some((g) => g.start < f.end && f.start < g.end));
+  return extra.length === 0 ? findings : [...findings, ...extra].sort((x, y) => x.start - y.start);
+}
+
+// JSON's two-character escapes and what they stand for.
+const SHORT_ESCAPE = /\\(["\\/bfnrt])/g;
+const UNESCAPED: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const FIELD_KEY_END = /(?:pass(?:wd|word|phrase)?|pwd|secret|token|credentials?|key)$/i;
+const LONGEST_FIELD_KEY_END = 'credentials'.length;
+
+/**
+ * Whether a member's name may let a field detector judge its value alone ({"api_key": "…"}).
+ * A loop over the colons: one regex over the whole text costs several times more.
+ */
+function hasFieldMember(view: string): boolean {
+  for (let colon = view.indexOf(':'); colon !== -1; colon = view.indexOf(':', colon + 1)) {
+    let quote = colon - 1;
+    while (quote > 0 && (view[quote] === ' ' || view[quote] === '\n' || view[quote] === '\t' || view[quote] === '\r')) quote--;
+    if (view[quote] === '"' && FIELD_KEY_END.test(view.slice(Math.max(0, quote - LONGEST_FIELD_KEY_END), quote))) return true;
+  }
+  return false;
+}
+
+/**
+ * Text shaped like a JSON container. Decoding each string costs more than judging the whole
+ * text once, and nearly every such text holds nothing: so unless it has `\uXXXX` escapes
+ * (which may spell any character, inside a secret too), its strings are first decoded in
+ * place and the whole judged at once. Each string's decoded text sits in that view between
+ * quotes, which bound a token as a string's ends do, so a view without findings and without
+ * a member a field detector could flag means no string has any. Undefined: judge it as text.
+ */
+function walkJsonCandidate(text: string, key: string | undefined, path: string | null, depth: number, walk: Walk): string | undefined {
+  const escaped = text.includes('\\');
+  if (!escaped || !text.includes('\\u')) {
+    const view = escaped ? text.replace(SHORT_ESCAPE, (_, c: string) => UNESCAPED[c]) : text;
+    if (detect(view, key, walk.options).length === 0 && !hasFieldMember(view)) return text;
+  }
+  const before = walk.found;
+  const redacted = walkJsonText(text, path, depth, walk);
+  // Not JSON, or a finding the structure does not show (one spanning two strings): judged as text.
+  return redacted !== undefined && walk.found > before ? redacted : undefined;
 }
 
 /** JSON text: each decoded key and string judged on its own; undefined when the text is not JSON. */
