@@ -1,7 +1,7 @@
 /**
  * Issue 11, planted-secret matrix: every kind of credential, after each kind of separator
  * (space, and the characters JSON writes as escapes: newline, tab, quote, backslash), in
- * every place a Synalinks record holds text. Each must be redacted in all three export
+ * every place a Synalinks record holds text (object keys included). Each must be redacted in all three export
  * formats, found by `scan`, and make `--drop-on secrets` drop its example.
  */
 import assert from 'node:assert/strict';
@@ -59,6 +59,7 @@ const PLACES = [
   'reasoning',
   'tool_arguments_string',
   'tool_arguments_object',
+  'tool_arguments_key',
   'tool_result_string',
   'tool_result_object',
 ] as const;
@@ -84,7 +85,7 @@ const RECORDED_NUMBER = '153133.0';
 /** Where the secret sits decides the record's shape: an agent's first step ends at its tool call, its last step after a tool result. */
 type Shape = 'first_step' | 'structured_call' | 'last_step';
 function shapeOf(place: Place): Shape {
-  if (place === 'tool_arguments_string' || place === 'tool_arguments_object') return 'first_step';
+  if (place === 'tool_arguments_string' || place === 'tool_arguments_object' || place === 'tool_arguments_key') return 'first_step';
   if (place === 'tool_result_string' || place === 'tool_result_object') return 'last_step';
   return 'structured_call';
 }
@@ -97,7 +98,10 @@ function recordLine(cell: Cell, index: number): string {
   const toolCallId = `call_${index}`;
   const query = at(cell.place === 'tool_arguments_string' ? 'tool_arguments_string' : 'tool_arguments_object', 'weather in Paris');
   // Recorded argument strings are the model's own text: compact, numbers as written.
-  const argumentsValue = cell.place === 'tool_arguments_string' ? `${JSON.stringify({ query }).slice(0, -1)},"days":3.0}` : { query, days: 3 };
+  const argumentsValue =
+    cell.place === 'tool_arguments_string'
+      ? `${JSON.stringify({ query }).slice(0, -1)},"days":3.0}`
+      : { query, days: 3, ...(cell.place === 'tool_arguments_key' ? { [at('tool_arguments_key', 'note')]: true } : {}) };
   const toolCallTurn = { role: 'assistant', content: '', tool_calls: [{ id: toolCallId, type: 'function', function: { name: 'get_weather', arguments: argumentsValue } }] };
   const toolResult =
     cell.place === 'tool_result_string'
