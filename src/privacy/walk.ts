@@ -98,22 +98,24 @@ const LENIENT_ESCAPE = /\\(?:u([0-9A-Fa-f]{4})|(["\\/bfnrt]))/g;
 function detectText(text: string, key: string | undefined, options: PrivacyOptions): Finding[] {
   const findings = detect(text, key, options);
   if (!SPELLING_ESCAPE.test(text)) return findings;
+  const decodedFindings = detect(text.replace(LENIENT_ESCAPE, unescapeMatch), key, options);
+  if (decodedFindings.length === 0) return findings;
+  // Rare from here on: where each decoded character starts in the escaped text.
   const starts: number[] = [];
-  let decoded = '';
   let cursor = 0;
   for (const match of text.matchAll(LENIENT_ESCAPE)) {
-    for (let i = cursor; i < match.index; i++) starts.push(i);
-    decoded += text.slice(cursor, match.index);
-    starts.push(match.index);
-    decoded += match[1] !== undefined ? String.fromCharCode(parseInt(match[1], 16)) : UNESCAPED[match[2]];
+    for (let i = cursor; i <= match.index; i++) starts.push(i);
     cursor = match.index + match[0].length;
   }
   for (let i = cursor; i <= text.length; i++) starts.push(i);
-  decoded += text.slice(cursor);
-  const extra = detect(decoded, key, options)
+  const extra = decodedFindings
     .map((f) => ({ ...f, start: starts[f.start], end: starts[f.end] }))
     .filter((f) => !findings.some((g) => g.start < f.end && f.start < g.end));
   return extra.length === 0 ? findings : [...findings, ...extra].sort((x, y) => x.start - y.start);
+}
+
+function unescapeMatch(_: string, hex: string | undefined, short: string | undefined): string {
+  return hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : UNESCAPED[short!];
 }
 
 // JSON's two-character escapes and what they stand for.
