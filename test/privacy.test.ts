@@ -392,14 +392,21 @@ describe('redactValue and JSON strings', () => {
     );
   });
 
-  it('leaves object keys alone', () => {
-    const { value } = redactValue({ 'alice@example.com': 'present' }, OPTIONS);
-    assert.deepEqual(value, { 'alice@example.com': 'present' });
+  it('redacts object keys too (a dict keyed by address or token leaks like a value), in order, losing no member', () => {
+    const { value, counts } = redactValue({ first: 1, 'alice@example.com': 'present', 'bob@example.org': 'away', last: 2 }, OPTIONS);
+    assert.deepEqual(Object.entries(value), [
+      ['first', 1],
+      ['[REDACTED:email]', 'present'],
+      ['[REDACTED:email] #2', 'away'],
+      ['last', 2],
+    ]);
+    assert.deepEqual(counts, { email: 2 });
   });
 
-  it('redactJsonString re-stringifies valid JSON and falls back to text otherwise', () => {
-    const valid = redactJsonString(JSON.stringify({ q: 'write to alice@example.com', n: 1 }, null, 2), OPTIONS);
-    assert.equal(valid.text, '{"q":"write to [REDACTED:email]","n":1}');
+  it('redactJsonString rewrites only the redacted strings: numbers, spacing, order and other escapes stay as recorded', () => {
+    const recorded = '{\n  "q": "write to alice@example.com",\n  "n": 1.0, "big": 18446744073709551615, "e": 1E+2,\n  "s": "caf\\u00e9 \\/ ok"\n}';
+    const valid = redactJsonString(recorded, OPTIONS);
+    assert.equal(valid.text, recorded.replace('alice@example.com', '[REDACTED:email]'));
     assert.deepEqual(valid.counts, { email: 1 });
     const broken = redactJsonString('{"q": "alice@example.com", ', OPTIONS);
     assert.equal(broken.text, '{"q": "[REDACTED:email]", ');
@@ -529,5 +536,68 @@ describe('robustness', () => {
       const elapsed = performance.now() - started;
       assert.ok(elapsed < 2000, `${JSON.stringify(input.slice(0, 20))}…: ${elapsed.toFixed(0)} ms`);
     }
+  });
+});
+
+describe('secrets behind JSON escapes (issue 11)', () => {
+  const SECRETS = [OPENAI_KEY, ANTHROPIC_KEY, AWS_KEY_ID, GITHUB_TOKEN, GITHUB_PAT, SLACK_TOKEN, STRIPE_KEY, GOOGLE_KEY, JWT];
+  // What JSON text holds before the secret once the decoded text has these characters there.
+  const BEFORE = ['\n', '\t', '\r', '"', '\\', '/', '\b', '\f', '\u0001', ' '];
+  const leaks = (out: string, secret: string): boolean => out.includes(secret) || out.includes(JSON.stringify(secret).slice(1, -1));
+
+  it('a secret after any escape, in JSON held in a string, is redacted and scanned at its decoded path', () => {
+    for (const secret of SECRETS) {
+      for (const before of BEFORE) {
+        // A '/' may continue a standard base64 run, which these prefixes (letters and digits only) can sit in.
+        if (before === '/' && [AWS_KEY_ID, GOOGLE_KEY, JWT].includes(secret)) continue;
+        const recorded = `{"settings":${JSON.stringify(`region=eu${before}${secret}`)},"n":153133.0}`;
+        const { value, counts } = redactValue({ content: recorded }, OPTIONS);
+        assert.ok(!leaks(value.content, secret), `${JSON.stringify(before)} ${secret.slice(0, 8)}: ${value.content}`);
+        assert.ok(Object.values(counts).reduce((a, b) => a + b, 0) >= 1);
+        assert.ok(value.content.endsWith(',"n":153133.0}'), 'number text kept');
+        const paths = [...scanValue({ content: recorded }, OPTIONS)].map((f) => f.path);
+        assert.ok(paths.includes('content.settings'), `${JSON.stringify(before)} ${secret.slice(0, 8)} scanned`);
+      }
+    }
+  });
+
+  it('unicode escapes: before a secret, inside one, in JSON and in text that is not JSON', () => {
+    const spelled = `${OPENAI_KEY.slice(0, 3)}\\u0070${OPENAI_KEY.slice(4)}`; // sk-\u0070roj-…
+    for (const text of [`{"a":"x\\u0020${OPENAI_KEY}"}`, `{"a":"${spelled}"}`, `{"a":"${spelled}", "truncated`, `print("\\u0020${spelled}")`]) {
+      const { value, counts } = redactValue([text], OPTIONS);
+      assert.deepEqual(counts, { openai: 1 }, text);
+      assert.ok(!value[0].includes(OPENAI_KEY.slice(4)), value[0]);
+    }
+    const aws = redactText(`aws_secret_access_key=${AWS_SECRET}`, OPTIONS);
+    assert.deepEqual(aws.counts, { aws_secret_access_key: 1 });
+    const escapedSlash = redactValue([`{"cfg": "aws_secret_access_key=${AWS_SECRET.replace(/\//g, '\\/')}"`], OPTIONS);
+    assert.deepEqual(escapedSlash.counts, { aws_secret_access_key: 1 }, 'truncated JSON with \\/ in the secret');
+  });
+
+  it('doubly and triply encoded JSON is walked, and re-encoded around the redacted string only', () => {
+    let text = JSON.stringify({ inner: `tab\t${GITHUB_TOKEN}`, n: 1 });
+    for (let level = 0; level < 2; level++) text = `{"payload":${JSON.stringify(text)},"x":22.0}`;
+    const { value, counts } = redactValue({ content: text }, OPTIONS);
+    assert.deepEqual(counts, { github: 1 });
+    assert.ok(!value.content.includes(GITHUB_TOKEN));
+    assert.equal(value.content.replace('[REDACTED:github]', GITHUB_TOKEN), text);
+    assert.deepEqual([...scanValue({ content: text }, OPTIONS)].map((f) => f.path), ['content.payload.payload.inner']);
+  });
+
+  it('keys of JSON in strings are judged, and paths never print a secret key', () => {
+    const text = `{"${OPENAI_KEY}": {"note": "mail alice@example.com"}, "n": 1.50}`;
+    const { text: redacted, counts } = redactJsonString(text, OPTIONS);
+    assert.equal(redacted, '{"[REDACTED:openai]": {"note": "mail [REDACTED:email]"}, "n": 1.50}');
+    assert.deepEqual(counts, { openai: 1, email: 1 });
+    const found = [...scanValue({ args: text }, OPTIONS)];
+    assert.deepEqual(found.map((f) => f.path), ['args["[REDACTED:openai]"] (key)', 'args["[REDACTED:openai]"].note']);
+    for (const f of found) assert.ok(!JSON.stringify(f).includes(OPENAI_KEY));
+  });
+
+  it('the walk is iterative: nesting 100000 deep costs no stack', () => {
+    let deep: unknown = `key ${OPENAI_KEY}`;
+    for (let i = 0; i < 100_000; i++) deep = i % 2 === 0 ? [deep] : { k: deep };
+    assert.deepEqual(redactValue(deep, OPTIONS).counts, { openai: 1 });
+    assert.equal([...scanValue(deep, OPTIONS)].length, 1);
   });
 });

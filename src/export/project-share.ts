@@ -70,6 +70,17 @@ function holdsSecret(counts: Record<string, number>, scrub: ScrubSettings): bool
   );
 }
 
+/**
+ * Inferred definitions list the recorded argument names, which redaction changes in the
+ * messages when they hold a secret: the definitions must say the same, and leak nothing.
+ */
+export function scrubDefinitions(definitions: ToolDefinition[], scrub: ScrubSettings | null): ToolDefinition[] {
+  if (scrub === null) return definitions;
+  return definitions.map((d) =>
+    d.function.parameters === undefined ? d : { ...d, function: { ...d.function, parameters: redactValue(d.function.parameters, scrub.options).value } },
+  );
+}
+
 export interface ProjectSharePayload {
   files: TraceFile[];
   share: WorkShare;

@@ -22,7 +22,7 @@ import {
   type ValidationReport,
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
-import type { ProjectionSettings, ScrubSettings } from './project-share.js';
+import { scrubDefinitions, type ProjectionSettings, type ScrubSettings } from './project-share.js';
 
 export interface ExportOptions {
   format: string;
@@ -95,12 +95,13 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     };
     if (options.groupBy === 'none') datasetAt('');
 
+    const inferredDefinitions = scrubDefinitions(inference.definitions(), options.scrub);
     const settings: ProjectionSettings = {
       scrub: options.scrub,
       format: target.name,
       reasoning,
       supplied,
-      inferred: inference.definitions(),
+      inferred: inferredDefinitions,
       // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
       everyLineTools: target.name === 'nemo-customizer' ? [...new Set([...inference.names(), ...supplied.map((d) => d.function.name)])] : null,
       maxExampleTokens: options.maxExampleTokens,
@@ -151,7 +152,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       }
     }
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inference, inferredUsed, partial, redactions });
+    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions });
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
@@ -174,7 +175,8 @@ interface ReportInput {
   exportDrops: Record<string, number>;
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
   supplied: ToolDefinition[];
-  inference: ToolInference;
+  /** As the examples carry them (redacted). */
+  inferredDefinitions: ToolDefinition[];
   inferredUsed: Set<string>;
   /** call_ids of examples rebuilt from a prompt holding only the last user turn. */
   partial: string[];
@@ -213,7 +215,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
-  const inferred = input.inference.definitions().filter((d) => input.inferredUsed.has(d.function.name));
+  const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
   return {
     format: target.name,
     reasoning: input.reasoning,

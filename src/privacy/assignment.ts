@@ -41,6 +41,14 @@ function startsWord(before: string | undefined, first: string | undefined): bool
   return !isAlnum(before) || (isLower(before) && isUpper(first));
 }
 
+/**
+ * In text that still holds JSON escapes (not valid JSON, so not decoded) the letter before a
+ * key may close an escape: `\npassword=…`, `\u0020token=…`. That starts a word too.
+ */
+function followsEscape(text: string, index: number): boolean {
+  return text[index - 2] === '\\' || (text[index - 6] === '\\' && text[index - 5] === 'u' && /^[0-9A-Fa-f]{4}$/.test(text.slice(index - 4, index)));
+}
+
 /** Longer values are not credentials people paste; the bound also keeps scans linear on `a=a=a=…`. */
 const MAX_VALUE = 512;
 /** A bare value stops where values end in code, env files, and query strings. */
@@ -67,7 +75,7 @@ export function makeAssignmentDetector(spec: AssignmentSpec): AssignmentDetector
     valueGroups: [2, 3, 4],
     accept: (value, match, text) => {
       const keyStart = match.indices?.[1]?.[0] ?? match.index;
-      return startsWord(text[keyStart - 1], match[1][0]) && spec.acceptValue(value, match[1]);
+      return (startsWord(text[keyStart - 1], match[1][0]) || followsEscape(text, keyStart)) && spec.acceptValue(value, match[1]);
     },
   };
 

@@ -1,26 +1,9 @@
 /** Helpers shared by the JSON walkers (redaction and scanning). */
-import { parseJsonText } from '../canonical/json-value.js';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
-}
-
-/**
- * The object or array a string holds as JSON text (OpenAI tool-call `arguments`), or
- * undefined. Only strings shaped like a container are parsed, so plain prose costs nothing.
- */
-export function parseEmbeddedJson(text: string): object | undefined {
-  const first = text.trimStart()[0];
-  const last = text.trimEnd().slice(-1);
-  if (!((first === '{' && last === '}') || (first === '[' && last === ']'))) return undefined;
-  try {
-    const parsed: unknown = parseJsonText(text);
-    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

@@ -7,7 +7,15 @@ import { looksRandom } from './entropy.js';
 // A token must not continue a longer base64/base64url run on the left; this keeps prefix
 // coincidences inside blobs (and words like task-sk-…) from matching. The check sits after
 // the literal prefix, so each pattern starts with a literal the engine can search for fast.
-const tokenStart = (prefixLength: number): string => `(?<![A-Za-z0-9+/_-][\\s\\S]{${prefixLength}})`;
+// Text that still holds JSON escapes (a string that is not valid JSON, so was not decoded)
+// may put the letter of an escape there: the `n` of `\n`, the `/` of `\/`, the last digit of
+// `\u0020`. Those end a run too.
+const escapeBefore = (prefixLength: number): string =>
+  `(?<=\\\\[\\s\\S]{${prefixLength + 1}})|(?<=\\\\u[0-9A-Fa-f]{4}[\\s\\S]{${prefixLength}})`;
+// A prefix holding '-' or '_' cannot sit inside standard base64 (no '-', '_'), and base64url
+// has no '/' or '+': after those (a path, keys/sk-…) such a token starts.
+const tokenStart = (prefixLength: number, prefix = ''): string =>
+  `(?:${escapeBefore(prefixLength)}|(?<!${/[-_]/.test(prefix) ? '[A-Za-z0-9_-]' : '[A-Za-z0-9+/_-]'}[\\s\\S]{${prefixLength}}))`;
 const TOKEN_END = '(?![A-Za-z0-9_-])';
 
 // The vendor prefixes below, found in one pass: most strings hold none, and then all these
@@ -24,7 +32,7 @@ const anthropic: Detector = {
   kind: 'secret',
   rank: 90,
   mayMatch: mayHoldPrefix,
-  pattern: new RegExp(`sk-ant-${tokenStart(7)}[A-Za-z0-9_-]{20,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`sk-ant-${tokenStart(7, 'sk-ant-')}[A-Za-z0-9_-]{20,}${TOKEN_END}`, 'g'),
   accept: (value) => hasDigitAndLetter(value.slice(7)),
 };
 
@@ -35,7 +43,7 @@ const openai: Detector = {
   mayMatch: mayHoldPrefix,
   // sk-ant- belongs to anthropic. Real keys are mixed-case base62, which slugs like
   // sk-learn-tutorial-2024 are not.
-  pattern: new RegExp(`sk-${tokenStart(3)}(?!ant-)[A-Za-z0-9_-]{20,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`sk-${tokenStart(3, 'sk-')}(?!ant-)[A-Za-z0-9_-]{20,}${TOKEN_END}`, 'g'),
   accept: (value) => hasDigitAndBothCases(value.slice(3)),
 };
 
@@ -52,7 +60,7 @@ const github: Detector = {
   kind: 'secret',
   rank: 85,
   mayMatch: mayHoldPrefix,
-  pattern: new RegExp(`g(?:h[pousr]_${tokenStart(4)}[A-Za-z0-9]{36,251}|ithub_pat_${tokenStart(11)}[A-Za-z0-9_]{50,251})${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`g(?:h[pousr]_${tokenStart(4, 'gh_')}[A-Za-z0-9]{36,251}|ithub_pat_${tokenStart(11, 'github_pat_')}[A-Za-z0-9_]{50,251})${TOKEN_END}`, 'g'),
 };
 
 const googleApiKey: Detector = {
@@ -69,7 +77,7 @@ const slack: Detector = {
   rank: 85,
   mayMatch: mayHoldPrefix,
   // xoxb-/xoxp-/xoxa-/xoxo-/xoxs-/xoxr- tokens and xoxe(.xoxp)- refresh tokens: a numeric team part, then more.
-  pattern: new RegExp(`xox${tokenStart(3)}(?:[abposr]|e(?:\\.xox[bp])?)-[0-9]+-[0-9A-Za-z-]{10,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`xox${tokenStart(3, 'xoxb-')}(?:[abposr]|e(?:\\.xox[bp])?)-[0-9]+-[0-9A-Za-z-]{10,}${TOKEN_END}`, 'g'),
 };
 
 const stripe: Detector = {
@@ -78,7 +86,7 @@ const stripe: Detector = {
   rank: 85,
   mayMatch: mayHoldPrefix,
   // Publishable keys (pk_) are public by design and deliberately not matched.
-  pattern: new RegExp(`[sr]k_(?:live|test)_${tokenStart(8)}[0-9A-Za-z]{16,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`[sr]k_(?:live|test)_${tokenStart(8, 'sk_live_')}[0-9A-Za-z]{16,}${TOKEN_END}`, 'g'),
 };
 
 function jwtHeaderIsJson(token: string): boolean {
@@ -133,7 +141,7 @@ const bearer: Detector = {
   mayMatch: mayHoldPrefix,
   // Without the Authorization prefix too (header dicts, curl lines); the token must look random,
   // so prose like "Bearer tokens are…" does not match.
-  pattern: /(?:Bearer|bearer|BEARER)(?<![A-Za-z0-9][\s\S]{6})[ \t]+([A-Za-z0-9._~+/-]+=*)/dg,
+  pattern: new RegExp(`(?:Bearer|bearer|BEARER)(?:${escapeBefore(6)}|(?<![A-Za-z0-9][\\s\\S]{6}))[ \\t]+([A-Za-z0-9._~+/-]+=*)`, 'dg'),
   valueGroups: [1],
   accept: (value) => looksRandom(value, 16),
 };
