@@ -3,7 +3,7 @@ import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/project-share.js';
 import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
-import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
+import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
@@ -69,6 +69,7 @@ export function registerExport(program: Command): void {
     .option('--json', 'print the report as JSON on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
+  addNearDuplicatesOption(command);
   addSourceOption(command);
   command
     .addHelpText(

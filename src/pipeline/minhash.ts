@@ -1,0 +1,201 @@
+/**
+ * Near-duplicate signatures: MinHash over word shingles, LSH bands to find candidate pairs,
+ * and a compact sketch to estimate a candidate pair's Jaccard similarity.
+ *
+ * What is compared: the example's non-system text, i.e. the content of user, assistant and
+ * tool turns and the assistant's tool calls (name and arguments). System prompts are left
+ * out, so a long shared system prompt alone never makes two records similar. Reasoning is
+ * left out too: targets differ on whether they keep it.
+ *
+ * Shingling (SHINGLE_WORDS): the text is lowercased and cut into words at every character
+ * that is not a letter, mark or digit, so whitespace, case and punctuation re-runs give the
+ * same words; each run of 5 consecutive words is one shingle (datatrove's choice). A text of
+ * fewer than 5 words is one shingle.
+ *
+ * Hashing: each word is FNV-1a hashed, each shingle is its 5 word hashes mixed into 32 bits,
+ * and each of the PERMUTATIONS (128) MinHash values is the minimum over the shingles of the
+ * shingle hash xored with a per-permutation seed, multiplied by an odd constant and mixed
+ * (a cheap universal family: 128 multiplies per shingle, no 64-bit arithmetic).
+ *
+ * Bands (BANDS × ROWS = 4 × 3): the first 12 MinHash values, 3 to a band, each band hashed
+ * to 32 bits. Two records are a candidate pair when any band is equal, which happens with
+ * probability 1 - (1 - J^3)^4: 0.94 at Jaccard 0.8, 0.98 at 0.85, 0.995 at 0.9, but 0.41 at
+ * 0.5 and 0.14 at 0.33. NeMo Curator's 20 bands of 13 and datatrove's 14 of 8 keep a full
+ * signature per document on disk; here every record's bands and sketch stay in memory, so
+ * fewer bands are kept and every candidate pair is verified (below) instead of trusting
+ * the band match.
+ *
+ * Verification (SKETCH_BITS): the low 2 bits of all 128 MinHash values are kept (32 bytes,
+ * b-bit MinHash). Two values agree with probability J + (1 - J) / 4, so J is estimated as
+ * (4 · agreeing / 128 - 1) / 3: a standard error of about 0.04 near 0.8, far from the 0.3
+ * or so of texts that share half their words.
+ *
+ * Memory per record: 4 band hashes and 8 sketch words (48 bytes) for the run, and while
+ * clustering 4 band-table slots of 8 bytes at 3/8 to 3/4 load (43 to 85 bytes) plus an
+ * order and a parent (8 bytes): at most 141 bytes, about 100 on average.
+ */
+
+export const SHINGLE_WORDS = 5;
+export const PERMUTATIONS = 128;
+export const BANDS = 4;
+export const ROWS = 3;
+export const SKETCH_BITS = 2;
+/** 32-bit words of a signature: the band hashes, then the sketch. */
+export const SKETCH_WORDS = (PERMUTATIONS * SKETCH_BITS) / 32;
+export const SIGNATURE_WORDS = BANDS + SKETCH_WORDS;
+export const DEFAULT_NEAR_DUPLICATE_THRESHOLD = 0.8;
+
+// Per-permutation seeds and odd multipliers, from a fixed generator so signatures are stable.
+const SEEDS = new Uint32Array(PERMUTATIONS);
+const MULTIPLIERS = new Uint32Array(PERMUTATIONS);
+{
+  let state = 0x9e3779b9;
+  const next = (): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  for (let i = 0; i < PERMUTATIONS; i++) {
+    SEEDS[i] = next();
+    MULTIPLIERS[i] = next() | 1;
+  }
+}
+
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+
+/** 32-bit hashes of the words of `text`, lowercased, appended to `out`. */
+export function appendWordHashes(text: string, out: number[]): void {
+  for (const match of text.toLowerCase().matchAll(WORD)) {
+    const word = match[0];
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+    out.push(h >>> 0);
+  }
+}
+
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const minimums = new Uint32Array(PERMUTATIONS);
+
+/**
+ * The signature of a text given as its word hashes: BANDS band hashes then the sketch, or
+ * null when there are no words (nothing to compare).
+ */
+export function signatureOf(words: readonly number[]): Uint32Array | null {
+  if (words.length === 0) return null;
+  minimums.fill(0xffffffff);
+  const shingles = Math.max(1, words.length - SHINGLE_WORDS + 1);
+  for (let s = 0; s < shingles; s++) {
+    let h = 0x2545f491;
+    const end = Math.min(words.length, s + SHINGLE_WORDS);
+    for (let w = s; w < end; w++) h = mix(h ^ words[w]);
+    for (let i = 0; i < PERMUTATIONS; i++) {
+      let v = Math.imul(h ^ SEEDS[i], MULTIPLIERS[i]);
+      v = (v ^ (v >>> 15)) >>> 0;
+      if (v < minimums[i]) minimums[i] = v;
+    }
+  }
+  const signature = new Uint32Array(SIGNATURE_WORDS);
+  for (let b = 0; b < BANDS; b++) {
+    let h = 0x27d4eb2f ^ b;
+    for (let r = 0; r < ROWS; r++) h = mix(h ^ minimums[b * ROWS + r]);
+    signature[b] = h;
+  }
+  const perWord = 32 / SKETCH_BITS;
+  const mask = (1 << SKETCH_BITS) - 1;
+  for (let i = 0; i < PERMUTATIONS; i++) {
+    signature[BANDS + Math.floor(i / perWord)] |= (minimums[i] & mask) << ((i % perWord) * SKETCH_BITS);
+  }
+  return signature;
+}
+
+/** Estimated Jaccard similarity of two sketches (SKETCH_WORDS words each, at the given offsets). */
+export function estimatedSimilarity(a: Uint32Array, aOffset: number, b: Uint32Array, bOffset: number): number {
+  let agree = 0;
+  const mask = (1 << SKETCH_BITS) - 1;
+  for (let w = 0; w < SKETCH_WORDS; w++) {
+    const x = a[aOffset + w] ^ b[bOffset + w];
+    for (let k = 0; k < 32; k += SKETCH_BITS) if (((x >>> k) & mask) === 0) agree++;
+  }
+  const chance = 1 / (1 << SKETCH_BITS);
+  const estimate = (agree / PERMUTATIONS - chance) / (1 - chance);
+  return Math.max(0, Math.min(1, estimate));
+}
+
+/** Word hashes of a conversation's non-system text: content of user, assistant and tool turns, and tool calls. */
+export function conversationWords(messages: readonly { role?: unknown; content?: unknown; tool_calls?: unknown }[]): number[] {
+  const words: number[] = [];
+  for (const message of messages) {
+    if (message.role === 'system' || message.role === 'developer') continue;
+    appendText(message.content, words);
+    if (Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) {
+        const fn = typeof call === 'object' && call !== null ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
+        if (fn === undefined) continue;
+        appendText(fn.name, words);
+        appendText(fn.arguments, words);
+      }
+    }
+  }
+  return words;
+}
+
+function appendText(value: unknown, words: number[]): void {
+  if (typeof value === 'string') appendWordHashes(value, words);
+  else if (Array.isArray(value)) for (const part of value) appendText(part, words);
+  else if (typeof value === 'object' && value !== null) {
+    // Content parts ({type, text}) and structured values: the values' text, not the keys.
+    for (const [key, inner] of Object.entries(value)) if (key !== 'type') appendText(inner, words);
+  } else if (typeof value === 'number' || typeof value === 'boolean') appendWordHashes(String(value), words);
+}
+
+/**
+ * LSH band table: (band, band hash) → group, several groups per key (linear probing that
+ * never merges equal keys), in typed arrays.
+ */
+export class BandTable {
+  private keys: Uint32Array;
+  private values: Int32Array;
+  private mask: number;
+  size = 0;
+
+  /** `expected` entries fill at most three quarters of the slots. */
+  constructor(expected: number) {
+    const capacity = 1 << Math.ceil(Math.log2(Math.max(16, Math.ceil((expected * 4) / 3) + 1)));
+    this.keys = new Uint32Array(capacity);
+    this.values = new Int32Array(capacity).fill(-1);
+    this.mask = capacity - 1;
+  }
+
+  private static slotKey(band: number, hash: number): number {
+    return mix(hash ^ Math.imul(band + 1, 0x9e3779b1));
+  }
+
+  add(band: number, hash: number, group: number): void {
+    const key = BandTable.slotKey(band, hash);
+    let slot = key & this.mask;
+    while (this.values[slot] !== -1) slot = (slot + 1) & this.mask;
+    this.keys[slot] = key;
+    this.values[slot] = group;
+    this.size++;
+  }
+
+  /** Calls `visit` with each group stored under (band, hash) until it returns true. */
+  find(band: number, hash: number, visit: (group: number) => boolean): void {
+    const key = BandTable.slotKey(band, hash);
+    let slot = key & this.mask;
+    while (this.values[slot] !== -1) {
+      if (this.keys[slot] === key && visit(this.values[slot])) return;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  get byteSize(): number {
+    return this.keys.byteLength + this.values.byteLength;
+  }
+}
