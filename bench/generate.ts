@@ -1199,7 +1199,7 @@ export function generate(options: GenerateOptions): Expected {
       ['research', 16],
       ['direct', 18],
       ['tickets', 12],
-      ...(options.plantNearDuplicates ? [['support', 20] as [ProgramKind, number]] : []),
+      ...(options.plantNearDuplicates ? [['support', 100] as [ProgramKind, number]] : []),
     ]);
     let start: number;
     let shared = false;

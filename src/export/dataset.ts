@@ -7,8 +7,10 @@
  * The side of an example is its first-user-message group's (pipeline/split.ts). When no
  * group of the dataset hashes to validation although there are two groups or more, the
  * group nearest to validation (the smallest fraction) goes there instead, so a small export
- * never writes an empty validation file by chance. Until a validation example is written,
- * that group's lines wait aside on disk; they go to training as soon as they cannot be needed.
+ * never writes an empty validation file by chance; likewise the group nearest to training
+ * goes there when none hashed there, and a single group always trains. Until the other side
+ * has an example, that group's lines wait aside on disk, and go where they hashed as soon
+ * as they cannot be needed.
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +44,8 @@ class SplitFiles {
 
   private openShard(): Shard {
     const shard = {
-      file: this.output.create(path.join(this.folder, `${this.split}.jsonl`)),
+      // Each shard its own name from the start (two files of one name would share a temporary name).
+      file: this.output.create(path.join(this.folder, this.shards.length === 0 ? `${this.split}.jsonl` : this.shardName(this.shards.length))),
       validator: new LineValidator(this.target, null, this.encoding),
       examples: 0,
     };
@@ -61,6 +64,10 @@ class SplitFiles {
     this.provenance.written(shard.file, shard.examples, callId);
   }
 
+  private shardName(index: number): string {
+    return `${this.split}-${String(index + 1).padStart(3, '0')}.jsonl`;
+  }
+
   /**
    * Numbers the shards when there are several (`training-001.jsonl`, …) and closes them.
    * With no example, the file is written (empty) only when `empty` says so.
@@ -69,8 +76,7 @@ class SplitFiles {
     if (this.shards.length === 0 && empty) this.openShard();
     if (this.shards.length > 1) {
       this.shards.forEach((shard, i) => {
-        const name = `${this.split}-${String(i + 1).padStart(3, '0')}.jsonl`;
-        shard.file.finalPath = path.join(path.dirname(shard.file.finalPath), name);
+        shard.file.finalPath = path.join(path.dirname(shard.file.finalPath), this.shardName(i));
       });
     }
     return this.shards.map((shard) => {
@@ -133,13 +139,12 @@ class HeldGroup {
 
 export class Dataset {
   readonly splits: Record<Split, SplitFiles>;
-  private held: HeldGroup | null = null;
-  /** Whether a group other than the held one has been written. */
-  private severalGroups = false;
+  /** Per side, while the other side has nothing written: the group nearest to it, set aside. */
+  private readonly held: Record<Split, HeldGroup | null> = { training: null, validation: null };
+  /** Per side, whether a group other than the held one came. */
+  private readonly severalGroups: Record<Split, boolean> = { training: false, validation: false };
   /** Set by finish: why there is no validation file, when there is none. */
   validationNote: string | null = null;
-  /** Set by finish: whether no group hashed to validation and the nearest was moved there. */
-  movedToValidation = false;
 
   constructor(
     output: OutputDir,
@@ -158,46 +163,59 @@ export class Dataset {
 
   /** Writes an example on its group's side; `fraction` is the group's (groupFraction). */
   write(line: Uint8Array, inspection: Inspection, fraction: number, callId: string): void {
-    const { training, validation } = this.splits;
-    if (sideOf(fraction, this.validationFraction) === 'validation') {
-      validation.write(line, inspection, callId);
-      this.release();
-      return;
+    const side = sideOf(fraction, this.validationFraction);
+    // A fraction of 0 or 1 asks for one side only.
+    if (this.validationFraction === 0 || this.validationFraction === 1) return this.splits[side].write(line, inspection, callId);
+    const other: Split = side === 'training' ? 'validation' : 'training';
+    if (this.splits[other].examples > 0) return this.writeOn(side, line, inspection, callId);
+    // The other side is still empty: the group of this side nearest to it waits, in case it must go there.
+    const held = this.held[side];
+    if (held !== null && fraction !== held.fraction) {
+      this.severalGroups[side] = true;
+      const nearer = side === 'training' ? fraction < held.fraction : fraction > held.fraction;
+      if (!nearer) return this.writeOn(side, line, inspection, callId);
+      this.held[side] = null;
+      held.drain(this.splits[side]);
+      this.releaseOther(side);
     }
-    if (this.validationFraction === 0 || validation.examples > 0) {
-      training.write(line, inspection, callId);
-      return;
-    }
-    // No validation example yet: the group nearest to validation waits, in case it must go there.
-    if (this.held !== null && fraction !== this.held.fraction) {
-      this.severalGroups = true;
-      if (fraction > this.held.fraction) {
-        training.write(line, inspection, callId);
-        return;
-      }
-      this.release();
-    }
-    this.held ??= new HeldGroup(fraction);
-    this.held.add(line, inspection, callId);
+    this.held[side] ??= new HeldGroup(fraction);
+    this.held[side]!.add(line, inspection, callId);
   }
 
-  private release(to: SplitFiles = this.splits.training): void {
-    const held = this.held;
-    this.held = null;
-    held?.drain(to);
+  private writeOn(side: Split, line: Uint8Array, inspection: Inspection, callId: string): void {
+    this.splits[side].write(line, inspection, callId);
+    this.releaseOther(side);
+  }
+
+  /** `side` has an example written: the other side's held group can go where it hashed. */
+  private releaseOther(side: Split): void {
+    const other: Split = side === 'training' ? 'validation' : 'training';
+    this.release(other, other);
+  }
+
+  private release(from: Split, to: Split): void {
+    const held = this.held[from];
+    this.held[from] = null;
+    held?.drain(this.splits[to]);
   }
 
   /** Closes the files; returns each with its validation report. */
   finish(): { split: Split; file: OutputFile; report: ValidationReport }[] {
     const { training, validation } = this.splits;
-    if (this.held !== null && validation.examples === 0 && this.severalGroups) {
-      this.movedToValidation = true;
-      this.release(validation);
-    } else this.release();
+    if (this.held.training !== null && this.held.validation !== null) {
+      this.release('training', 'training');
+      this.release('validation', 'validation');
+    } else if (this.held.training !== null) {
+      // Nothing went to validation: with two groups or more, the nearest goes there.
+      this.release('training', this.severalGroups.training ? 'validation' : 'training');
+    } else if (this.held.validation !== null) {
+      // Nothing went to training: the nearest group goes there, the only one too.
+      this.release('validation', 'training');
+    }
     // An empty validation file is written only when asked for (fraction 0) and the target takes one.
     const emptyValidation = this.validationFraction === 0 && !this.target.rejectsEmptyValidation;
     if (validation.examples === 0 && !emptyValidation) {
-      const where = this.folder === '' ? '' : ` in ${this.folder}`;
+      const where = this.folder === '' ? '' : ` for ${this.folder}`;
       this.validationNote =
         this.validationFraction === 0
           ? `no validation file written${where}: ${this.target.name} rejects an empty one (without it, the service splits off its own)`
@@ -211,7 +229,9 @@ export class Dataset {
 
   /** Removes what waits on disk (an aborted export). */
   dispose(): void {
-    this.held?.dispose();
-    this.held = null;
+    for (const side of SPLITS) {
+      this.held[side]?.dispose();
+      this.held[side] = null;
+    }
   }
 }
