@@ -56,7 +56,7 @@ export function registerExport(program: Command): void {
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
-    .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0 writes an empty file)', '0.1')
+    .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
     .option('--seed <s>', 'seed of the split', '0')
     .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
