@@ -9,13 +9,17 @@
  *
  * Shingling (SHINGLE_WORDS): the text is lowercased and cut into words at every character
  * that is not a letter, mark or digit, so whitespace, case and punctuation re-runs give the
- * same words; each run of 5 consecutive words is one shingle (datatrove's choice). A text of
+ * same words (Han, Hiragana and Katakana, written without spaces, give a word per
+ * character); each run of 5 consecutive words is one shingle (datatrove's choice). A text of
  * fewer than 5 words is one shingle.
  *
- * Hashing: each word is FNV-1a hashed, each shingle is its 5 word hashes mixed into 32 bits,
- * and each of the PERMUTATIONS (128) MinHash values is the minimum over the shingles of the
- * shingle hash xored with a per-permutation seed, multiplied by an odd constant and mixed
- * (a cheap universal family: 128 multiplies per shingle, no 64-bit arithmetic).
+ * Hashing: each word is FNV-1a hashed, each shingle is its 5 word hashes mixed into 32 bits.
+ * The PERMUTATIONS (128) MinHash values come from one-permutation hashing: the shingle hash's
+ * top 7 bits choose one of 128 bins and each bin keeps the minimum of the rest, with empty
+ * bins filled by optimal densification (see densify). That is one hash per shingle where
+ * classic MinHash (datatrove, NeMo Curator) computes one per permutation, which keeps
+ * `export --near-duplicates` close to the cost of a plain export; the estimate of Jaccard
+ * similarity from agreeing values is the same.
  *
  * Bands (BANDS × ROWS = 4 × 3): the first 12 MinHash values, 3 to a band, each band hashed
  * to 32 bits. Two records are a candidate pair when any band is equal, which happens with
@@ -45,33 +49,46 @@ export const SKETCH_WORDS = (PERMUTATIONS * SKETCH_BITS) / 32;
 export const SIGNATURE_WORDS = BANDS + SKETCH_WORDS;
 export const DEFAULT_NEAR_DUPLICATE_THRESHOLD = 0.8;
 
-// Per-permutation seeds and odd multipliers, from a fixed generator so signatures are stable.
-const SEEDS = new Uint32Array(PERMUTATIONS);
-const MULTIPLIERS = new Uint32Array(PERMUTATIONS);
-{
-  let state = 0x9e3779b9;
-  const next = (): number => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  for (let i = 0; i < PERMUTATIONS; i++) {
-    SEEDS[i] = next();
-    MULTIPLIERS[i] = next() | 1;
+const WORD_CHAR = 1;
+/** Han, Hiragana and Katakana write no spaces: each character is a word. */
+const CHAR_WORD = 2;
+/** Each UTF-16 code unit's class, found with the regex engine the first time it is seen (255: not yet). */
+const CLASSES = new Uint8Array(0x10000).fill(255);
+
+function classOf(c: number): number {
+  let cls = CLASSES[c];
+  if (cls === 255) {
+    const ch = String.fromCharCode(c);
+    // Lone halves of astral characters (emoji, rare letters) count as word characters, so an astral letter stays in its word.
+    cls = (c >= 0xd800 && c <= 0xdfff) || /[\p{L}\p{M}\p{N}]/u.test(ch) ? WORD_CHAR : 0;
+    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(ch)) cls = CHAR_WORD;
+    CLASSES[c] = cls;
   }
+  return cls;
 }
 
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-
-/** 32-bit hashes of the words of `text`, lowercased, appended to `out`. */
+/**
+ * 32-bit hashes of the words of `text`, lowercased, appended to `out`: runs of letters, marks
+ * and digits (each Han, Hiragana or Katakana character on its own), FNV-1a over their code units.
+ */
 export function appendWordHashes(text: string, out: number[]): void {
-  for (const match of text.toLowerCase().matchAll(WORD)) {
-    const word = match[0];
-    let h = 0x811c9dc5;
-    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
-    out.push(h >>> 0);
+  const lower = text.toLowerCase();
+  let h = 0x811c9dc5;
+  let inWord = false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    const cls = classOf(c);
+    if (cls === WORD_CHAR) {
+      h = Math.imul(h ^ c, 0x01000193);
+      inWord = true;
+      continue;
+    }
+    if (inWord) out.push(h >>> 0);
+    h = 0x811c9dc5;
+    inWord = false;
+    if (cls === CHAR_WORD) out.push(Math.imul(h ^ c, 0x01000193) >>> 0);
   }
+  if (inWord) out.push(h >>> 0);
 }
 
 function mix(h: number): number {
@@ -80,6 +97,8 @@ function mix(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+const BIN_BITS = Math.log2(PERMUTATIONS);
+const EMPTY = 0xffffffff;
 const minimums = new Uint32Array(PERMUTATIONS);
 
 /**
@@ -88,18 +107,18 @@ const minimums = new Uint32Array(PERMUTATIONS);
  */
 export function signatureOf(words: readonly number[]): Uint32Array | null {
   if (words.length === 0) return null;
-  minimums.fill(0xffffffff);
+  minimums.fill(EMPTY);
   const shingles = Math.max(1, words.length - SHINGLE_WORDS + 1);
   for (let s = 0; s < shingles; s++) {
     let h = 0x2545f491;
     const end = Math.min(words.length, s + SHINGLE_WORDS);
     for (let w = s; w < end; w++) h = mix(h ^ words[w]);
-    for (let i = 0; i < PERMUTATIONS; i++) {
-      let v = Math.imul(h ^ SEEDS[i], MULTIPLIERS[i]);
-      v = (v ^ (v >>> 15)) >>> 0;
-      if (v < minimums[i]) minimums[i] = v;
-    }
+    // One permutation: the top bits choose the bin, the rest is the value whose minimum the bin keeps.
+    const bin = h >>> (32 - BIN_BITS);
+    const value = mix(h ^ 0x5bd1e995) >>> 1;
+    if (value < minimums[bin]) minimums[bin] = value;
   }
+  densify();
   const signature = new Uint32Array(SIGNATURE_WORDS);
   for (let b = 0; b < BANDS; b++) {
     let h = 0x27d4eb2f ^ b;
@@ -109,9 +128,29 @@ export function signatureOf(words: readonly number[]): Uint32Array | null {
   const perWord = 32 / SKETCH_BITS;
   const mask = (1 << SKETCH_BITS) - 1;
   for (let i = 0; i < PERMUTATIONS; i++) {
-    signature[BANDS + Math.floor(i / perWord)] |= (minimums[i] & mask) << ((i % perWord) * SKETCH_BITS);
+    signature[BANDS + Math.floor(i / perWord)] |= (mix(minimums[i]) & mask) << ((i % perWord) * SKETCH_BITS);
   }
   return signature;
+}
+
+/**
+ * Optimal densification (Shrivastava, 2017): an empty bin takes the value of the first
+ * non-empty bin along its own fixed pseudo-random probe sequence, marked by the attempt, so
+ * two texts' copies agree exactly when their sources do, and short texts still get a full
+ * signature.
+ */
+function densify(): void {
+  const filled = minimums.slice();
+  for (let i = 0; i < PERMUTATIONS; i++) {
+    if (filled[i] !== EMPTY) continue;
+    for (let attempt = 1; ; attempt++) {
+      const j = mix(Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(attempt, 0x85ebca6b)) >>> (32 - BIN_BITS);
+      if (filled[j] !== EMPTY) {
+        minimums[i] = mix(filled[j] ^ attempt);
+        break;
+      }
+    }
+  }
 }
 
 /** Estimated Jaccard similarity of two sketches (SKETCH_WORDS words each, at the given offsets). */
