@@ -15,9 +15,7 @@ import type { Discovery, TraceFile } from '../sources/discover.js';
 import { TrajectoryCollapse } from './collapse.js';
 import { Deduplicator, type KeepRule } from './dedupe.js';
 import { KeyIndex } from './key-index.js';
-import { Column } from './columns.js';
-import { nearDuplicateParents } from './near-duplicates.js';
-import { SIGNATURE_WORDS } from './minhash.js';
+import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
 import type { KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
@@ -117,7 +115,7 @@ export class Curation {
   private readonly selectedKeys: KeyIndex | null;
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
   /** Each group winner's near-duplicate signature (all zeros: none), when --near-duplicates is on. */
-  private readonly signatures: Column<Uint32Array> | null;
+  private readonly signatures: SignatureStore | null;
   private nearIndexBytes = 0;
   private recordsRead = 0;
 
@@ -134,7 +132,7 @@ export class Curation {
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
     this.selectedKeys = options.dedupe ? null : new KeyIndex();
     const near = options.dedupe && options.nearDuplicates != null;
-    this.signatures = near ? new Column(Uint32Array, SIGNATURE_WORDS) : null;
+    this.signatures = near ? new SignatureStore() : null;
     if (near) this.counts.near_duplicate = 0;
     this.candidateOptions = {
       selection: options.selection,
@@ -176,11 +174,7 @@ export class Curation {
       this.counts.duplicate++;
       this.pending.add(group, loser.fileIndex, loser.line, loser.callId);
     }
-    if (won && this.signatures !== null) {
-      this.signatures.ensure(group + 1);
-      if (candidate.signature !== null) this.signatures.data.set(candidate.signature, group * SIGNATURE_WORDS);
-      else this.signatures.data.fill(0, group * SIGNATURE_WORDS, (group + 1) * SIGNATURE_WORDS);
-    }
+    if (won && this.signatures !== null) this.signatures.set(group, candidate.signature);
     if (won && this.collapse !== null) {
       if (candidate.trajectory !== null) this.collapse.observe(group, candidate.trajectory);
       else this.collapse.forget(group);
@@ -203,7 +197,7 @@ export class Curation {
     const near =
       this.signatures === null
         ? null
-        : nearDuplicateParents(this.signatures.data, dedupe, this.options.keep, this.options.nearDuplicates!);
+        : nearDuplicateClusters(this.signatures, dedupe, this.options.keep, this.options.nearDuplicates!);
     if (near !== null) this.nearIndexBytes = near.byteSize;
     const linesByFile = new Map<number, number[]>();
     for (const [key, group] of dedupe.index.entries()) {
@@ -212,14 +206,14 @@ export class Curation {
       const container = collapse?.containerOf(group) ?? -1;
       const fileIndex = dedupe.fileIndexes.data[group];
       const line = dedupe.lines.data[group];
-      const similar = near?.parents[group] ?? -1;
+      const similar = near?.keptFor(group) ?? -1;
       if (similar !== -1) {
         this.drop({
           call_id: dedupe.callIds.get(group),
           file: this.files[fileIndex].display,
           line,
           reason: 'near_duplicate',
-          kept: dedupe.callIds.get(near!.rootOf(group)),
+          kept: dedupe.callIds.get(similar),
           similarity: near!.similarity(group),
         });
         continue;

@@ -35,8 +35,7 @@
  * or so of texts that share half their words.
  *
  * Memory per record: 4 band hashes and 8 sketch words (48 bytes) for the run, and while
- * clustering 4 band-table slots of 8 bytes at 3/8 to 3/4 load (43 to 85 bytes) plus an
- * order and a parent (8 bytes): at most 141 bytes, about 100 on average.
+ * clustering (near-duplicates.ts) 4 bucket entries of 8 bytes, a rank and a parent: 88 bytes.
  */
 
 export const SHINGLE_WORDS = 5;
@@ -191,50 +190,4 @@ function appendText(value: unknown, words: number[]): void {
     // Content parts ({type, text}) and structured values: the values' text, not the keys.
     for (const [key, inner] of Object.entries(value)) if (key !== 'type') appendText(inner, words);
   } else if (typeof value === 'number' || typeof value === 'boolean') appendWordHashes(String(value), words);
-}
-
-/**
- * LSH band table: (band, band hash) → group, several groups per key (linear probing that
- * never merges equal keys), in typed arrays.
- */
-export class BandTable {
-  private keys: Uint32Array;
-  private values: Int32Array;
-  private mask: number;
-  size = 0;
-
-  /** `expected` entries fill at most three quarters of the slots. */
-  constructor(expected: number) {
-    const capacity = 1 << Math.ceil(Math.log2(Math.max(16, Math.ceil((expected * 4) / 3) + 1)));
-    this.keys = new Uint32Array(capacity);
-    this.values = new Int32Array(capacity).fill(-1);
-    this.mask = capacity - 1;
-  }
-
-  private static slotKey(band: number, hash: number): number {
-    return mix(hash ^ Math.imul(band + 1, 0x9e3779b1));
-  }
-
-  add(band: number, hash: number, group: number): void {
-    const key = BandTable.slotKey(band, hash);
-    let slot = key & this.mask;
-    while (this.values[slot] !== -1) slot = (slot + 1) & this.mask;
-    this.keys[slot] = key;
-    this.values[slot] = group;
-    this.size++;
-  }
-
-  /** Calls `visit` with each group stored under (band, hash) until it returns true. */
-  find(band: number, hash: number, visit: (group: number) => boolean): void {
-    const key = BandTable.slotKey(band, hash);
-    let slot = key & this.mask;
-    while (this.values[slot] !== -1) {
-      if (this.keys[slot] === key && visit(this.values[slot])) return;
-      slot = (slot + 1) & this.mask;
-    }
-  }
-
-  get byteSize(): number {
-    return this.keys.byteLength + this.values.byteLength;
-  }
 }
