@@ -67,6 +67,17 @@ export function addNearDuplicatesOption(command: Command): Command {
   );
 }
 
+/**
+ * `--near-duplicates` takes an optional value, so `--near-duplicates ~/.synalinks` would read
+ * the root as the threshold: a value that is not a number is given back to the roots.
+ */
+export function rootsAfterNearDuplicates(flags: CurationFlags, roots: string[]): string[] {
+  const value = flags.nearDuplicates;
+  if (typeof value !== 'string' || /^\s*[-+.\d]/.test(value)) return roots;
+  flags.nearDuplicates = true;
+  return [value, ...roots];
+}
+
 function nearDuplicateThreshold(value: boolean | string | undefined): number | null {
   if (value === undefined || value === false) return null;
   if (value === true) return DEFAULT_NEAR_DUPLICATE_THRESHOLD;

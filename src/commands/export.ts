@@ -3,7 +3,7 @@ import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/project-share.js';
 import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
-import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, type CurationFlags } from './curation-options.js';
+import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
@@ -96,6 +96,7 @@ Examples:
     )
     .action(async (roots: string[], flags: ExportFlags) => {
       if (flags.out === undefined) throw new UserError('export needs --out DIR');
+      roots = rootsAfterNearDuplicates(flags, roots);
       const curation = parseCurationOptions(flags, true);
       if (flags.format === 'ask-recording') {
         const discovered = await findTraceFiles(roots, flags);
