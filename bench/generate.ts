@@ -2,7 +2,7 @@
  * Writes a realistic Synalinks trace tree of any size, deterministic for a seed, for the
  * benchmarks (and for tests that need more than samples/synalinks).
  *
- *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force]
+ *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates]
  *
  * Records are built the way synalinks.hooks.Recorder builds them (see
  * /work/shared/spec/synalinks-format.md): compact JSON exactly as orjson writes it, keys in
@@ -35,6 +35,18 @@ export interface GenerateOptions {
   /** MB of tree between two 1 MB+ image records. Default 40. */
   bigImageEveryMb?: number;
   log?: (line: string) => void;
+  /**
+   * Add the support_desk program, which plants near-duplicates with ground truth in
+   * `Expected.near_duplicates`. Off by default, so the trees of other seeds stay as they were.
+   */
+  plantNearDuplicates?: boolean;
+}
+
+/** A planted pair: `variant` re-runs `base` with a small change (positive), or is a negative control. */
+export interface PlantedPair {
+  base: string;
+  variant: string;
+  kind: 'whitespace_case' | 'ticket_date' | 'answer_word' | 'half_words' | 'shared_system';
 }
 
 export interface DamagedLineInfo {
@@ -70,6 +82,8 @@ export interface Expected {
   largest_line_bytes: number;
   damaged: DamagedLineInfo[];
   skipped_paths: string[];
+  /** With plantNearDuplicates: near-duplicates (first three kinds) and negative controls (last two), by call_id. */
+  near_duplicates?: { positives: PlantedPair[]; negatives: PlantedPair[] };
   note: string;
 }
 
@@ -306,6 +320,8 @@ class Proc {
   private readonly fds = new Map<string, number>();
   private readonly lastUsage = new Map<string, { usage: Usage; cost: number }>();
   readonly stamp: string;
+  /** The call_id of the last record emitted. */
+  lastCallId = '';
   crashed = false;
 
   constructor(
@@ -426,8 +442,9 @@ class Proc {
     const timestamp = this.clock;
     this.clock += duration + rng.uniform(0.001, 0.05);
 
+    this.lastCallId = rng.uuid4();
     const head =
-      `{"synalinks_version":${JSON.stringify(this.version)},"call_id":"${rng.uuid4()}",` +
+      `{"synalinks_version":${JSON.stringify(this.version)},"call_id":"${this.lastCallId}",` +
       `"parent_call_id":${parent === null ? 'null' : `"${parent}"`},` +
       `"program":${JSON.stringify(spec.program)},"module":${JSON.stringify(spec.module)},` +
       `"timestamp":${formatFloat(timestamp)},"duration":${formatFloat(duration)},` +
@@ -507,6 +524,9 @@ type Run = { specs: CallSpec[]; direct: boolean };
 class Gen {
   readonly pool: TextPool;
   private readonly runs = new Map<string, Run[]>();
+  /** support_desk's shared system prompt, and the pairs it planted. */
+  supportSystem: string | undefined;
+  readonly planted: { positives: PlantedPair[]; negatives: PlantedPair[] } = { positives: [], negatives: [] };
 
   constructor(
     readonly rng: Rng,
@@ -1001,9 +1021,73 @@ function ticketClassifier(g: Gen, p: Proc, cfg: ModelCfg): void {
   g.remember(program, { specs: [spec], direct: false });
 }
 
+// ---- support_desk: long tickets under a long shared system prompt, with planted near-duplicates.
+
+const SUPPORT_SYSTEM_SENTENCES = 40;
+
+/** Re-spaces and re-cases a text: what a re-run through another template or editor does. */
+function respace(rng: Rng, text: string): string {
+  return text
+    .split(' ')
+    .map((word) => (rng.chance(0.15) ? word.toUpperCase() : rng.chance(0.15) ? word.toLowerCase() : word))
+    .join(' ')
+    .replace(/ /g, () => (rng.chance(0.1) ? '  ' : rng.chance(0.05) ? '\n' : ' '));
+}
+
+function supportDesk(g: Gen, p: Proc, cfgs: { a: ModelCfg; b: ModelCfg }): void {
+  const { rng, pool } = g;
+  const program = 'support_desk';
+  g.supportSystem ??= pool.sentences('en', SUPPORT_SYSTEM_SENTENCES);
+  const system = { role: 'system', content: g.supportSystem };
+  const ticket = (number: number, day: number, body: string): string =>
+    `Ticket #${number} opened on 2026-02-${String(day).padStart(2, '0')} by ${pool.word()} ${pool.word()}.\n\n${body}\n\nPlease answer the customer.`;
+  const spec = (user: string, answer: string, cfg: ModelCfg): CallSpec => ({
+    program,
+    module: 'generator',
+    cfg,
+    inputs: [system, { role: 'user', content: user }],
+    kind: 'ok',
+    outputs: { role: 'assistant', content: answer },
+  });
+  const number = rng.int(10000, 99999);
+  const day = rng.int(1, 27);
+  const body = pool.sentences('en', rng.int(18, 30));
+  const answer = pool.sentences('en', rng.int(4, 8));
+  const base = spec(ticket(number, day, body), answer, cfgs.a);
+  p.emit(base, null);
+  const baseId = p.lastCallId;
+  const planted = g.planted;
+  const x = rng.next();
+  p.wait(rng.logUniform(1, 600));
+  if (x < 0.15) {
+    p.emit(spec(respace(rng, base.inputs[1].content as string), respace(rng, answer), cfgs.a), null);
+    planted.positives.push({ base: baseId, variant: p.lastCallId, kind: 'whitespace_case' });
+  } else if (x < 0.3) {
+    p.emit(spec(ticket(number + rng.int(1, 500), day + 1, body), answer, cfgs.a), null);
+    planted.positives.push({ base: baseId, variant: p.lastCallId, kind: 'ticket_date' });
+  } else if (x < 0.45) {
+    // The same ticket answered by another model config, one word of the answer different.
+    const words = answer.split(' ');
+    words[rng.int(0, words.length - 1)] = pool.word();
+    p.emit(spec(base.inputs[1].content as string, words.join(' '), cfgs.b), null);
+    planted.positives.push({ base: baseId, variant: p.lastCallId, kind: 'answer_word' });
+  } else if (x < 0.6) {
+    // Half of the words in common: the same first half of the ticket, then another ticket and answer.
+    const half = body.split(' ');
+    const kept = half.slice(0, Math.floor(half.length / 2)).join(' ');
+    const fresh = pool.sentences('en', rng.int(9, 15));
+    p.emit(spec(ticket(number, day, `${kept} ${fresh}`), pool.sentences('en', rng.int(4, 8)), cfgs.a), null);
+    planted.negatives.push({ base: baseId, variant: p.lastCallId, kind: 'half_words' });
+  } else if (x < 0.7) {
+    // Only the long system prompt in common.
+    p.emit(spec(ticket(rng.int(10000, 99999), rng.int(1, 28), pool.sentences('en', rng.int(18, 30))), pool.sentences('en', rng.int(4, 8)), cfgs.a), null);
+    planted.negatives.push({ base: baseId, variant: p.lastCallId, kind: 'shared_system' });
+  }
+}
+
 // ------------------------------------------------------------------------------------ the tree
 
-type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets';
+type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets' | 'support';
 
 function runProcess(g: Gen, kind: ProgramKind, start: number, version: string, first: boolean): Proc {
   const { rng, w } = g;
@@ -1043,6 +1127,8 @@ function runProcess(g: Gen, kind: ProgramKind, start: number, version: string, f
         const cfg = pickCfg(M.gpt4oMiniT0, M.llama);
         return () => ticketClassifier(g, p, cfg);
       }
+      case 'support':
+        return () => supportDesk(g, p, { a: M.gpt4oMini, b: M.gpt41 });
     }
   })();
   try {
@@ -1113,6 +1199,7 @@ export function generate(options: GenerateOptions): Expected {
       ['research', 16],
       ['direct', 18],
       ['tickets', 12],
+      ...(options.plantNearDuplicates ? [['support', 100] as [ProgramKind, number]] : []),
     ]);
     let start: number;
     let shared = false;
@@ -1166,6 +1253,7 @@ export function generate(options: GenerateOptions): Expected {
     largest_line_bytes: w.largestLine,
     damaged: [...w.damaged].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)),
     skipped_paths: skipped,
+    ...(options.plantNearDuplicates ? { near_duplicates: g.planted } : {}),
     note:
       'Written by bench/generate.ts. records = parsed trace records (ok + exception + no_output), damaged lines excluded. ' +
       'unique_ok_keys = distinct (inputs_hash, config_hash) among ok records; duplicate_ok_records = ok - unique_ok_keys. ' +
@@ -1184,14 +1272,16 @@ function main(argv: string[]): void {
   let mb = 200;
   let seed = 1;
   let force = false;
+  let plantNearDuplicates = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--out') out = argv[++i];
+    else if (a === '--plant-near-duplicates') plantNearDuplicates = true;
     else if (a === '--mb') mb = Number(argv[++i]);
     else if (a === '--seed') seed = Number(argv[++i]);
     else if (a === '--force') force = true;
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force]\n');
+      process.stdout.write('usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates]\n');
       return;
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -1200,7 +1290,7 @@ function main(argv: string[]): void {
     process.exitCode = 2;
     return;
   }
-  const e = generate({ out, mb, seed, force, log: (line) => process.stderr.write(line + '\n') });
+  const e = generate({ out, mb, seed, force, plantNearDuplicates, log: (line) => process.stderr.write(line + '\n') });
   process.stdout.write(
     `${out}: ${e.records} records (${e.ok} ok, ${e.exception} exception, ${e.no_output} no_output), ` +
       `${e.damaged_lines} damaged lines, ${e.unique_ok_keys} unique ok keys; counts in ${expectedPath(out)}\n`,

@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,export,export-noscrub,browse]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,browse]
  *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
  *
  * The tree is bench/out/tree-<mb>-<seed> when it exists (bench/out is gitignored; --keep
@@ -16,6 +16,50 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expectedPath, generate, GENERATOR_VERSION, type Expected } from './generate.js';
+
+/**
+ * Recall and precision of --near-duplicates on a tree where the generator planted
+ * near-duplicates and negative controls, and what the stage adds to the index per record.
+ */
+async function nearDuplicateQuality(mb: number, seed: number): Promise<void> {
+  const tree = path.join(scratch, 'planted');
+  const expected = generate({ out: tree, mb, seed, force: true, plantNearDuplicates: true });
+  const { positives, negatives } = expected.near_duplicates!;
+  const summaries: { index_bytes: number; records_read: number; dropped: Record<string, number> }[] = [];
+  for (const near of [false, true]) {
+    const out = path.join(scratch, `near-quality-${near}`);
+    const r = await runOnce(ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out, '--json', ...(near ? ['--near-duplicates'] : [])], out));
+    if (r.code !== 0) return mismatch(`near-quality: dedupe failed: ${r.stderr.trim()}`);
+    summaries.push(JSON.parse(r.stdout));
+    if (!near) continue;
+    const drops = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { call_id?: string; reason: string; kept?: string })
+      .filter((d) => d.reason === 'near_duplicate');
+    const keptFor = new Map(drops.map((d) => [d.call_id!, d.kept!]));
+    const paired = (a: string, b: string): boolean => keptFor.get(b) === a || keptFor.get(a) === b;
+    const found = positives.filter((p) => paired(p.base, p.variant)).length;
+    const planted = new Set([...positives, ...negatives].flatMap((p) => [p.base, p.variant]));
+    const truePairs = new Set(positives.map((p) => [p.base, p.variant].sort().join()));
+    const flagged = drops.filter((d) => planted.has(d.call_id!));
+    const right = flagged.filter((d) => truePairs.has([d.call_id!, d.kept!].sort().join())).length;
+    const kinds = [...new Set(positives.map((p) => p.kind))].map((k) => {
+      const of = positives.filter((p) => p.kind === k);
+      return `${k} ${of.filter((p) => paired(p.base, p.variant)).length}/${of.length}`;
+    });
+    const negativesFlagged = negatives.filter((p) => paired(p.base, p.variant)).length;
+    process.stdout.write(
+      `\nnear-duplicates on a planted ${mb} MB tree (seed ${seed}, ${expected.records} records): recall ${found}/${positives.length} = ${(found / positives.length).toFixed(3)} (${kinds.join(', ')}); ` +
+        `precision ${right}/${flagged.length} = ${(flagged.length === 0 ? 1 : right / flagged.length).toFixed(3)}; negative controls flagged ${negativesFlagged}/${negatives.length}.\n`,
+    );
+  }
+  const [plain, near] = summaries;
+  process.stdout.write(
+    `index bytes: ${plain.index_bytes} without, ${near.index_bytes} with --near-duplicates: ` +
+      `${((near.index_bytes - plain.index_bytes) / plain.records_read).toFixed(0)} bytes a record more.\n`,
+  );
+}
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH = path.join(PROJECT, 'bench');
@@ -52,7 +96,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--only') o.only = new Set(value().split(',').map((s) => s.trim()));
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,export,export-noscrub,browse] [--memory [--big-mb 1024]]\n',
+        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,browse] [--memory [--big-mb 1024]]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -447,6 +491,17 @@ async function main(): Promise<void> {
         check: exportCheck,
       },
       {
+        name: 'dedupe-near',
+        ours: ours('traces dedupe --near-duplicates', ['dedupe', tree, '--status', 'ok', '--near-duplicates', '--out', out('dedupe-near'), '--force'], out('dedupe-near')),
+        baselines: [ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-plain'), '--force'], out('dedupe-plain'))],
+      },
+      {
+        name: 'export-near',
+        ours: ours('traces export --near-duplicates', ['export', tree, '--format', 'openai', '--near-duplicates', '--out', out('export-near'), '--force'], out('export-near')),
+        baselines: [ours('traces export', ['export', tree, '--format', 'openai', '--out', out('export-plain'), '--force'], out('export-plain'))],
+        check: exportCheck,
+      },
+      {
         name: 'export-noscrub',
         ours: ours('traces export --scrub none', ['export', tree, '--format', 'openai', '--scrub', 'none', '--out', out('export-ns'), '--force'], out('export-ns')),
         baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
@@ -472,6 +527,7 @@ async function main(): Promise<void> {
       rows.push({ op: 'browse (first row)', ours: first === null ? 'not measured yet' : { seconds: first, rssMb: null }, baseline: null });
     }
     printTable(rows, expected.trace_bytes);
+    if (o.only === null || o.only.has('near-quality')) await nearDuplicateQuality(Math.min(o.mb, 20), o.seed);
     process.stdout.write(
       `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files (${(expected.trace_bytes / MB).toFixed(1)} MB); ` +
         'base/ours > 1 means traces is faster.\n' +

@@ -11,9 +11,11 @@ const chat = (user: unknown): Message[] => [
 ];
 
 describe('groupKey', () => {
-  it('is the program plus the first user message', () => {
-    assert.equal(groupKey('prog', chat('Hi')), 'prog\u0000Hi');
-    assert.notEqual(groupKey('prog', chat('Hi')), groupKey('other', chat('Hi')));
+  it('is the first user message, whatever the program', () => {
+    assert.equal(groupKey('prog', chat('Hi')), 'user\u0000Hi');
+    // Two programs sent the same first message: one group, or it could straddle the split.
+    assert.equal(groupKey('prog', chat('Hi')), groupKey('other', chat('Hi')));
+    assert.notEqual(groupKey('prog', chat('Hi')), groupKey('prog', chat('Hello')));
     // Steps of one agent run share the first user message, so they share a group.
     const step1 = chat('Plan a trip');
     const step2 = [...step1, { role: 'tool', content: 'x', tool_call_id: 'a' }, { role: 'user', content: 'more' }];
@@ -21,7 +23,7 @@ describe('groupKey', () => {
   });
 
   it('uses canonical JSON for non-string content, whatever the key order', () => {
-    assert.equal(groupKey('p', chat({ b: 1, a: [1, { d: 2, c: 3 }] })), 'p\u0000{"a":[1,{"c":3,"d":2}],"b":1}');
+    assert.equal(groupKey('p', chat({ b: 1, a: [1, { d: 2, c: 3 }] })), 'user\u0000{"a":[1,{"c":3,"d":2}],"b":1}');
     assert.equal(groupKey('p', chat({ b: 1, a: 2 })), groupKey('p', chat({ a: 2, b: 1 })));
   });
 
@@ -30,7 +32,9 @@ describe('groupKey', () => {
   });
 
   it('groups records without a user message by program', () => {
-    assert.equal(groupKey('p', [{ role: 'system', content: 's' }, { role: 'assistant', content: 'a' }]), 'p\u0000');
+    assert.equal(groupKey('p', [{ role: 'system', content: 's' }, { role: 'assistant', content: 'a' }]), 'program\u0000p');
+    // Never the group of a user message that happens to read like a program name.
+    assert.notEqual(groupKey('p', [{ role: 'assistant', content: 'a' }]), groupKey('q', chat('p')));
   });
 });
 

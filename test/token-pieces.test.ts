@@ -1,6 +1,6 @@
 /**
- * Our pre-tokenizer against the encodings' own regexes, and our token counts against
- * gpt-tokenizer's, on random text built from the characters each regex alternative turns on
+ * Our pre-tokenizer against the encodings' own regexes (read as tiktoken reads them), and our
+ * token counts against tiktoken's (the WASM build of OpenAI's reference), on random text built from the characters each regex alternative turns on
  * and on the texts of the samples.
  */
 import assert from 'node:assert/strict';
@@ -8,21 +8,20 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import o200k from 'gpt-tokenizer/encoding/o200k_base';
-import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { get_encoding } from 'tiktoken';
 import { PieceCounts } from '../src/targets/piece-counts.js';
-import { PieceSplitter, type PieceGrammar } from '../src/targets/token-pieces.js';
+import { PieceSplitter, referenceSplitRegex, type PieceGrammar } from '../src/targets/token-pieces.js';
 import { loadTokenCounter, type EncodingName } from '../src/targets/tokens.js';
 import { SAMPLES } from './helpers.js';
 
 const GRAMMARS: [PieceGrammar, RegExp, EncodingName][] = [
-  ['o200k', O200K_TOKEN_SPLIT_REGEX, 'o200k_base'],
-  ['cl100k', CL100K_TOKEN_SPLIT_REGEX, 'cl100k_base'],
+  ['o200k', referenceSplitRegex(O200K_TOKEN_SPLIT_REGEX), 'o200k_base'],
+  ['cl100k', referenceSplitRegex(CL100K_TOKEN_SPLIT_REGEX), 'cl100k_base'],
 ];
 
 /**
- * Every class the regexes distinguish: each kind of whitespace (JS \s holds U+00A0, U+2028,
- * U+3000 and U+FEFF but not U+0085), the contraction letters in both cases, digits of every
+ * Every class the regexes distinguish: each kind of whitespace (Unicode White_Space holds
+ * U+00A0, U+2028, U+3000 and U+0085 but not U+FEFF, unlike JavaScript's \s), the contraction letters in both cases, digits of every
  * kind (Arabic-Indic, Roman numeral, superscript), symbols (the slash o200k treats apart),
  * lowercase, uppercase, titlecase, modifier and other letters, combining and spacing marks,
  * format characters, and astral characters and a lone surrogate, which hand the decision to the regex.
@@ -31,7 +30,7 @@ const ALPHABET = [
   ' ', ' ', ' ', '\t', '\n', '\r', '\v', '\f', "'", 's', 'S', 'l', 'L', 'v', 'V', 'e', 'E', 'r', 'R', 'd', 'm', 't', 'T',
   'A', 'a', 'z', 'Z', '0', '1', '9', '/', '.', '!', '-', '"', '{', '\x00', '\x1f', '\x7f',
   '\u00a0', 'é', 'É', '中', '😀', '\u0301', '١', '\u2028', '\u3000', '\ud800', '\u01c5', '\u02b0', 'ß',
-  'Ж', 'ж', 'λ', 'Ω', 'ع', '한', 'क', '\u093f', '\u0903', 'Ⅻ', '²', '\u0085', '\u200b', '\ufeff', '\u00ad', '€', '—', '𝐀',
+  'Ж', 'ж', 'λ', 'Ω', 'ع', '한', 'क', '\u093f', '\u0903', 'Ⅻ', '²', '\u0085', '\u200b', '\ufeff', '\u00ad', '\u2060', '\u200d', '€', '—', '𝐀',
 ];
 
 function randomTexts(count: number, seed: number): string[] {
@@ -116,8 +115,8 @@ describe('PieceSplitter', () => {
   }
 
   it('the cases each alternative turns on', () => {
-    const o = new PieceSplitter('o200k', O200K_TOKEN_SPLIT_REGEX);
-    const c = new PieceSplitter('cl100k', CL100K_TOKEN_SPLIT_REGEX);
+    const o = new PieceSplitter('o200k', GRAMMARS[0][1]);
+    const c = new PieceSplitter('cl100k', GRAMMARS[1][1]);
     assert.deepEqual(pieces(o, "HELLO world's end"), ['HELLO', " world's", ' end']);
     assert.deepEqual(pieces(o, "Don'T helloWorld"), ["Don'T", ' hello', 'World']);
     assert.deepEqual(pieces(c, "Don'T helloWorld"), ['Don', "'T", ' helloWorld']);
@@ -127,23 +126,62 @@ describe('PieceSplitter', () => {
     assert.deepEqual(pieces(c, '!!/\n/x'), ['!!/\n', '/x']);
     assert.deepEqual(pieces(o, 'x   '), ['x', '   ']);
     assert.deepEqual(pieces(o, 'café naïve'), ['café', ' naïve']);
+    // U+FEFF is a format character, not whitespace: it leads a word as any symbol does.
+    assert.deepEqual(pieces(o, 'hello\ufeff world'), ['hello', '\ufeff', ' world']);
+    assert.deepEqual(pieces(o, '\ufeffusing'), ['\ufeffusing']);
+    assert.deepEqual(pieces(c, 'a\u0085 b'), ['a', '\u0085', ' b']);
   });
 });
 
+/** Every format character (Cf) and every whitespace character of either definition, astral ones included. */
+function formatAndSpaceCharacters(): string[] {
+  const out: string[] = [];
+  for (let c = 0; c < 0x110000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    const ch = String.fromCodePoint(c);
+    if (/[\p{Cf}\p{White_Space}\s]/u.test(ch)) out.push(ch);
+  }
+  return out;
+}
+
 describe('token counts', () => {
-  const apis = { o200k_base: o200k, cl100k_base: cl100k };
+  it("U+FEFF: the issue's table, equal to tiktoken's", async () => {
+    const o = await loadTokenCounter('o200k_base');
+    assert.equal(o.count('\ufeff'), 1);
+    assert.equal(o.count('\ufeff\ufeff'), 1);
+    assert.equal(o.count('hello\ufeff world'), 3);
+  });
+
   for (const [, , encoding] of GRAMMARS) {
-    it(`${encoding}: equal to gpt-tokenizer's on random and sample texts, special tokens as text`, async () => {
+    it(`${encoding}: equal to tiktoken's on every format and space character in context, random mixes and sample texts`, async () => {
       const counter = await loadTokenCounter(encoding);
-      const asText = { disallowedSpecial: new Set<string>() };
-      const texts = [...randomTexts(3000, 5), ...sampleTexts(), 'see <|endoftext|> and <|im_start|>user', ' '.repeat(100), 'x'.repeat(200)];
-      let total = 0;
-      for (const text of texts) {
-        const expected = apis[encoding].countTokens(text, asText);
-        assert.equal(counter.count(text), expected, JSON.stringify(text));
-        total += expected;
+      const reference = get_encoding(encoding);
+      try {
+        const special = formatAndSpaceCharacters();
+        assert.ok(special.length > 150);
+        const texts = [...randomTexts(3000, 5), ...sampleTexts(), 'see <|endoftext|> and <|im_start|>user', ' '.repeat(100), 'x'.repeat(200)];
+        for (const ch of special) {
+          texts.push(ch, ch + ch, `a${ch}b`, ` ${ch}x`, `hello${ch} world`, `${ch}using`, `!${ch}!`, `12${ch}3`, `A${ch}`, `x\n${ch}\n`, `${ch}  y`, `${ch}\n\n`, `${ch}//`);
+        }
+        // Random mixes of those characters with words, digits, punctuation and emoji.
+        let state = 99;
+        const next = (n: number) => (state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff) % n;
+        const parts = [...special, 'the', ' Word', 'naïve', '42', '!', '/', '\n', ' ', '😀', '中文', "'s"];
+        for (let i = 0; i < 3000; i++) {
+          let text = '';
+          for (let k = next(12); k > 0; k--) text += parts[next(parts.length)];
+          texts.push(text);
+        }
+        let total = 0;
+        for (const text of texts) {
+          const expected = reference.encode(text, [], []).length;
+          assert.equal(counter.count(text), expected, JSON.stringify(text));
+          total += expected;
+        }
+        assert.ok(total > 10_000);
+      } finally {
+        reference.free();
       }
-      assert.ok(total > 10_000);
     });
   }
 });

@@ -6,7 +6,7 @@ import { planCuration, type CurationPlan, type Drop } from '../pipeline/curate.j
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, type OutputFile } from '../output/output-dir.js';
 import { copyKeptLines } from '../output/tree-copy.js';
-import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
+import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
 interface OutputFlags {
@@ -70,9 +70,11 @@ export function registerCurationCommand(
     .option('--json', 'print the summary as JSON on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   addCurationOptions(command, { status: 'ok,exception,no_output', trajectories: 'all' });
+  if (spec.dedupe) addNearDuplicatesOption(command);
   addSourceOption(command);
   command.addHelpText('after', `\n${spec.examples}\n\n${NON_SYNALINKS_OUTPUT}`).action(async (roots: string[], flags: CurationFlags & OutputFlags) => {
     if (!flags.dryRun && flags.out === undefined) throw new UserError(`${spec.name} needs --out DIR (or --dry-run)`);
+    roots = rootsAfterNearDuplicates(flags, roots);
     const options = parseCurationOptions(flags, spec.dedupe);
     const discovery = await findTraceFiles(roots, flags);
     const output = flags.dryRun ? null : OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.files.map((f) => f.root) });

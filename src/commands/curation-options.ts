@@ -8,6 +8,7 @@ import type { KeepRule } from '../pipeline/dedupe.js';
 import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
 import { readKeptKeys } from '../output/kept-keys.js';
+import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
 
 export interface CurationFlags {
   status: string;
@@ -27,6 +28,8 @@ export interface CurationFlags {
   keep: KeepRule;
   trajectories: 'all' | 'last';
   against?: string;
+  /** `--near-duplicates [threshold]` (dedupe and export): true without a value. */
+  nearDuplicates?: boolean | string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -54,6 +57,35 @@ export function addCurationOptions(command: Command, defaults: { status: string;
         .default(defaults.trajectories),
     )
     .option('--against <dir>', 'drop records whose key an earlier output (of dedupe, filter or export) already holds');
+}
+
+/** `--near-duplicates [threshold]`, for the commands that dedupe (dedupe, export). */
+export function addNearDuplicatesOption(command: Command): Command {
+  return command.option(
+    '--near-duplicates [threshold]',
+    `also drop near-duplicates: records whose user, assistant and tool text (system prompts left out) has an estimated Jaccard similarity (MinHash over 5-word shingles) at or above the threshold to a record kept by the --keep rule (default ${DEFAULT_NEAR_DUPLICATE_THRESHOLD})`,
+  );
+}
+
+/**
+ * `--near-duplicates` takes an optional value, so `--near-duplicates ~/.synalinks` would read
+ * the root as the threshold: a value that is not a number is given back to the roots.
+ */
+export function rootsAfterNearDuplicates(flags: CurationFlags, roots: string[]): string[] {
+  const value = flags.nearDuplicates;
+  if (typeof value !== 'string' || /^\s*[-+.\d]/.test(value)) return roots;
+  flags.nearDuplicates = true;
+  return [value, ...roots];
+}
+
+function nearDuplicateThreshold(value: boolean | string | undefined): number | null {
+  if (value === undefined || value === false) return null;
+  if (value === true) return DEFAULT_NEAR_DUPLICATE_THRESHOLD;
+  const threshold = Number(value);
+  if (value.trim() === '' || !Number.isFinite(threshold) || threshold <= 0 || threshold > 1) {
+    throw new UserError(`--near-duplicates ${JSON.stringify(value)}: expected a similarity above 0 and at most 1, e.g. 0.8`);
+  }
+  return threshold;
 }
 
 function number(flag: string, text: string | undefined, integer = false): number | null {
@@ -135,5 +167,6 @@ export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): Cur
     trajectories: flags.trajectories,
     exclude: flags.exclude && flags.exclude.length > 0 ? readExcludeFiles(flags.exclude) : null,
     seen: flags.against !== undefined ? readKeptKeys(flags.against, flags.key) : null,
+    nearDuplicates: dedupe ? nearDuplicateThreshold(flags.nearDuplicates) : null,
   };
 }

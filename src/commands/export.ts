@@ -3,7 +3,7 @@ import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/project-share.js';
 import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
-import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
+import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 
@@ -56,7 +56,7 @@ export function registerExport(program: Command): void {
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
-    .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0 writes an empty file)', '0.1')
+    .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
     .option('--seed <s>', 'seed of the split', '0')
     .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
@@ -69,6 +69,7 @@ export function registerExport(program: Command): void {
     .option('--json', 'print the report as JSON on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
+  addNearDuplicatesOption(command);
   addSourceOption(command);
   command
     .addHelpText(
@@ -95,6 +96,7 @@ Examples:
     )
     .action(async (roots: string[], flags: ExportFlags) => {
       if (flags.out === undefined) throw new UserError('export needs --out DIR');
+      roots = rootsAfterNearDuplicates(flags, roots);
       const curation = parseCurationOptions(flags, true);
       if (flags.format === 'ask-recording') {
         const discovered = await findTraceFiles(roots, flags);

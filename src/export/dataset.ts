@@ -1,12 +1,24 @@
 /**
  * One dataset: a training and a validation file (sharded past --max-file-mb), each
  * validated line by line as it is written, so a file the trainer would reject is
- * caught before it is renamed into place.
+ * caught before it is renamed into place. Each line written is recorded in the
+ * provenance (export/provenance.ts) as it is written.
+ *
+ * The side of an example is its first-user-message group's (pipeline/split.ts). When no
+ * group of the dataset hashes to validation although there are two groups or more, the
+ * group nearest to validation (the smallest fraction) goes there instead, so a small export
+ * never writes an empty validation file by chance; likewise the group nearest to training
+ * goes there when none hashed there, and a single group always trains. Until the other side
+ * has an example, that group's lines wait aside on disk, and go where they hashed as soon
+ * as they cannot be needed.
  */
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
-import type { Split } from '../pipeline/split.js';
+import { sideOf, type Split } from '../pipeline/split.js';
 import { LineValidator, type EncodingName, type Inspection, type Target, type ValidationReport } from '../targets/index.js';
+import type { Provenance } from './provenance.js';
 
 export const SPLITS: readonly Split[] = ['training', 'validation'];
 
@@ -27,13 +39,13 @@ class SplitFiles {
     private readonly target: Target,
     private readonly encoding: EncodingName,
     private readonly maxBytes: number,
-  ) {
-    this.openShard();
-  }
+    private readonly provenance: Provenance,
+  ) {}
 
   private openShard(): Shard {
     const shard = {
-      file: this.output.create(path.join(this.folder, `${this.split}.jsonl`)),
+      // Each shard its own name from the start (two files of one name would share a temporary name).
+      file: this.output.create(path.join(this.folder, this.shards.length === 0 ? `${this.split}.jsonl` : this.shardName(this.shards.length))),
       validator: new LineValidator(this.target, null, this.encoding),
       examples: 0,
     };
@@ -42,21 +54,29 @@ class SplitFiles {
   }
 
   /** Writes one example line (UTF-8, no newline), already inspected by `inspectExample`. */
-  write(line: Uint8Array, inspection: Inspection): void {
-    let shard = this.shards[this.shards.length - 1];
+  write(line: Uint8Array, inspection: Inspection, callId: string): void {
+    let shard = this.shards.at(-1) ?? this.openShard();
     if (shard.examples > 0 && shard.file.bytes + line.length + 1 > this.maxBytes) shard = this.openShard();
     shard.file.writeLine(line);
     shard.examples++;
     this.examples++;
     shard.validator.addInspection(inspection, true);
+    this.provenance.written(shard.file, shard.examples, callId);
   }
 
-  /** Numbers the shards when there are several (`training-001.jsonl`, …) and closes them. */
-  finish(): { file: OutputFile; report: ValidationReport }[] {
+  private shardName(index: number): string {
+    return `${this.split}-${String(index + 1).padStart(3, '0')}.jsonl`;
+  }
+
+  /**
+   * Numbers the shards when there are several (`training-001.jsonl`, …) and closes them.
+   * With no example, the file is written (empty) only when `empty` says so.
+   */
+  finish(empty: boolean): { file: OutputFile; report: ValidationReport }[] {
+    if (this.shards.length === 0 && empty) this.openShard();
     if (this.shards.length > 1) {
       this.shards.forEach((shard, i) => {
-        const name = `${this.split}-${String(i + 1).padStart(3, '0')}.jsonl`;
-        shard.file.finalPath = path.join(path.dirname(shard.file.finalPath), name);
+        shard.file.finalPath = path.join(path.dirname(shard.file.finalPath), this.shardName(i));
       });
     }
     return this.shards.map((shard) => {
@@ -66,13 +86,152 @@ class SplitFiles {
   }
 }
 
+/** The lines of one group set aside, in a temporary file: each its call_id and inspection, then the line. */
+class HeldGroup {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), 'traces-held-'));
+  private readonly fd = openSync(path.join(this.dir, 'lines.bin'), 'w+');
+  private bytes = 0;
+
+  constructor(readonly fraction: number) {}
+
+  add(line: Uint8Array, inspection: Inspection, callId: string): void {
+    const header = Buffer.from(JSON.stringify({ callId, inspection }), 'utf8');
+    const lengths = Buffer.alloc(8);
+    lengths.writeUInt32LE(header.length, 0);
+    lengths.writeUInt32LE(line.length, 4);
+    for (const part of [lengths, header, line]) {
+      let done = 0;
+      while (done < part.length) done += writeSync(this.fd, part, done, part.length - done, this.bytes + done);
+      this.bytes += part.length;
+    }
+  }
+
+  /** Hands every line back in the order added, then removes the file. */
+  drain(into: SplitFiles): void {
+    try {
+      let position = 0;
+      const read = (length: number): Buffer => {
+        const buffer = Buffer.alloc(length);
+        let done = 0;
+        while (done < length) done += readSync(this.fd, buffer, done, length - done, position + done);
+        position += length;
+        return buffer;
+      };
+      while (position < this.bytes) {
+        const lengths = read(8);
+        const { callId, inspection } = JSON.parse(read(lengths.readUInt32LE(0)).toString('utf8')) as { callId: string; inspection: Inspection };
+        into.write(read(lengths.readUInt32LE(4)), inspection, callId);
+      }
+    } finally {
+      this.dispose();
+    }
+  }
+
+  dispose(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Already closed.
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 export class Dataset {
   readonly splits: Record<Split, SplitFiles>;
+  /** Per side, while the other side has nothing written: the group nearest to it, set aside. */
+  private readonly held: Record<Split, HeldGroup | null> = { training: null, validation: null };
+  /** Per side, whether a group other than the held one came. */
+  private readonly severalGroups: Record<Split, boolean> = { training: false, validation: false };
+  /** Set by finish: why there is no validation file, when there is none. */
+  validationNote: string | null = null;
 
-  constructor(output: OutputDir, readonly folder: string, target: Target, encoding: EncodingName, maxBytes: number) {
+  constructor(
+    output: OutputDir,
+    readonly folder: string,
+    private readonly target: Target,
+    encoding: EncodingName,
+    maxBytes: number,
+    private readonly validationFraction: number,
+    provenance: Provenance,
+  ) {
     this.splits = {
-      training: new SplitFiles(output, folder, 'training', target, encoding, maxBytes),
-      validation: new SplitFiles(output, folder, 'validation', target, encoding, maxBytes),
+      training: new SplitFiles(output, folder, 'training', target, encoding, maxBytes, provenance),
+      validation: new SplitFiles(output, folder, 'validation', target, encoding, maxBytes, provenance),
     };
+  }
+
+  /** Writes an example on its group's side; `fraction` is the group's (groupFraction). */
+  write(line: Uint8Array, inspection: Inspection, fraction: number, callId: string): void {
+    const side = sideOf(fraction, this.validationFraction);
+    // A fraction of 0 or 1 asks for one side only.
+    if (this.validationFraction === 0 || this.validationFraction === 1) return this.splits[side].write(line, inspection, callId);
+    const other: Split = side === 'training' ? 'validation' : 'training';
+    if (this.splits[other].examples > 0) return this.writeOn(side, line, inspection, callId);
+    // The other side is still empty: the group of this side nearest to it waits, in case it must go there.
+    const held = this.held[side];
+    if (held !== null && fraction !== held.fraction) {
+      this.severalGroups[side] = true;
+      const nearer = side === 'training' ? fraction < held.fraction : fraction > held.fraction;
+      if (!nearer) return this.writeOn(side, line, inspection, callId);
+      this.held[side] = null;
+      held.drain(this.splits[side]);
+      this.releaseOther(side);
+    }
+    this.held[side] ??= new HeldGroup(fraction);
+    this.held[side]!.add(line, inspection, callId);
+  }
+
+  private writeOn(side: Split, line: Uint8Array, inspection: Inspection, callId: string): void {
+    this.splits[side].write(line, inspection, callId);
+    this.releaseOther(side);
+  }
+
+  /** `side` has an example written: the other side's held group can go where it hashed. */
+  private releaseOther(side: Split): void {
+    const other: Split = side === 'training' ? 'validation' : 'training';
+    this.release(other, other);
+  }
+
+  private release(from: Split, to: Split): void {
+    const held = this.held[from];
+    this.held[from] = null;
+    held?.drain(this.splits[to]);
+  }
+
+  /** Closes the files; returns each with its validation report. */
+  finish(): { split: Split; file: OutputFile; report: ValidationReport }[] {
+    const { training, validation } = this.splits;
+    if (this.held.training !== null && this.held.validation !== null) {
+      this.release('training', 'training');
+      this.release('validation', 'validation');
+    } else if (this.held.training !== null) {
+      // Nothing went to validation: with two groups or more, the nearest goes there.
+      this.release('training', this.severalGroups.training ? 'validation' : 'training');
+    } else if (this.held.validation !== null) {
+      // Nothing went to training: the nearest group goes there, the only one too.
+      this.release('validation', 'training');
+    }
+    // An empty validation file is written only when asked for (fraction 0) and the target takes one.
+    const emptyValidation = this.validationFraction === 0 && !this.target.rejectsEmptyValidation;
+    if (validation.examples === 0 && !emptyValidation) {
+      const where = this.folder === '' ? '' : ` for ${this.folder}`;
+      this.validationNote =
+        this.validationFraction === 0
+          ? `no validation file written${where}: ${this.target.name} rejects an empty one (without it, the service splits off its own)`
+          : `no validation file written${where}: its examples have fewer than 2 first-user-message groups, and validation must not share a group with training`;
+    }
+    return [
+      ...training.finish(true).map((f) => ({ split: 'training' as const, ...f })),
+      ...validation.finish(emptyValidation).map((f) => ({ split: 'validation' as const, ...f })),
+    ];
+  }
+
+  /** Removes what waits on disk (an aborted export). */
+  dispose(): void {
+    for (const side of SPLITS) {
+      this.held[side]?.dispose();
+      this.held[side] = null;
+    }
   }
 }

@@ -3,9 +3,10 @@
  * trees): project each kept record for the target, attach tools, count tokens, choose
  * its split, and inspect it as the validator will. Only the line and a summary travel back.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { WorkShare } from '../parallel/units.js';
-import { assignSplit, groupKey, type Split } from '../pipeline/split.js';
+import { groupFraction, groupKey } from '../pipeline/split.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readSelectedRecords } from '../sources/read.js';
 import {
@@ -52,7 +53,13 @@ export type ProjectedItem =
       kind: 'example';
       /** Length of the example's line in the share's `lines`, which holds them back to back. */
       bytes: number;
-      split: Split;
+      call_id: string;
+      file: string;
+      line: number;
+      /** The split group's fraction (groupFraction of the first user message): the writer chooses the side. */
+      fraction: number;
+      /** sha256 of the folder and the line, 4 words: identical examples of one dataset share it. */
+      digest: number[];
       folder: string;
       inspection: Inspection;
       inferredTools: string[];
@@ -147,11 +154,17 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
         }
         const lineStart = exampleLines.length;
         exampleLines.text(writeJson(example));
+        const folder = settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
+        const digest = createHash('sha256').update(folder).update('\0').update(exampleLines.view().subarray(lineStart)).digest();
         items.push({
           kind: 'example',
           bytes: exampleLines.length - lineStart,
-          split: assignSplit(groupKey(record.program, messages), settings.seed, settings.validationFraction),
-          folder: settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '',
+          call_id: record.callId,
+          file: record.ref.file,
+          line: record.ref.line,
+          fraction: groupFraction(groupKey(record.program, messages), settings.seed),
+          digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
+          folder,
           inspection: inspectExample(target, counter, example),
           inferredTools: tools.inferred,
           partial: record.partial ? record.callId : null,

@@ -1,7 +1,10 @@
 /**
  * `traces export`: the curation plan with export defaults, then one training example per
  * kept record, split by first-user-message group, validated as written, and renamed into
- * place only when every file would be accepted.
+ * place only when every file would be accepted. An example identical to one already written
+ * (records that differ only in what the target drops, or the same exchange on two models) is
+ * dropped as `duplicate_example`; every line written is traced to its record in
+ * `_traces/examples.jsonl`.
  */
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -23,6 +26,9 @@ import {
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
 import { scrubDefinitions, type ProjectionSettings, type ScrubSettings } from './project-share.js';
+import { Provenance } from './provenance.js';
+import { KeyIndex } from '../pipeline/key-index.js';
+import { CallIdColumn } from '../pipeline/columns.js';
 
 export interface ExportOptions {
   format: string;
@@ -79,20 +85,31 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
   }
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
+  const provenance = new Provenance();
+  const datasets = new Map<string, Dataset>();
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
     const exportDrops: Record<string, number> = {};
-    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
+    const drop = (d: Drop) => {
+      manifest.writeLine(JSON.stringify(d));
+      if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
+    };
     const inference = new ToolInference();
     const plan = await planCuration(discovery, curationOptions, drop, (messages) => inference.observe(messages));
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
-    const datasets = new Map<string, Dataset>();
     const datasetAt = (folder: string): Dataset => {
       let dataset = datasets.get(folder);
-      if (dataset === undefined) datasets.set(folder, (dataset = new Dataset(output, folder, target, options.tokenizer, fileLimit)));
+      if (dataset === undefined) {
+        dataset = new Dataset(output, folder, target, options.tokenizer, fileLimit, options.validationFraction, provenance);
+        datasets.set(folder, dataset);
+      }
       return dataset;
     };
+    // Examples written, by digest of their dataset and line: one entry (about 40 bytes) per example.
+    const writtenExamples = new KeyIndex();
+    const writtenCallIds = new CallIdColumn();
+    const digest = new Uint32Array(4);
     if (options.groupBy === 'none') datasetAt('');
 
     const inferredDefinitions = scrubDefinitions(inference.definitions(), options.scrub);
@@ -135,24 +152,40 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
           drop(dropped);
           continue;
         }
+        const line = lines.subarray(lineStart, lineStart + item.bytes);
+        lineStart += item.bytes;
+        digest.set(item.digest);
+        const earlier = writtenExamples.addIfAbsent(digest, writtenExamples.size);
+        if (earlier !== -1) {
+          // The same example again (across splits too): training on it twice would double its weight.
+          const kept = writtenCallIds.get(earlier);
+          exportDrops.duplicate_example = (exportDrops.duplicate_example ?? 0) + 1;
+          drop({ call_id: item.call_id, file: item.file, line: item.line, reason: 'duplicate_example', kept });
+          provenance.merged(kept, item.call_id);
+          continue;
+        }
+        writtenCallIds.set(writtenExamples.size - 1, item.call_id);
         for (const name of item.inferredTools) inferredUsed.add(name);
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) redactions[name] = (redactions[name] ?? 0) + n;
         if (item.partial !== null) partial.push(item.partial);
-        datasetAt(item.folder).splits[item.split].write(lines.subarray(lineStart, lineStart + item.bytes), item.inspection);
-        lineStart += item.bytes;
+        datasetAt(item.folder).write(line, item.inspection, item.fraction, item.call_id);
       }
     }
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
+    const notes: string[] = [];
     for (const [folder, dataset] of [...datasets].sort(([a], [b]) => a.localeCompare(b))) {
+      const finished = dataset.finish();
       for (const split of SPLITS) {
-        for (const { file, report } of dataset.splits[split].finish()) {
+        for (const { file, report } of finished.filter((f) => f.split === split)) {
           files.push({ path: path.relative(output.dir, file.finalPath), dataset: folder, split, report });
         }
       }
+      if (dataset.validationNote !== null) notes.push(dataset.validationNote);
     }
+    provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions });
+    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes });
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
@@ -164,6 +197,9 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   } catch (error) {
     output.abort();
     throw error;
+  } finally {
+    for (const dataset of datasets.values()) dataset.dispose();
+    provenance.dispose();
   }
 }
 
@@ -181,6 +217,8 @@ interface ReportInput {
   /** call_ids of examples rebuilt from a prompt holding only the last user turn. */
   partial: string[];
   redactions: Record<string, number>;
+  /** Why a dataset has no validation file, when one has none. */
+  notes: string[];
 }
 
 function buildReport(input: ReportInput): Record<string, unknown> {
@@ -215,6 +253,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
+  warnings.push(...input.notes);
   const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
   return {
     format: target.name,

@@ -6,6 +6,7 @@
 import type { Message, Status, TraceRecord } from '../record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
 import { keyOf, type KeyKind } from './keys.js';
+import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
 
 export interface CandidateOptions {
@@ -14,6 +15,8 @@ export interface CandidateOptions {
   collapse: boolean;
   /** Collect the assistant turns that call tools (export infers tool definitions from them). */
   toolCalls: boolean;
+  /** Compute the near-duplicate signature (minhash.ts). */
+  nearDuplicates: boolean;
 }
 
 export interface Candidate {
@@ -30,6 +33,8 @@ export interface Candidate {
   key: number[] | null;
   trajectory: TrajectoryDigests | null;
   toolCalls: Message[] | null;
+  /** Near-duplicate signature (band hashes, then sketch), or null. */
+  signature: Uint32Array | null;
 }
 
 export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions): Candidate {
@@ -45,13 +50,16 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     key: null,
     trajectory: null,
     toolCalls: null,
+    signature: null,
   };
   if (candidate.verdict !== null) return candidate;
   candidate.key = Array.from(keyOf(record, options.key));
   if (status !== 'ok') return candidate;
   if (options.collapse) candidate.trajectory = trajectoryDigests(record);
+  const messages = options.nearDuplicates ? record.messages() : null;
+  if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
   if (options.toolCalls && record.raw.includes('"tool_calls"')) {
-    candidate.toolCalls = record.messages().filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls));
+    candidate.toolCalls = (messages ?? record.messages()).filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls));
   }
   return candidate;
 }

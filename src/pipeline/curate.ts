@@ -2,7 +2,8 @@
  * The curation plan, shared by `dedupe`, `filter`, `export` and the browser: one pass over
  * every record through the stages, in this order:
  *
- *   status/filter (selection) → excluded (--exclude) → seen (--against) → dedupe → prefix (collapse)
+ *   status/filter (selection) → excluded (--exclude) → seen (--against) → dedupe
+ *     → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
  *
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
@@ -14,6 +15,7 @@ import type { Discovery, TraceFile } from '../sources/discover.js';
 import { TrajectoryCollapse } from './collapse.js';
 import { Deduplicator, type KeepRule } from './dedupe.js';
 import { KeyIndex } from './key-index.js';
+import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
 import type { KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
@@ -25,8 +27,10 @@ export interface Drop {
   file: string;
   line: number;
   reason: string;
-  /** The call_id a duplicate or prefix gave way to. */
+  /** The call_id a duplicate, near-duplicate or prefix gave way to. */
   kept?: string;
+  /** A near-duplicate's estimated Jaccard similarity to the record it gave way to. */
+  similarity?: number;
   detail?: string;
 }
 
@@ -41,6 +45,8 @@ export interface CurationOptions {
   exclude: ReadonlySet<string> | null;
   /** Keys of an earlier output: records with these keys were handled before. */
   seen: KeyIndex | null;
+  /** Estimated Jaccard similarity at or above which records are near-duplicates, or null (off). */
+  nearDuplicates?: number | null;
 }
 
 export interface CurationPlan {
@@ -108,6 +114,9 @@ export class Curation {
   /** Without dedupe, the keys of kept records are gathered here instead of in the dedupe index. */
   private readonly selectedKeys: KeyIndex | null;
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
+  /** Each group winner's near-duplicate signature (all zeros: none), when --near-duplicates is on. */
+  private readonly signatures: SignatureStore | null;
+  private nearIndexBytes = 0;
   private recordsRead = 0;
 
   readonly candidateOptions: CandidateOptions;
@@ -122,11 +131,15 @@ export class Curation {
     this.dedupe = new Deduplicator(options.keep);
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
     this.selectedKeys = options.dedupe ? null : new KeyIndex();
+    const near = options.dedupe && options.nearDuplicates != null;
+    this.signatures = near ? new SignatureStore() : null;
+    if (near) this.counts.near_duplicate = 0;
     this.candidateOptions = {
       selection: options.selection,
       key: options.key,
       collapse: this.collapse !== null,
       toolCalls: onToolCalls !== null,
+      nearDuplicates: near,
     };
   }
 
@@ -161,6 +174,7 @@ export class Curation {
       this.counts.duplicate++;
       this.pending.add(group, loser.fileIndex, loser.line, loser.callId);
     }
+    if (won && this.signatures !== null) this.signatures.set(group, candidate.signature);
     if (won && this.collapse !== null) {
       if (candidate.trajectory !== null) this.collapse.observe(group, candidate.trajectory);
       else this.collapse.forget(group);
@@ -180,6 +194,11 @@ export class Curation {
     const keptKeys = new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
     if (this.options.seen !== null) for (const [key] of this.options.seen.entries()) keptKeys.set(key, 0);
     if (this.selectedKeys !== null) for (const [key] of this.selectedKeys.entries()) keptKeys.set(key, 0);
+    const near =
+      this.signatures === null
+        ? null
+        : nearDuplicateClusters(this.signatures, dedupe, this.options.keep, this.options.nearDuplicates!);
+    if (near !== null) this.nearIndexBytes = near.byteSize;
     const linesByFile = new Map<number, number[]>();
     for (const [key, group] of dedupe.index.entries()) {
       // A trajectory step given way to its longer run was handled too: a later --against skips it.
@@ -187,6 +206,18 @@ export class Curation {
       const container = collapse?.containerOf(group) ?? -1;
       const fileIndex = dedupe.fileIndexes.data[group];
       const line = dedupe.lines.data[group];
+      const similar = near?.keptFor(group) ?? -1;
+      if (similar !== -1) {
+        this.drop({
+          call_id: dedupe.callIds.get(group),
+          file: this.files[fileIndex].display,
+          line,
+          reason: 'near_duplicate',
+          kept: dedupe.callIds.get(similar),
+          similarity: near!.similarity(group),
+        });
+        continue;
+      }
       if (container !== -1) {
         this.drop({
           call_id: dedupe.callIds.get(group),
@@ -216,7 +247,7 @@ export class Curation {
       dropped,
       keptLines,
       keptKeys,
-      indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0),
+      indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0) + (this.signatures?.byteSize ?? 0) + this.nearIndexBytes,
       uniqueKeys: dedupe.groups,
     };
   }

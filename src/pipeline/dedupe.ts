@@ -33,7 +33,7 @@ export class Deduplicator {
   readonly lines = new Column(Int32Array);
   readonly timestamps = new Column(Float64Array);
   /** 1 when the group's winner is an ok record. */
-  private readonly winnerOk = new Column(Int32Array);
+  readonly winnerOk = new Column(Int32Array);
   groups = 0;
 
   constructor(private readonly keep: KeepRule) {}

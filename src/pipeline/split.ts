@@ -1,9 +1,11 @@
 /**
- * Training/validation split by group. Records that share a program and a
- * first user message (the steps of one agent run, retries of one input) must
- * land on the same side, or validation would score the model on inputs it
- * trained on. The side is a pure function of (seed, group), so it is
- * reproducible and does not move when records are added.
+ * Training/validation split by group. Records that share a first user message
+ * (the steps of one agent run, retries of one input, the same input sent by
+ * two programs) must land on the same side, or validation would score the
+ * model on inputs it trained on. The side is a pure function of (seed, group),
+ * so it is reproducible and does not move when records are added; the one
+ * exception, an export whose groups all hash to training, is settled by the
+ * writer (export/dataset.ts), which moves the group nearest to validation.
  */
 import { createHash } from 'node:crypto';
 import { canonicalValueText } from '../canonical/canonical.js';
@@ -12,23 +14,28 @@ import type { Message } from '../record.js';
 export type Split = 'training' | 'validation';
 
 /**
- * The program plus the first user message's content (canonical JSON when it is
- * not a string). A record without a user message groups by its program alone.
+ * The first user message's content (canonical JSON when it is not a string),
+ * whatever the program: two programs sent the same first message share a group.
+ * A record without a user message groups by its program alone.
  */
 export function groupKey(program: string, messages: readonly Message[]): string {
   const user = messages.find((m) => m.role === 'user');
-  const content = user?.content;
+  if (user === undefined) return `program\u0000${program}`;
+  const content = user.content;
   const text = typeof content === 'string' ? content : content === undefined ? '' : canonicalValueText(content);
-  // NUL cannot occur in a folder name, so distinct (program, text) pairs give distinct keys.
-  return `${program}\u0000${text}`;
+  return `user\u0000${text}`;
 }
 
 export function assignSplit(group: string, seed: number | string, validationFraction: number): Split {
   if (!(validationFraction >= 0 && validationFraction <= 1)) {
     throw new RangeError(`validation fraction must be between 0 and 1, got ${validationFraction}`);
   }
-  if (validationFraction === 0) return 'training';
-  return groupFraction(group, seed) < validationFraction ? 'validation' : 'training';
+  return sideOf(groupFraction(group, seed), validationFraction);
+}
+
+/** The side of a group whose fraction (groupFraction) is known. */
+export function sideOf(fraction: number, validationFraction: number): Split {
+  return validationFraction > 0 && fraction < validationFraction ? 'validation' : 'training';
 }
 
 /** sha256 of seed and group, first 8 bytes read as a fraction in [0, 1). */

@@ -49,6 +49,8 @@ export const nemoCustomizerTarget: Target = {
   reasoningModes: ['inline', 'drop'],
   defaultReasoning: 'inline',
   minExamples: 0,
+  // Without a validation file the service splits 10% off itself; an empty one is an error.
+  rejectsEmptyValidation: true,
 
   project(messages: Message[], opts?: ProjectOptions): Projection {
     const reasoning = resolveReasoning(this, opts);

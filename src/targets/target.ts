@@ -96,6 +96,8 @@ export interface Target {
   readonly defaultReasoning: ReasoningMode;
   /** Fewer examples than this in a file is worth a warning (0: no minimum). */
   readonly minExamples: number;
+  /** The service rejects an empty validation file (an export then writes none). */
+  readonly rejectsEmptyValidation?: boolean;
   /**
    * Builds one example from recorded messages (completion last).
    * Throws only on a programming error: a reasoning mode not in `reasoningModes`.

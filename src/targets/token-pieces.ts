@@ -24,7 +24,10 @@ const LETTER = 8;
 const PREFIX = 16;
 /** [^\s\p{L}\p{N}] */
 const SYMBOL = 32;
-/** \s: U+00A0, U+2028, U+3000 and U+FEFF too, not U+0085. */
+/**
+ * \s as the reference tokenizer (tiktoken, a Rust regex) reads it: Unicode White_Space, which
+ * holds U+0085 and not U+FEFF. JavaScript's \s is another set (U+FEFF in, U+0085 out).
+ */
 const WHITESPACE = 64;
 const NEWLINE = 128;
 /** \p{N} */
@@ -42,7 +45,7 @@ function flagsOf(c: number): number {
   const ch = String.fromCharCode(c);
   const letter = /\p{L}/u.test(ch);
   const digit = /\p{N}/u.test(ch);
-  const space = /\s/.test(ch);
+  const space = /\p{White_Space}/u.test(ch);
   const newline = ch === '\r' || ch === '\n';
   const mark = /\p{M}/u.test(ch);
   const both = mark || /[\p{Lm}\p{Lo}]/u.test(ch);
@@ -208,7 +211,18 @@ export function pieceEnd(text: string, i: number, grammar: PieceGrammar): number
   return whitespaceEnd(text, i, grammar);
 }
 
-/** Splits texts into pieces exactly as `text.matchAll(regex)` does, given the encoding's own split regex. */
+/**
+ * The encoding's split regex as tiktoken runs it. gpt-tokenizer's JavaScript copies read `\s`
+ * as JavaScript does, so U+FEFF (a format character, which tiktoken treats like any symbol)
+ * counted as whitespace and split text where tiktoken does not. Each `\s` and `\S` becomes
+ * the Unicode White_Space property, in and out of character classes.
+ */
+export function referenceSplitRegex(regex: RegExp): RegExp {
+  const source = regex.source.replace(/\\\\|\\s|\\S/g, (m) => (m === '\\s' ? '\\p{White_Space}' : m === '\\S' ? '\\P{White_Space}' : m));
+  return new RegExp(source, 'gu');
+}
+
+/** Splits texts into pieces exactly as `text.matchAll(regex)` does, given the encoding's split regex (see referenceSplitRegex). */
 export class PieceSplitter {
   private readonly sticky: RegExp;
   private readonly searching: RegExp;

@@ -11,7 +11,7 @@
 import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { isJsonObject, writeJson } from '../canonical/json-value.js';
 import { PieceCounts } from './piece-counts.js';
-import { PieceSplitter } from './token-pieces.js';
+import { PieceSplitter, referenceSplitRegex } from './token-pieces.js';
 export { summarize, type Distribution } from './distribution.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -48,8 +48,7 @@ export async function loadTokenCounter(encoding: EncodingName = 'o200k_base'): P
   const cached = counters.get(encoding);
   if (cached !== undefined) return cached;
   const pending = importEncoding(encoding).then(({ api, splitter }): TokenCounter => {
-    const asText = { disallowedSpecial: new Set<string>() };
-    const pieces = new PieceCounts((piece) => api.countTokens(piece, asText));
+    const pieces = new PieceCounts(pieceCounter(api));
     // The text being counted and its running total, shared with the per-piece callback.
     let pieceText = '';
     let tokens = 0;
@@ -79,16 +78,46 @@ async function importEncoding(encoding: EncodingName): Promise<{ api: GptEncodin
     case 'o200k_base':
       return {
         api: (await import('gpt-tokenizer/encoding/o200k_base')).default,
-        splitter: new PieceSplitter('o200k', O200K_TOKEN_SPLIT_REGEX),
+        splitter: new PieceSplitter('o200k', referenceSplitRegex(O200K_TOKEN_SPLIT_REGEX)),
       };
     case 'cl100k_base':
       return {
         api: (await import('gpt-tokenizer/encoding/cl100k_base')).default,
-        splitter: new PieceSplitter('cl100k', CL100K_TOKEN_SPLIT_REGEX),
+        splitter: new PieceSplitter('cl100k', referenceSplitRegex(CL100K_TOKEN_SPLIT_REGEX)),
       };
     default:
       throw new Error(`unknown encoding ${JSON.stringify(encoding)} (known: ${ENCODING_NAMES.join(', ')})`);
   }
+}
+
+/** The part of gpt-tokenizer's byte-pair encoder a piece's count needs (not in its typings). */
+interface BytePairCore {
+  getBpeRankFromString(piece: string): number | undefined;
+  getBpeRankFromBytes(bytes: Uint8Array): number | undefined;
+  binarySearch(bytes: Uint8Array): number;
+  bytePairNonUtfSortedEncoder: [Uint8Array, number][];
+  bytePairEncode(piece: string): number[];
+}
+
+/**
+ * Tokens of one piece, by byte-pair merges alone: the piece is already one match of the
+ * split regex, so it is not split again (gpt-tokenizer's own count would re-split it with
+ * JavaScript's \s).
+ *
+ * gpt-tokenizer looks a byte string up by decoding it with TextDecoder, which drops a
+ * leading byte order mark: the bytes of U+FEFF decode to "", and "\ufeffusing" to "using",
+ * so every token that starts with U+FEFF (9 in o200k, 8 in cl100k) was missed or taken for
+ * another. Such byte strings are looked up by their bytes instead.
+ */
+function pieceCounter(api: GptEncoding): (piece: string) => number {
+  const core = (api as unknown as { bytePairEncodingCoreProcessor: BytePairCore }).bytePairEncodingCoreProcessor;
+  const byText = core.getBpeRankFromBytes.bind(core);
+  core.getBpeRankFromBytes = (bytes) => {
+    if (bytes[0] !== 0xef || bytes[1] !== 0xbb || bytes[2] !== 0xbf) return byText(bytes);
+    const index = core.binarySearch(bytes);
+    return index === -1 ? undefined : core.bytePairNonUtfSortedEncoder[index][1];
+  };
+  return (piece) => (core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length);
 }
 
 /** Counts one example line. Never throws: malformed parts (validation reports those) count as their JSON text. */
