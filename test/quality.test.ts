@@ -8,6 +8,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { generate, type Expected } from '../bench/generate.js';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
+import { parseJsonText, writeJson } from '../src/canonical/json-value.js';
 import { conversationWords, estimatedSimilarity, signatureOf, BANDS } from '../src/pipeline/minhash.js';
 import { getTarget } from '../src/targets/index.js';
 import { runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
@@ -79,7 +80,8 @@ function recordsOf(root: string): Map<string, { messages: Message[] }> {
     if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
     for (const line of readFileSync(path.join(entry.parentPath, entry.name), 'utf8').split('\n')) {
       try {
-        const value = JSON.parse(line) as { call_id?: string; messages?: Message[] };
+        // The recorded values, numbers with their recorded text, as the export reads them.
+        const value = parseJsonText(line) as { call_id?: string; messages?: Message[] };
         if (typeof value.call_id === 'string' && Array.isArray(value.messages)) records.set(value.call_id, { messages: value.messages });
       } catch {
         // A damaged line.
@@ -177,12 +179,12 @@ describe('provenance', () => {
       assert.ok(!seen.has(key));
       seen.add(key);
       const line = readFileSync(path.join(out, row.file), 'utf8').split('\n')[row.line - 1];
-      const written = JSON.parse(line) as { messages: Message[] };
+      const written = parseJsonText(line) as { messages: Message[] };
       const source = records.get(row.call_id);
       assert.ok(source !== undefined, `${row.call_id} is a record of the tree`);
       const projection = target.project(source.messages as never, { reasoning: 'drop' });
       assert.ok(projection.ok);
-      assert.deepEqual(written.messages, JSON.parse(JSON.stringify(projection.example.messages)), key);
+      assert.equal(writeJson(written.messages), writeJson(projection.example.messages), key);
     }
   });
 });
