@@ -5,7 +5,7 @@
  */
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
-import { decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
 import { classify, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
 const FIELDS = [
@@ -52,6 +52,9 @@ export class SynalinksRecord implements TraceRecord {
     readonly ref: SourceRef,
   ) {
     const b = raw;
+    // The one decision of what is damaged, shared by every command: what orjson would not load
+    // (this check and the validating walk below), or not a Synalinks record.
+    checkTextRules(b);
     const start = skipWhitespace(b, 0, b.length);
     if (b[start] !== 0x7b) throw new DamagedRecordError('not a JSON object');
     const end = forEachMember(b, start, b.length, (keyStart, keyEnd, valueStart, valueEnd) => {
