@@ -188,6 +188,16 @@ function skipContainer(b: Buffer, p: number, end: number, outerDepth: number): n
   }
 }
 
+/**
+ * JSON.parse held to the same strict reading as a trace line, for JSON text found inside a
+ * record's strings (tool-call arguments, structured outputs): what orjson refuses, nesting
+ * past MAX_DEPTH included, throws JsonSyntaxError, so the value is as safe to walk as a record.
+ */
+export function parseStrictJson(text: string): unknown {
+  checkJsonText(Buffer.from(text, 'utf8'));
+  return JSON.parse(text);
+}
+
 /** Throws unless [start, end) is exactly one JSON value (with whitespace around) that orjson loads. */
 export function checkJsonText(b: Buffer, start = 0, end = b.length): void {
   checkTextRules(b, start, end);

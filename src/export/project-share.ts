@@ -20,6 +20,7 @@ import {
   type ToolDefinition,
 } from '../targets/index.js';
 import { ByteSink } from '../canonical/byte-sink.js';
+import { checkJsonText, JsonSyntaxError } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 
@@ -87,6 +88,26 @@ export interface ProjectedShare {
   records: number;
 }
 
+/**
+ * Appends the example as one JSON line, or returns why a strict parser (orjson) would
+ * refuse it and appends nothing: every written line must load, and a string decoded from
+ * recorded JSON text can hold a lone surrogate, which JSON.stringify writes as `\ud800`.
+ */
+function writeStrictLine(out: ByteSink, example: unknown): string | null {
+  const lineStart = out.length;
+  try {
+    out.text(JSON.stringify(example));
+    checkJsonText(out.buffer, lineStart, out.length);
+    return null;
+  } catch (error) {
+    out.length = lineStart;
+    if (error instanceof JsonSyntaxError) return `the line would not load in a strict JSON parser: ${error.message.replace(/ at byte \d+$/, '')}`;
+    // JSON.stringify recurses: a value nested past the stack (JSON text held in a string) cannot be written.
+    if (error instanceof RangeError) return 'nested too deeply to write';
+    throw error;
+  }
+}
+
 export async function projectShare({ files, share, kept, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const counter = await loadTokenCounter(settings.tokenizer);
@@ -134,7 +155,11 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
           }
         }
         const lineStart = exampleLines.length;
-        exampleLines.text(JSON.stringify(example));
+        const unwritable = writeStrictLine(exampleLines, example);
+        if (unwritable !== null) {
+          items.push({ kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable });
+          continue;
+        }
         items.push({
           kind: 'example',
           bytes: exampleLines.length - lineStart,

@@ -1,4 +1,5 @@
 /** Helpers shared by the JSON walkers (redaction and scanning). */
+import { parseStrictJson } from '../canonical/scan.js';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -15,7 +16,8 @@ export function parseEmbeddedJson(text: string): object | undefined {
   const last = text.trimEnd().slice(-1);
   if (!((first === '{' && last === '}') || (first === '[' && last === ']'))) return undefined;
   try {
-    const parsed: unknown = JSON.parse(text);
+    // Strict and depth-bounded, as records are: the walkers recurse.
+    const parsed: unknown = parseStrictJson(text);
     return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
   } catch {
     return undefined;

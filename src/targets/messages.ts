@@ -4,6 +4,7 @@
  * roles, tool results without ids). `normalizeMessages` turns them into one
  * strict shape; each target module then only decides how to write it.
  */
+import { parseStrictJson } from '../canonical/scan.js';
 import type { Message, ToolCall } from '../record.js';
 import type { JsonObject } from './target.js';
 
@@ -168,7 +169,7 @@ export function parseArguments(args: unknown): { value: JsonObject; text: string
   if (isObject(args)) return { value: args, text: null };
   if (typeof args !== 'string') return null;
   try {
-    const value: unknown = JSON.parse(args);
+    const value: unknown = parseStrictJson(args);
     return isObject(value) ? { value, text: args } : null;
   } catch {
     return null;
