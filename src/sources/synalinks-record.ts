@@ -31,6 +31,9 @@ const F = Object.fromEntries(FIELDS.map((name, i) => [name, i])) as Record<Field
 
 export class DamagedRecordError extends Error {}
 
+/** The farthest time from 1970 a JavaScript Date can hold, in seconds. */
+const MAX_EPOCH_SECONDS = 8.64e12;
+
 const NULL_BYTES = Buffer.from('null');
 
 function isNullAt(b: Buffer, start: number, end: number): boolean {
@@ -126,8 +129,10 @@ export class SynalinksRecord implements TraceRecord {
   get module(): string {
     return this.text(F.module) ?? '';
   }
+  /** Null too when the number is no date (a Date spans ±8.64e12 seconds): `1e300` loads, but is no time. */
   get timestamp(): number | null {
-    return this.number(F.timestamp);
+    const seconds = this.number(F.timestamp);
+    return seconds !== null && Math.abs(seconds) <= MAX_EPOCH_SECONDS ? seconds : null;
   }
   get duration(): number | null {
     return this.number(F.duration);
