@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalize } from '../src/canonical/canonical.js';
 import { checkJsonText, MAX_DEPTH } from '../src/canonical/scan.js';
-import { runCli, SAMPLES, tempDir, type CliResult } from './helpers.js';
+import { FIXTURES, runCli, SAMPLES, tempDir, type CliResult } from './helpers.js';
 import { hasOrjson, NO_ORJSON, strictVerdicts, unloadableLines } from './strict-reference.js';
 
 const skip = hasOrjson() ? false : NO_ORJSON;
@@ -266,5 +266,27 @@ describe('verify hashes a repeated key as orjson does', { skip }, () => {
     assertNoCrash('verify', result);
     const verify = JSON.parse(result.stdout) as { checked: number; mismatches: unknown[] };
     assert.deepEqual([verify.checked, verify.mismatches], [1, []]);
+  });
+});
+
+describe('Ask and klieo recordings nested past the limit are damaged, not a crash', () => {
+  it('stats, runs and export report the file as damaged', () => {
+    const root = tempDir('traces-deep-recordings-');
+    const ask = readFileSync(path.join(FIXTURES, 'ask', 'message-tools', 'recording.json'), 'utf8');
+    const klieo = readFileSync(path.join(FIXTURES, 'klieo', 'writer-completed.json'), 'utf8');
+    const askDeep = ask.replace(/"content": "[^"]*"/, `"content": ${'['.repeat(5000)}${']'.repeat(5000)}`);
+    const klieoDeep = klieo.replace(/"prompt": "[^"]*"/, `"prompt": ${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`);
+    assert.notEqual(askDeep, ask);
+    assert.notEqual(klieoDeep, klieo);
+    mkdirSync(path.join(root, 'ask', 'deep-one'), { recursive: true });
+    mkdirSync(path.join(root, 'klieo'));
+    writeFileSync(path.join(root, 'ask', 'deep-one', 'recording.json'), askDeep);
+    writeFileSync(path.join(root, 'klieo', 'run.json'), klieoDeep);
+    const stats = runCli(['stats', root, '--json']);
+    assertNoCrash('stats', stats);
+    const json = JSON.parse(stats.stdout) as { damaged: { reason: string }[] };
+    assert.equal(json.damaged.filter((d) => /nested deeper than 1024/.test(d.reason)).length, 2);
+    assertNoCrash('runs', runCli(['runs', root, '--json']));
+    assertNoCrash('export', runCli(['export', root, '--format', 'nemo', '--out', path.join(root, 'out')]));
   });
 });
