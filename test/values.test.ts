@@ -11,7 +11,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalize, sha256Hex } from '../src/canonical/canonical.js';
-import { isJsonNumber, JsonNumber, parseJsonText, writeJson } from '../src/canonical/json-value.js';
+import { isJsonNumber, JsonNumber, parseJson, parseJsonText, writeJson } from '../src/canonical/json-value.js';
+import { JsonSyntaxError, MAX_DEPTH } from '../src/canonical/scan.js';
 import { runCli, tempDir } from './helpers.js';
 
 /** Number forms JSON.parse + JSON.stringify rewrite (or round), and a few it keeps, as controls. */
@@ -281,10 +282,14 @@ describe('the value parser and writer', () => {
     }
   });
 
-  it('parses deep nesting without growing the stack', () => {
-    const depth = 200_000;
-    const value = parseJsonText('['.repeat(depth) + ']'.repeat(depth));
-    assert.ok(Array.isArray(value));
+  it('parses nesting up to the strict limit, refuses deeper as orjson does, and never grows the stack', () => {
+    const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+    assert.ok(Array.isArray(parseJsonText(nested(MAX_DEPTH))));
+    assert.throws(() => parseJsonText(nested(MAX_DEPTH + 1)), JsonSyntaxError);
+    assert.throws(() => parseJsonText(nested(200_000)), JsonSyntaxError);
+    // The builder itself is iterative: bytes the scanner already accepted may nest at any depth.
+    const deep = Buffer.from(nested(200_000));
+    assert.ok(Array.isArray(parseJson(deep, 0, deep.length)));
   });
 
   it('a JsonNumber crossing to a worker thread (structured clone) is still written as its text', () => {

@@ -106,7 +106,8 @@ function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
     out.byte(0x3a);
     p = writeValue(b, skipWhitespace(b, p + 1, end), end, out);
     member.end = out.length;
-    if (members.length > 0 && sorted && compareKeys(out.buffer, members[members.length - 1], member) > 0) sorted = false;
+    // A repeated key also takes the reordering path, which keeps only its last value.
+    if (members.length > 0 && sorted && compareKeys(out.buffer, members[members.length - 1], member) >= 0) sorted = false;
     members.push(member);
     p = skipWhitespace(b, p, end);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
@@ -129,12 +130,22 @@ function reorder(out: ByteSink, members: WrittenMember[]): void {
   out.buffer.copy(scratch, 0, regionStart, out.length);
   const written = scratch;
   const order = sortedMembers(out.buffer, members);
+  // A key given twice keeps its last value, as a Python dict (and so orjson) does; the sort
+  // is stable, so of equal keys the last written comes last. Compared before being overwritten.
+  overridden.length = 0;
+  for (let i = 0; i < order.length; i++) overridden.push(i + 1 < order.length && compareKeys(out.buffer, order[i]!, order[i + 1]!) === 0);
   out.length = regionStart;
+  let first = true;
   for (let i = 0; i < order.length; i++) {
-    if (i > 0) out.byte(0x2c);
+    if (overridden[i]) continue;
+    if (!first) out.byte(0x2c);
+    first = false;
     out.copy(written, order[i]!.start - regionStart, order[i]!.end - regionStart);
   }
 }
+
+/** Reused by `reorder`: whether the member at each sorted position is replaced by a later one with its key. */
+const overridden: boolean[] = [];
 
 /** Reused by `sortedMembers` (reorder never nests). */
 const order: WrittenMember[] = [];
@@ -143,7 +154,7 @@ const order: WrittenMember[] = [];
  * Members in key order. Nearly every message object needs it (`content` sorts before `role`),
  * and `Array.prototype.sort` allocates on each call, a sixth of what computing trajectory
  * digests allocated; objects have few keys, so an insertion sort in a reused array serves,
- * with the built-in sort for big ones. Both are stable; keys are distinct anyway.
+ * with the built-in sort for big ones. Both are stable, which `reorder` relies on for repeated keys.
  */
 function sortedMembers(buffer: Buffer, members: readonly WrittenMember[]): readonly WrittenMember[] {
   if (members.length > 32) return members.slice().sort((x, y) => compareKeys(buffer, x, y));

@@ -10,7 +10,7 @@
  * a clone arrives as a `String` object, which JSON parsing never produces otherwise, so
  * `isJsonNumber` accepts any `String` object as a number's text.
  */
-import { decodeString, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
+import { checkJsonText, decodeString, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
 
 export class JsonNumber extends String {
   /** The number as JavaScript sees it (rounded): for arithmetic, never for writing. */
@@ -61,11 +61,10 @@ interface Frame {
 
 /**
  * Builds the JSON value at [start, end) of `b`; numbers become `JsonNumber`. Iterative, so
- * nesting depth costs heap, not stack. With `strict`, strings holding raw control characters
- * or lone surrogates and text after the value are errors (what orjson rejects); without it
- * the bytes are taken to be validated already (a record line the scanner accepted).
+ * nesting depth costs heap, not stack. The bytes are taken to be validated already (a record
+ * line the scanner accepted, or `parseJsonText`).
  */
-export function parseJson(b: Buffer, start: number, end: number, strict = false): unknown {
+export function parseJson(b: Buffer, start: number, end: number): unknown {
   const stack: Frame[] = [];
   let p = skipWhitespace(b, start, end);
   let value: unknown;
@@ -83,13 +82,12 @@ export function parseJson(b: Buffer, start: number, end: number, strict = false)
       } else {
         const frame: Frame = { container, key: null };
         stack.push(frame);
-        if (isObject) p = readKey(b, p, end, frame, strict);
+        if (isObject) p = readKey(b, p, end, frame);
         continue;
       }
     } else if (c === 0x22) {
       const stringEnd = skipString(b, p, end);
       value = decodeString(b, p, stringEnd);
-      if (strict) checkString(b, p, stringEnd, value as string);
       p = stringEnd;
     } else {
       const valueEnd = skipValue(b, p, end);
@@ -102,10 +100,7 @@ export function parseJson(b: Buffer, start: number, end: number, strict = false)
     // Place the value and close every container it completes.
     for (;;) {
       const frame = stack[stack.length - 1];
-      if (frame === undefined) {
-        if (strict && skipWhitespace(b, p, end) !== end) throw new JsonSyntaxError('text after the JSON value', p);
-        return value;
-      }
+      if (frame === undefined) return value;
       const isObject = !Array.isArray(frame.container);
       if (isObject) setMember(frame.container as Record<string, unknown>, frame.key!, value);
       else (frame.container as unknown[]).push(value);
@@ -113,7 +108,7 @@ export function parseJson(b: Buffer, start: number, end: number, strict = false)
       if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
       if (b[p] === 0x2c) {
         p = skipWhitespace(b, p + 1, end);
-        if (isObject) p = readKey(b, p, end, frame, strict);
+        if (isObject) p = readKey(b, p, end, frame);
         break;
       }
       if (b[p] !== (isObject ? 0x7d : 0x5d)) throw new JsonSyntaxError(`expected ',' or '${isObject ? '}' : ']'}'`, p);
@@ -125,28 +120,23 @@ export function parseJson(b: Buffer, start: number, end: number, strict = false)
 }
 
 /** Reads `"key":` at p into the frame; returns where the value starts. */
-function readKey(b: Buffer, p: number, end: number, frame: Frame, strict: boolean): number {
+function readKey(b: Buffer, p: number, end: number, frame: Frame): number {
   if (b[p] !== 0x22) throw new JsonSyntaxError('expected object key', p);
   const keyEnd = skipString(b, p, end);
   frame.key = decodeString(b, p, keyEnd);
-  if (strict) checkString(b, p, keyEnd, frame.key);
   p = skipWhitespace(b, keyEnd, end);
   if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
   return skipWhitespace(b, p + 1, end);
 }
 
-/** Strict checks of a string token at [p, stringEnd) decoded as `text`. */
-function checkString(b: Buffer, p: number, stringEnd: number, text: string): void {
-  for (let k = p + 1; k < stringEnd - 1; k++) {
-    if (b[k] < 0x20) throw new JsonSyntaxError('raw control character in a string', k);
-  }
-  if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new JsonSyntaxError('lone surrogate in a string', p);
-}
-
-/** Parses a JSON text strictly (as orjson would accept it); numbers become `JsonNumber`. */
+/**
+ * Parses a JSON text held to the same strict reading as a trace line (what orjson refuses,
+ * nesting past MAX_DEPTH included, throws JsonSyntaxError); numbers become `JsonNumber`.
+ */
 export function parseJsonText(text: string | Buffer): unknown {
   const b = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  return parseJson(b, 0, b.length, true);
+  checkJsonText(b);
+  return parseJson(b, 0, b.length);
 }
 
 /**

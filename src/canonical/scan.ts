@@ -1,8 +1,13 @@
 /**
  * A validating JSON scanner over UTF-8 bytes that finds where values start and end
  * without building them. Records are mostly long strings, so string bodies are
- * skipped with `indexOf` (memchr) and only the bytes between strings are examined.
+ * skipped with `indexOf` (memchr) and only the bytes between strings are examined;
+ * what string bodies may not hold (invalid UTF-8, raw control characters, bad escapes,
+ * lone surrogates) is checked by `checkTextRules`, a separate pass that is nearly free
+ * on the text recorders write. Together they accept exactly what Python's orjson loads:
+ * a line orjson rejects is a damaged line for every command.
  */
+import { isUtf8 } from 'node:buffer';
 
 export class JsonSyntaxError extends Error {
   constructor(
@@ -15,6 +20,14 @@ export class JsonSyntaxError extends Error {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+
+/**
+ * Deepest nesting of arrays and objects a JSON text may have (the outermost container is
+ * depth 1). orjson refuses deeper texts since 3.9.15 ("Recursion limit reached"); the
+ * recorder cannot write them either (orjson.dumps stops at 255). Every walker after the
+ * scan may recurse, since nothing deeper than this gets past it.
+ */
+export const MAX_DEPTH = 1024;
 
 export function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -54,7 +67,10 @@ export function stringHasEscape(b: Buffer, p: number, stringEnd: number): boolea
   return k !== -1 && k < stringEnd - 1;
 }
 
-function skipNumber(b: Uint8Array, p: number, end: number): number {
+/** Without an exponent, a number needs 309 digits to overflow a double. */
+const MAX_PLAIN_NUMBER_LENGTH = 308;
+
+function skipNumber(b: Buffer, p: number, end: number): number {
   const start = p;
   if (b[p] === 0x2d) p++;
   if (b[p] === 0x30) p++;
@@ -66,7 +82,9 @@ function skipNumber(b: Uint8Array, p: number, end: number): number {
     while (p < end && b[p] >= 0x30 && b[p] <= 0x39) p++;
     if (p === digits) throw new JsonSyntaxError('invalid number', start);
   }
+  let exponent = false;
   if (b[p] === 0x65 || b[p] === 0x45) {
+    exponent = true;
     p++;
     if (b[p] === 0x2b || b[p] === 0x2d) p++;
     const digits = p;
@@ -74,10 +92,14 @@ function skipNumber(b: Uint8Array, p: number, end: number): number {
     if (p === digits) throw new JsonSyntaxError('invalid number', start);
   }
   if (p > end) throw new JsonSyntaxError('truncated number', start);
+  // orjson refuses a number that is infinite as a double; only an exponent or 309 digits get there.
+  if ((exponent || p - start > MAX_PLAIN_NUMBER_LENGTH) && !Number.isFinite(Number(b.toString('latin1', start, p)))) {
+    throw new JsonSyntaxError('number too large for a double', start);
+  }
   return p;
 }
 
-function skipLiteral(b: Uint8Array, p: number, end: number, word: string): number {
+function skipLiteral(b: Buffer, p: number, end: number, word: string): number {
   if (p + word.length > end) throw new JsonSyntaxError('truncated literal', p);
   for (let i = 0; i < word.length; i++) {
     if (b[p + i] !== word.charCodeAt(i)) throw new JsonSyntaxError('invalid literal', p);
@@ -85,17 +107,12 @@ function skipLiteral(b: Uint8Array, p: number, end: number, word: string): numbe
   return p + word.length;
 }
 
-/** `p` must be at the first byte of a value (no leading whitespace); returns the index just past it. */
-export function skipValue(b: Buffer, p: number, end: number): number {
+/** A string, number or literal at `p`; returns the index just past it. */
+function skipScalar(b: Buffer, p: number, end: number): number {
   if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
-  const c = b[p];
-  switch (c) {
+  switch (b[p]) {
     case QUOTE:
       return skipString(b, p, end);
-    case 0x7b: // {
-      return skipContainer(b, p, end, true);
-    case 0x5b: // [
-      return skipContainer(b, p, end, false);
     case 0x74:
       return skipLiteral(b, p, end, 'true');
     case 0x66:
@@ -107,23 +124,77 @@ export function skipValue(b: Buffer, p: number, end: number): number {
   }
 }
 
-function skipContainer(b: Buffer, p: number, end: number, isObject: boolean): number {
-  const close = isObject ? 0x7d : 0x5d;
-  p = skipWhitespace(b, p + 1, end);
-  if (b[p] === close) return p + 1;
+/**
+ * `p` must be at the first byte of a value (no leading whitespace); returns the index just
+ * past it. `outerDepth` is how many containers already enclose the value.
+ */
+export function skipValue(b: Buffer, p: number, end: number, outerDepth = 0): number {
+  const c = b[p];
+  if (p < end && (c === 0x7b || c === 0x5b)) return skipContainer(b, p, end, outerDepth);
+  return skipScalar(b, p, end);
+}
+
+/** Closing byte of each open container of `skipContainer`, which never nests. */
+const closers = new Uint8Array(MAX_DEPTH + 1);
+
+/** `p` at an object key's opening quote; returns where its value starts. */
+function skipKey(b: Buffer, p: number, end: number): number {
+  if (b[p] !== QUOTE || p >= end) throw new JsonSyntaxError('expected object key', p);
+  p = skipWhitespace(b, skipString(b, p, end), end);
+  if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
+  return skipWhitespace(b, p + 1, end);
+}
+
+/**
+ * Iterative, so no nesting can exhaust the stack: a text nested deeper than MAX_DEPTH is
+ * refused, as orjson refuses it.
+ */
+function skipContainer(b: Buffer, p: number, end: number, outerDepth: number): number {
+  let open = 0;
   for (;;) {
-    if (isObject) {
-      if (b[p] !== QUOTE) throw new JsonSyntaxError('expected object key', p);
-      p = skipWhitespace(b, skipString(b, p, end), end);
-      if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
+    // `p` is at the start of a value.
+    const c = b[p];
+    if (p < end && (c === 0x7b || c === 0x5b)) {
+      if (outerDepth + open >= MAX_DEPTH) throw new JsonSyntaxError(`nested deeper than ${MAX_DEPTH} levels`, p);
+      // '{' + 2 is '}', '[' + 2 is ']'.
+      const close = c + 2;
+      closers[open++] = close;
       p = skipWhitespace(b, p + 1, end);
+      if (b[p] !== close || p >= end) {
+        if (close === 0x7d) p = skipKey(b, p, end);
+        continue;
+      }
+      open--;
+      p++;
+    } else {
+      p = skipScalar(b, p, end);
     }
-    p = skipWhitespace(b, skipValue(b, p, end), end);
-    if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
-    if (b[p] === close) return p + 1;
-    if (b[p] !== 0x2c) throw new JsonSyntaxError(`expected ',' or '${String.fromCharCode(close)}'`, p);
-    p = skipWhitespace(b, p + 1, end);
+    // After a value: close what ends here, then move on to the next value.
+    for (;;) {
+      if (open === 0) return p;
+      p = skipWhitespace(b, p, end);
+      if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+      const close = closers[open - 1];
+      if (b[p] === close) {
+        open--;
+        p++;
+        continue;
+      }
+      if (b[p] !== 0x2c) throw new JsonSyntaxError(`expected ',' or '${String.fromCharCode(close)}'`, p);
+      p = skipWhitespace(b, p + 1, end);
+      if (close === 0x7d) p = skipKey(b, p, end);
+      break;
+    }
   }
+}
+
+/** Throws unless [start, end) is exactly one JSON value (with whitespace around) that orjson loads. */
+export function checkJsonText(b: Buffer, start = 0, end = b.length): void {
+  checkTextRules(b, start, end);
+  const p = skipWhitespace(b, start, end);
+  const valueEnd = skipValue(b, p, end);
+  const after = skipWhitespace(b, valueEnd, end);
+  if (after !== end) throw new JsonSyntaxError('text after the JSON value', after);
 }
 
 /** Decodes a string token's text; `p` at the opening quote, `stringEnd` past the closing quote. */
@@ -141,6 +212,8 @@ export function forEachMember(
   p: number,
   end: number,
   visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+  /** Nesting depth of this object (1 for a whole line), so its values are held to MAX_DEPTH. */
+  depth = 1,
 ): number {
   if (b[p] !== 0x7b) throw new JsonSyntaxError('expected an object', p);
   p = skipWhitespace(b, p + 1, end);
@@ -152,7 +225,7 @@ export function forEachMember(
     p = skipWhitespace(b, keyEnd, end);
     if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
     const valueStart = skipWhitespace(b, p + 1, end);
-    const valueEnd = skipValue(b, valueStart, end);
+    const valueEnd = skipValue(b, valueStart, end, depth);
     visit(keyStart, keyEnd, valueStart, valueEnd);
     p = skipWhitespace(b, valueEnd, end);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
@@ -168,12 +241,13 @@ export function forEachElement(
   p: number,
   end: number,
   visit: (valueStart: number, valueEnd: number) => void,
+  depth = 1,
 ): number {
   if (b[p] !== 0x5b) throw new JsonSyntaxError('expected an array', p);
   p = skipWhitespace(b, p + 1, end);
   if (b[p] === 0x5d) return p + 1;
   for (;;) {
-    const valueEnd = skipValue(b, p, end);
+    const valueEnd = skipValue(b, p, end, depth);
     visit(p, valueEnd);
     p = skipWhitespace(b, valueEnd, end);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
@@ -212,4 +286,138 @@ export class KeyMatcher {
     }
     return -1;
   }
+}
+
+/** Bytes that may follow a backslash as they stand: `" \ / b f n r t`. (`u` needs its digits checked.) */
+const PLAIN_ESCAPE = new Uint8Array(256);
+for (const c of '"\\/bfnrt') PLAIN_ESCAPE[c.charCodeAt(0)] = 1;
+
+/** `0x80808080` as an int32, so the word tests below stay in int32 arithmetic. */
+const HIGH_BITS = 0x80808080 | 0;
+
+/**
+ * Whether [start, end) holds a byte below 0x20, eight bytes at a time (the "has less than"
+ * word test). JSON allows none in strings, and only TAB and CR (LF ends the line) between
+ * tokens, which recorders never write: nearly every line answers no.
+ */
+function hasControlByte(b: Buffer, start: number, end: number): boolean {
+  const base = b.byteOffset;
+  let i = start;
+  for (; i < end && ((base + i) & 7) !== 0; i++) if (b[i] < 0x20) return true;
+  if (end - i >= 8) {
+    const count = ((end - i) >> 3) << 1;
+    const words = new Int32Array(b.buffer, base + i, count);
+    for (let k = 0; k < count; k += 2) {
+      const w = words[k];
+      const v = words[k + 1];
+      if (((((w - 0x20202020) | 0) & ~w) | (((v - 0x20202020) | 0) & ~v)) & HIGH_BITS) return true;
+    }
+    i += count << 2;
+  }
+  for (; i < end; i++) if (b[i] < 0x20) return true;
+  return false;
+}
+
+/** Whether some escape in [start, end) is not one of the plain two-byte ones (`\u` included). */
+function hasUnusualEscape(b: Buffer, start: number, end: number): boolean {
+  for (let k = b.indexOf(BACKSLASH, start); k !== -1 && k < end; k = b.indexOf(BACKSLASH, k + 2)) {
+    if (PLAIN_ESCAPE[b[k + 1]] !== 1) return true;
+  }
+  return false;
+}
+
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  if (lower >= 0x61 && lower <= 0x66) return lower - 0x57;
+  return -1;
+}
+
+/** The code unit of the four hex digits at `p`, or -1. */
+function hexUnit(b: Buffer, p: number, end: number): number {
+  if (p + 4 > end) return -1;
+  const d0 = hexDigit(b[p]);
+  const d1 = hexDigit(b[p + 1]);
+  const d2 = hexDigit(b[p + 2]);
+  const d3 = hexDigit(b[p + 3]);
+  if ((d0 | d1 | d2 | d3) < 0) return -1;
+  return (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
+}
+
+/** The byte-by-byte check of string bodies; `b` is structurally valid JSON or will be refused for that. */
+function checkStringBodies(b: Buffer, start: number, end: number): void {
+  let inString = false;
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (!inString) {
+      if (c === QUOTE) inString = true;
+      continue;
+    }
+    if (c === QUOTE) {
+      inString = false;
+      continue;
+    }
+    if (c < 0x20) {
+      throw new JsonSyntaxError(`raw control character 0x${c.toString(16).padStart(2, '0')} in a string (JSON requires it escaped)`, i);
+    }
+    if (c !== BACKSLASH) continue;
+    const e = b[i + 1];
+    if (PLAIN_ESCAPE[e] === 1) {
+      i++;
+      continue;
+    }
+    if (e !== 0x75) throw new JsonSyntaxError('invalid escape in a string', i);
+    const unit = hexUnit(b, i + 2, end);
+    if (unit === -1) throw new JsonSyntaxError('invalid \\u escape in a string', i);
+    if (unit >= 0xdc00 && unit <= 0xdfff) throw new JsonSyntaxError('lone surrogate escape (a low surrogate with no high one before it)', i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const low = b[i + 6] === BACKSLASH && b[i + 7] === 0x75 ? hexUnit(b, i + 8, end) : -1;
+      if (low < 0xdc00 || low > 0xdfff) throw new JsonSyntaxError('lone surrogate escape (a high surrogate with no low one after it)', i);
+      i += 11;
+      continue;
+    }
+    i += 5;
+  }
+}
+
+/**
+ * The rules the structural scan leaves to this pass, as orjson applies them: the text is
+ * valid UTF-8 (no overlongs, no encoded surrogates, nothing cut short), and its strings
+ * hold no raw control character, no unknown escape and no lone surrogate escape.
+ */
+export function checkTextRules(b: Buffer, start = 0, end = b.length): void {
+  const whole = start === 0 && end === b.length;
+  if (!isUtf8(whole ? b : b.subarray(start, end))) throw new JsonSyntaxError('invalid UTF-8', firstInvalidUtf8(b, start, end));
+  // Exact when both answer no; when either says yes, the slow check decides.
+  if (hasControlByte(b, start, end) || hasUnusualEscape(b, start, end)) checkStringBodies(b, start, end);
+}
+
+/** Where the UTF-8 of [start, end) first goes wrong, for the message (only called on invalid text). */
+function firstInvalidUtf8(b: Buffer, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    // Sequence length, and the allowed range of the second byte (no overlongs, no surrogates, nothing past U+10FFFF).
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 3;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 4;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    if (i + n > end || b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (let k = 2; k < n; k++) if ((b[i + k] & 0xc0) !== 0x80) return i;
+    i += n;
+  }
+  return end;
 }

@@ -22,6 +22,7 @@ import {
 } from '../targets/index.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { writeJson } from '../canonical/json-value.js';
+import { checkJsonText, JsonSyntaxError } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 
@@ -106,6 +107,26 @@ export interface ProjectedShare {
   records: number;
 }
 
+/**
+ * Appends the example as one JSON line, or returns why a strict parser (orjson) would
+ * refuse it and appends nothing: every written line must load, and a string decoded from
+ * recorded JSON text can hold a lone surrogate, which JSON.stringify writes as `\ud800`.
+ */
+function writeStrictLine(out: ByteSink, example: unknown): string | null {
+  const lineStart = out.length;
+  try {
+    out.text(writeJson(example));
+    checkJsonText(out.buffer, lineStart, out.length);
+    return null;
+  } catch (error) {
+    out.length = lineStart;
+    if (error instanceof JsonSyntaxError) return `the line would not load in a strict JSON parser: ${error.message.replace(/ at byte \d+$/, '')}`;
+    // JSON.stringify recurses: a value nested past the stack (JSON text held in a string) cannot be written.
+    if (error instanceof RangeError) return 'nested too deeply to write';
+    throw error;
+  }
+}
+
 export async function projectShare({ files, share, kept, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const counter = await loadTokenCounter(settings.tokenizer);
@@ -153,7 +174,11 @@ export async function projectShare({ files, share, kept, settings }: ProjectShar
           }
         }
         const lineStart = exampleLines.length;
-        exampleLines.text(writeJson(example));
+        const unwritable = writeStrictLine(exampleLines, example);
+        if (unwritable !== null) {
+          items.push({ kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable });
+          continue;
+        }
         const folder = settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
         const digest = createHash('sha256').update(folder).update('\0').update(exampleLines.view().subarray(lineStart)).digest();
         items.push({

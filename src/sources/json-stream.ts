@@ -9,6 +9,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { JsonNumber } from '../canonical/json-value.js';
+import { MAX_DEPTH } from '../canonical/scan.js';
 
 export type JsonEvent =
   /** A member of top-level object number `doc` (0-based), parsed whole. */
@@ -46,6 +47,8 @@ export interface JsonStreamOptions {
 /** Token-driven state: which top-level member or element is being assembled. */
 class Walker {
   private doc = 0;
+  /** Containers open at this token, across the whole document. */
+  private depth = 0;
   /** 0 between documents, 1 inside a top-level object, 2 inside a streamed array. */
   private level = 0;
   private key: string | null = null;
@@ -87,6 +90,10 @@ class Walker {
   }
 
   token(token: Token): void {
+    // The same bound as trace lines: the walkers after reading recurse, and orjson refuses deeper.
+    if (token.name === 'startObject' || token.name === 'startArray') {
+      if (++this.depth > MAX_DEPTH) throw new JsonStreamError(`nested deeper than ${MAX_DEPTH} levels`);
+    } else if (token.name === 'endObject' || token.name === 'endArray') this.depth--;
     if (this.assembler !== null) return this.feed(token);
     switch (this.level) {
       case 0:

@@ -6,7 +6,7 @@
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
 import { parseJson } from '../canonical/json-value.js';
-import { decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
 import { classify, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
 const FIELDS = [
@@ -32,6 +32,9 @@ const F = Object.fromEntries(FIELDS.map((name, i) => [name, i])) as Record<Field
 
 export class DamagedRecordError extends Error {}
 
+/** The farthest time from 1970 a JavaScript Date can hold, in seconds. */
+const MAX_EPOCH_SECONDS = 8.64e12;
+
 const NULL_BYTES = Buffer.from('null');
 
 function isNullAt(b: Buffer, start: number, end: number): boolean {
@@ -53,6 +56,9 @@ export class SynalinksRecord implements TraceRecord {
     readonly ref: SourceRef,
   ) {
     const b = raw;
+    // The one decision of what is damaged, shared by every command: what orjson would not load
+    // (this check and the validating walk below), or not a Synalinks record.
+    checkTextRules(b);
     const start = skipWhitespace(b, 0, b.length);
     if (b[start] !== 0x7b) throw new DamagedRecordError('not a JSON object');
     const end = forEachMember(b, start, b.length, (keyStart, keyEnd, valueStart, valueEnd) => {
@@ -124,8 +130,10 @@ export class SynalinksRecord implements TraceRecord {
   get module(): string {
     return this.text(F.module) ?? '';
   }
+  /** Null too when the number is no date (a Date spans ±8.64e12 seconds): `1e300` loads, but is no time. */
   get timestamp(): number | null {
-    return this.number(F.timestamp);
+    const seconds = this.number(F.timestamp);
+    return seconds !== null && Math.abs(seconds) <= MAX_EPOCH_SECONDS ? seconds : null;
   }
   get duration(): number | null {
     return this.number(F.duration);

@@ -56,8 +56,12 @@ export interface ValidationReport {
 export async function validateFile(path: string, target: Target, opts: ValidateOptions = {}): Promise<ValidationReport> {
   // Load first: readline drops the lines it emits before iteration starts.
   const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  return validateLines(lines, target, { ...opts, counter }, path);
+  // Latin-1 maps each byte to one character, so each line's bytes come back exactly and
+  // invalid UTF-8 is found rather than replaced by U+FFFD.
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'latin1' }), crlfDelay: Infinity });
+  const validator = new LineValidator(target, counter, counter.encoding, opts.tokenLimit);
+  for await (const line of lines) validator.addBytes(Buffer.from(line, 'latin1'));
+  return validator.report(path);
 }
 
 /** The same over any source of lines (each without its line end). */
@@ -120,19 +124,26 @@ export class LineValidator {
   ) {}
 
   addText(text: string): void {
+    this.addBytes(Buffer.from(text, 'utf8'));
+  }
+
+  /** A line's bytes (without its line end): held to the same strict reading as trace lines. */
+  addBytes(bytes: Buffer): void {
     this.lineNo += 1;
-    if (this.lineNo === 1 && text.startsWith('\uFEFF')) {
+    if (this.lineNo === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       this.tally.add({ code: 'bom', severity: 'error', line: 1, message: 'the file starts with a byte order mark' });
-      text = text.slice(1);
+      bytes = bytes.subarray(3);
     }
-    if (text.trim() === '') {
+    if (bytes.toString('utf8').trim() === '') {
       this.tally.add({ code: 'blank_line', severity: 'error', line: this.lineNo, message: 'blank line' });
       return;
     }
     let value: unknown;
     try {
-      // The parser of record values: numbers keep their text, so token counts are of what is written.
-      value = parseJsonText(text);
+      // The parser of record values: numbers keep their text, so token counts are of what is written;
+      // it refuses what orjson refuses (control characters, lone surrogates, invalid UTF-8, nesting
+      // past its limit), which is invalid JSON to a trainer too.
+      value = parseJsonText(bytes);
     } catch (e) {
       this.examples += 1;
       this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: (e as Error).message });
