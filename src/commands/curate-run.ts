@@ -74,8 +74,8 @@ export function registerCurationCommand(
   command.addHelpText('after', `\n${spec.examples}\n\n${NON_SYNALINKS_OUTPUT}`).action(async (roots: string[], flags: CurationFlags & OutputFlags) => {
     if (!flags.dryRun && flags.out === undefined) throw new UserError(`${spec.name} needs --out DIR (or --dry-run)`);
     const options = parseCurationOptions(flags, spec.dedupe);
-    const discovery = await findTraceFiles(roots, flags);
-    const output = flags.dryRun ? null : OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.files.map((f) => f.root) });
+    const discovery = await findTraceFiles(roots, flags, !flags.dryRun);
+    const output = flags.dryRun ? null : OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.inputs ?? [] });
     try {
       let manifest: OutputFile | null = null;
       if (output !== null) {

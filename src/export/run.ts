@@ -78,7 +78,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--tools ${(error as Error).message}`);
     }
   }
-  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
+  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
     const exportDrops: Record<string, number> = {};
