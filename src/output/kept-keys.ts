@@ -35,11 +35,11 @@ export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunI
 export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
   const runPath = path.join(dir, META_DIR, RUN_FILE);
   const keysPath = path.join(dir, META_DIR, KEYS_FILE);
+  if (existsSync(path.join(dir, META_DIR)) && !existsSync(path.join(dir, COMPLETE_MARKER))) {
+    throw new UserError(`--against ${dir} is incomplete, from an interrupted run: rerun that run (with --force) before comparing against it`);
+  }
   if (!existsSync(runPath) || !existsSync(keysPath)) {
     throw new UserError(`--against ${dir}: not an output of traces dedupe, filter or export (no ${META_DIR}/${RUN_FILE})`);
-  }
-  if (!existsSync(path.join(dir, COMPLETE_MARKER))) {
-    throw new UserError(`--against ${dir} is incomplete, from an interrupted run: rerun that run (with --force) before comparing against it`);
   }
   const run = JSON.parse(readFileSync(runPath, 'utf8')) as RunInfo;
   if (run.key !== expectedKey) {

@@ -175,6 +175,7 @@ export class OutputDir {
       }
       // A run killed outright left its staging folder: nothing in it was ever moved into place.
       rmSync(path.join(absolute, entry), { recursive: true, force: true });
+      process.stderr.write(`traces: removed the temporary files of an interrupted run (pid ${pidOf(entry, TEMP_MARK)}) from --out ${given}\n`);
       interrupted = true;
     }
     entries = entries.filter((e) => !e.startsWith(TEMP_MARK));
