@@ -447,6 +447,64 @@ describe('interruption', () => {
     check();
   });
 
+  it('a file that disappears mid-run ends it with one line and exit 2, leaving nothing behind (worker threads too)', async () => {
+    const { base, tree } = tracked();
+    const tmp = path.join(base, 'tmp');
+    mkdirSync(tmp);
+    const out = path.join(base, 'out');
+    const child = spawn(process.execPath, [BIN, 'dedupe', tree, '--out', out], {
+      env: { ...process.env, TRACES_TEST_PAUSE: 'reading', TMPDIR: tmp, TRACES_SHARE_BYTES: '2000', TRACES_WORKERS: '2' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('test pause at reading')) resolve();
+      }),
+    );
+    const gone = path.join(tree, 'math_agent', 'tool_calls_generator_math_agent', 'tool_calls_generator_math_agent_20260708-163045.jsonl');
+    const bytes = readFileSync(gone);
+    rmSync(gone);
+    child.kill('SIGUSR2');
+    const code = await exited;
+    writeFileSync(gone, bytes);
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, /traces: .*tool_calls_generator_math_agent_20260708-163045\.jsonl: no such file or folder \(ENOENT/);
+    assert.doesNotMatch(stderr, /\n\s+at /);
+    assert.equal(existsSync(out), false);
+    assert.deepEqual(readdirSync(tmp), []);
+  });
+
+  it('a worker thread reports a file-system error with its code, path and call', async () => {
+    const { WorkerPool } = await import('../src/parallel/pool.js');
+    const { describeFileSystemError } = await import('../src/errors.js');
+    const base = tempDir();
+    const missing = path.join(base, 'p', 'm', 'm_20260101-000000.jsonl');
+    const payload = {
+      files: [{ path: missing, display: missing, root: base, source: 'synalinks' }],
+      share: { ranges: [{ fileIndex: 0, start: 0, end: Infinity }], bytes: 0 },
+      prices: null,
+    };
+    const pool = new WorkerPool(1);
+    try {
+      await assert.rejects(
+        async () => {
+          for await (const result of pool.map('stats', [payload])) void result;
+        },
+        (error: NodeJS.ErrnoException) => {
+          assert.equal(error.code, 'ENOENT');
+          assert.equal(error.path, missing);
+          assert.match(describeFileSystemError(error) ?? '', /m_20260101-000000\.jsonl: no such file or folder \(ENOENT in open\)/);
+          return true;
+        },
+      );
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('a FIFO named like a trace file is skipped, never waited on', () => {
     const { tree, check } = tracked();
     const fifo = path.join(tree, 'my_program', 'generator', 'generator_20260101-000000.jsonl');

@@ -7,13 +7,20 @@ export function pauseLine(point: string): string {
   return `traces: test pause at ${point} (pid ${process.pid})`;
 }
 
-/** Waits forever (with the event loop running, so SIGINT and SIGTERM are handled) when asked to pause here. */
+/**
+ * Waits, with the event loop running (so SIGINT and SIGTERM are handled), when asked to pause
+ * here; SIGUSR2 resumes the run, after the test has changed something under it.
+ */
 export async function pauseForTest(point: string): Promise<void> {
   if (process.env.TRACES_TEST_PAUSE !== point) return;
   process.stderr.write(`${pauseLine(point)}\n`);
-  await new Promise<void>(() => {
-    // A timer keeps the process alive until the test's signal arrives; a minute bounds a forgotten run.
-    setTimeout(() => process.exit(3), 60_000);
+  await new Promise<void>((resolve) => {
+    // The timer keeps the process alive until the test's signal arrives; a minute bounds a forgotten run.
+    const timer = setTimeout(() => process.exit(3), 60_000);
+    process.once('SIGUSR2', () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 
