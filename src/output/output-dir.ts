@@ -152,9 +152,9 @@ export class OutputDir {
   }
 
   static open(dir: string, options: OutputDirOptions): OutputDir {
-    const checked = checkOutputPath({ flag: '--out', given: dir, kind: 'folder', inputs: options.roots, force: options.force });
-    const absolute = checked.absolute;
     try {
+      const checked = checkOutputPath({ flag: '--out', given: dir, kind: 'folder', inputs: options.roots, force: options.force });
+      const absolute = checked.absolute;
       if (checked.existing !== null) OutputDir.checkExisting(absolute, dir, options.force);
       const output = new OutputDir(absolute, dir, options);
       output.makeFolder(absolute);
@@ -224,10 +224,10 @@ export class OutputDir {
   createAt(finalPath: string, flag = '--manifest'): OutputFile {
     const absolute = path.resolve(finalPath);
     if (isInside(absolute, this.dir) && absolute !== this.dir) return this.create(path.relative(this.dir, absolute));
-    const checked = checkOutputPath({ flag, given: finalPath, kind: 'file', inputs: this.options.roots, force: this.options.force });
-    const folder = path.dirname(checked.absolute);
-    const prefix = `.${path.basename(checked.absolute)}${TEMP_MARK}`;
     try {
+      const checked = checkOutputPath({ flag, given: finalPath, kind: 'file', inputs: this.options.roots, force: this.options.force });
+      const folder = path.dirname(checked.absolute);
+      const prefix = `.${path.basename(checked.absolute)}${TEMP_MARK}`;
       this.makeFolder(folder);
       for (const entry of readdirSync(folder)) {
         if (isStale(entry, prefix)) rmSync(path.join(folder, entry), { force: true });
