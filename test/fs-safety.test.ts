@@ -173,6 +173,19 @@ describe('--out: links, inputs, existing folders', () => {
     check();
   });
 
+  it('a --force rerun never removes an earlier file through a link planted in --out', () => {
+    const { base, tree, check } = tracked();
+    const out = path.join(base, 'out');
+    assert.equal(runCli(['dedupe', tree, '--out', out]).status, 0);
+    // The earlier run's my_program folder is now a link into the input, whose files have the same names.
+    rmSync(path.join(out, 'my_program'), { recursive: true });
+    symlinkSync(path.join(tree, 'my_program'), path.join(out, 'my_program'));
+    const rerun = runCli(['dedupe', tree, '--out', out, '--force', '--program', 'math_agent']);
+    assert.equal(rerun.status, 0, rerun.stderr);
+    assert.equal(existsSync(path.join(out, 'my_program')), false, 'the link itself is removed');
+    check();
+  });
+
   it('a --force rerun removes the shards of the earlier run that it does not write again', () => {
     const { base, tree, check } = tracked();
     const out = path.join(base, 'out');

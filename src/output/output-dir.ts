@@ -115,6 +115,24 @@ function removeEntry(file: string): boolean {
   return true;
 }
 
+/**
+ * Removes a file an earlier run listed, never through a link: a link on the way (planted
+ * where traces had a folder) is itself removed, and what it points to is left alone.
+ */
+function removeListed(dir: string, relative: string): void {
+  let at = dir;
+  for (const part of relative.split(path.sep)) {
+    at = path.join(at, part);
+    const info = lstatOrNull(at);
+    if (info === null) return;
+    if (info.isSymbolicLink() || at === path.join(dir, relative)) {
+      removeEntry(at);
+      return;
+    }
+    if (!info.isDirectory()) return;
+  }
+}
+
 /** Turns a file-system error on the output side into one line the user can act on. */
 function outputError(flag: string, given: string, error: unknown): never {
   if (error instanceof UserError) throw error;
@@ -261,7 +279,7 @@ export class OutputDir {
       this.prepareFolders(path.join(this.dir, MOVING_LIST));
       this.writeSmall(MOVING_LIST, [...new Set([...earlier, ...relatives])]);
       const now = new Set(relatives);
-      for (const old of earlier) if (!now.has(old)) removeEntry(path.join(this.dir, old));
+      for (const old of earlier) if (!now.has(old)) removeListed(this.dir, old);
       let moved = 0;
       for (const file of this.files) {
         const info = lstatOrNull(file.finalPath);
