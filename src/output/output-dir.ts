@@ -9,7 +9,7 @@
 import { type Stats, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { isStale, pidOf, whileRunning } from './cleanup.js';
+import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
 import { checkOutputPath, isInside } from './output-path.js';
 import { pauseForTestSync } from './test-pause.js';
 
@@ -201,6 +201,13 @@ export class OutputDir {
     const meta = lstatOrNull(path.join(absolute, '_traces'));
     if (meta !== null && meta.isSymbolicLink() && !force) {
       throw new UserError(`--out ${given}: ${path.join(absolute, '_traces')} is a symbolic link; traces never writes through a link: remove it, or pass --force to replace the link (not what it points to)`);
+    }
+    if (meta !== null && meta.isDirectory()) {
+      // A kill while the marker or the moving list was being written leaves its temporary name.
+      for (const entry of readdirSync(path.join(absolute, '_traces'))) {
+        const pid = /\.traces-partial-(\d+)$/.exec(entry)?.[1];
+        if (pid !== undefined && isDead(Number(pid))) rmSync(path.join(absolute, '_traces', entry), { force: true });
+      }
     }
     const incomplete = meta !== null && lstatOrNull(path.join(absolute, COMPLETE_MARKER)) === null;
     if (force) return;
