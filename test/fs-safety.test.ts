@@ -121,6 +121,17 @@ describe('--out: links, inputs, existing folders', () => {
     // A single file named as the input: a folder beside it is fine, the file itself is not.
     const single = path.join(tree, ONE_FILE);
     refused(runCli(['dedupe', single, '--out', single, '--force']), /is the input|not a folder/);
+    const beside = path.join(path.dirname(single), '..', '..', '..', 'beside-single');
+    assert.equal(runCli(['dedupe', single, '--out', beside]).status, 0);
+    // A module folder reached through a link inside the root is an input where it really is.
+    const real = path.join(base, 'real-module');
+    cpSync(path.join(tree, 'my_program', 'generator'), path.join(real, 'generator'), { recursive: true });
+    const linkedTree = path.join(base, 'linked-tree');
+    mkdirSync(path.join(linkedTree, 'my_program'), { recursive: true });
+    symlinkSync(path.join(real, 'generator'), path.join(linkedTree, 'my_program', 'generator'));
+    const linkedBefore = snapshot(real);
+    refused(runCli(['dedupe', linkedTree, '--out', path.join(real, 'generator', 'out')]), /inside the input/);
+    assert.deepEqual(snapshot(real), linkedBefore);
     assert.equal(existsSync(path.join(tree, 'clean')), false);
     assert.equal(existsSync(path.join(tree, 'x')), false);
     check();

@@ -118,7 +118,7 @@ export function realInputs(paths: Iterable<string>): string[] {
   const seen = new Set<string>();
   for (const p of paths) {
     try {
-      seen.add(realpathSync(p));
+      seen.add(realpathSync.native(p));
     } catch {
       seen.add(path.resolve(p));
     }

@@ -5,8 +5,8 @@
  * format is told by their content's shape, read from the first bytes, never by name, so
  * Synalinks files pay nothing for it. `--source` forces one format for every file.
  */
-import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { accessSync, closeSync, constants, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -145,13 +145,17 @@ function treeRootOf(file: string): string | null {
   return path.dirname(path.dirname(folder));
 }
 
-/** Files under `absolute`, three folders deep at most (so link loops end), as sorted `/`-separated relative paths. */
-async function walk(absolute: string, into: Discovery): Promise<string[]> {
+/**
+ * Files under `absolute`, three folders deep at most (so link loops end), as sorted
+ * `/`-separated relative paths. Synchronous: a few hundred folders cost less than the
+ * thread-pool round trip of each asynchronous call.
+ */
+function walk(absolute: string, into: Discovery): string[] {
   const found: string[] = [];
-  const visit = async (folder: string, relative: string, depth: number): Promise<void> => {
+  const visit = (folder: string, relative: string, depth: number): void => {
     let entries;
     try {
-      entries = await readdir(folder, { withFileTypes: true });
+      entries = readdirSync(folder, { withFileTypes: true });
     } catch (error) {
       into.unreadable!.push({ path: displayPath(folder), reason: unreadableReason(error) });
       return;
@@ -163,16 +167,16 @@ async function walk(absolute: string, into: Discovery): Promise<string[]> {
       let isFile = entry.isFile();
       let isFolder = entry.isDirectory();
       if (entry.isSymbolicLink()) {
-        const target = await stat(full).catch(() => null);
-        if (target === null) continue; // a dangling link holds nothing
+        const target = statSync(full, { throwIfNoEntry: false });
+        if (target === undefined) continue; // a dangling link holds nothing
         isFile = target.isFile();
         isFolder = target.isDirectory();
       }
       if (isFile) found.push(rel);
-      else if (isFolder && depth < 3) await visit(full, rel, depth + 1);
+      else if (isFolder && depth < 3) visit(full, rel, depth + 1);
     }
   };
-  await visit(absolute, '', 1);
+  visit(absolute, '', 1);
   return found.sort();
 }
 
@@ -208,7 +212,7 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     return;
   }
   if (!info.isDirectory()) throw new UserError(`${root}: not a file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
-  const entries = await walk(absolute, into);
+  const entries = walk(absolute, into);
   // A program or module folder named as the root: its trace files sit above the depth a tree root has.
   const insideTree = entries.some((relative) => !relative.includes('/') && TRACE_FILE_NAME.exec(relative)?.groups?.stem === path.basename(absolute));
   for (const relative of entries) {
@@ -250,8 +254,13 @@ export async function discover(roots: readonly string[], options: DiscoverOption
   result.inputs = realInputs(named);
   // A trace file reached through a link inside a root is an input where it really is.
   const named_ = result.inputs;
-  const linked = result.files.map((f) => realInputs([f.path])[0]!).filter((real) => !named_.some((input) => isInside(real, input)));
-  result.inputs.push(...realInputs(linked.map((real) => path.dirname(real))));
+  const realFolders = new Map<string, string>();
+  for (const file of result.files) {
+    const folder = path.dirname(file.path);
+    let real = realFolders.get(folder);
+    if (real === undefined) realFolders.set(folder, (real = realInputs([folder])[0]!));
+    if (!named_.some((input) => isInside(path.join(real!, path.basename(file.path)), input)) && !result.inputs.includes(real)) result.inputs.push(real);
+  }
   const seen = new Set<string>();
   result.files = result.files.filter((f) => !seen.has(f.path) && seen.add(f.path));
   return result;
