@@ -167,7 +167,13 @@ function walk(absolute: string, into: Discovery): string[] {
       let isFile = entry.isFile();
       let isFolder = entry.isDirectory();
       if (entry.isSymbolicLink()) {
-        const target = statSync(full, { throwIfNoEntry: false });
+        let target;
+        try {
+          target = statSync(full, { throwIfNoEntry: false });
+        } catch (error) {
+          into.unreadable!.push({ path: displayPath(full), reason: unreadableReason(error) });
+          continue;
+        }
         if (target === undefined) continue; // a dangling link holds nothing
         isFile = target.isFile();
         isFolder = target.isDirectory();
