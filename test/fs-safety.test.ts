@@ -243,6 +243,21 @@ describe('--manifest and other named files', () => {
     check();
   });
 
+  it('the exclusion file browse writes: never through a link, no temporary name left', async () => {
+    const { writeExcludeFile } = await import('../src/ui/exclude-file.js');
+    const base = tempDir();
+    const file = path.join(base, 'exclude.txt');
+    writeExcludeFile(file, 'a\n');
+    writeExcludeFile(file, 'b\n');
+    assert.equal(readFileSync(file, 'utf8'), 'b\n');
+    const precious = path.join(base, 'precious.txt');
+    writeFileSync(precious, 'precious');
+    symlinkSync(precious, path.join(base, 'link.txt'));
+    assert.throws(() => writeExcludeFile(path.join(base, 'link.txt'), 'c\n'), /symbolic link/);
+    assert.equal(readFileSync(precious, 'utf8'), 'precious');
+    assert.deepEqual(readdirSync(base).sort(), ['exclude.txt', 'link.txt', 'precious.txt']);
+  });
+
   it("browse's exclusion file passes the same checks", () => {
     const { base, tree, check } = tracked();
     refused(runCli(['browse', tree, '--exclude', path.join(tree, 'exclude.txt')]), /--exclude .* is inside the input/);
@@ -527,6 +542,18 @@ describe('interruption', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('a link loop inside a root is reported as unreadable, not a crash or a hang', () => {
+    const { tree, check } = tracked();
+    const loop = path.join(tree, 'my_program', 'loop');
+    symlinkSync(loop, loop);
+    const result = runCli(['stats', tree, '--json']);
+    rmSync(loop);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /loop: cannot read: too many symbolic links \(ELOOP\)/);
+    assert.equal((JSON.parse(result.stdout) as { records: number }).records, 24);
+    check();
   });
 
   it('a FIFO named like a trace file is skipped, never waited on', () => {
