@@ -1,6 +1,6 @@
 /** The `traces` command line: one thin module per command, registered here. */
 import { Command, CommanderError } from 'commander';
-import { UserError } from './errors.js';
+import { describeFileSystemError, UserError } from './errors.js';
 
 type Register = (program: Command) => void;
 
@@ -61,12 +61,34 @@ function exitQuietlyOnClosedPipe(): void {
   }
 }
 
+/**
+ * A file-system error that escapes a command (a callback, a stream) still ends the run with
+ * one line and exit 2; the exit handlers remove what the run created.
+ */
+function exitCleanlyOnFileSystemErrors(): void {
+  const handle = (error: unknown) => {
+    const line = describeFileSystemError(error);
+    if (line === null) {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(70);
+    }
+    process.stderr.write(`traces: ${line}\n`);
+    process.exit(2);
+  };
+  process.on('uncaughtException', handle);
+  process.on('unhandledRejection', handle);
+}
+
 export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
+  exitCleanlyOnFileSystemErrors();
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    const code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+    // Unreadable inputs count like damaged lines: the run found problems.
+    const { unreadableInputs } = await import('./commands/common.js');
+    return unreadableInputs.length > 0 && code === 0 ? 1 : code;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
@@ -75,6 +97,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UserError) {
       process.stderr.write(`traces: ${error.message}\n`);
       return error.exitCode;
+    }
+    const line = describeFileSystemError(error);
+    if (line !== null) {
+      process.stderr.write(`traces: ${line}\n`);
+      return 2;
     }
     throw error;
   }

@@ -8,3 +8,40 @@ export class UserError extends Error {
     super(message);
   }
 }
+
+/** File-system error codes that come from the user's files or disks, not from a bug in traces. */
+const FILE_SYSTEM_CODES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'a folder where a file was expected',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  ELOOP: 'too many symbolic links',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  EIO: 'input/output error',
+  EEXIST: 'a file already exists there',
+  ENAMETOOLONG: 'file name too long',
+  EXDEV: 'cannot move across devices',
+};
+
+/**
+ * One line for a file-system error (`<path>: <what happened> (CODE): <what to do>`), or null
+ * when the error is not one: those are bugs, and keep their stack.
+ */
+export function describeFileSystemError(error: unknown): string | null {
+  const e = error as NodeJS.ErrnoException | null;
+  if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || !Object.hasOwn(FILE_SYSTEM_CODES, e.code)) return null;
+  const dest = (e as { dest?: unknown }).dest;
+  const where = typeof e.path === 'string' ? `${e.path}${typeof dest === 'string' ? ` -> ${dest}` : ''}: ` : '';
+  const todo =
+    e.code === 'ENOSPC' || e.code === 'EDQUOT'
+      ? 'free some space or write elsewhere'
+      : e.code === 'EMFILE' || e.code === 'ENFILE'
+        ? 'raise the open-file limit (ulimit -n) and rerun'
+        : 'check the path and its permissions, then rerun';
+  return `${where}${FILE_SYSTEM_CODES[e.code]} (${e.code}${typeof e.syscall === 'string' ? ` in ${e.syscall}` : ''}): ${todo}`;
+}

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
-import { FIXTURES, REPO, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 
@@ -229,34 +228,6 @@ describe('output safety', () => {
     assert.match(result.stdout, /generator_20260707-143002\.jsonl:1 d4e45dfd-1936-406d-a55e-7617346d3387: duplicate of 08ad8811/);
     assert.match(result.stderr, /dry run: nothing written/);
   });
+  // Interruption (signals, kills) is covered in fs-safety.test.ts, which waits for the run's state.
 
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`a run stopped by ${signal} leaves no partial file`, async () => {
-      // A tree big enough that the run is still reading when the signal arrives.
-      const tree = path.join(tempDir(), 'tree');
-      const moduleDir = path.join(tree, 'big', 'gen');
-      mkdirSync(moduleDir, { recursive: true });
-      const line = readFileSync(path.join(SAMPLES, 'math_agent', 'final_generator_math_agent', 'final_generator_math_agent_20260708-163045.jsonl'), 'utf8').split('\n')[0];
-      const block = `${line}\n`.repeat(2000);
-      writeFileSync(path.join(moduleDir, 'gen_20260101-000000.jsonl'), block.repeat(15));
-      const out = path.join(tempDir(), 'out');
-      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'traces.js'), 'dedupe', tree, '--out', out, '--key', 'conversation'], { stdio: 'ignore' });
-      const manifestTemp = () => existsSync(path.join(out, '_traces')) && readdirSync(path.join(out, '_traces')).some((f) => f.includes('.traces-partial-'));
-      const started = Date.now();
-      while (!manifestTemp() && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 5));
-      assert.ok(manifestTemp(), 'the run started writing');
-      child.kill(signal);
-      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-      assert.equal(code, signal === 'SIGINT' ? 130 : 143);
-      const left: string[] = [];
-      const walk = (folder: string) => {
-        for (const entry of readdirSync(folder, { withFileTypes: true })) {
-          if (entry.isDirectory()) walk(path.join(folder, entry.name));
-          else left.push(entry.name);
-        }
-      };
-      walk(out);
-      assert.deepEqual(left, []);
-    });
-  }
 });

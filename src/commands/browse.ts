@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { browse, DEFAULT_EXCLUDE_FILE } from '../ui/launch.js';
 import { addSourceOption, ROOTS_DESCRIPTION } from './common.js';
+import { checkOutputPath, realInputs } from '../output/output-path.js';
+import { defaultRoot } from '../sources/discover.js';
 
 interface BrowseCommandOptions {
   exclude?: string;
@@ -37,6 +39,9 @@ Examples:
   traces browse test/recordings runs/*.json`,
     )
     .action(async (roots: string[], options: BrowseCommandOptions) => {
+      // The file w writes passes the output checks before the browser starts: never an input, never through a link.
+      const named = roots.length > 0 ? roots : [defaultRoot()];
+      checkOutputPath({ flag: '--exclude', given: options.exclude ?? DEFAULT_EXCLUDE_FILE, kind: 'file', inputs: realInputs(named), force: true });
       process.exitCode = await browse(roots, { exclude: options.exclude, source: options.source });
     });
 }

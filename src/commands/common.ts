@@ -2,8 +2,15 @@
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
-import { discover, type Discovery } from '../sources/discover.js';
+import { UserError } from '../errors.js';
+import { discover, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
+
+/**
+ * Inputs that could not be read in this run. They are reported like damaged lines: named on
+ * stderr, listed in --json (`unreadable_inputs`), and the run exits 1 (see cli.ts).
+ */
+export const unreadableInputs: UnreadableInput[] = [];
 
 export interface ReadOptions {
   verbose?: boolean;
@@ -28,8 +35,22 @@ export function addPricesOption(command: Command): Command {
   );
 }
 
-export async function findTraceFiles(roots: readonly string[], options: ReadOptions): Promise<Discovery> {
+/**
+ * The trace files under the roots. Unreadable files and folders are named on stderr; a run
+ * that finds none says so, and one that would write (`writes`) stops there, writing nothing.
+ */
+export async function findTraceFiles(roots: readonly string[], options: ReadOptions, writes = false): Promise<Discovery> {
   const discovery = await discover(roots, { source: options.source });
+  for (const unreadable of discovery.unreadable ?? []) {
+    unreadableInputs.push(unreadable);
+    process.stderr.write(`traces: ${unreadable.path}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
+  }
+  if (discovery.files.length === 0) {
+    const where = roots.length > 0 ? roots.join(' ') : '(default root)';
+    const why = `no trace file found under ${where}${discovery.skipped.length > 0 ? ` (${discovery.skipped.length} other file${discovery.skipped.length === 1 ? '' : 's'} skipped; -v lists them)` : ''}`;
+    if (writes) throw new UserError(`${why}: nothing written`);
+    process.stderr.write(`traces: ${why}\n`);
+  }
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${skipped.path}: ${skipped.reason}\n`);
     process.stderr.write(`${discovery.files.length} trace files, ${discovery.skipped.length} other files skipped\n`);
@@ -43,6 +64,10 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
 }
 
 export function printJson(value: unknown): void {
+  // Every command's JSON object names the inputs it could not read, as it counts damaged lines.
+  if (unreadableInputs.length > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    value = { ...value, unreadable_inputs: unreadableInputs };
+  }
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 

@@ -76,8 +76,8 @@ export function registerCurationCommand(
     if (!flags.dryRun && flags.out === undefined) throw new UserError(`${spec.name} needs --out DIR (or --dry-run)`);
     roots = rootsAfterNearDuplicates(flags, roots);
     const options = parseCurationOptions(flags, spec.dedupe);
-    const discovery = await findTraceFiles(roots, flags);
-    const output = flags.dryRun ? null : OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.files.map((f) => f.root) });
+    const discovery = await findTraceFiles(roots, flags, !flags.dryRun);
+    const output = flags.dryRun ? null : OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.inputs ?? [] });
     try {
       let manifest: OutputFile | null = null;
       if (output !== null) {

@@ -99,7 +99,7 @@ Examples:
       roots = rootsAfterNearDuplicates(flags, roots);
       const curation = parseCurationOptions(flags, true);
       if (flags.format === 'ask-recording') {
-        const discovered = await findTraceFiles(roots, flags);
+        const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest });
@@ -116,7 +116,7 @@ Examples:
         return;
       }
       const fraction = Number(flags.validationFraction);
-      const discovery = await findTraceFiles(roots, flags);
+      const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
         format: flags.format,

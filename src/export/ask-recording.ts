@@ -129,7 +129,7 @@ export async function runAskRecordingExport(
   curationOptions: CurationOptions,
   options: AskRecordingOptions,
 ): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
-  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
+  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));

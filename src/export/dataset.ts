@@ -12,8 +12,8 @@
  * has an example, that group's lines wait aside on disk, and go where they hashed as soon
  * as they cannot be needed.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { RunTempDir } from '../pipeline/spill.js';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import { sideOf, type Split } from '../pipeline/split.js';
@@ -88,8 +88,8 @@ class SplitFiles {
 
 /** The lines of one group set aside, in a temporary file: each its call_id and inspection, then the line. */
 class HeldGroup {
-  private readonly dir = mkdtempSync(path.join(tmpdir(), 'traces-held-'));
-  private readonly fd = openSync(path.join(this.dir, 'lines.bin'), 'w+');
+  private readonly dir = new RunTempDir();
+  private readonly fd = openSync(path.join(this.dir.path, 'lines.bin'), 'wx+');
   private bytes = 0;
 
   constructor(readonly fraction: number) {}
@@ -133,7 +133,7 @@ class HeldGroup {
     } catch {
       // Already closed.
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    this.dir.remove();
   }
 }
 

@@ -84,7 +84,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--tools ${(error as Error).message}`);
     }
   }
-  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.files.map((f) => f.root) });
+  const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
   const datasets = new Map<string, Dataset>();
   try {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import type { KeyKind } from '../pipeline/keys.js';
-import type { OutputDir } from './output-dir.js';
+import { COMPLETE_MARKER, type OutputDir } from './output-dir.js';
 
 export const META_DIR = '_traces';
 const KEYS_FILE = 'keys.bin';
@@ -35,6 +35,9 @@ export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunI
 export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
   const runPath = path.join(dir, META_DIR, RUN_FILE);
   const keysPath = path.join(dir, META_DIR, KEYS_FILE);
+  if (existsSync(path.join(dir, META_DIR)) && !existsSync(path.join(dir, COMPLETE_MARKER))) {
+    throw new UserError(`--against ${dir} is incomplete, from an interrupted run: rerun that run (with --force) before comparing against it`);
+  }
   if (!existsSync(runPath) || !existsSync(keysPath)) {
     throw new UserError(`--against ${dir}: not an output of traces dedupe, filter or export (no ${META_DIR}/${RUN_FILE})`);
   }

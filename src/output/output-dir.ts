@@ -1,20 +1,24 @@
 /**
- * An output folder written safely: every file goes to a temporary name beside its final
- * one and is renamed into place only when the whole run has succeeded. Interrupted runs
- * (Ctrl-C, SIGTERM, an error) remove their temporary files, so the folder never holds a
- * partial file. Inputs are never written: a folder inside a root is refused.
+ * An output folder written safely. Every file is written into a staging folder inside
+ * `--out` (`.traces-partial-<pid>`, or a temporary name beside a file outside it) and
+ * moved into place only when the whole run has succeeded; the completion marker
+ * `_traces/complete` is written last. A run stopped by a signal or an error removes
+ * everything it created; a run killed outright leaves no marker, so the next run calls
+ * the folder incomplete, and `--force` cleans it. Every path passes `checkOutputPath`.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { type Stats, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
+import { checkOutputPath, isInside } from './output-path.js';
+import { pauseForTestSync } from './test-pause.js';
 
 const TEMP_MARK = '.traces-partial-';
 const WRITE_BUFFER = 1 << 20;
-
-function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
+/** Written last: an output folder without it was interrupted. Lists the files of the run, one per line. */
+export const COMPLETE_MARKER = path.join('_traces', 'complete');
+/** Written before the files are moved into place: what an interrupted move may have left. */
+const MOVING_LIST = path.join('_traces', 'moving');
 
 /** A file being written: buffered, and only visible under its final name after commit. */
 export class OutputFile {
@@ -31,6 +35,7 @@ export class OutputFile {
     readonly tempPath: string,
   ) {
     mkdirSync(path.dirname(tempPath), { recursive: true });
+    // 'wx': a name that exists (a link planted there included) is never opened.
     this.fd = openSync(tempPath, 'wx');
   }
 
@@ -76,96 +81,281 @@ export class OutputFile {
 
 const NEWLINE = Buffer.from('\n');
 
-const openOutputs = new Set<OutputDir>();
-let signalsInstalled = false;
+export interface OutputDirOptions {
+  force: boolean;
+  /** Real paths of what the run reads (`realInputs`): the output may be none of them, inside one or around one. */
+  roots: readonly string[];
+}
 
-function installSignalCleanup(): void {
-  if (signalsInstalled) return;
-  signalsInstalled = true;
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-    ['SIGHUP', 129],
-  ] as const) {
-    process.on(signal, () => {
-      for (const output of openOutputs) output.abort();
-      process.stderr.write(`\ntraces: interrupted; no output was written\n`);
-      process.exit(code);
-    });
+function lstatOrNull(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
   }
 }
 
-export interface OutputDirOptions {
-  force: boolean;
-  /** Folders the run reads: the output may not be inside one. */
-  roots: readonly string[];
+/** Relative paths listed in a marker or moving list, ignoring any that would leave the folder. */
+function listedFiles(dir: string, relative: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path.join(dir, relative), 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').filter((line) => line !== '' && isInside(path.resolve(dir, line), dir) && path.resolve(dir, line) !== dir);
+}
+
+/** Removes a file or a link (never what a link points to); false when it is a folder. */
+function removeEntry(file: string): boolean {
+  const info = lstatOrNull(file);
+  if (info === null) return true;
+  if (info.isDirectory()) return false;
+  unlinkSync(file);
+  return true;
+}
+
+/**
+ * Removes a file an earlier run listed, never through a link: a link on the way (planted
+ * where traces had a folder) is itself removed, and what it points to is left alone.
+ */
+function removeListed(dir: string, relative: string): void {
+  let at = dir;
+  for (const part of relative.split(path.sep)) {
+    at = path.join(at, part);
+    const info = lstatOrNull(at);
+    if (info === null) return;
+    if (info.isSymbolicLink() || at === path.join(dir, relative)) {
+      removeEntry(at);
+      return;
+    }
+    if (!info.isDirectory()) return;
+  }
+}
+
+/** Turns a file-system error on the output side into one line the user can act on. */
+function outputError(flag: string, given: string, error: unknown): never {
+  if (error instanceof UserError) throw error;
+  const e = error as NodeJS.ErrnoException;
+  if (typeof e.code !== 'string') throw error;
+  const where = e.path !== undefined ? ` (${e.path})` : '';
+  const what: Record<string, string> = {
+    EACCES: 'permission denied: choose a folder you can write to',
+    EPERM: 'not permitted: choose a folder you can write to',
+    EROFS: 'the file system is read-only: choose another place',
+    ENOSPC: 'no space left on the device: free some space or choose another place',
+    EDQUOT: 'disk quota exceeded: free some space or choose another place',
+    ENOTDIR: 'a part of the path is a file, not a folder: choose another path',
+    EEXIST: 'a file appeared where traces writes: rerun, with --force to replace it',
+    ELOOP: 'too many symbolic links: give a real path',
+  };
+  throw new UserError(`${flag} ${given}: cannot write${where}: ${what[e.code] ?? `${e.code} ${e.message}`}`);
 }
 
 export class OutputDir {
   private readonly files: OutputFile[] = [];
+  /** Folders this run created above and at --out, deepest last: removed again if the run does not finish. */
+  private readonly createdDirs: string[] = [];
+  private readonly staging: string;
+  private readonly release: () => void;
+  private done = false;
 
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    private readonly given: string,
+    private readonly options: OutputDirOptions,
+  ) {
+    this.staging = path.join(dir, `${TEMP_MARK}${process.pid}`);
+    this.release = whileRunning(() => this.abort());
+  }
 
   static open(dir: string, options: OutputDirOptions): OutputDir {
-    const absolute = path.resolve(dir);
-    for (const root of options.roots) {
-      const rootPath = path.resolve(root);
-      const rootDir = existsSync(rootPath) && statSync(rootPath).isFile() ? path.dirname(rootPath) : rootPath;
-      if (isInside(absolute, rootDir)) {
-        throw new UserError(`--out ${dir} is inside the input ${root}: choose a folder outside the traces being read`);
+    try {
+      const checked = checkOutputPath({ flag: '--out', given: dir, kind: 'folder', inputs: options.roots, force: options.force });
+      const absolute = checked.absolute;
+      if (checked.existing !== null) OutputDir.checkExisting(absolute, dir, options.force);
+      const output = new OutputDir(absolute, dir, options);
+      output.makeFolder(absolute);
+      mkdirSync(output.staging);
+      return output;
+    } catch (error) {
+      outputError('--out', dir, error);
+    }
+  }
+
+  /** An existing --out: stale staging removed, then refused unless empty, or --force. */
+  private static checkExisting(absolute: string, given: string, force: boolean): void {
+    let entries = readdirSync(absolute);
+    let interrupted = false;
+    for (const entry of entries.filter((e) => e.startsWith(TEMP_MARK))) {
+      if (!isStale(entry, TEMP_MARK)) {
+        throw new UserError(`--out ${given}: another traces run (pid ${pidOf(entry, TEMP_MARK)}) is writing there: wait for it, or choose another folder`);
       }
-      if (isInside(rootDir, absolute)) {
-        throw new UserError(`--out ${dir} contains the input ${root}: choose a folder outside the traces being read`);
+      // A run killed outright left its staging folder: nothing in it was ever moved into place.
+      rmSync(path.join(absolute, entry), { recursive: true, force: true });
+      process.stderr.write(`traces: removed the temporary files of an interrupted run (pid ${pidOf(entry, TEMP_MARK)}) from --out ${given}\n`);
+      interrupted = true;
+    }
+    entries = entries.filter((e) => !e.startsWith(TEMP_MARK));
+    if (entries.length === 0) return;
+    const meta = lstatOrNull(path.join(absolute, '_traces'));
+    if (meta !== null && meta.isSymbolicLink() && !force) {
+      throw new UserError(`--out ${given}: ${path.join(absolute, '_traces')} is a symbolic link; traces never writes through a link: remove it, or pass --force to replace the link (not what it points to)`);
+    }
+    if (meta !== null && meta.isDirectory()) {
+      // A kill while the marker or the moving list was being written leaves its temporary name.
+      for (const entry of readdirSync(path.join(absolute, '_traces'))) {
+        const pid = /\.traces-partial-(\d+)$/.exec(entry)?.[1];
+        if (pid !== undefined && isDead(Number(pid))) rmSync(path.join(absolute, '_traces', entry), { force: true });
       }
     }
-    if (existsSync(absolute)) {
-      if (!statSync(absolute).isDirectory()) throw new UserError(`--out ${dir} exists and is not a folder`);
-      const entries = readdirSync(absolute);
-      for (const stale of entries.filter((e) => e.includes(TEMP_MARK))) unlinkSync(path.join(absolute, stale));
-      if (entries.some((e) => !e.includes(TEMP_MARK)) && !options.force) {
-        throw new UserError(`--out ${dir} is not empty: pass --force to replace the files this run writes, or choose an empty folder`);
-      }
+    const incomplete = meta !== null && lstatOrNull(path.join(absolute, COMPLETE_MARKER)) === null;
+    if (force) return;
+    if (incomplete) {
+      throw new UserError(`--out ${given} is incomplete, from an earlier interrupted run: rerun with --force to clean it, or choose another folder`);
     }
-    const output = new OutputDir(absolute);
-    openOutputs.add(output);
-    installSignalCleanup();
-    return output;
+    throw new UserError(
+      `--out ${given} is not empty${interrupted ? ' (an interrupted run\'s temporary files were removed)' : ''}: pass --force to replace the files this run writes, or choose an empty folder`,
+    );
+  }
+
+  /** mkdir -p that remembers what it made, so an unfinished run can take it away again. */
+  private makeFolder(folder: string): void {
+    const missing: string[] = [];
+    for (let at = folder; lstatOrNull(at) === null; at = path.dirname(at)) missing.unshift(at);
+    for (const each of missing) {
+      mkdirSync(each);
+      this.createdDirs.push(each);
+    }
   }
 
   /** Resolves a path inside the output folder, refusing one that would leave it. */
   resolve(relative: string): string {
     const full = path.resolve(this.dir, relative);
     if (!isInside(full, this.dir) || full === this.dir) throw new UserError(`refusing to write outside --out: ${relative}`);
+    if (path.relative(this.dir, full).split(path.sep)[0]!.startsWith(TEMP_MARK)) throw new UserError(`refusing to write into traces' staging folder: ${relative}`);
     return full;
   }
 
   create(relative: string): OutputFile {
-    return this.createAt(this.resolve(relative));
+    const finalPath = this.resolve(relative);
+    // Shards of one split start under the same name and are renamed when numbered: keep their temporary names apart.
+    let tempPath = path.join(this.staging, path.relative(this.dir, finalPath));
+    for (let n = 2; this.files.some((f) => f.tempPath === tempPath); n++) tempPath = path.join(this.staging, `${path.relative(this.dir, finalPath)}.${n}`);
+    return this.track(new OutputFile(finalPath, tempPath));
   }
 
-  /** A file outside the folder (e.g. `--manifest FILE`), written with the same safety. */
-  createAt(finalPath: string): OutputFile {
-    const tempPath = path.join(path.dirname(finalPath), `${path.basename(finalPath)}${TEMP_MARK}${process.pid}`);
-    const file = new OutputFile(finalPath, tempPath);
+  /** A file named by a flag (e.g. `--manifest FILE`), written with the same checks and safety. */
+  createAt(finalPath: string, flag = '--manifest'): OutputFile {
+    const absolute = path.resolve(finalPath);
+    if (isInside(absolute, this.dir) && absolute !== this.dir) return this.create(path.relative(this.dir, absolute));
+    try {
+      const checked = checkOutputPath({ flag, given: finalPath, kind: 'file', inputs: this.options.roots, force: this.options.force });
+      const folder = path.dirname(checked.absolute);
+      const prefix = `.${path.basename(checked.absolute)}${TEMP_MARK}`;
+      this.makeFolder(folder);
+      for (const entry of readdirSync(folder)) {
+        if (isStale(entry, prefix)) rmSync(path.join(folder, entry), { force: true });
+      }
+      return this.track(new OutputFile(checked.absolute, path.join(folder, `${prefix}${process.pid}`)));
+    } catch (error) {
+      outputError(flag, finalPath, error);
+    }
+  }
+
+  private track(file: OutputFile): OutputFile {
     this.files.push(file);
     return file;
   }
 
-  /** Renames every file into place. */
+  /**
+   * Moves every file into place, then writes the completion marker. The files of an earlier
+   * run into this folder (listed in its marker) that this run does not write are removed
+   * first, so a `--force` rerun leaves no stale shard beside the new ones.
+   */
   commit(): string[] {
-    for (const file of this.files) file.close();
-    for (const file of this.files) renameSync(file.tempPath, file.finalPath);
-    openOutputs.delete(this);
-    return this.files.map((f) => f.finalPath);
+    try {
+      for (const file of this.files) file.close();
+      const inside = this.files.filter((f) => isInside(f.finalPath, this.dir));
+      const relatives = inside.map((f) => path.relative(this.dir, f.finalPath));
+      const marker = path.join(this.dir, COMPLETE_MARKER);
+      const earlier = [...new Set([...listedFiles(this.dir, COMPLETE_MARKER), ...listedFiles(this.dir, MOVING_LIST)])];
+      for (const file of inside) this.prepareFolders(file.finalPath);
+      // From here until the marker, the folder is incomplete.
+      removeEntry(marker);
+      this.prepareFolders(path.join(this.dir, MOVING_LIST));
+      this.writeSmall(MOVING_LIST, [...new Set([...earlier, ...relatives])]);
+      const now = new Set(relatives);
+      for (const old of earlier) if (!now.has(old)) removeListed(this.dir, old);
+      let moved = 0;
+      for (const file of this.files) {
+        const info = lstatOrNull(file.finalPath);
+        if (info !== null && info.isDirectory()) throw new UserError(`--out ${this.given}: ${file.finalPath} is a folder where traces writes a file: remove it or choose another folder`);
+        renameSync(file.tempPath, file.finalPath);
+        if (++moved === 1) pauseForTestSync('moving');
+      }
+      this.writeSmall(COMPLETE_MARKER, relatives);
+      removeEntry(path.join(this.dir, MOVING_LIST));
+      rmSync(this.staging, { recursive: true, force: true });
+      this.done = true;
+      this.release();
+      return this.files.map((f) => f.finalPath);
+    } catch (error) {
+      outputError('--out', this.given, error);
+    }
   }
 
-  /** Removes every temporary file; nothing of this run remains. */
+  /**
+   * Makes the folders above a file inside --out, each a real folder: a link on the way is
+   * refused, or with --force removed (the link itself, never what it points to).
+   */
+  private prepareFolders(finalPath: string): void {
+    const parts = path.relative(this.dir, path.dirname(finalPath)).split(path.sep).filter((p) => p !== '');
+    let at = this.dir;
+    for (const part of parts) {
+      at = path.join(at, part);
+      const info = lstatOrNull(at);
+      if (info !== null && info.isSymbolicLink()) {
+        if (!this.options.force) {
+          throw new UserError(`--out ${this.given}: ${at} is a symbolic link; traces never writes through a link: remove it, or pass --force to replace the link (not what it points to)`);
+        }
+        unlinkSync(at);
+      } else if (info !== null && !info.isDirectory()) {
+        throw new UserError(`--out ${this.given}: ${at} is a file where traces needs a folder: remove it or choose another folder`);
+      } else if (info !== null) continue;
+      mkdirSync(at);
+    }
+    // The file's own name: a link there is replaced by the rename, never written through.
+    const own = lstatOrNull(finalPath);
+    if (own !== null && own.isSymbolicLink() && !this.options.force) {
+      throw new UserError(`--out ${this.given}: ${finalPath} is a symbolic link; traces never writes through a link: remove it, or pass --force to replace the link (not what it points to)`);
+    }
+  }
+
+  /** A small file of lines, written to a temporary name and renamed, inside --out. */
+  private writeSmall(relative: string, lines: readonly string[]): void {
+    const final = path.join(this.dir, relative);
+    const temp = path.join(path.dirname(final), `.${path.basename(final)}${TEMP_MARK}${process.pid}`);
+    removeEntry(temp);
+    const fd = openSync(temp, 'wx');
+    try {
+      writeSync(fd, lines.map((l) => `${l}\n`).join(''));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, final);
+  }
+
+  /** Removes everything this run created: its temporary files, staging folder and the folders it made. */
   abort(): void {
+    if (this.done) return;
+    this.done = true;
+    this.release();
     for (const file of this.files) {
       try {
         file.close();
       } catch {
-        // Already closed or never opened: the unlink below is what matters.
+        // Already closed or never opened: the removal below is what matters.
       }
       try {
         unlinkSync(file.tempPath);
@@ -173,6 +363,17 @@ export class OutputDir {
         // Already gone.
       }
     }
-    openOutputs.delete(this);
+    try {
+      rmSync(this.staging, { recursive: true, force: true });
+    } catch {
+      // Best effort.
+    }
+    for (const folder of [...this.createdDirs].reverse()) {
+      try {
+        rmdirSync(folder);
+      } catch {
+        // Not empty (something else wrote there) or gone: leave it.
+      }
+    }
   }
 }

@@ -34,14 +34,15 @@ export class WorkerPool {
     for (let i = 0; i < size; i++) {
       // A small young generation keeps each worker's resident memory down; records die young anyway.
       const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-      worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string } }) => {
+      worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string; code?: string; path?: string; syscall?: string; errno?: number } }) => {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);
         this.release(worker);
         if (pending === undefined) return;
         if (message.error !== undefined) {
-          const error = new Error(message.error.message);
-          error.stack = message.error.stack;
+          const { message: text, stack, ...fields } = message.error;
+          const error = Object.assign(new Error(text), fields);
+          error.stack = stack;
           pending.reject(error);
         } else pending.resolve(message.result);
       });

@@ -16,8 +16,10 @@ async function handle(message: JobMessage): Promise<void> {
     const result = await runJob(message.job, message.payload as never);
     parentPort!.postMessage({ id: message.id, result });
   } catch (error) {
-    const e = error instanceof Error ? error : new Error(String(error));
-    parentPort!.postMessage({ id: message.id, error: { message: e.message, stack: e.stack } });
+    const e = (error instanceof Error ? error : new Error(String(error))) as NodeJS.ErrnoException;
+    // The file-system fields travel too: the main thread reports such an error as one line, not a stack.
+    const { code, path, syscall, errno } = e;
+    parentPort!.postMessage({ id: message.id, error: { message: e.message, stack: e.stack, code, path, syscall, errno } });
   }
 }
 

@@ -19,6 +19,7 @@ import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
 import type { KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
+import { pauseForTest } from '../output/test-pause.js';
 
 export const DROP_REASONS = ['status', 'filter', 'excluded', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -264,6 +265,7 @@ export async function planCuration(
   onToolCalls: ((messages: Message[]) => void) | null = null,
 ): Promise<CurationPlan> {
   const curation = new Curation(discovery.files, options, onDrop, onToolCalls);
+  await pauseForTest('reading');
   const results = runOverFiles(
     'curate',
     discovery,

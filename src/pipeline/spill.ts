@@ -3,21 +3,60 @@
  * facts that are only resolved at the end of a run (a duplicate's final winner) stay on
  * disk rather than growing memory with the number of records.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isStale, whileRunning } from '../output/cleanup.js';
 
 const BUFFER_ROWS = 8192;
+/** `traces-spill-<pid>-XXXXXX`: the pid tells a later run whether its maker is gone. */
+const PREFIX = 'traces-spill-';
+
+/** Spill folders of runs killed outright (nothing ran to remove them): their processes are gone. */
+function removeStaleSpills(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (isStale(entry, PREFIX)) rmSync(path.join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+/**
+ * A temporary folder of this run in the system's temp folder, named for its process so a
+ * later run can remove it if this one is killed outright; removed on a signal or an exit
+ * that skips `remove` (an error, a crash).
+ */
+export class RunTempDir {
+  readonly path: string;
+  private readonly release: () => void;
+
+  constructor() {
+    removeStaleSpills();
+    this.path = mkdtempSync(path.join(tmpdir(), `${PREFIX}${process.pid}-`));
+    this.release = whileRunning(() => rmSync(this.path, { recursive: true, force: true }));
+  }
+
+  remove(): void {
+    rmSync(this.path, { recursive: true, force: true });
+    this.release();
+  }
+}
 
 export class SpillFile {
-  private readonly dir = mkdtempSync(path.join(tmpdir(), 'traces-spill-'));
-  private readonly file = path.join(this.dir, 'rows.bin');
-  private readonly fd = openSync(this.file, 'w+');
+  private readonly dir = new RunTempDir();
+  private readonly file: string;
+  private readonly fd: number;
   private readonly buffer: Uint32Array;
   private buffered = 0;
   rows = 0;
 
   constructor(readonly width: number) {
+    this.file = path.join(this.dir.path, 'rows.bin');
+    this.fd = openSync(this.file, 'wx+');
     this.buffer = new Uint32Array(width * BUFFER_ROWS);
   }
 
@@ -50,6 +89,6 @@ export class SpillFile {
 
   dispose(): void {
     closeSync(this.fd);
-    rmSync(this.dir, { recursive: true, force: true });
+    this.dir.remove();
   }
 }

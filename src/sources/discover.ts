@@ -5,11 +5,12 @@
  * format is told by their content's shape, read from the first bytes, never by name, so
  * Synalinks files pay nothing for it. `--source` forces one format for every file.
  */
+import { accessSync, closeSync, constants, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { UserError } from '../errors.js';
+import { isInside, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
 import { detectSource } from './detect.js';
 
@@ -33,9 +34,19 @@ export interface SkippedFile {
   reason: string;
 }
 
+/** A file or folder under a root that could not be read: reported like a damaged line, never silently dropped. */
+export interface UnreadableInput {
+  path: string;
+  reason: string;
+}
+
 export interface Discovery {
   files: TraceFile[];
   skipped: SkippedFile[];
+  /** Files and folders that could not be read (permissions, I/O errors): their records are missing. */
+  unreadable?: UnreadableInput[];
+  /** Real paths of the roots named: what an output may not be, be inside or contain. */
+  inputs?: string[];
 }
 
 const TRACE_FILE_NAME = /^(?<stem>.+)_(?<ts>\d{8}-\d{6})\.jsonl$/;
@@ -77,11 +88,121 @@ async function otherSource(full: string, forced: SourceKind | undefined): Promis
   return kind === 'synalinks' ? null : kind;
 }
 
+/** Why a file cannot be read, in words, or null when it can. */
+export function unreadableReason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'not permitted',
+    EIO: 'input/output error',
+    ELOOP: 'too many symbolic links',
+    EMFILE: 'too many open files',
+    ENOENT: 'it disappeared while being read',
+    ENOTDIR: 'not a folder',
+    EISDIR: 'a folder, not a file',
+  };
+  return typeof e?.code === 'string' ? `cannot read: ${words[e.code] ?? e.message} (${e.code})` : `cannot read: ${String(error)}`;
+}
+
+function readable(file: string): string | null {
+  try {
+    accessSync(file, constants.R_OK);
+    return null;
+  } catch (error) {
+    return unreadableReason(error);
+  }
+}
+
+/** The `program` of a Synalinks file's first record, from its first bytes. */
+function peekProgram(file: string): string | null {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(8192);
+      const n = readSync(fd, buffer, 0, buffer.length, 0);
+      const match = /"program"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(buffer.toString('utf8', 0, n));
+      return match ? (JSON.parse(`"${match[1]}"`) as string) : null;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The root of the tree a trace file sits in, when the folder named is inside a tree (a
+ * program or module folder) or the file is named itself: `<root>/<program>/<module>/<module>_ts.jsonl`,
+ * or `<root>/<program>/<program>_ts.jsonl` when the record says program and module are one.
+ * Null when the file's name does not match its folder.
+ */
+function treeRootOf(file: string): string | null {
+  const match = TRACE_FILE_NAME.exec(path.basename(file));
+  const folder = path.dirname(file);
+  if (match === null || match.groups!.stem !== path.basename(folder)) return null;
+  const program = peekProgram(file);
+  if (program === match.groups!.stem) return path.dirname(folder);
+  return path.dirname(path.dirname(folder));
+}
+
+/**
+ * Files under `absolute`, three folders deep at most (so link loops end), as sorted
+ * `/`-separated relative paths. Synchronous: a few hundred folders cost less than the
+ * thread-pool round trip of each asynchronous call.
+ */
+function walk(absolute: string, into: Discovery): string[] {
+  const found: string[] = [];
+  const visit = (folder: string, relative: string, depth: number): void => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      into.unreadable!.push({ path: displayPath(folder), reason: unreadableReason(error) });
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const full = path.join(folder, entry.name);
+      const rel = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      let isFile = entry.isFile();
+      let isFolder = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        let target;
+        try {
+          target = statSync(full, { throwIfNoEntry: false });
+        } catch (error) {
+          into.unreadable!.push({ path: displayPath(full), reason: unreadableReason(error) });
+          continue;
+        }
+        if (target === undefined) continue; // a dangling link holds nothing
+        isFile = target.isFile();
+        isFolder = target.isDirectory();
+      }
+      if (isFile) found.push(rel);
+      else if (isFolder && depth < 3) visit(full, rel, depth + 1);
+    }
+  };
+  visit(absolute, '', 1);
+  return found.sort();
+}
+
 async function discoverRoot(root: string, into: Discovery, options: DiscoverOptions): Promise<void> {
   const absolute = path.resolve(root);
-  const info = await stat(absolute).catch(() => null);
-  if (info === null) throw new UserError(`${root}: no such file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
+  let info;
+  try {
+    info = await stat(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`${root}: no such file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
+    into.unreadable!.push({ path: displayPath(absolute), reason: unreadableReason(error) });
+    return;
+  }
   if (info.isFile()) {
+    const unreadable = readable(absolute);
+    if (unreadable !== null) {
+      into.unreadable!.push({ path: displayPath(absolute), reason: unreadable });
+      return;
+    }
     const file = { path: absolute, display: displayPath(absolute), root: path.dirname(absolute) };
     if (options.source !== undefined) {
       into.files.push({ ...file, source: options.source });
@@ -90,26 +211,38 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     // A file named directly is read as Synalinks unless its content is another recorder's;
     // a non-JSONL file of no known shape is reported rather than read.
     const detected = TRACE_FILE_NAME.test(path.basename(absolute)) ? 'synalinks' : await detectSource(absolute);
-    if (detected !== null) into.files.push({ ...file, source: detected });
-    else if (absolute.endsWith('.jsonl')) into.files.push({ ...file, source: 'synalinks' });
+    // Inside a tree, it keeps its place there, as in an output tree of dedupe or filter.
+    if (detected === 'synalinks' || (detected === null && absolute.endsWith('.jsonl'))) into.files.push({ ...file, root: treeRootOf(absolute) ?? file.root, source: 'synalinks' });
+    else if (detected !== null) into.files.push({ ...file, source: detected });
     else into.skipped.push({ path: file.display, reason: 'no known recorder format (Synalinks, Ask, klieo)' });
     return;
   }
-  // Depth 3 bounds the walk, so symlink loops cannot make it run forever.
-  const entries = await fg(['*', '*/*', '*/*/*'], {
-    cwd: absolute,
-    onlyFiles: true,
-    followSymbolicLinks: true,
-    suppressErrors: true,
-    deep: 3,
-    dot: false,
-  });
-  entries.sort();
+  if (!info.isDirectory()) throw new UserError(`${root}: not a file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
+  const entries = walk(absolute, into);
+  // A program or module folder named as the root: its trace files sit above the depth a tree root has.
+  const insideTree = entries.some((relative) => !relative.includes('/') && TRACE_FILE_NAME.exec(relative)?.groups?.stem === path.basename(absolute));
   for (const relative of entries) {
     const full = path.join(absolute, relative);
-    const reason = whyNotTraceFile(relative);
+    const unreadable = readable(full);
+    if (unreadable !== null) {
+      into.unreadable!.push({ path: displayPath(full), reason: unreadable });
+      continue;
+    }
+    let reason = whyNotTraceFile(relative);
+    let fileRoot = absolute;
+    const depth = relative.split('/').length;
+    if (depth === 1 && insideTree && reason === 'not at <program>/<module>/ depth') {
+      // A module folder (or a program's own files) named as the root.
+      const treeRoot = treeRootOf(full);
+      if (treeRoot !== null) [reason, fileRoot] = [null, treeRoot];
+    } else if (depth === 2 && reason === null) {
+      // `<x>/<x>_ts.jsonl` is a program's own file under a tree root, or a module's file under
+      // a program folder named as the root: the record's program tells which.
+      const program = peekProgram(full);
+      if (program !== null && program !== relative.split('/')[0] && program === path.basename(absolute)) fileRoot = path.dirname(absolute);
+    }
     if (reason === null && (options.source === undefined || options.source === 'synalinks')) {
-      into.files.push({ path: full, display: displayPath(full), root: absolute, source: 'synalinks' });
+      into.files.push({ path: full, display: displayPath(full), root: fileRoot, source: 'synalinks' });
       continue;
     }
     const other = reason === 'dataset cache' ? null : await otherSource(full, options.source);
@@ -121,8 +254,19 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
 }
 
 export async function discover(roots: readonly string[], options: DiscoverOptions = {}): Promise<Discovery> {
-  const result: Discovery = { files: [], skipped: [] };
-  for (const root of roots.length > 0 ? roots : [defaultRoot()]) await discoverRoot(root, result, options);
+  const result: Discovery = { files: [], skipped: [], unreadable: [] };
+  const named = roots.length > 0 ? roots : [defaultRoot()];
+  for (const root of named) await discoverRoot(root, result, options);
+  result.inputs = realInputs(named);
+  // A trace file reached through a link inside a root is an input where it really is.
+  const named_ = result.inputs;
+  const realFolders = new Map<string, string>();
+  for (const file of result.files) {
+    const folder = path.dirname(file.path);
+    let real = realFolders.get(folder);
+    if (real === undefined) realFolders.set(folder, (real = realInputs([folder])[0]!));
+    if (!named_.some((input) => isInside(path.join(real!, path.basename(file.path)), input)) && !result.inputs.includes(real)) result.inputs.push(real);
+  }
   const seen = new Set<string>();
   result.files = result.files.filter((f) => !seen.has(f.path) && seen.add(f.path));
   return result;

@@ -2,8 +2,9 @@
  * The exclusion file: one call_id per line, `#` starts a comment, blank lines ignored.
  * `--exclude FILE` of dedupe, filter and export reads the same format.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { checkOutputPath } from '../output/output-path.js';
 
 export const DEFAULT_EXCLUDE_FILE = 'traces-exclude.txt';
 
@@ -32,10 +33,23 @@ export function formatExcludeText(callIds: readonly string[], now = new Date()):
   return `${[...header, ...callIds].join('\n')}\n`;
 }
 
-/** Writes through a temporary file and a rename, so a reader never sees half a list. */
-export function writeExcludeFile(file: string, text: string): void {
-  const target = path.resolve(file);
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
-  writeFileSync(temporary, text);
+/**
+ * Writes through a temporary file and a rename, so a reader never sees half a list. The
+ * path passes the output checks (no link, not a folder; browse checked it against its
+ * inputs when it started); the list replaces the one browse read, so an existing file is expected.
+ */
+export function writeExcludeFile(file: string, text: string, inputs: readonly string[] = []): void {
+  const target = checkOutputPath({ flag: '--exclude', given: file, kind: 'file', inputs, force: true }).absolute;
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.traces-partial-${process.pid}`);
+  rmSync(temporary, { force: true });
+  const fd = openSync(temporary, 'wx');
+  try {
+    writeSync(fd, text);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  closeSync(fd);
   renameSync(temporary, target);
 }

@@ -1,0 +1,127 @@
+/**
+ * The one check every path a run writes passes (`--out`, `--manifest`, browse's exclusion
+ * file, any file inside an output folder): never an input, inside one or around one,
+ * compared by real path; never through a symbolic link; never over an existing file
+ * without `--force`; never under a regular file.
+ */
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+export interface OutputTarget {
+  /** The flag naming the path, for messages: `--out`, `--manifest`, `--exclude`. */
+  flag: string;
+  /** The path as the user gave it. */
+  given: string;
+  kind: 'folder' | 'file';
+  /** Real paths of what the run reads: the output may be none of them, inside one or around one. */
+  inputs: readonly string[];
+  /** An existing file may be replaced (a folder may be non-empty: the caller decides what that means). */
+  force: boolean;
+  /** What `--force` is called for this path, when the user can give it (browse's file has none). */
+  forceHint?: string | null;
+}
+
+export interface CheckedPath {
+  absolute: string;
+  /** The path with every existing folder on the way resolved: what comparisons use. */
+  real: string;
+  /** lstat of the path itself, or null when nothing is there. */
+  existing: Stats | null;
+}
+
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..' + path.sep) && relative !== '..' && !path.isAbsolute(relative));
+}
+
+function lstatOrNull(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ENOTDIR') return null; // a component is a file: found by the walk below
+    throw error;
+  }
+}
+
+/**
+ * Links above the home folder are the system's layout (`/home -> /usr/home`): not a
+ * link the user put on the way.
+ */
+function isSystemLink(component: string): boolean {
+  const home = path.resolve(homedir());
+  return component !== home && isInside(home, component);
+}
+
+/** Resolves, checks and describes an output path, or throws a UserError (exit 2) saying what to do. */
+export function checkOutputPath(target: OutputTarget): CheckedPath {
+  const { flag, given } = target;
+  const absolute = path.resolve(given);
+  // Walk down from the file-system root: every existing component is a real folder, the last one may be the target.
+  const parts = absolute.split(path.sep).filter((p) => p !== '');
+  let current = path.parse(absolute).root;
+  let existing: Stats | null = null;
+  let missingFrom = parts.length;
+  for (let i = 0; i < parts.length; i++) {
+    const next = path.join(current, parts[i]);
+    const info = lstatOrNull(next);
+    if (info === null) {
+      missingFrom = i;
+      break;
+    }
+    const isTarget = i === parts.length - 1;
+    if (info.isSymbolicLink()) {
+      if (isTarget || !isSystemLink(next)) {
+        let to = '';
+        try {
+          to = ` (it points to ${realpathSync(next)})`;
+        } catch {
+          to = ' (a dangling link)';
+        }
+        throw new UserError(`${flag} ${given}: ${next} is a symbolic link${to}; traces never writes through a link: give a real ${isTarget ? (target.kind === 'folder' ? 'folder' : 'file') : 'path'} instead`);
+      }
+    } else if (!isTarget && !info.isDirectory()) {
+      throw new UserError(`${flag} ${given}: ${next} is a file, not a folder: choose a path that is not under a file`);
+    }
+    current = next;
+    if (isTarget) existing = info;
+  }
+  if (parts.length === 0) existing = lstatOrNull(current);
+  // The deepest existing component, resolved, plus the parts still to be created.
+  const real = path.join(realpathSync(current), ...parts.slice(missingFrom));
+
+  for (const input of target.inputs) {
+    const where = real === input ? 'is' : isInside(real, input) ? 'is inside' : isInside(input, real) ? 'contains' : null;
+    if (where !== null) {
+      throw new UserError(`${flag} ${given} ${where} the input ${input}: traces never writes into what it reads; choose a path outside the traces being read`);
+    }
+  }
+  if (existing !== null) {
+    if (target.kind === 'folder' && !existing.isDirectory()) throw new UserError(`${flag} ${given} exists and is not a folder: choose a folder`);
+    if (target.kind === 'file') {
+      if (existing.isDirectory()) throw new UserError(`${flag} ${given} is a folder: give a file name`);
+      if (!existing.isFile()) throw new UserError(`${flag} ${given} exists and is not a regular file: choose another name`);
+      if (!target.force) {
+        const hint = target.forceHint === null ? 'choose another name' : `pass ${target.forceHint ?? '--force'} to replace it, or choose another name`;
+        throw new UserError(`${flag} ${given} already exists: ${hint}`);
+      }
+    }
+  }
+  return { absolute, real, existing };
+}
+
+/** Real paths of what a run reads, for `inputs`: the paths named and every folder a trace file was found in. */
+export function realInputs(paths: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  for (const p of paths) {
+    try {
+      seen.add(realpathSync.native(p));
+    } catch {
+      seen.add(path.resolve(p));
+    }
+  }
+  return [...seen];
+}
