@@ -11,7 +11,7 @@ import { UserError } from '../errors.js';
 const TEMP_MARK = '.traces-partial-';
 const WRITE_BUFFER = 1 << 20;
 
-function isInside(child: string, parent: string): boolean {
+export function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
