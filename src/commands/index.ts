@@ -97,7 +97,7 @@ Examples:
       const { buildIndex, reportDamage } = await import('../index/build.js');
       let engine: EngineType | null = null;
       try {
-        engine = await Engine.open(scratch.file('index.duckdb'), { memoryLimit: '256MB' });
+        engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
         const summary = await buildIndex(engine, discovery, prices);
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();

@@ -66,7 +66,7 @@ Examples:
           const prices = loadPriceTable(flags.prices);
           const discovery = await findTraceFiles(roots, flags);
           scratch = Scratch.in(tmpdir());
-          engine = await Engine.open(scratch.file('index.duckdb'), { memoryLimit: '256MB' });
+          engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
           reportDamage(await buildIndex(engine, discovery, prices));
         }

@@ -74,13 +74,14 @@ export class Engine {
   ) {}
 
   /**
-   * An engine over a database file (a scratch file: the index of a big tree does not fit in
-   * memory, and DuckDB spills to it) or in memory when `file` is null.
+   * An in-memory engine. With `spill`, a scratch folder: past the memory limit DuckDB moves
+   * blocks there, so the index of a big tree needs no more memory than a small one's.
    */
-  static async open(file: string | null, options: { memoryLimit?: string } = {}): Promise<Engine> {
+  static async open(spill: string | null, options: { memoryLimit?: string } = {}): Promise<Engine> {
     const { DuckDBInstance } = await duckdb();
-    const instance = await DuckDBInstance.create(file ?? ':memory:', {
+    const instance = await DuckDBInstance.create(':memory:', {
       memory_limit: options.memoryLimit ?? '512MB',
+      ...(spill !== null ? { temp_directory: spill } : {}),
       // Extensions are never fetched: queries see the index and local files only.
       autoinstall_known_extensions: 'false',
     });

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import type { TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
-import { keyHex, keyOf } from '../pipeline/keys.js';
+import { keyOf } from '../pipeline/keys.js';
+import { forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
@@ -27,19 +28,49 @@ function tokens(usage: Usage | null, field: keyof Usage): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
 }
 
-function hasToolCalls(record: TraceRecord): boolean {
-  // Most records call no tool: their bytes never hold the word, and their messages need not be built.
-  if (record instanceof SynalinksRecord && !record.raw.includes('"tool_calls"')) return false;
-  return record.messages().some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
+const TOOL_CALLS = new KeyMatcher(['tool_calls']);
+
+/** Messages and whether one calls a tool (a non-empty tool_calls list), read from the bytes without building the messages. */
+function messageFacts(record: SynalinksRecord): { count: number; toolCalls: boolean } {
+  const b = record.raw;
+  const [start, end] = record.span('messages')!;
+  // Most records call no tool: their bytes never hold the word.
+  const look = b.includes('"tool_calls"');
+  let count = 0;
+  let toolCalls = false;
+  forEachElement(b, start, end, (valueStart, valueEnd) => {
+    count++;
+    if (!look || toolCalls || b[valueStart] !== 0x7b) return;
+    forEachMember(b, valueStart, valueEnd, (keyStart, keyEnd, memberStart, memberEnd) => {
+      if (TOOL_CALLS.match(b, keyStart, keyEnd) === 0 && b[memberStart] === 0x5b && b[skipWhitespace(b, memberStart + 1, memberEnd)] !== 0x5d) {
+        toolCalls = true;
+      }
+    });
+  });
+  return { count, toolCalls };
+}
+
+function otherMessageFacts(record: TraceRecord): { count: number; toolCalls: boolean } {
+  const messages = record.messages();
+  return { count: messages.length, toolCalls: messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0) };
 }
 
 const key = new Uint32Array(4);
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** The 16-byte key as 32 hex digits, as `keyHex` writes it. */
+function hex(words: Uint32Array): string {
+  let out = '';
+  for (const w of words) out += HEX[w >>> 24] + HEX[(w >>> 16) & 255] + HEX[(w >>> 8) & 255] + HEX[w & 255];
+  return out;
+}
 
 export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
   const facts = factsOf(record, prices);
   const usage = facts.usage;
   const cost = facts.cost ?? facts.estimatedCost;
   const synalinks = record instanceof SynalinksRecord;
+  const messages = synalinks ? messageFacts(record) : otherMessageFacts(record);
   const values = [
     record.callId,
     record.parentCallId,
@@ -58,7 +89,7 @@ export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, 
     facts.duration,
     record.inputsHash,
     record.configHash,
-    keyHex(keyOf(record, 'conversation', key)),
+    hex(keyOf(record, 'conversation', key)),
     tokens(usage, 'prompt_tokens'),
     tokens(usage, 'completion_tokens'),
     tokens(usage, 'reasoning_tokens'),
@@ -66,8 +97,8 @@ export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, 
     tokens(usage, 'total_tokens'),
     cost,
     facts.cost !== null ? 'reported' : facts.estimatedCost !== null ? 'estimated' : null,
-    synalinks ? record.messageCount() : record.messages().length,
-    hasToolCalls(record),
+    messages.count,
+    messages.toolCalls,
   ];
   for (let i = 0; i < INDEX_COLUMNS.length; i++) batch.columns[i].push(values[i]);
   batch.rows++;
