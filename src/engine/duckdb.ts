@@ -3,6 +3,7 @@
  * first use, by `index`, `sql` and Parquet keep-lists only: every other command starts
  * without its native library.
  */
+import { createRequire } from 'node:module';
 import { UserError } from '../errors.js';
 import { INDEX_COLUMNS, type IndexBatch } from '../index/columns.js';
 
@@ -13,12 +14,17 @@ type Appender = import('@duckdb/node-api').DuckDBAppender;
 let loaded: Promise<DuckDB> | null = null;
 
 async function duckdb(): Promise<DuckDB> {
-  loaded ??= import('@duckdb/node-api').catch((error: unknown) => {
-    loaded = null;
-    throw new UserError(
-      `the embedded SQL engine (@duckdb/node-api) could not be loaded: ${firstLine(error)}; reinstall traces with its dependencies (npm install)`,
-    );
-  });
+  loaded ??= (async () => {
+    try {
+      // Required, not imported: the package is CommonJS, and importing it makes Node scan each of its files for exports.
+      return createRequire(import.meta.url)('@duckdb/node-api') as DuckDB;
+    } catch (error) {
+      loaded = null;
+      throw new UserError(
+        `the embedded SQL engine (@duckdb/node-api) could not be loaded: ${firstLine(error)}; reinstall traces with its dependencies (npm install)`,
+      );
+    }
+  })();
   return loaded;
 }
 

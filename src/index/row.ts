@@ -5,12 +5,14 @@
 import path from 'node:path';
 import type { TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
-import { keyOf } from '../pipeline/keys.js';
+import { conversationKey, keyOf } from '../pipeline/keys.js';
 import { forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { ByteSink } from '../canonical/byte-sink.js';
+import { writeArray } from '../canonical/canonical.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
-import { INDEX_COLUMNS, type IndexBatch } from './columns.js';
+import { INDEX_COLUMNS, type IndexBatch, type IndexValue } from './columns.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {
@@ -29,33 +31,55 @@ function tokens(usage: Usage | null, field: keyof Usage): number | null {
 }
 
 const TOOL_CALLS = new KeyMatcher(['tool_calls']);
+const key = new Uint32Array(4);
 
-/** Messages and whether one calls a tool (a non-empty tool_calls list), read from the bytes without building the messages. */
-function messageFacts(record: SynalinksRecord): { count: number; toolCalls: boolean } {
+const sink = new ByteSink();
+const elementEnds: number[] = [];
+
+/** Whether a message calls a tool (a non-empty tool_calls list), read from the bytes without building the messages. */
+function synalinksToolCalls(record: SynalinksRecord, start: number, end: number): boolean {
   const b = record.raw;
-  const [start, end] = record.span('messages')!;
   // Most records call no tool: their bytes never hold the word.
-  const look = b.includes('"tool_calls"');
-  let count = 0;
+  if (!b.includes('"tool_calls"')) return false;
   let toolCalls = false;
   forEachElement(b, start, end, (valueStart, valueEnd) => {
-    count++;
-    if (!look || toolCalls || b[valueStart] !== 0x7b) return;
+    if (toolCalls || b[valueStart] !== 0x7b) return;
     forEachMember(b, valueStart, valueEnd, (keyStart, keyEnd, memberStart, memberEnd) => {
       if (TOOL_CALLS.match(b, keyStart, keyEnd) === 0 && b[memberStart] === 0x5b && b[skipWhitespace(b, memberStart + 1, memberEnd)] !== 0x5d) {
         toolCalls = true;
       }
     });
   });
-  return { count, toolCalls };
+  return toolCalls;
 }
 
-function otherMessageFacts(record: TraceRecord): { count: number; toolCalls: boolean } {
+/**
+ * The conversation key, message count and tool calls of a Synalinks record. The canonical
+ * bytes are written here, as `keyOf(record, 'conversation')` writes them, so that one pass
+ * over the messages also counts them.
+ */
+function synalinksMessageFacts(record: SynalinksRecord): MessageFacts {
+  const [start, end] = record.span('messages')!;
+  sink.reset();
+  elementEnds.length = 0;
+  writeArray(record.raw, start, end, sink, false, elementEnds);
+  return { conversation: hex(conversationKey(sink.view(), key)), count: elementEnds.length, toolCalls: synalinksToolCalls(record, start, end) };
+}
+
+interface MessageFacts {
+  conversation: string;
+  count: number;
+  toolCalls: boolean;
+}
+
+function otherMessageFacts(record: TraceRecord): MessageFacts {
   const messages = record.messages();
-  return { count: messages.length, toolCalls: messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0) };
+  return {
+    conversation: hex(keyOf(record, 'conversation', key)),
+    count: messages.length,
+    toolCalls: messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0),
+  };
 }
-
-const key = new Uint32Array(4);
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** The 16-byte key as 32 hex digits, as `keyHex` writes it. */
@@ -70,8 +94,8 @@ export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, 
   const usage = facts.usage;
   const cost = facts.cost ?? facts.estimatedCost;
   const synalinks = record instanceof SynalinksRecord;
-  const messages = synalinks ? messageFacts(record) : otherMessageFacts(record);
-  const values = [
+  const messages = synalinks ? synalinksMessageFacts(record) : otherMessageFacts(record);
+  const values: IndexValue[] = [
     record.callId,
     record.parentCallId,
     record.source,
@@ -89,7 +113,7 @@ export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, 
     facts.duration,
     record.inputsHash,
     record.configHash,
-    hex(keyOf(record, 'conversation', key)),
+    messages.conversation,
     tokens(usage, 'prompt_tokens'),
     tokens(usage, 'completion_tokens'),
     tokens(usage, 'reasoning_tokens'),
