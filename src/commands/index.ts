@@ -34,6 +34,14 @@ function targetOf(out: string): Target {
   return { kind: isFolder ? 'folder' : 'file', path: out };
 }
 
+function isEmptyFolder(folder: string): boolean {
+  try {
+    return readdirSync(folder).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** A folder is replaced under --force only when it holds nothing but part files traces index wrote. */
 function checkFolderToReplace(folder: string): void {
   let entries: string[];
@@ -89,7 +97,11 @@ Examples:
       const prices = loadPriceTable(flags.prices);
       const discovery = await findTraceFiles(roots, flags);
       const roots_ = discovery.files.map((f) => f.root);
-      const finalPath = target.kind === 'stdout' ? null : checkOutputPath(target.path, { force: flags.force === true, roots: roots_, flag: '--out' });
+      if (target.kind === 'stdout' && process.stdout.isTTY) throw new UserError('--out - writes binary Parquet: redirect stdout to a file or a program');
+      // An empty folder is there to be written into: that needs no --force.
+      const emptyFolder = target.kind === 'folder' && isEmptyFolder(target.path);
+      const finalPath =
+        target.kind === 'stdout' ? null : checkOutputPath(target.path, { force: flags.force === true || emptyFolder, roots: roots_, flag: '--out' });
       if (target.kind === 'folder' && finalPath !== null) checkFolderToReplace(finalPath);
       const scratch = finalPath === null ? Scratch.in(tmpdir()) : Scratch.beside(finalPath);
       // Loaded here, not at the top: the engine's native library is for this command and `sql` only.
