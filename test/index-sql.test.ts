@@ -108,8 +108,9 @@ describe('traces index', () => {
     tree = path.join(work, 'tree');
     generate({ out: tree, mb: 3, seed: 31, firstBigImageMb: 1, bigImageEveryMb: 2 });
     treeIndex = path.join(work, 'tree.parquet');
-    // Small shares force worker threads, so rows made in several threads come back in file order.
-    index([tree], treeIndex, [], { TRACES_SHARE_BYTES: String(256 << 10) });
+    // Small shares force worker threads, and small parts force several part files merged into one:
+    // rows made in several threads and parts come back in file order.
+    index([tree], treeIndex, [], { TRACES_SHARE_BYTES: String(256 << 10), TRACES_INDEX_PART_ROWS: '97' });
     mixed = mixedFolder(path.join(work, 'mixed'));
     mixedIndex = path.join(work, 'mixed.parquet');
     index([mixed], mixedIndex);
@@ -217,9 +218,12 @@ describe('traces index', () => {
 
   it('writes part files into a folder, or Parquet on stdout, with row groups of 131072 rows at most', async () => {
     const folder = path.join(work, 'parts') + '/';
-    index([mixed], folder);
+    index([mixed], folder, [], { TRACES_INDEX_PART_ROWS: '10' });
     const parts = readdirSync(folder);
-    assert.ok(parts.length >= 1 && parts.every((p) => /^part-\d+\.parquet$/.test(p)), parts.join(','));
+    assert.ok(parts.length >= 3 && parts.every((p) => /^part-\d+\.parquet$/.test(p)), parts.join(','));
+    const ordered = objects(await query(`SELECT file, line FROM read_parquet([${parts.map((_, i) => sqlString(path.join(folder, `part-${i}.parquet`))).join(', ')}])`));
+    const single = objects(await query(`SELECT file, line FROM read_parquet(${sqlString(mixedIndex)})`));
+    assert.deepEqual(ordered, single, 'part files in order hold the rows of the single file, in order');
     const [{ n }] = objects(await query(`SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(folder, '*.parquet'))})`));
     const [{ m }] = objects(await query(`SELECT count(*) AS m FROM read_parquet(${sqlString(mixedIndex)})`));
     assert.equal(n, m);

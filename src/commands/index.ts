@@ -110,7 +110,7 @@ Examples:
       let engine: EngineType | null = null;
       try {
         engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
-        const summary = await buildIndex(engine, discovery, prices);
+        const summary = await buildIndex(engine, discovery, prices, scratch.file('parts'));
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();
         engine = null;

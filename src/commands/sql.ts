@@ -68,7 +68,7 @@ Examples:
           scratch = Scratch.in(tmpdir());
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
-          reportDamage(await buildIndex(engine, discovery, prices));
+          reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
         }
         const result = await engine.query(query);
         if (flags.json) printJson(result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, row[i]]))));

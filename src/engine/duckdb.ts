@@ -3,7 +3,9 @@
  * first use, by `index`, `sql` and Parquet keep-lists only: every other command starts
  * without its native library.
  */
+import { mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { UserError } from '../errors.js';
 import { INDEX_COLUMNS, type IndexBatch } from '../index/columns.js';
 
@@ -41,8 +43,11 @@ export function sqlString(text: string): string {
 
 /** Rows per Parquet row group: large enough for engines to scan well, small enough to read in parallel. */
 export const ROW_GROUP_ROWS = 131_072;
-/** Past this, a folder output starts a new part file. */
-const PART_FILE_BYTES = '256MB';
+/** Rows per part file: what the engine holds in memory at most while indexing (TRACES_INDEX_PART_ROWS: tests). */
+const PART_ROWS = Number(process.env.TRACES_INDEX_PART_ROWS) > 0 ? Number(process.env.TRACES_INDEX_PART_ROWS) : 4 * ROW_GROUP_ROWS;
+const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
+const INDEX_DDL = INDEX_COLUMNS.map((c) => `"${c.name}" ${c.type}${c.notNull ? ' NOT NULL' : ''}`).join(', ');
+const KINDS = INDEX_COLUMNS.map((c) => c.type);
 
 export const INDEX_TABLE = 'records';
 
@@ -98,49 +103,81 @@ export class Engine {
     });
   }
 
-  async createIndexTable(): Promise<void> {
-    const columns = INDEX_COLUMNS.map((c) => `"${c.name}" ${c.type}${c.notNull ? ' NOT NULL' : ''}`);
-    await this.connection.run(`CREATE TABLE ${INDEX_TABLE} (${columns.join(', ')})`);
+  /**
+   * Starts an index whose rows go, a part at a time, into Parquet part files in `partsDir`:
+   * the engine never holds more than one part, however big the tree.
+   */
+  async createIndexTable(partsDir: string): Promise<void> {
+    this.partsDir = partsDir;
+    await this.connection.run(`CREATE TABLE ${INDEX_TABLE} (${INDEX_DDL})`);
     this.appender = await this.connection.createAppender(INDEX_TABLE);
   }
 
+  private partsDir = '';
+  private rowsInPart = 0;
+  /** Part files written so far, in row order. */
+  readonly parts: string[] = [];
+
   /** Appends a share's rows, in order. */
-  appendBatch(batch: IndexBatch): void {
-    const appender = this.appender!;
+  async appendBatch(batch: IndexBatch): Promise<void> {
+    let appender = this.appender!;
     const { columns } = batch;
-    const kinds = INDEX_COLUMNS.map((c) => c.type);
     for (let row = 0; row < batch.rows; row++) {
-      for (let c = 0; c < kinds.length; c++) {
+      for (let c = 0; c < KINDS.length; c++) {
         const value = columns[c][row];
         if (value === null) appender.appendNull();
-        else if (kinds[c] === 'VARCHAR') appender.appendVarchar(value as string);
-        else if (kinds[c] === 'BOOLEAN') appender.appendBoolean(value as boolean);
+        else if (KINDS[c] === 'VARCHAR') appender.appendVarchar(value as string);
+        else if (KINDS[c] === 'BOOLEAN') appender.appendBoolean(value as boolean);
         // Whole numbers go in as doubles (exact below 2^53; rows hold only safe integers): no BigInt per value.
         else appender.appendDouble(value as number);
       }
       appender.endRow();
+      if (++this.rowsInPart >= PART_ROWS) {
+        await this.writePart(true);
+        appender = this.appender!;
+      }
     }
   }
 
-  /** Writes the index table as one Parquet file, or as part files in `target` when `folder`. */
-  async writeParquet(target: string, folder: boolean): Promise<void> {
+  /** Writes the rows appended since the last part as the next part file, and empties the table. */
+  private async writePart(more: boolean): Promise<void> {
     this.appender?.closeSync();
     this.appender = null;
-    const options = [`FORMAT parquet`, `COMPRESSION zstd`, `ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`];
-    if (folder) options.push(`FILE_SIZE_BYTES '${PART_FILE_BYTES}'`, `FILENAME_PATTERN 'part-{i}'`);
-    await this.connection.run(`COPY ${INDEX_TABLE} TO ${sqlString(target)} (${options.join(', ')})`);
+    const part = path.join(this.partsDir, `part-${this.parts.length}.parquet`);
+    await this.connection.run(`COPY ${INDEX_TABLE} TO ${sqlString(part)} (${PARQUET_OPTIONS})`);
+    this.parts.push(part);
+    this.rowsInPart = 0;
+    if (!more) return;
+    // Dropped, not deleted from: the memory goes back to the engine at once.
+    await this.connection.run(`DROP TABLE ${INDEX_TABLE}`);
+    await this.connection.run(`CREATE TABLE ${INDEX_TABLE} (${INDEX_DDL})`);
+    this.appender = await this.connection.createAppender(INDEX_TABLE);
+  }
+
+  /** Writes the last part (an index of no rows is one part with the columns only); `records` becomes a view over the parts. */
+  async finishIndex(): Promise<void> {
+    if (this.rowsInPart > 0 || this.parts.length === 0) await this.writePart(false);
+    else {
+      this.appender?.closeSync();
+      this.appender = null;
+    }
+    await this.connection.run(`DROP TABLE ${INDEX_TABLE}`);
+    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM read_parquet([${this.parts.map(sqlString).join(', ')}])`);
+  }
+
+  /** The index as one Parquet file at `target`, or as the part files in the folder `target`. */
+  async writeParquet(target: string, folder: boolean): Promise<void> {
+    if (folder) {
+      mkdirSync(target);
+      this.parts.forEach((part, i) => renameSync(part, path.join(target, `part-${i}.parquet`)));
+    } else if (this.parts.length === 1) renameSync(this.parts[0], target);
+    else await this.connection.run(`COPY (SELECT * FROM ${INDEX_TABLE}) TO ${sqlString(target)} (${PARQUET_OPTIONS})`);
   }
 
   /** Makes `records` a view over Parquet files (one file, or every .parquet file of a folder). */
   async attachIndex(parquet: string, folder: boolean): Promise<void> {
     const source = folder ? `${parquet.replace(/\/+$/, '')}/*.parquet` : parquet;
     await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM read_parquet(${sqlString(source)})`);
-  }
-
-  /** Closes the appender so the rows appended are visible to queries. */
-  finishAppending(): void {
-    this.appender?.closeSync();
-    this.appender = null;
   }
 
   /** Runs a user's query; an error in it is a UserError of one line. */

@@ -2,6 +2,7 @@
  * Builds the record index of a set of trace files into an engine table: rows made where the
  * records are read (worker threads for big trees), appended here in file order.
  */
+import { mkdirSync } from 'node:fs';
 import type { Engine } from '../engine/duckdb.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
@@ -19,8 +20,10 @@ export interface IndexSummary {
 
 const LISTED_DAMAGE = 20;
 
-export async function buildIndex(engine: Engine, discovery: Discovery, prices: PriceTable, quiet = false): Promise<IndexSummary> {
-  await engine.createIndexTable();
+/** Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over them. */
+export async function buildIndex(engine: Engine, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
+  mkdirSync(partsDir, { recursive: true });
+  await engine.createIndexTable(partsDir);
   const summary: IndexSummary = { records: 0, files: discovery.files.length, damagedLines: 0, damaged: [], bytes: 0 };
   const shares = runOverFiles(
     'index',
@@ -30,13 +33,13 @@ export async function buildIndex(engine: Engine, discovery: Discovery, prices: P
     { quiet },
   );
   for await (const share of shares) {
-    engine.appendBatch(share.batch);
+    await engine.appendBatch(share.batch);
     summary.records += share.batch.rows;
     summary.bytes += share.bytes;
     summary.damagedLines += share.damaged.length;
     for (const line of share.damaged) if (summary.damaged.length < LISTED_DAMAGE) summary.damaged.push(line);
   }
-  engine.finishAppending();
+  await engine.finishIndex();
   return summary;
 }
 
