@@ -53,7 +53,7 @@ export function summaryText(plan: CurationPlan): string {
       (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}, listed in the manifest)` : ''),
     `kept ${plan.kept.toLocaleString('en-US')}`,
     `dropped ${total.toLocaleString('en-US')}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${n.toLocaleString('en-US')}`).join(', ')}` : ''}`,
-    ...[plan.keepList?.notFoundLine('--keep-list') ?? []].flat(),
+    ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
   ].join('\n');
 }
 

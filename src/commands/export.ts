@@ -110,7 +110,7 @@ Examples:
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
-            ...[plan.keepList?.notFoundLine('--keep-list') ?? []].flat(),
+            ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
           ].join('\n') + '\n',
         );
         return;
@@ -149,7 +149,7 @@ Examples:
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
-          ...[plan.keepList?.notFoundLine('--keep-list') ?? []].flat(),
+          ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
         ].join('\n') + '\n',
       );
     });

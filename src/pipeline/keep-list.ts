@@ -52,11 +52,11 @@ export class CallIdList {
     return { count, first };
   }
 
-  /** The line a command writes on stderr when ids were not found; null when all were. */
-  notFoundLine(flag: string): string | null {
+  /** The line a command writes on stderr when ids were not found (none when all were). */
+  notFoundLines(flag: string): string[] {
     const { count, first } = this.notFound(3);
-    if (count === 0) return null;
-    return `${flag} ${this.origin}: ${count.toLocaleString('en-US')} of ${this.size.toLocaleString('en-US')} listed call_id${this.size === 1 ? '' : 's'} matched no record read (${first.join(', ')}${count > first.length ? ', …' : ''})`;
+    if (count === 0) return [];
+    return [`${flag} ${this.origin}: ${count.toLocaleString('en-US')} of ${this.size.toLocaleString('en-US')} listed call_id${this.size === 1 ? '' : 's'} matched no record read (${first.join(', ')}${count > first.length ? ', …' : ''})`];
   }
 
   /** For --json reports. */
