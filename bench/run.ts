@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,browse]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,browse]
  *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
  *
  * The tree is bench/out/tree-<mb>-<seed> when it exists (bench/out is gitignored; --keep
@@ -11,7 +11,7 @@
  * that writes the process's own maxRSS at exit: nothing needs installing.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -96,7 +96,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--only') o.only = new Set(value().split(',').map((s) => s.trim()));
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,browse] [--memory [--big-mb 1024]]\n',
+        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,browse] [--memory [--big-mb 1024]]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -500,6 +500,19 @@ async function main(): Promise<void> {
         ours: ours('traces export --near-duplicates', ['export', tree, '--format', 'openai', '--near-duplicates', '--out', out('export-near'), '--force'], out('export-near')),
         baselines: [ours('traces export', ['export', tree, '--format', 'openai', '--out', out('export-plain'), '--force'], out('export-plain'))],
         check: exportCheck,
+      },
+      {
+        // Against stats on the same tree: the index is built from the same facts (target: within 1.5x, i.e. base/ours >= 0.67).
+        name: 'index',
+        ours: ours('traces index', ['index', tree, '--out', path.join(out('index-ours'), 'index.parquet'), '--json'], out('index-ours')),
+        baselines: [ours('traces stats', ['stats', tree, '--json'])],
+        check: (cmd, r, e) => {
+          if (cmd.outDir === undefined) return checkStats(cmd.label, r.stdout, e);
+          const got = JSON.parse(r.stdout) as { records: number; damaged_lines: number };
+          if (got.records !== e.records) mismatch(`${cmd.label}: ${got.records} rows, expected ${e.records} records`);
+          const bytes = statSync(path.join(cmd.outDir, 'index.parquet')).size;
+          log(`  ${cmd.label}: ${(bytes / MB).toFixed(1)} MB of Parquet, ${((bytes / got.records) * 1e6 / MB).toFixed(0)} MB per million records`);
+        },
       },
       {
         name: 'export-noscrub',

@@ -18,6 +18,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   scan: async () => (await import('./commands/scan.js')).registerScan,
   browse: async () => (await import('./commands/browse.js')).registerBrowse,
   runs: async () => (await import('./commands/runs.js')).registerRuns,
+  index: async () => (await import('./commands/index.js')).registerIndex,
+  sql: async () => (await import('./commands/sql.js')).registerSql,
 };
 
 const VERSION = '0.1.0';
@@ -40,6 +42,8 @@ Examples:
   traces stats                              summarise ~/.synalinks
   traces verify samples/synalinks --json    recompute every hash
   traces export samples/synalinks --format nemo --out dataset/
+  traces index ~/.synalinks --out traces.parquet   one Parquet row per record
+  traces sql "SELECT model, count(*) FROM records GROUP BY 1" ~/.synalinks
 
 Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 usage or input error.`,
     );

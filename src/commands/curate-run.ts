@@ -40,6 +40,7 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
     dropped: plan.dropped,
     unique_keys: plan.uniqueKeys,
     index_bytes: plan.indexBytes,
+    ...(plan.keepList !== null ? { keep_list: plan.keepList.toJSON() } : {}),
     ...extra,
   };
 }
@@ -52,6 +53,7 @@ export function summaryText(plan: CurationPlan): string {
       (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}, listed in the manifest)` : ''),
     `kept ${plan.kept.toLocaleString('en-US')}`,
     `dropped ${total.toLocaleString('en-US')}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${n.toLocaleString('en-US')}`).join(', ')}` : ''}`,
+    ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
   ].join('\n');
 }
 

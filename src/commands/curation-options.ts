@@ -24,6 +24,7 @@ export interface CurationFlags {
   maxDuration?: string;
   grep?: string;
   exclude?: string[];
+  keepList?: string;
   key: KeyKind;
   keep: KeepRule;
   trajectories: 'all' | 'last';
@@ -49,6 +50,7 @@ export function addCurationOptions(command: Command, defaults: { status: string;
     .option('--max-duration <seconds>', 'keep calls that took at most this')
     .option('--grep <regex>', 'keep records whose message text (content, reasoning, tool arguments) matches')
     .option('--exclude <file>', 'drop the call_ids listed in FILE, one per line, # comments (traces browse writes these)', collect)
+    .option('--keep-list <file>', 'keep only the call_ids FILE lists (text, one per line, # comments; or Parquet with a call_id column), e.g. computed by SQL over traces index')
     .addOption(new Option('--key <kind>', 'what makes two records duplicates').choices([...KEY_KINDS]).default('inputs,config'))
     .addOption(new Option('--keep <which>', 'which duplicate to keep, by timestamp').choices(['first', 'last']).default('first'))
     .addOption(
@@ -159,6 +161,7 @@ export function readExcludeFiles(files: readonly string[]): Set<string> {
 }
 
 export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): CurationOptions {
+  if (flags.keepList !== undefined && !existsSync(flags.keepList)) throw new UserError(`--keep-list ${flags.keepList}: no such file`);
   return {
     selection: parseSelection(flags),
     dedupe,
@@ -168,5 +171,6 @@ export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): Cur
     exclude: flags.exclude && flags.exclude.length > 0 ? readExcludeFiles(flags.exclude) : null,
     seen: flags.against !== undefined ? readKeptKeys(flags.against, flags.key) : null,
     nearDuplicates: dedupe ? nearDuplicateThreshold(flags.nearDuplicates) : null,
+    keepListFile: flags.keepList ?? null,
   };
 }

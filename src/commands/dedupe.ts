@@ -9,7 +9,8 @@ export function registerDedupe(program: Command): void {
     examples: `Among duplicates an ok record always wins over a failed one (a call retried
 after a failure keeps its success); otherwise --keep decides by timestamp.
 Each kept record is its original line, byte for byte. Every drop is listed in the
-manifest with its reason (status, filter, excluded, seen, duplicate, prefix) and,
+manifest with its reason (status, filter, excluded, not_in_keep_list, seen,
+duplicate, prefix) and,
 for duplicate and prefix, the call_id it gave way to.
 
 Examples:

@@ -103,6 +103,7 @@ Examples:
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest });
+        if (plan.keepList !== null) report.keep_list = plan.keepList.toJSON();
         if (flags.json) printJson(report);
         const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
         process.stderr.write(
@@ -111,6 +112,7 @@ Examples:
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
+            ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
           ].join('\n') + '\n',
         );
         return;
@@ -139,6 +141,7 @@ Examples:
         process.exitCode = 1;
         return;
       }
+      if (plan.keepList !== null) report.keep_list = plan.keepList.toJSON();
       if (flags.json) printJson(report);
       const examples = report.examples as Record<string, number>;
       const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
@@ -148,6 +151,7 @@ Examples:
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
+          ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
         ].join('\n') + '\n',
       );
     });

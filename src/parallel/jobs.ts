@@ -8,6 +8,7 @@ import type { curateShare } from '../pipeline/curate-share.js';
 import type { scanShare } from '../privacy/scan-share.js';
 import type { statsShare } from '../stats/share.js';
 import type { verifyShare } from '../canonical/verify-share.js';
+import type { indexShare } from '../index/share.js';
 
 interface Jobs {
   stats: typeof statsShare;
@@ -16,6 +17,7 @@ interface Jobs {
   project: typeof projectShare;
   scan: typeof scanShare;
   runs: typeof runsShare;
+  index: typeof indexShare;
 }
 
 export type JobName = keyof Jobs;
@@ -29,6 +31,7 @@ const LOADERS: { [J in JobName]: () => Promise<Jobs[J]> } = {
   project: async () => (await import('../export/project-share.js')).projectShare,
   scan: async () => (await import('../privacy/scan-share.js')).scanShare,
   runs: async () => (await import('../runs/runs-share.js')).runsShare,
+  index: async () => (await import('../index/share.js')).indexShare,
 };
 
 export async function runJob<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> {

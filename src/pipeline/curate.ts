@@ -2,8 +2,8 @@
  * The curation plan, shared by `dedupe`, `filter`, `export` and the browser: one pass over
  * every record through the stages, in this order:
  *
- *   status/filter (selection) → excluded (--exclude) → seen (--against) → dedupe
- *     → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
+ *   status/filter (selection) → excluded (--exclude) → not_in_keep_list (--keep-list) → seen (--against)
+ *     → dedupe → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
  *
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
@@ -20,8 +20,9 @@ import type { KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
 import { pauseForTest } from '../output/test-pause.js';
+import { readKeepList, type CallIdList } from './keep-list.js';
 
-export const DROP_REASONS = ['status', 'filter', 'excluded', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
+export const DROP_REASONS = ['status', 'filter', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
 export interface Drop {
   call_id?: string;
@@ -48,6 +49,8 @@ export interface CurationOptions {
   seen: KeyIndex | null;
   /** Estimated Jaccard similarity at or above which records are near-duplicates, or null (off). */
   nearDuplicates?: number | null;
+  /** `--keep-list FILE`: only the call_ids it lists are kept; read when the plan starts. */
+  keepListFile?: string | null;
 }
 
 export interface CurationPlan {
@@ -63,6 +66,8 @@ export interface CurationPlan {
   /** Bytes of the dedupe and collapse indexes, for the benchmark. */
   indexBytes: number;
   uniqueKeys: number;
+  /** The --keep-list, checked off: which listed ids matched no record. */
+  keepList: CallIdList | null;
 }
 
 export type DropSink = (drop: Drop) => void;
@@ -128,6 +133,7 @@ export class Curation {
     private readonly onDrop: DropSink,
     /** Sees the tool-calling assistant turns of every selected ok record (export infers tools from them). */
     private readonly onToolCalls: ((messages: Message[]) => void) | null = null,
+    private readonly keepList: CallIdList | null = null,
   ) {
     this.dedupe = new Deduplicator(options.keep);
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
@@ -157,8 +163,11 @@ export class Curation {
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
     const where = { call_id: candidate.callId, file: candidate.file, line: candidate.line };
+    // Checked before any drop: a listed id is found when a record carries it, whatever becomes of the record.
+    const listed = this.keepList?.check(candidate.callId) ?? true;
     if (candidate.verdict !== null) return this.drop({ ...where, ...candidate.verdict });
     if (this.options.exclude?.has(candidate.callId)) return this.drop({ ...where, reason: 'excluded' });
+    if (!listed) return this.drop({ ...where, reason: 'not_in_keep_list' });
     const key = this.key;
     key.set(candidate.key!);
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.drop({ ...where, reason: 'seen' });
@@ -250,6 +259,7 @@ export class Curation {
       keptKeys,
       indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0) + (this.signatures?.byteSize ?? 0) + this.nearIndexBytes,
       uniqueKeys: dedupe.groups,
+      keepList: this.keepList,
     };
   }
 }
@@ -264,7 +274,8 @@ export async function planCuration(
   onDrop: DropSink,
   onToolCalls: ((messages: Message[]) => void) | null = null,
 ): Promise<CurationPlan> {
-  const curation = new Curation(discovery.files, options, onDrop, onToolCalls);
+  const keepList = options.keepListFile ? await readKeepList(options.keepListFile) : null;
+  const curation = new Curation(discovery.files, options, onDrop, onToolCalls, keepList);
   await pauseForTest('reading');
   const results = runOverFiles(
     'curate',

@@ -52,6 +52,11 @@ export function conversationBytes(record: TraceRecord): Uint8Array {
   return Buffer.from(canonicalValueText(record.messages()), 'utf8');
 }
 
+/** The `conversation` key of a conversation's canonical bytes (for callers that write them themselves). */
+export function conversationKey(canonicalMessages: Uint8Array, into: Uint32Array = new Uint32Array(4)): Uint32Array {
+  return hashOf([canonicalMessages], into);
+}
+
 /** Writes the record's key of the given kind into `into` (4 words) and returns it. */
 export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = new Uint32Array(4)): Uint32Array {
   switch (kind) {
@@ -62,7 +67,7 @@ export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = ne
     case 'inputs,config,module':
       return hashOf([record.inputsHash, record.configHash, record.program, record.module], into);
     case 'conversation':
-      return hashOf([conversationBytes(record)], into);
+      return conversationKey(conversationBytes(record), into);
   }
 }
 

@@ -1,0 +1,139 @@
+/** `traces index`: one Parquet row per record, for SQL here (`traces sql`) or in any engine. */
+import { createReadStream, lstatSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pipeline } from 'node:stream/promises';
+import { Command } from 'commander';
+import { UserError } from '../errors.js';
+import type { Engine as EngineType } from '../engine/duckdb.js';
+import { loadPriceTable } from '../pricing/table.js';
+import type { SourceKind } from '../record.js';
+import { Scratch } from '../output/output-file.js';
+import { checkOutputPath } from '../output/output-path.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+
+interface IndexFlags {
+  out?: string;
+  force?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+  source?: SourceKind;
+  prices?: string;
+}
+
+type Target = { kind: 'stdout' } | { kind: 'file' | 'folder'; path: string };
+
+const PART_FILE = /^part-\d+\.parquet$/;
+
+function targetOf(out: string): Target {
+  if (out === '-') return { kind: 'stdout' };
+  let isFolder = out.endsWith('/');
+  try {
+    isFolder ||= lstatSync(out).isDirectory();
+  } catch {
+    // Not there yet: a file, unless named with a trailing slash.
+  }
+  return { kind: isFolder ? 'folder' : 'file', path: out };
+}
+
+function isEmptyFolder(folder: string): boolean {
+  try {
+    return readdirSync(folder).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A folder is replaced under --force only when it holds nothing but part files traces index wrote. */
+function checkFolderToReplace(folder: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return;
+  }
+  const foreign = entries.filter((e) => !PART_FILE.test(e));
+  if (foreign.length > 0) {
+    throw new UserError(`--out ${folder} holds other files than an index's part-N.parquet (${foreign[0]}): choose another folder`);
+  }
+}
+
+export function registerIndex(program: Command): void {
+  const command = program
+    .command('index')
+    .description('Write a Parquet index of every record (one row each: ids, place, status, hashes, tokens, cost) for SQL engines.')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
+    .option('--out <path>', 'FILE.parquet; a folder (DIR/ or an existing folder) of part-N.parquet files; or - for stdout')
+    .option('--force', 'replace an existing --out')
+    .option('--json', 'print a JSON summary on stdout')
+    .option('-v, --verbose', 'list the files skipped as not being traces');
+  addSourceOption(command);
+  addPricesOption(command);
+  command
+    .addHelpText(
+      'after',
+      `
+Columns: call_id, parent_call_id, source, root, file (relative to root), line,
+offset, length, program, module, model, synalinks_version, status, timestamp
+(epoch s), duration, inputs_hash, config_hash, conversation_hash, prompt_tokens,
+completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
+cost_source, messages, has_tool_calls. Unknown values are null, never 0: a cost
+is reported by the recorder or estimated from the price table (cost_source), else
+null. Damaged lines are not rows; they are listed on stderr. Rows come in file
+order, in row groups of 131,072 rows, compressed with zstd.
+
+A folder of part files suits engines best when shards are many: Spark, Trino,
+DuckDB and BigQuery read a folder (or a glob over several hosts' folders) as one
+table. --out - writes one Parquet file to stdout (e.g. to pipe to object storage).
+
+Examples:
+  traces index ~/.synalinks --out traces.parquet
+  traces index /data/host-07 --out s3-staging/host-07/
+  traces index ~/.synalinks --out - | aws s3 cp - s3://bucket/index/host-07.parquet
+  traces sql "SELECT status, count(*) FROM records GROUP BY 1" --index traces.parquet`,
+    )
+    .action(async (roots: string[], flags: IndexFlags) => {
+      if (flags.out === undefined) throw new UserError('index needs --out FILE.parquet (or DIR/ for part files, or - for stdout)');
+      const target = targetOf(flags.out);
+      if (target.kind === 'stdout' && flags.json) throw new UserError('--json and --out - both write to stdout: choose one');
+      const prices = loadPriceTable(flags.prices);
+      const discovery = await findTraceFiles(roots, flags);
+      if (target.kind === 'stdout' && process.stdout.isTTY) throw new UserError('--out - writes binary Parquet: redirect stdout to a file or a program');
+      // An empty folder is there to be written into: that needs no --force.
+      const emptyFolder = target.kind === 'folder' && isEmptyFolder(target.path);
+      const finalPath =
+        target.kind === 'stdout'
+          ? null
+          : checkOutputPath({ flag: '--out', given: target.path, kind: target.kind, inputs: discovery.inputs ?? [], force: flags.force === true || emptyFolder }).absolute;
+      if (target.kind === 'folder' && finalPath !== null) checkFolderToReplace(finalPath);
+      const scratch = finalPath === null ? Scratch.in(tmpdir()) : Scratch.beside(finalPath);
+      // Loaded here, not at the top: the engine's native library is for this command and `sql` only.
+      const { Engine } = await import('../engine/duckdb.js');
+      const { buildIndex, reportDamage } = await import('../index/build.js');
+      let engine: EngineType | null = null;
+      try {
+        engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
+        const summary = await buildIndex(engine, discovery, prices, scratch.file('parts'));
+        await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
+        engine.close();
+        engine = null;
+        if (finalPath === null) {
+          await pipeline(createReadStream(scratch.file('out')), process.stdout, { end: false });
+          scratch.discard();
+        } else scratch.commit('out', finalPath);
+        reportDamage(summary);
+        const where = target.kind === 'stdout' ? 'stdout' : flags.out;
+        if (flags.json) {
+          printJson({ records: summary.records, files: summary.files, damaged_lines: summary.damagedLines, damaged: summary.damaged, bytes: summary.bytes, out: finalPath });
+        }
+        process.stderr.write(
+          `indexed ${summary.records.toLocaleString('en-US')} records from ${summary.files} files` +
+            (summary.damagedLines > 0 ? ` (${summary.damagedLines} damaged line${summary.damagedLines === 1 ? '' : 's'} not indexed)` : '') +
+            ` into ${where}\n`,
+        );
+      } catch (error) {
+        engine?.close();
+        scratch.discard();
+        throw error;
+      }
+    });
+}

@@ -1,0 +1,82 @@
+/** `traces sql`: SQL over the record index (the `records` view), from a Parquet index or built on the fly. */
+import { existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Command } from 'commander';
+import { UserError } from '../errors.js';
+import type { Engine as EngineType } from '../engine/duckdb.js';
+import { loadPriceTable } from '../pricing/table.js';
+import type { SourceKind } from '../record.js';
+import { Scratch } from '../output/output-file.js';
+import { renderCsv, renderTable } from '../engine/render.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+
+interface SqlFlags {
+  index?: string;
+  json?: boolean;
+  csv?: boolean;
+  verbose?: boolean;
+  source?: SourceKind;
+  prices?: string;
+}
+
+export function registerSql(program: Command): void {
+  const command = program
+    .command('sql')
+    .description('Run SQL over the records (a view named records, with the columns of traces index), in an embedded DuckDB.')
+    .argument('<query>', 'the SQL query; the table is records')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
+    .option('--index <path>', 'query this index (a Parquet file or a folder of part files) instead of reading the roots')
+    .option('--json', 'print the rows as a JSON array of objects')
+    .option('--csv', 'print the rows as CSV with a header line')
+    .option('-v, --verbose', 'list the files skipped as not being traces');
+  addSourceOption(command);
+  addPricesOption(command);
+  command
+    .addHelpText(
+      'after',
+      `
+Without --index, the index of the roots is built first (in a scratch folder,
+removed afterwards). The columns are those of traces index (see traces index
+--help). Integers beyond 2^53, dates and decimals print as text in --json.
+An error in the query is one line on stderr, exit code 2.
+
+Examples:
+  traces sql "SELECT model, count(*), sum(cost_usd) FROM records WHERE status = 'ok' GROUP BY 1 ORDER BY 3 DESC" ~/.synalinks
+  traces sql "SELECT program, module, avg(duration) FROM records GROUP BY ALL" --index traces.parquet --csv
+  traces sql "SELECT call_id FROM records WHERE has_tool_calls AND status = 'exception'" samples/synalinks --json`,
+    )
+    .action(async (query: string, roots: string[], flags: SqlFlags) => {
+      if (flags.json && flags.csv) throw new UserError('--json and --csv: choose one output form');
+      if (flags.index !== undefined && roots.length > 0) throw new UserError('--index and roots: query either an index or the traces under roots, not both');
+      if (flags.index !== undefined && !existsSync(flags.index)) {
+        throw new UserError(`--index ${flags.index}: no such file or folder (write one with traces index --out ${flags.index})`);
+      }
+      const { Engine } = await import('../engine/duckdb.js');
+      let scratch: Scratch | null = null;
+      let engine: EngineType | null = null;
+      try {
+        if (flags.index !== undefined) {
+          engine = await Engine.open(null);
+          try {
+            await engine.attachIndex(flags.index, statSync(flags.index).isDirectory());
+          } catch (error) {
+            throw new UserError(`--index ${flags.index}: not a readable Parquet index (${(error as Error).message.split('\n')[0]})`);
+          }
+        } else {
+          const prices = loadPriceTable(flags.prices);
+          const discovery = await findTraceFiles(roots, flags);
+          scratch = Scratch.in(tmpdir());
+          engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
+          const { buildIndex, reportDamage } = await import('../index/build.js');
+          reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
+        }
+        const result = await engine.query(query);
+        if (flags.json) printJson(result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, row[i]]))));
+        else if (flags.csv) process.stdout.write(renderCsv(result));
+        else process.stdout.write(renderTable(result));
+      } finally {
+        engine?.close();
+        scratch?.discard();
+      }
+    });
+}

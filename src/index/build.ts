@@ -1,0 +1,51 @@
+/**
+ * Builds the record index of a set of trace files into an engine table: rows made where the
+ * records are read (worker threads for big trees), appended here in file order.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Engine } from '../engine/duckdb.js';
+import { runOverFiles } from '../parallel/run-shares.js';
+import type { PriceTable } from '../pricing/table.js';
+import type { DamagedLine } from '../record.js';
+import type { Discovery } from '../sources/discover.js';
+
+export interface IndexSummary {
+  records: number;
+  files: number;
+  damagedLines: number;
+  /** The first damaged lines, for the report. */
+  damaged: DamagedLine[];
+  bytes: number;
+}
+
+const LISTED_DAMAGE = 20;
+
+/** Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over them. */
+export async function buildIndex(engine: Engine, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
+  mkdirSync(partsDir, { recursive: true });
+  await engine.createIndexTable(partsDir);
+  const summary: IndexSummary = { records: 0, files: discovery.files.length, damagedLines: 0, damaged: [], bytes: 0 };
+  const shares = runOverFiles(
+    'index',
+    discovery,
+    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin } }),
+    (result) => ({ records: result.batch.rows, bytes: result.bytes }),
+    { quiet },
+  );
+  for await (const share of shares) {
+    await engine.appendBatch(share.batch);
+    summary.records += share.batch.rows;
+    summary.bytes += share.bytes;
+    summary.damagedLines += share.damaged.length;
+    for (const line of share.damaged) if (summary.damaged.length < LISTED_DAMAGE) summary.damaged.push(line);
+  }
+  await engine.finishIndex();
+  return summary;
+}
+
+/** The damaged lines as `stats` and the other commands word them, on stderr. */
+export function reportDamage(summary: IndexSummary): void {
+  for (const line of summary.damaged) process.stderr.write(`traces: ${line.file}:${line.line}: damaged line, not indexed: ${line.reason}\n`);
+  const more = summary.damagedLines - summary.damaged.length;
+  if (more > 0) process.stderr.write(`traces: … ${more.toLocaleString('en-US')} more damaged lines not listed\n`);
+}

@@ -1,0 +1,129 @@
+/**
+ * One index row from one record. Status, tokens and cost come from `factsOf`, the facts
+ * `stats` tallies, so a query over the index and `traces stats` cannot disagree.
+ */
+import path from 'node:path';
+import type { TraceRecord, Usage } from '../record.js';
+import type { PriceTable } from '../pricing/table.js';
+import { conversationKey, keyOf } from '../pipeline/keys.js';
+import { forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { ByteSink } from '../canonical/byte-sink.js';
+import { writeArray } from '../canonical/canonical.js';
+import { SynalinksRecord } from '../sources/synalinks-record.js';
+import type { TraceFile } from '../sources/discover.js';
+import { factsOf } from '../stats/tally.js';
+import { INDEX_COLUMNS, type IndexBatch, type IndexValue } from './columns.js';
+
+/** Where a file's rows say they come from: its root and its path under it. */
+export interface RowPlace {
+  root: string;
+  file: string;
+}
+
+export function placeOf(file: TraceFile): RowPlace {
+  return { root: file.root, file: path.relative(file.root, file.path).split(path.sep).join('/') };
+}
+
+/** A token count as recorded, or null when unknown or not a whole number (never rounded). */
+function tokens(usage: Usage | null, field: keyof Usage): number | null {
+  const value = usage?.[field];
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+const TOOL_CALLS = new KeyMatcher(['tool_calls']);
+const key = new Uint32Array(4);
+
+const sink = new ByteSink();
+const elementEnds: number[] = [];
+
+/** Whether a message calls a tool (a non-empty tool_calls list), read from the bytes without building the messages. */
+function synalinksToolCalls(record: SynalinksRecord, start: number, end: number): boolean {
+  const b = record.raw;
+  // Most records call no tool: their bytes never hold the word.
+  if (!b.includes('"tool_calls"')) return false;
+  let toolCalls = false;
+  forEachElement(b, start, end, (valueStart, valueEnd) => {
+    if (toolCalls || b[valueStart] !== 0x7b) return;
+    forEachMember(b, valueStart, valueEnd, (keyStart, keyEnd, memberStart, memberEnd) => {
+      if (TOOL_CALLS.match(b, keyStart, keyEnd) === 0 && b[memberStart] === 0x5b && b[skipWhitespace(b, memberStart + 1, memberEnd)] !== 0x5d) {
+        toolCalls = true;
+      }
+    });
+  });
+  return toolCalls;
+}
+
+/**
+ * The conversation key, message count and tool calls of a Synalinks record. The canonical
+ * bytes are written here, as `keyOf(record, 'conversation')` writes them, so that one pass
+ * over the messages also counts them.
+ */
+function synalinksMessageFacts(record: SynalinksRecord): MessageFacts {
+  const [start, end] = record.span('messages')!;
+  sink.reset();
+  elementEnds.length = 0;
+  writeArray(record.raw, start, end, sink, false, elementEnds);
+  return { conversation: hex(conversationKey(sink.view(), key)), count: elementEnds.length, toolCalls: synalinksToolCalls(record, start, end) };
+}
+
+interface MessageFacts {
+  conversation: string;
+  count: number;
+  toolCalls: boolean;
+}
+
+function otherMessageFacts(record: TraceRecord): MessageFacts {
+  const messages = record.messages();
+  return {
+    conversation: hex(keyOf(record, 'conversation', key)),
+    count: messages.length,
+    toolCalls: messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0),
+  };
+}
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** The 16-byte key as 32 hex digits, as `keyHex` writes it. */
+function hex(words: Uint32Array): string {
+  let out = '';
+  for (const w of words) out += HEX[w >>> 24] + HEX[(w >>> 16) & 255] + HEX[(w >>> 8) & 255] + HEX[w & 255];
+  return out;
+}
+
+export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
+  const facts = factsOf(record, prices);
+  const usage = facts.usage;
+  const cost = facts.cost ?? facts.estimatedCost;
+  const synalinks = record instanceof SynalinksRecord;
+  const messages = synalinks ? synalinksMessageFacts(record) : otherMessageFacts(record);
+  const values: IndexValue[] = [
+    record.callId,
+    record.parentCallId,
+    record.source,
+    place.root,
+    place.file,
+    record.ref.line,
+    synalinks ? record.ref.offset : null,
+    synalinks ? record.raw.length : null,
+    record.program,
+    record.module,
+    record.model,
+    record.version,
+    facts.status,
+    facts.timestamp,
+    facts.duration,
+    record.inputsHash,
+    record.configHash,
+    messages.conversation,
+    tokens(usage, 'prompt_tokens'),
+    tokens(usage, 'completion_tokens'),
+    tokens(usage, 'reasoning_tokens'),
+    tokens(usage, 'cached_tokens'),
+    tokens(usage, 'total_tokens'),
+    cost,
+    facts.cost !== null ? 'reported' : facts.estimatedCost !== null ? 'estimated' : null,
+    messages.count,
+    messages.toolCalls,
+  ];
+  for (let i = 0; i < INDEX_COLUMNS.length; i++) batch.columns[i].push(values[i]);
+  batch.rows++;
+}

@@ -1,0 +1,60 @@
+/**
+ * One output that another program writes (DuckDB writes the index's Parquet): written under
+ * a scratch folder beside its final name and renamed into place on success. The path itself
+ * passes `checkOutputPath` (output-path.ts) first, like every path a run writes; the scratch
+ * folder is removed on a signal or a crash, like every temporary of the run (cleanup.ts).
+ */
+import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { whileRunning } from './cleanup.js';
+
+const SCRATCH_PREFIX = '.traces-tmp-';
+
+function lstatOrNull(file: string) {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** A scratch folder beside `finalPath` for what is written before the rename; removed by `discard`. */
+export class Scratch {
+  private readonly release: () => void;
+
+  private constructor(readonly dir: string) {
+    this.release = whileRunning(() => rmSync(dir, { recursive: true, force: true }));
+  }
+
+  static beside(finalPath: string): Scratch {
+    mkdirSync(path.dirname(finalPath), { recursive: true });
+    return new Scratch(mkdtempSync(path.join(path.dirname(finalPath), `${SCRATCH_PREFIX}${path.basename(finalPath)}-`)));
+  }
+
+  static in(folder: string): Scratch {
+    return new Scratch(mkdtempSync(path.join(folder, SCRATCH_PREFIX)));
+  }
+
+  file(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  /**
+   * Renames `name` (a file or a folder) to `finalPath`. A folder replaced under --force is
+   * moved aside first and removed only once the new one is in place.
+   */
+  commit(name: string, finalPath: string): void {
+    const existing = lstatOrNull(finalPath);
+    if (existing?.isDirectory()) {
+      const aside = this.file('replaced');
+      renameSync(finalPath, aside);
+      renameSync(this.file(name), finalPath);
+    } else renameSync(this.file(name), finalPath);
+    this.discard();
+  }
+
+  discard(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+    this.release();
+  }
+}

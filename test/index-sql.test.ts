@@ -1,0 +1,424 @@
+/**
+ * `traces index`, `traces sql` and `--keep-list`: the index agrees with `stats` and with a
+ * strict reading of the lines (Python orjson), every column has its type and null rule, the
+ * README's keep-list query reproduces `traces dedupe`, and keep-lists are applied and checked.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { generate } from '../bench/generate.js';
+import { Engine, sqlString, type QueryResult } from '../src/engine/duckdb.js';
+import { INDEX_COLUMNS } from '../src/index/columns.js';
+import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+
+/** Runs SQL over Parquet files in a fresh in-memory engine. */
+async function query(sql: string): Promise<QueryResult> {
+  const engine = await Engine.open(null);
+  try {
+    return await engine.query(sql);
+  } finally {
+    engine.close();
+  }
+}
+
+function objects(result: QueryResult): Record<string, unknown>[] {
+  return result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, row[i]])));
+}
+
+function mixedFolder(dir: string): string {
+  cpSync(SAMPLES, dir, { recursive: true });
+  cpSync(path.join(FIXTURES, 'ask'), path.join(dir, 'recordings'), { recursive: true });
+  cpSync(path.join(FIXTURES, 'klieo'), path.join(dir, 'klieo-runs'), { recursive: true });
+  return dir;
+}
+
+function index(roots: string[], out: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const result = runCli(['index', ...roots, '--out', out, ...extra], { env });
+  assert.equal(result.status, 0, result.stderr);
+  return result;
+}
+
+/** Every kept line of a dedupe/filter output tree, by relative path (the _traces folder aside). */
+function treeLines(dir: string): Map<string, string> {
+  const lines = new Map<string, string>();
+  for (const relative of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const full = path.join(dir, relative);
+    if (relative.startsWith('_traces') || !statSync(full).isFile()) continue;
+    readFileSync(full, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .forEach((l, i) => lines.set(`${relative}:${i}`, l));
+  }
+  return lines;
+}
+
+const PYTHON_READER = String.raw`
+import json, os, sys
+import orjson
+root = sys.argv[1]
+rows = []
+for dirpath, _, names in os.walk(root):
+    for name in names:
+        if not name.endswith('.jsonl'):
+            continue
+        full = os.path.join(dirpath, name)
+        with open(full, 'rb') as f:
+            for number, line in enumerate(f.read().split(b'\n'), 1):
+                if line == b'':
+                    continue
+                try:
+                    r = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if not isinstance(r, dict) or 'synalinks_version' not in r:
+                    continue
+                status = 'exception' if 'exception' in r else ('no_output' if r.get('outputs') is None else 'ok')
+                usage = r.get('usage') if status == 'ok' else None
+                msgs = r.get('messages') or []
+                rows.append({
+                    'call_id': r.get('call_id'), 'file': os.path.relpath(full, root), 'line': number, 'length': len(line),
+                    'status': status, 'timestamp': r.get('timestamp'), 'duration': r.get('duration'),
+                    'prompt_tokens': usage.get('prompt_tokens') if usage else None,
+                    'completion_tokens': usage.get('completion_tokens') if usage else None,
+                    'cost_reported': r.get('cost') if status == 'ok' else None,
+                    'messages': len(msgs),
+                    'has_tool_calls': any(isinstance(m, dict) and isinstance(m.get('tool_calls'), list) and len(m['tool_calls']) > 0 for m in msgs),
+                    'inputs_hash': r.get('inputs_hash'), 'config_hash': r.get('config_hash'),
+                })
+print(json.dumps(rows))
+`;
+
+function pythonRows(root: string): Record<string, unknown>[] | null {
+  const result = spawnSync('python3', ['-c', PYTHON_READER, root], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (result.status !== 0) return null;
+  return JSON.parse(result.stdout) as Record<string, unknown>[];
+}
+
+describe('traces index', () => {
+  let work: string;
+  let tree: string;
+  let treeIndex: string;
+  let mixed: string;
+  let mixedIndex: string;
+
+  before(() => {
+    work = tempDir('traces-index-');
+    tree = path.join(work, 'tree');
+    generate({ out: tree, mb: 3, seed: 31, firstBigImageMb: 1, bigImageEveryMb: 2 });
+    treeIndex = path.join(work, 'tree.parquet');
+    // Small shares force worker threads, and small parts force several part files merged into one:
+    // rows made in several threads and parts come back in file order.
+    index([tree], treeIndex, [], { TRACES_SHARE_BYTES: String(256 << 10), TRACES_INDEX_PART_ROWS: '97' });
+    mixed = mixedFolder(path.join(work, 'mixed'));
+    mixedIndex = path.join(work, 'mixed.parquet');
+    index([mixed], mixedIndex);
+  });
+
+  for (const which of ['generated tree', 'mixed sources'] as const) {
+    it(`agrees with stats --json on the ${which}: records, classes, damaged lines, distinct ok keys, tokens and cost`, async () => {
+      const [root, file] = which === 'generated tree' ? [tree, treeIndex] : [mixed, mixedIndex];
+      const stats = runCliJson<Record<string, any>>(['stats', root]);
+      const [row] = objects(
+        await query(`SELECT count(*) AS records,
+            count(*) FILTER (status = 'ok') AS ok, count(*) FILTER (status = 'exception') AS exception,
+            count(*) FILTER (status = 'no_output') AS no_output,
+            count(DISTINCT (inputs_hash, config_hash)) FILTER (status = 'ok') AS unique_ok_keys,
+            sum(prompt_tokens) FILTER (status = 'ok') AS prompt, sum(completion_tokens) FILTER (status = 'ok') AS completion,
+            sum(total_tokens) FILTER (status = 'ok') AS total,
+            count(*) FILTER (status = 'ok' AND prompt_tokens IS NULL) AS without_usage,
+            sum(cost_usd) FILTER (status = 'ok' AND cost_source = 'reported') AS reported,
+            sum(cost_usd) FILTER (status = 'ok' AND cost_source = 'estimated') AS estimated,
+            count(*) FILTER (status = 'ok' AND cost_usd IS NULL) AS unpriced
+          FROM read_parquet(${sqlString(file)})`),
+      );
+      for (const key of ['records', 'ok', 'exception', 'no_output', 'unique_ok_keys'] as const) assert.equal(row[key], stats[key], key);
+      assert.ok((stats.records as number) > 0 && (stats.exception as number) + (stats.no_output as number) > 0, 'the tree has failed records');
+      const t = stats.totals;
+      assert.equal(row.prompt ?? 0, t.tokens.prompt);
+      assert.equal(row.completion ?? 0, t.tokens.completion);
+      assert.equal(row.total ?? 0, t.tokens.total);
+      assert.equal(row.without_usage, t.tokens.ok_records_without_usage);
+      assert.ok(Math.abs(((row.reported as number) ?? 0) - t.cost_usd) < 1e-6);
+      assert.ok(Math.abs(((row.estimated as number) ?? 0) - t.estimated_cost_usd) < 1e-6);
+      assert.equal(row.unpriced, t.ok_records_unpriced);
+      const damaged = runCli(['index', root, '--out', path.join(work, `again-${which.replace(' ', '-')}.parquet`), '--json']);
+      assert.equal(JSON.parse(damaged.stdout).damaged_lines, stats.damaged_lines);
+      if (stats.damaged_lines > 0) assert.match(damaged.stderr, /damaged line, not indexed/);
+    });
+  }
+
+  it('holds each Synalinks line as a strict parser (orjson) reads it, in file order', async (t) => {
+    const expected = pythonRows(tree);
+    if (expected === null) return t.skip('python3 with orjson is not available');
+    const got = objects(await query(`SELECT * FROM read_parquet(${sqlString(treeIndex)})`));
+    // Which lines are damaged is the scanner's rule (tested with it); here every row must be a line orjson reads, as orjson reads it.
+    assert.ok(got.length > 0 && got.length <= expected.length);
+    const byPlace = new Map(expected.map((r) => [`${r.file}:${r.line}`, r]));
+    let previous = '';
+    for (const row of got) {
+      const place = `${row.file}:${String(row.line).padStart(9, '0')}`;
+      assert.ok(place > previous, `rows in file order: ${place} after ${previous}`);
+      previous = place;
+      const want = byPlace.get(`${row.file}:${row.line}`);
+      assert.ok(want, `${row.file}:${row.line} is a record`);
+      for (const key of ['call_id', 'length', 'status', 'timestamp', 'duration', 'prompt_tokens', 'completion_tokens', 'messages', 'has_tool_calls', 'inputs_hash', 'config_hash']) {
+        assert.deepEqual(row[key], want[key] ?? null, `${key} of ${row.file}:${row.line}`);
+      }
+      if (want.cost_reported !== null && want.cost_reported !== undefined) {
+        assert.equal(row.cost_usd, want.cost_reported);
+        assert.equal(row.cost_source, 'reported');
+      } else assert.notEqual(row.cost_source, 'reported');
+    }
+    assert.ok(got.some((r) => r.has_tool_calls === true) && got.some((r) => r.has_tool_calls === false));
+  });
+
+  it('has every column with its type, and nulls only where unknown', async () => {
+    const described = objects(await query(`DESCRIBE SELECT * FROM read_parquet(${sqlString(mixedIndex)})`));
+    const expectedType = (type: string) => type;
+    assert.deepEqual(
+      described.map((c) => [c.column_name, c.column_type]),
+      INDEX_COLUMNS.map((c) => [c.name, expectedType(c.type)]),
+    );
+    for (const file of [mixedIndex, treeIndex]) {
+      const from = `FROM read_parquet(${sqlString(file)})`;
+      for (const column of INDEX_COLUMNS.filter((c) => c.notNull)) {
+        const [{ n }] = objects(await query(`SELECT count(*) AS n ${from} WHERE "${column.name}" IS NULL`));
+        assert.equal(n, 0, `${column.name} is never null`);
+      }
+      const checks: [string, string][] = [
+        ['offset and length are null exactly for Ask and klieo', `("offset" IS NULL) <> (source <> 'synalinks') OR (length IS NULL) <> (source <> 'synalinks')`],
+        ['Synalinks usage is null unless the record is ok', `source = 'synalinks' AND status <> 'ok' AND (prompt_tokens IS NOT NULL OR total_tokens IS NOT NULL)`],
+        ['cost_source is null exactly when cost_usd is', `(cost_usd IS NULL) <> (cost_source IS NULL)`],
+        ['an estimate needs usage and an ok record', `cost_source = 'estimated' AND (status <> 'ok' OR total_tokens IS NULL)`],
+        ['unknown cost is null, not 0', `cost_usd = 0 AND cost_source IS NULL`],
+        ['status is one of three', `status NOT IN ('ok', 'exception', 'no_output')`],
+        ['conversation_hash is 32 hex digits', `NOT regexp_full_match(conversation_hash, '[0-9a-f]{32}')`],
+        ['file is relative to root', `file LIKE '/%' OR file LIKE '%..%' OR NOT starts_with(root, '/')`],
+        ['messages count the completion of ok records', `status = 'ok' AND messages < 1`],
+      ];
+      for (const [rule, violation] of checks) {
+        const [{ n }] = objects(await query(`SELECT count(*) AS n ${from} WHERE ${violation}`));
+        assert.equal(n, 0, rule);
+      }
+    }
+    const [{ sources }] = objects(await query(`SELECT list(DISTINCT source ORDER BY source) AS sources FROM read_parquet(${sqlString(mixedIndex)})`));
+    assert.deepEqual(sources, ['ask', 'klieo', 'synalinks']);
+    // Records with unknown usage exist, and their cost stays null (never estimated as 0).
+    const [{ unknown }] = objects(await query(`SELECT count(*) AS unknown FROM read_parquet(${sqlString(treeIndex)}) WHERE total_tokens IS NULL AND cost_usd IS NULL`));
+    assert.ok((unknown as number) > 0);
+  });
+
+  it('matches dedupe --key conversation: distinct conversation_hash of ok records = unique keys', async () => {
+    const dedupe = runCliJson<{ unique_keys: number }>(['dedupe', tree, '--status', 'ok', '--key', 'conversation', '--dry-run']);
+    const [{ n }] = objects(await query(`SELECT count(DISTINCT conversation_hash) AS n FROM read_parquet(${sqlString(treeIndex)}) WHERE status = 'ok'`));
+    assert.equal(n, dedupe.unique_keys);
+  });
+
+  it('writes part files into a folder, or Parquet on stdout, with row groups of 131072 rows at most', async () => {
+    const folder = path.join(work, 'parts') + '/';
+    index([mixed], folder, [], { TRACES_INDEX_PART_ROWS: '10' });
+    const parts = readdirSync(folder);
+    assert.ok(parts.length >= 3 && parts.every((p) => /^part-\d+\.parquet$/.test(p)), parts.join(','));
+    const ordered = objects(await query(`SELECT file, line FROM read_parquet([${parts.map((_, i) => sqlString(path.join(folder, `part-${i}.parquet`))).join(', ')}])`));
+    const single = objects(await query(`SELECT file, line FROM read_parquet(${sqlString(mixedIndex)})`));
+    assert.deepEqual(ordered, single, 'part files in order hold the rows of the single file, in order');
+    const [{ n }] = objects(await query(`SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(folder, '*.parquet'))})`));
+    const [{ m }] = objects(await query(`SELECT count(*) AS m FROM read_parquet(${sqlString(mixedIndex)})`));
+    assert.equal(n, m);
+    const stdout = spawnSync(process.execPath, [path.join(REPO, 'bin', 'traces.js'), 'index', mixed, '--out', '-'], { maxBuffer: 64 << 20 });
+    assert.equal(stdout.status, 0, String(stdout.stderr));
+    assert.equal(stdout.stdout.subarray(0, 4).toString('latin1'), 'PAR1');
+    const piped = path.join(work, 'piped.parquet');
+    writeFileSync(piped, stdout.stdout);
+    const [{ p }] = objects(await query(`SELECT count(*) AS p FROM read_parquet(${sqlString(piped)})`));
+    assert.equal(p, m);
+    const groups = objects(await query(`SELECT max(row_group_num_rows) AS most FROM parquet_metadata(${sqlString(treeIndex)})`));
+    assert.ok((groups[0].most as number) <= 131072);
+  });
+
+  it('never replaces a file without --force, never writes inside an input or through a link', () => {
+    const out = path.join(work, 'exists.parquet');
+    writeFileSync(out, 'keep me');
+    const refused = runCli(['index', mixed, '--out', out]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /exists: pass --force/);
+    assert.equal(readFileSync(out, 'utf8'), 'keep me');
+    index([mixed], out, ['--force']);
+    assert.equal(readFileSync(out).subarray(0, 4).toString('latin1'), 'PAR1');
+    const inside = runCli(['index', mixed, '--out', path.join(mixed, 'index.parquet')]);
+    assert.equal(inside.status, 2);
+    assert.match(inside.stderr, /inside \(or holds\) the input/);
+    assert.equal(existsSync(path.join(mixed, 'index.parquet')), false);
+    const target = path.join(work, 'target.parquet');
+    writeFileSync(target, 'target');
+    const link = path.join(work, 'link.parquet');
+    symlinkSync(target, link);
+    const linked = runCli(['index', mixed, '--out', link, '--force']);
+    assert.equal(linked.status, 2);
+    assert.match(linked.stderr, /symbolic link/);
+    assert.equal(readFileSync(target, 'utf8'), 'target');
+    assert.deepEqual(readdirSync(work).filter((f) => f.startsWith('.traces-tmp-')), [], 'no scratch folder left behind');
+  });
+});
+
+describe('--keep-list', () => {
+  let work: string;
+  let tree: string;
+  let treeIndex: string;
+
+  before(() => {
+    work = tempDir('traces-keep-');
+    tree = path.join(work, 'tree');
+    generate({ out: tree, mb: 2, seed: 7, firstBigImageMb: 1, bigImageEveryMb: 2 });
+    treeIndex = path.join(work, 'index.parquet');
+    index([tree], treeIndex);
+  });
+
+  it("the README's DuckDB query makes a keep-list with which dedupe keeps exactly what traces dedupe keeps", async () => {
+    const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const match = /<!-- keep-list query: duckdb -->\s*```sql\n([\s\S]*?)```/.exec(readme);
+    assert.ok(match, 'README.md has the DuckDB keep-list query');
+    const keep = path.join(work, 'keep.parquet');
+    const documented = match[1];
+    assert.ok(documented.includes("'index/*/*.parquet'") && documented.includes("'keep.parquet'"));
+    // Only the two paths change: the query itself runs as documented.
+    await query(documented.replace("'index/*/*.parquet'", sqlString(treeIndex)).replace("'keep.parquet'", sqlString(keep)));
+    const plain = path.join(work, 'plain');
+    const listed = path.join(work, 'listed');
+    assert.equal(runCli(['dedupe', tree, '--out', plain]).status, 0);
+    const applied = runCliJson<Record<string, any>>(['dedupe', tree, '--keep-list', keep, '--out', listed]);
+    const a = treeLines(plain);
+    const b = treeLines(listed);
+    assert.ok(a.size > 100);
+    assert.deepEqual([...b.values()].sort(), [...a.values()].sort());
+    assert.equal(applied.keep_list.not_found, 0);
+    assert.equal(applied.dropped.duplicate, 0, 'the list holds one record per key');
+    // The tree has what makes the rule matter: keys whose records failed before one succeeded, and repeated keys.
+    const [{ mixedKeys }] = objects(
+      await query(`SELECT count(*) AS "mixedKeys" FROM (SELECT inputs_hash, config_hash FROM read_parquet(${sqlString(treeIndex)})
+        GROUP BY ALL HAVING count(*) FILTER (status = 'ok') > 0 AND count(*) FILTER (status <> 'ok') > 0)`),
+    );
+    assert.ok((mixedKeys as number) > 0, 'some key has both ok and failed records');
+  });
+
+  it('keeps only listed ids from a text list, with comments, and reports the ids no record matched', async () => {
+    const ids = objects(await query(`SELECT call_id, status FROM read_parquet(${sqlString(treeIndex)}) ORDER BY file, line`));
+    const ok = ids.filter((r) => r.status === 'ok').slice(0, 5).map((r) => r.call_id as string);
+    const failed = ids.filter((r) => r.status !== 'ok').slice(0, 2).map((r) => r.call_id as string);
+    assert.equal(failed.length, 2);
+    const list = path.join(work, 'keep.txt');
+    writeFileSync(list, `# chosen by hand\n${ok.join('\n')}\n\n  ${failed[0]}  # a failed one\n${failed[1]}\nno-such-call-1\nno-such-call-2\n`);
+    const out = path.join(work, 'filtered');
+    const result = runCli(['filter', tree, '--keep-list', list, '--status', 'ok', '--out', out, '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.kept, ok.length, 'selection still applies: the failed listed records are dropped by --status');
+    assert.equal(summary.dropped.status, summary.records_read - ok.length - summary.dropped.not_in_keep_list);
+    assert.deepEqual(summary.keep_list, { file: list, listed: 9, found: 7, not_found: 2, not_found_first: ['no-such-call-1', 'no-such-call-2'] });
+    assert.match(result.stderr, /--keep-list .*keep\.txt: 2 of 9 listed call_ids matched no record read \(no-such-call-1, no-such-call-2\)/);
+    const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const notListed = manifest.filter((d) => d.reason === 'not_in_keep_list');
+    assert.equal(notListed.length, summary.dropped.not_in_keep_list);
+    assert.ok(notListed.every((d) => !ok.includes(d.call_id) && !failed.includes(d.call_id)));
+    const kept = [...treeLines(out).values()].map((l) => JSON.parse(l).call_id).sort();
+    assert.deepEqual(kept, [...ok].sort());
+  });
+
+  it('reads a Parquet keep-list (call_id column) on export, and refuses a Parquet file without one', async () => {
+    const list = path.join(work, 'ok.parquet');
+    await query(`COPY (SELECT call_id, timestamp FROM read_parquet(${sqlString(treeIndex)}) WHERE status = 'ok' ORDER BY file, line LIMIT 30) TO ${sqlString(list)} (FORMAT parquet)`);
+    const out = path.join(work, 'export');
+    const report = runCliJson<Record<string, any>>(['export', tree, '--format', 'openai', '--keep-list', list, '--trajectories', 'all', '--validation-fraction', '0', '--out', out]);
+    assert.equal(report.keep_list.listed, 30);
+    assert.equal(report.keep_list.not_found, 0);
+    assert.ok(report.dropped.not_in_keep_list > 0);
+    assert.ok(report.examples.training > 0 && report.examples.training <= 30);
+    const noColumn = path.join(work, 'no-column.parquet');
+    await query(`COPY (SELECT 1 AS id) TO ${sqlString(noColumn)} (FORMAT parquet)`);
+    const refused = runCli(['dedupe', tree, '--keep-list', noColumn, '--dry-run']);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /not a Parquet file with a call_id column/);
+    const missing = runCli(['dedupe', tree, '--keep-list', path.join(work, 'missing.txt'), '--dry-run']);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /--keep-list .*missing\.txt: no such file/);
+  });
+});
+
+describe('traces sql', () => {
+  let work: string;
+  let idx: string;
+  const Q = "SELECT status, count(*) AS n, sum(cost_usd) AS cost FROM records GROUP BY status ORDER BY status";
+
+  before(() => {
+    work = tempDir('traces-sql-');
+    idx = path.join(work, 'samples.parquet');
+    index([SAMPLES], idx);
+  });
+
+  it('answers the same from roots and from --index, as a table, JSON or CSV', () => {
+    const fromRoots = runCli(['sql', Q, SAMPLES, '--json']);
+    assert.equal(fromRoots.status, 0, fromRoots.stderr);
+    const rows = JSON.parse(fromRoots.stdout) as { status: string; n: number; cost: number | null }[];
+    const stats = runCliJson<Record<string, number>>(['stats', SAMPLES]);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.n]),
+      (['exception', 'no_output', 'ok'] as const).filter((s) => stats[s] > 0).map((s) => [s, stats[s]]),
+    );
+    const fromIndex = runCli(['sql', Q, '--index', idx, '--json']);
+    assert.deepEqual(JSON.parse(fromIndex.stdout), rows);
+    const csv = runCli(['sql', Q, '--index', idx, '--csv']);
+    assert.equal(csv.status, 0);
+    const lines = csv.stdout.trimEnd().split('\n');
+    assert.equal(lines[0], 'status,n,cost');
+    assert.deepEqual(lines.slice(1), rows.map((r) => `${r.status},${r.n},${r.cost ?? ''}`));
+    const table = runCli(['sql', Q, '--index', idx]);
+    assert.equal(table.status, 0);
+    const tableLines = table.stdout.trimEnd().split('\n');
+    assert.match(tableLines[0], /^status\s+n\s+cost$/);
+    assert.match(tableLines[1], /^─+  ─+  ─+$/);
+    for (const r of rows) assert.ok(tableLines.some((l) => l.startsWith(r.status) && l.includes(` ${r.n}`) && l.includes(r.cost === null ? 'NULL' : String(r.cost))));
+    assert.equal(tableLines.at(-1), `(${rows.length} rows)`);
+  });
+
+  it('quotes CSV fields and escapes control characters in the table', () => {
+    const csv = runCli(['sql', "SELECT 'a,b' AS x, 'say \"hi\"' AS y, NULL AS w, 12345678901234567890::HUGEINT AS big", '--index', idx, '--csv']);
+    assert.equal(csv.status, 0, csv.stderr);
+    assert.equal(csv.stdout, 'x,y,w,big\n"a,b","say ""hi""",,12345678901234567890\n');
+    const json = runCli(['sql', 'SELECT 12345678901234567890::HUGEINT AS big, 42::BIGINT AS small', '--index', idx, '--json']);
+    assert.deepEqual(JSON.parse(json.stdout), [{ big: '12345678901234567890', small: 42 }]);
+    const table = runCli(['sql', "SELECT chr(10) || 'x' AS t", '--index', idx]);
+    assert.match(table.stdout, /\\nx/);
+  });
+
+  it('reports a bad query, a missing index and conflicting options in one line, exit 2', () => {
+    const bad = runCli(['sql', 'SELEC nope', '--index', idx]);
+    assert.equal(bad.status, 2);
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+    assert.match(bad.stderr, /^traces: query failed: Parser Error: syntax error at or near "SELEC"/);
+    const unknown = runCli(['sql', 'SELECT nope FROM records', SAMPLES]);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr.trim().split('\n').at(-1)!, /^traces: query failed: Binder Error: Referenced column "nope" not found/);
+    assert.doesNotMatch(unknown.stderr, /\n\s+at /, 'no stack trace');
+    const missing = runCli(['sql', 'SELECT 1', '--index', path.join(work, 'nowhere.parquet')]);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /--index .*nowhere\.parquet: no such file or folder/);
+    const notParquet = path.join(work, 'text.parquet');
+    writeFileSync(notParquet, 'hello');
+    const broken = runCli(['sql', 'SELECT 1 FROM records', '--index', notParquet]);
+    assert.equal(broken.status, 2);
+    assert.match(broken.stderr, /not a readable Parquet index/);
+    assert.equal(runCli(['sql', 'SELECT 1', '--index', idx, '--json', '--csv']).status, 2);
+    assert.equal(runCli(['sql', 'SELECT 1', SAMPLES, '--index', idx]).status, 2);
+  });
+
+  it('leaves no scratch folder behind and does not load DuckDB for other commands', () => {
+    const probe = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { main } from ${JSON.stringify(path.join(REPO, 'dist', 'src', 'cli.js'))}; await main(['node', 'traces', 'stats', ${JSON.stringify(SAMPLES)}, '--json']); const loaded = Object.keys((await import('node:module')).createRequire(import.meta.url).cache).filter((k) => k.includes('duckdb')); process.stderr.write('LOADED=' + loaded.length + '\\n');`],
+      { encoding: 'utf8' },
+    );
+    assert.match(probe.stderr, /LOADED=0/);
+  });
+});
