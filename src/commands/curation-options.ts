@@ -1,7 +1,7 @@
 /** The selection, dedupe and collapse options that `dedupe`, `filter` and `export` share. */
-import { existsSync, readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
+import { readIdListFiles } from '../id-list.js';
 import { STATUSES, type Status } from '../record.js';
 import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
@@ -113,19 +113,6 @@ export function parseSelection(flags: CurationFlags): Selection {
   return selection;
 }
 
-/** call_ids from exclusion files: one per line, `#` starts a comment. */
-export function readExcludeFiles(files: readonly string[]): Set<string> {
-  const ids = new Set<string>();
-  for (const file of files) {
-    if (!existsSync(file)) throw new UserError(`--exclude ${file}: no such file`);
-    for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
-      const id = line.replace(/#.*/, '').trim();
-      if (id !== '') ids.add(id);
-    }
-  }
-  return ids;
-}
-
 export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): CurationOptions {
   return {
     selection: parseSelection(flags),
@@ -133,7 +120,7 @@ export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): Cur
     key: flags.key,
     keep: flags.keep,
     trajectories: flags.trajectories,
-    exclude: flags.exclude && flags.exclude.length > 0 ? readExcludeFiles(flags.exclude) : null,
+    exclude: flags.exclude && flags.exclude.length > 0 ? readIdListFiles('--exclude', flags.exclude) : null,
     seen: flags.against !== undefined ? readKeptKeys(flags.against, flags.key) : null,
   };
 }

@@ -152,6 +152,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
     const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inference, inferredUsed, partial, redactions });
+    if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
@@ -188,6 +189,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     for (const w of report.warnings) {
       // An empty validation file is what --validation-fraction 0 asks for, not a problem.
       if (w.code === 'too_few_examples' && split === 'validation' && report.examples === 0) continue;
+      // Without --group-by the training total (over every shard) is checked once below: a file's own count would say it twice.
+      if (w.code === 'too_few_examples' && split === 'training' && options.groupBy === 'none') continue;
       warnings.push(`${file}: ${w.code}: ${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`);
     }
     return {

@@ -7,6 +7,7 @@
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
  */
+import type { IdList } from '../id-list.js';
 import type { DamagedLine, Message } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { Candidate, CandidateOptions } from './candidate.js';
@@ -37,8 +38,8 @@ export interface CurationOptions {
   key: KeyKind;
   keep: KeepRule;
   trajectories: 'all' | 'last';
-  /** call_ids to drop. */
-  exclude: ReadonlySet<string> | null;
+  /** call_ids to drop (`--exclude`); the run notes which it met. */
+  exclude: IdList | null;
   /** Keys of an earlier output: records with these keys were handled before. */
   seen: KeyIndex | null;
 }
@@ -143,8 +144,10 @@ export class Curation {
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
     const where = { call_id: candidate.callId, file: candidate.file, line: candidate.line };
+    // Met before the verdict: an excluded id the selection drops anyway was still found.
+    const excluded = this.options.exclude?.meet(candidate.callId) === true;
     if (candidate.verdict !== null) return this.drop({ ...where, ...candidate.verdict });
-    if (this.options.exclude?.has(candidate.callId)) return this.drop({ ...where, reason: 'excluded' });
+    if (excluded) return this.drop({ ...where, reason: 'excluded' });
     const key = this.key;
     key.set(candidate.key!);
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.drop({ ...where, reason: 'seen' });
