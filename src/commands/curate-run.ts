@@ -6,6 +6,8 @@ import { planCuration, type CurationPlan } from '../pipeline/curate.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, type OutputFile } from '../output/output-dir.js';
 import { copyKeptLines } from '../output/tree-copy.js';
+import { fileSizes } from '../parallel/units.js';
+import { Progress } from '../progress.js';
 import { addCurationOptions, parseCurationOptions, type CurationFlags } from './curation-options.js';
 import { DropDigest } from './drop-digest.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
@@ -81,7 +83,13 @@ export function registerCurationCommand(
         else digest!.add(drop);
       });
       if (output !== null) {
-        await copyKeptLines(plan.files, plan.keptLines, output);
+        const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
+        const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
+        try {
+          await copyKeptLines(plan.files, plan.keptLines, output, progress);
+        } finally {
+          progress.done();
+        }
         writeKeptKeys(output, plan.keptKeys, { command: spec.name, key: options.key });
         output.commit();
       }

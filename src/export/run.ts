@@ -123,7 +123,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       }),
       (result) => ({ records: result.records, bytes: 0 }),
       // A share's examples are held until written: keep shares small.
-      { maxShareBytes: PROJECT_SHARE_BYTES },
+      { maxShareBytes: PROJECT_SHARE_BYTES, label: 'writing' },
     );
     for await (const { items, lines } of projected) {
       let lineStart = 0;
