@@ -41,6 +41,7 @@ Examples:
   traces verify samples/synalinks --json    recompute every hash
   traces export samples/synalinks --format nemo --out dataset/
 
+Each command has its own options and examples: traces <command> --help.
 Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 usage or input error.`,
     );
   const named = argv[2];

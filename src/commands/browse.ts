@@ -34,7 +34,7 @@ Examples:
   traces browse
   traces browse samples/synalinks
   traces browse ~/.synalinks --exclude curated-out.txt
-  traces browse test/recordings runs/*.json`,
+  traces browse path/to/ask-recordings klieo-runs/*.json`,
     )
     .action(async (roots: string[], options: BrowseCommandOptions) => {
       process.exitCode = await browse(roots, { exclude: options.exclude, source: options.source });
