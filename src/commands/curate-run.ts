@@ -39,13 +39,13 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
   };
 }
 
-/** The end-of-run lines; `listedIn` says where the dropped records and damaged lines are listed. */
-export function summaryText(plan: CurationPlan, listedIn: string): string {
+/** The end-of-run lines; `listedIn` says where the damaged lines are shown (null: the last line says it). */
+export function summaryText(plan: CurationPlan, listedIn: string | null): string {
   const dropped = Object.entries(plan.dropped).filter(([, n]) => n > 0);
   const total = dropped.reduce((sum, [, n]) => sum + n, 0);
   return [
     `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files` +
-      (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}, ${listedIn})` : ''),
+      (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
     `kept ${plan.kept.toLocaleString('en-US')}`,
     `dropped ${total.toLocaleString('en-US')}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${n.toLocaleString('en-US')}`).join(', ')}` : ''}`,
   ].join('\n');
@@ -97,7 +97,7 @@ export function registerCurationCommand(
       if (flags.json && digest !== null) await digest.printJson(summaryJson(plan, extra));
       else if (flags.json) printJson(summaryJson(plan, extra));
       else if (digest !== null && !flags.verbose) process.stdout.write(digest.examples());
-      const listedIn = output !== null ? `listed in ${manifest!.finalPath}` : flags.json ? 'listed in the JSON "drops"' : 'see above';
+      const listedIn = output !== null ? null : flags.json ? 'listed in the JSON "drops"' : 'see above';
       const lines = [summaryText(plan, listedIn), ...(options.exclude?.describe('--exclude') ?? [])];
       if (output === null) {
         const drops = digest!.total;
@@ -106,7 +106,7 @@ export function registerCurationCommand(
             ? 'dry run: nothing written'
             : `dry run: nothing written; -v lists all ${drops.toLocaleString('en-US')} dropped records and damaged lines, --json gives them as JSON`,
         );
-      } else lines.push(`wrote ${flags.out} (dropped records listed in ${manifest!.finalPath})`);
+      } else lines.push(`wrote ${flags.out} (dropped records and damaged lines listed in ${manifest!.finalPath})`);
       process.stderr.write(`${lines.join('\n')}\n`);
     } catch (error) {
       digest?.dispose();
