@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { generate, type Expected } from '../bench/generate.js';
+import type { Expected } from '../bench/generate.js';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { IdList, isWellFormedId, readIdListFiles } from '../src/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
-import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+import { SAMPLES, generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
 
 interface Drop {
   call_id?: string;
@@ -33,8 +33,7 @@ describe('dry runs on a 3,000-record tree', () => {
   const args = ['--status', 'ok', '--max-cost', '0.001', '--max-duration', '3'];
 
   before(() => {
-    tree = path.join(tempDir(), 'tree');
-    expected = generate({ out: tree, mb: 1.5, seed: 5 });
+    ({ tree, expected } = generatedTree({ mb: 1.5, seed: 5 }));
   });
 
   it('prints a summary by reason with the first few examples, not a line per drop, and says nothing was written', () => {
