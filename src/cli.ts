@@ -45,6 +45,7 @@ Examples:
   traces index ~/.synalinks --out traces.parquet   one Parquet row per record
   traces sql "SELECT model, count(*) FROM records GROUP BY 1" ~/.synalinks
 
+Each command has its own options and examples: traces <command> --help.
 Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 usage or input error.`,
     );
   const named = argv[2];

@@ -2,16 +2,15 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { generate, type Expected } from '../bench/generate.js';
-import { runCli, runCliJson, tempDir } from './helpers.js';
+import type { Expected } from '../bench/generate.js';
+import { generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
 
 describe('a generated tree', () => {
   let tree = '';
   let expected: Expected;
 
   before(() => {
-    tree = path.join(tempDir(), 'tree');
-    expected = generate({ out: tree, mb: 4, seed: 11, firstBigImageMb: 1, bigImageEveryMb: 2 });
+    ({ tree, expected } = generatedTree({ mb: 4, seed: 11, firstBigImageMb: 1, bigImageEveryMb: 2 }));
   });
 
   it('stats agrees exactly with the generator and lists every damaged line', () => {

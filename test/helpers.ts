@@ -1,9 +1,11 @@
 /** Shared test helpers: paths, temp folders and running the real CLI. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generate, GENERATOR_VERSION, type Expected, type GenerateOptions } from '../bench/generate.js';
 
 /** The repository root (tests run from dist/test/). */
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -45,4 +47,28 @@ export function tempDir(prefix = 'traces-test-'): string {
   if (tempDirs.length === 0) process.on('exit', () => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   tempDirs.push(dir);
   return dir;
+}
+
+/**
+ * A tree from the benchmark generator, generated once per machine and reused by every test
+ * file and run asking for the same options (generating 4 MB takes seconds). Keyed by the
+ * options and GENERATOR_VERSION; staged in a private folder and renamed into place, so a file
+ * never sees a half-written tree. Tests only read it.
+ */
+export function generatedTree(options: Omit<GenerateOptions, 'out'>): { tree: string; expected: Expected } {
+  const key = createHash('sha256').update(JSON.stringify({ version: GENERATOR_VERSION, ...options })).digest('hex').slice(0, 16);
+  const dir = path.join(tmpdir(), 'traces-test-trees', key);
+  const expectedFile = path.join(dir, 'expected.json');
+  if (!existsSync(expectedFile)) {
+    mkdirSync(path.dirname(dir), { recursive: true });
+    const staging = mkdtempSync(path.join(path.dirname(dir), `${key}.staging-`));
+    writeFileSync(path.join(staging, 'expected.json'), JSON.stringify(generate({ out: path.join(staging, 'tree'), ...options })));
+    try {
+      renameSync(staging, dir);
+    } catch {
+      // Another test file renamed the same tree into place first.
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  return { tree: path.join(dir, 'tree'), expected: JSON.parse(readFileSync(expectedFile, 'utf8')) as Expected };
 }

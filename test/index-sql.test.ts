@@ -316,8 +316,15 @@ describe('--keep-list', () => {
     const summary = JSON.parse(result.stdout);
     assert.equal(summary.kept, ok.length, 'selection still applies: the failed listed records are dropped by --status');
     assert.equal(summary.dropped.status, summary.records_read - ok.length - summary.dropped.not_in_keep_list);
-    assert.deepEqual(summary.keep_list, { file: list, listed: 9, found: 7, not_found: 2, not_found_first: ['no-such-call-1', 'no-such-call-2'] });
-    assert.match(result.stderr, /--keep-list .*keep\.txt: 2 of 9 listed call_ids matched no record read \(no-such-call-1, no-such-call-2\)/);
+    assert.deepEqual(
+      { listed: summary.keep_list.listed, met: summary.keep_list.met, not_found: summary.keep_list.not_found, malformed: summary.keep_list.malformed },
+      { listed: 9, met: 7, not_found: 2, malformed: 0 },
+    );
+    assert.deepEqual(
+      summary.keep_list.not_found_ids.map((e: { id: string; file: string; line: number }) => `${e.file}:${e.line} ${e.id}`),
+      [`${list}:9 no-such-call-1`, `${list}:10 no-such-call-2`],
+    );
+    assert.match(result.stderr, /--keep-list: 2 of 9 listed call_ids not found in these records: no-such-call-1, no-such-call-2/);
     const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const notListed = manifest.filter((d) => d.reason === 'not_in_keep_list');
     assert.equal(notListed.length, summary.dropped.not_in_keep_list);

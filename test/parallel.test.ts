@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { generate } from '../bench/generate.js';
-import { runCli, tempDir } from './helpers.js';
+import { generatedTree, runCli, tempDir } from './helpers.js';
 
 const ONE_THREAD = { TRACES_WORKERS: '1' };
 const SHARED_OUT = { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(256 << 10) };
@@ -26,8 +25,7 @@ describe('one thread or several', () => {
   let tree = '';
 
   before(() => {
-    tree = path.join(tempDir(), 'tree');
-    generate({ out: tree, mb: 4, seed: 23, firstBigImageMb: 1, bigImageEveryMb: 2 });
+    tree = generatedTree({ mb: 4, seed: 23, firstBigImageMb: 1, bigImageEveryMb: 2 }).tree;
   });
 
   for (const args of [['stats', '--json'], ['verify', '--json'], ['runs', '--json'], ['scan', '--json']]) {

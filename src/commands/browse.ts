@@ -36,7 +36,7 @@ Examples:
   traces browse
   traces browse samples/synalinks
   traces browse ~/.synalinks --exclude curated-out.txt
-  traces browse test/recordings runs/*.json`,
+  traces browse path/to/ask-recordings klieo-runs/*.json`,
     )
     .action(async (roots: string[], options: BrowseCommandOptions) => {
       // The file w writes passes the output checks before the browser starts: never an input, never through a link.

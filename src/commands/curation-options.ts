@@ -1,7 +1,8 @@
 /** The selection, dedupe and collapse options that `dedupe`, `filter` and `export` share. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
+import { readIdListFiles } from '../id-list.js';
 import { STATUSES, type Status } from '../record.js';
 import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
@@ -44,14 +45,14 @@ export function addCurationOptions(command: Command, defaults: { status: string;
     .option('--synalinks-version <spec>', "keep records of these versions, e.g. '>=0.9.010,<0.10'")
     .option('--since <time>', 'keep calls started at or after: ISO 8601 date or time (a date is UTC midnight), or epoch seconds')
     .option('--until <time>', 'keep calls started before (same forms as --since)')
-    .option('--min-tokens <n>', 'keep records with at least this usage total')
-    .option('--max-tokens <n>', 'keep records with at most this usage total')
-    .option('--max-cost <usd>', 'keep records that cost at most this')
-    .option('--max-duration <seconds>', 'keep calls that took at most this')
+    .option('--min-tokens <n>', 'keep records whose usage total_tokens is at least this (records without usage are dropped)')
+    .option('--max-tokens <n>', 'keep records whose usage total_tokens is at most this (records without usage are dropped)')
+    .option('--max-cost <usd>', 'keep records whose recorded cost is at most this many USD (records without a cost are dropped)')
+    .option('--max-duration <seconds>', 'keep calls that took at most this many seconds (records without a duration are dropped)')
     .option('--grep <regex>', 'keep records whose message text (content, reasoning, tool arguments) matches')
     .option('--exclude <file>', 'drop the call_ids listed in FILE, one per line, # comments (traces browse writes these)', collect)
     .option('--keep-list <file>', 'keep only the call_ids FILE lists (text, one per line, # comments; or Parquet with a call_id column), e.g. computed by SQL over traces index')
-    .addOption(new Option('--key <kind>', 'what makes two records duplicates').choices([...KEY_KINDS]).default('inputs,config'))
+    .addOption(new Option('--key <kind>', 'what makes two records duplicates: inputs,config = same prompt and model config; inputs = same prompt; inputs,config,module = also same program and module; conversation = same messages, answer included').choices([...KEY_KINDS]).default('inputs,config'))
     .addOption(new Option('--keep <which>', 'which duplicate to keep, by timestamp').choices(['first', 'last']).default('first'))
     .addOption(
       new Option('--trajectories <which>', 'last: drop agent steps contained in a later step of the same run')
@@ -147,19 +148,6 @@ export function parseSelection(flags: CurationFlags): Selection {
   return selection;
 }
 
-/** call_ids from exclusion files: one per line, `#` starts a comment. */
-export function readExcludeFiles(files: readonly string[]): Set<string> {
-  const ids = new Set<string>();
-  for (const file of files) {
-    if (!existsSync(file)) throw new UserError(`--exclude ${file}: no such file`);
-    for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
-      const id = line.replace(/#.*/, '').trim();
-      if (id !== '') ids.add(id);
-    }
-  }
-  return ids;
-}
-
 export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): CurationOptions {
   if (flags.keepList !== undefined && !existsSync(flags.keepList)) throw new UserError(`--keep-list ${flags.keepList}: no such file`);
   return {
@@ -168,7 +156,7 @@ export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): Cur
     key: flags.key,
     keep: flags.keep,
     trajectories: flags.trajectories,
-    exclude: flags.exclude && flags.exclude.length > 0 ? readExcludeFiles(flags.exclude) : null,
+    exclude: flags.exclude && flags.exclude.length > 0 ? readIdListFiles('--exclude', flags.exclude) : null,
     seen: flags.against !== undefined ? readKeptKeys(flags.against, flags.key) : null,
     nearDuplicates: dedupe ? nearDuplicateThreshold(flags.nearDuplicates) : null,
     keepListFile: flags.keepList ?? null,

@@ -42,6 +42,15 @@ function scrubSettings(flags: ExportFlags): ScrubSettings | null {
   return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
 }
 
+/** What the scrubber replaced, by detector, the most frequent first: report.json holds the same counts. */
+export function redactionSummary(scrub: { redactions: Record<string, number> } | null): string {
+  if (scrub === null) return 'redacted nothing (--scrub none)';
+  const kinds = Object.entries(scrub.redactions).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const total = kinds.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return 'redacted nothing: no detector found anything';
+  return `redacted ${total.toLocaleString('en-US')} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`).join(', ')}`;
+}
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
@@ -103,7 +112,7 @@ Examples:
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest });
-        if (plan.keepList !== null) report.keep_list = plan.keepList.toJSON();
+        if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
         const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
         process.stderr.write(
@@ -111,8 +120,9 @@ Examples:
             `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files`,
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
+            ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
-            ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
+            ...(plan.keepList?.describe('--keep-list') ?? []),
           ].join('\n') + '\n',
         );
         return;
@@ -141,7 +151,7 @@ Examples:
         process.exitCode = 1;
         return;
       }
-      if (plan.keepList !== null) report.keep_list = plan.keepList.toJSON();
+      if (plan.keepList !== null) report.keep_list = plan.keepList.report();
       if (flags.json) printJson(report);
       const examples = report.examples as Record<string, number>;
       const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
@@ -150,8 +160,10 @@ Examples:
           `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files${plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? '' : 's'})` : ''}`,
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
+          redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+          ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
-          ...(plan.keepList?.notFoundLines('--keep-list') ?? []),
+          ...(plan.keepList?.describe('--keep-list') ?? []),
         ].join('\n') + '\n',
       );
     });

@@ -105,7 +105,7 @@ export function registerRuns(program: Command): void {
     .addHelpText(
       'after',
       `
-A run is what klieo's RunLog calls one: an Ask recording; a klieo run_id; in a
+A run is one agent run or session: an Ask recording; a klieo run_id; in a
 Synalinks tree, an agent trajectory (records of a program chained because each
 step's input begins with the previous step's whole conversation), else one call.
 Costs the recorder reported and costs estimated from the price table are shown
@@ -113,7 +113,7 @@ apart (≈ marks estimates); steps with neither are unpriced, never counted as $
 
 Examples:
   traces runs samples/synalinks
-  traces runs test/recordings runs/*.json --sort cost
+  traces runs path/to/ask-recordings klieo-runs/*.json --sort cost
   traces runs ~/.synalinks --json --prices prices.json | jq '.[0]'`,
     )
     .action(async (roots: string[], flags: RunsFlags) => {

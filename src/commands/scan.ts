@@ -1,19 +1,19 @@
 import { Command } from 'commander';
+import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
 import type { RecordFinding } from '../privacy/scan-share.js';
-import { findTraceFiles, printJson } from './common.js';
+import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { addToList, appendAll } from '../lists.js';
 
 const LISTED_PER_DETECTOR = 10;
 
 export function registerScan(program: Command): void {
-  program
-    .command('scan')
+  addSourceOption(program.command('scan'))
     .description('Find secrets and personal data in recorded messages, without writing anything.')
-    .argument('[roots...]', 'Synalinks trace folders or .jsonl files (default: $SYNALINKS_HOME or ~/.synalinks)')
+    .argument('[roots...]', ROOTS_DESCRIPTION)
     .option('--kinds <list>', 'what to look for: secrets, pii, or secrets,pii', 'secrets,pii')
-    .option('--scrub-rules <file>', 'extra named regular expressions: [{"name","pattern"}] or {"rules":[…]}')
+    .option('--scrub-rules <file>', 'extra named regular expressions to look for too: [{"name","pattern"}] or {"rules":[…]}')
     .option('--json', 'print every finding as JSON')
     .option('-v, --verbose', 'list the files skipped as not being traces')
     .addHelpText(
@@ -26,7 +26,7 @@ Examples:
   traces scan
   traces scan samples/synalinks --kinds secrets --json`,
     )
-    .action(async (roots: string[], flags: { kinds: string; scrubRules?: string; json?: boolean; verbose?: boolean }) => {
+    .action(async (roots: string[], flags: { kinds: string; scrubRules?: string; json?: boolean; verbose?: boolean; source?: SourceKind }) => {
       const options = parseScrub(flags.kinds, flags.scrubRules, '--kinds');
       const discovery = await findTraceFiles(roots, flags);
       const findings: RecordFinding[] = [];

@@ -48,7 +48,7 @@ Examples:
   traces stats
   traces stats samples/synalinks --by model
   traces stats ~/.synalinks --json | jq .unique_ok_keys
-  traces stats test/recordings --prices prices.json`,
+  traces stats path/to/ask-recordings --prices prices.json`,
     );
   addSourceOption(command);
   addPricesOption(command);

@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { ENCODING_NAMES, getTarget, loadTokenCounter, TARGET_NAMES, validateFile, type EncodingName, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type ValidationReport } from '../targets/index.js';
 import type { Distribution } from '../targets/tokens.js';
+import { Progress } from '../progress.js';
 import { printJson } from './common.js';
 
 function distribution(d: Distribution): string {
@@ -20,6 +22,19 @@ export function describeValidation(report: ValidationReport): string {
   lines.push(`  assistant tokens per example: ${distribution(report.tokens.assistant)}`);
   if (report.overTokenLimit > 0) lines.push(`  over ${report.tokenLimit} tokens: ${report.overTokenLimit}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The file's lines, as `validateFile` reads them, advancing `progress` by bytes and lines. */
+async function* linesCounted(file: string, progress: Progress): AsyncGenerator<string> {
+  const input = createReadStream(file);
+  input.on('data', (chunk) => {
+    progress.bytes += chunk.length;
+  });
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    progress.records++;
+    if ((progress.records & 1023) === 0) progress.tick();
+    yield line;
+  }
 }
 
 export function registerValidate(program: Command): void {
@@ -43,11 +58,23 @@ Examples:
   traces validate ft/*.jsonl --format openai --json`,
     )
     .action(async (files: string[], flags: { format: string; tokenizer: EncodingName; json?: boolean }) => {
-      for (const file of files) if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+      for (const file of files) {
+        if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+        if (!statSync(file).isFile()) throw new UserError(`${file}: not a file (validate reads JSONL files, e.g. DIR/training.jsonl)`);
+      }
       const target = getTarget(flags.format);
       const counter = await loadTokenCounter(flags.tokenizer);
       const reports: ValidationReport[] = [];
-      for (const file of files) reports.push(await validateFile(file, target, { counter }));
+      const sizes = files.map((file) => statSync(file).size);
+      const progress = new Progress(files.length, undefined, { label: 'validating', totalBytes: sizes.reduce((a, b) => a + b, 0) });
+      try {
+        for (const file of files) {
+          reports.push(await validateLines(linesCounted(file, progress), target, { counter }, file));
+          progress.advance({ files: 1 });
+        }
+      } finally {
+        progress.done();
+      }
       if (flags.json) printJson(reports.length === 1 ? reports[0] : reports);
       else for (const report of reports) process.stdout.write(describeValidation(report));
       process.exitCode = reports.every((r) => r.ok) ? 0 : 1;

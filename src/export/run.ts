@@ -141,7 +141,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       }),
       (result) => ({ records: result.records, bytes: 0 }),
       // A share's examples are held until written: keep shares small.
-      { maxShareBytes: PROJECT_SHARE_BYTES },
+      { maxShareBytes: PROJECT_SHARE_BYTES, label: 'writing' },
     );
     for await (const { items, lines } of projected) {
       let lineStart = 0;
@@ -186,6 +186,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
     const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes });
+    if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
@@ -228,6 +229,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     for (const w of report.warnings) {
       // An empty validation file is what --validation-fraction 0 asks for, not a problem.
       if (w.code === 'too_few_examples' && split === 'validation' && report.examples === 0) continue;
+      // Without --group-by the training total (over every shard) is checked once below: a file's own count would say it twice.
+      if (w.code === 'too_few_examples' && split === 'training' && options.groupBy === 'none') continue;
       warnings.push(`${file}: ${w.code}: ${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`);
     }
     return {

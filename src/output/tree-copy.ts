@@ -12,6 +12,7 @@ import { readLineBatches } from '../sources/lines.js';
 import { readSelectedRecords } from '../sources/read.js';
 import { safeSegment } from '../export/names.js';
 import type { OutputDir, OutputFile } from './output-dir.js';
+import type { Progress } from '../progress.js';
 import { addToList } from '../lists.js';
 
 /** The path of a trace file inside an output tree: its path below its root. */
@@ -35,6 +36,8 @@ export async function copyKeptLines(
   files: readonly TraceFile[],
   keptLines: ReadonlyMap<number, Int32Array>,
   output: OutputDir,
+  /** Advanced per batch of lines read (Synalinks) or per file (rebuilt records). */
+  progress: Progress | null = null,
 ): Promise<number> {
   // Files from different roots with the same relative path go into one output file.
   const opened = new Map<string, OutputFile>();
@@ -62,15 +65,20 @@ export async function copyKeptLines(
       let next = 0;
       // Each line is copied into the output before the next batch is read, so one read buffer serves.
       for await (const batch of readLineBatches(files[index].path, undefined, undefined, true)) {
+        let bytes = 0;
+        const before = next;
         for (const line of batch) {
+          bytes += line.bytes.length + 1;
           if (next < lines.length && lines[next] === line.number) {
             out.writeLine(line.bytes);
             next++;
             written++;
           }
         }
+        progress?.advance({ records: next - before, bytes });
         if (next >= lines.length) break;
       }
+      progress?.advance({ files: 1 });
     }
   }
   for (const index of others) {
@@ -84,7 +92,9 @@ export async function copyKeptLines(
         fileAt(relative).writeLine(record.raw);
         written++;
       }
+      progress?.advance({ records: records.length });
     }
+    progress?.advance({ files: 1 });
   }
   for (const out of opened.values()) out.close();
   return written;

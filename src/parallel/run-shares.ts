@@ -21,12 +21,14 @@ export async function* runOverFiles<J extends JobName>(
     maxShareBytes?: number;
     /** No progress line: the terminal belongs to someone else (the browser). */
     quiet?: boolean;
+    /** What the progress line says the run is doing (default `reading`). */
+    label?: string;
   } = {},
 ): AsyncGenerator<JobResult<J>> {
   const sizes = fileSizes(discovery.files);
   const total = sizes.reduce((a, b) => a + b, 0);
   const threads = defaultWorkerCount();
-  const progress = new Progress(discovery.files.length, options.quiet ? false : undefined);
+  const progress = new Progress(discovery.files.length, options.quiet ? false : undefined, { label: options.label, totalBytes: total });
   // TRACES_SHARE_BYTES (tests, tuning): shares of that size, and workers however small the tree.
   const shareBytesFromEnv = Number(process.env.TRACES_SHARE_BYTES);
   const forcedShareBytes = shareBytesFromEnv > 0 ? shareBytesFromEnv : null;
@@ -47,10 +49,8 @@ export async function* runOverFiles<J extends JobName>(
       const share = shares[shareIndex++];
       const last = share.ranges[share.ranges.length - 1];
       progress.files = last.end === Infinity ? last.fileIndex + 1 : last.fileIndex;
-      const done = progressOf(result);
-      progress.records += done.records;
-      progress.bytes += done.bytes;
-      progress.tick();
+      // The share's input bytes, whatever the job reports: the rate and ETA are of reading.
+      progress.advance({ records: progressOf(result).records, bytes: share.bytes });
       yield result;
     }
   } finally {

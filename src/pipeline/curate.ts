@@ -8,6 +8,7 @@
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
  */
+import type { IdList } from '../id-list.js';
 import type { DamagedLine, Message } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { Candidate, CandidateOptions } from './candidate.js';
@@ -20,7 +21,7 @@ import type { KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
 import { pauseForTest } from '../output/test-pause.js';
-import { readKeepList, type CallIdList } from './keep-list.js';
+import { readKeepList } from './keep-list.js';
 
 export const DROP_REASONS = ['status', 'filter', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -43,8 +44,8 @@ export interface CurationOptions {
   key: KeyKind;
   keep: KeepRule;
   trajectories: 'all' | 'last';
-  /** call_ids to drop. */
-  exclude: ReadonlySet<string> | null;
+  /** call_ids to drop (`--exclude`); the run notes which it met. */
+  exclude: IdList | null;
   /** Keys of an earlier output: records with these keys were handled before. */
   seen: KeyIndex | null;
   /** Estimated Jaccard similarity at or above which records are near-duplicates, or null (off). */
@@ -67,7 +68,7 @@ export interface CurationPlan {
   indexBytes: number;
   uniqueKeys: number;
   /** The --keep-list, checked off: which listed ids matched no record. */
-  keepList: CallIdList | null;
+  keepList: IdList | null;
 }
 
 export type DropSink = (drop: Drop) => void;
@@ -133,7 +134,7 @@ export class Curation {
     private readonly onDrop: DropSink,
     /** Sees the tool-calling assistant turns of every selected ok record (export infers tools from them). */
     private readonly onToolCalls: ((messages: Message[]) => void) | null = null,
-    private readonly keepList: CallIdList | null = null,
+    private readonly keepList: IdList | null = null,
   ) {
     this.dedupe = new Deduplicator(options.keep);
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
@@ -163,10 +164,11 @@ export class Curation {
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
     const where = { call_id: candidate.callId, file: candidate.file, line: candidate.line };
-    // Checked before any drop: a listed id is found when a record carries it, whatever becomes of the record.
-    const listed = this.keepList?.check(candidate.callId) ?? true;
+    // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
+    const excluded = this.options.exclude?.meet(candidate.callId) === true;
+    const listed = this.keepList?.meet(candidate.callId) ?? true;
     if (candidate.verdict !== null) return this.drop({ ...where, ...candidate.verdict });
-    if (this.options.exclude?.has(candidate.callId)) return this.drop({ ...where, reason: 'excluded' });
+    if (excluded) return this.drop({ ...where, reason: 'excluded' });
     if (!listed) return this.drop({ ...where, reason: 'not_in_keep_list' });
     const key = this.key;
     key.set(candidate.key!);

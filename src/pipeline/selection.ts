@@ -4,6 +4,7 @@
  */
 import { writeJson } from '../canonical/json-value.js';
 import type { Message, Status, TraceRecord } from '../record.js';
+import { costOver, secondsOver } from './limit-text.js';
 
 export interface Selection {
   statuses: ReadonlySet<Status>;
@@ -156,18 +157,18 @@ export function selectionVerdict(selection: Selection, record: TraceRecord): { r
   if (selection.minTokens !== null || selection.maxTokens !== null) {
     const total = record.usage?.total_tokens ?? null;
     if (total === null) return filter('tokens unknown');
-    if (selection.minTokens !== null && total < selection.minTokens) return filter(`${total} tokens < --min-tokens`);
-    if (selection.maxTokens !== null && total > selection.maxTokens) return filter(`${total} tokens > --max-tokens`);
+    if (selection.minTokens !== null && total < selection.minTokens) return filter(`${total} tokens < --min-tokens ${selection.minTokens}`);
+    if (selection.maxTokens !== null && total > selection.maxTokens) return filter(`${total} tokens > --max-tokens ${selection.maxTokens}`);
   }
   if (selection.maxCost !== null) {
     const cost = record.cost;
     if (cost === null) return filter('cost unknown');
-    if (cost > selection.maxCost) return filter(`cost ${cost} > --max-cost`);
+    if (cost > selection.maxCost) return filter(`cost ${costOver(cost, selection.maxCost)} > --max-cost ${selection.maxCost}`);
   }
   if (selection.maxDuration !== null) {
     const duration = record.duration;
     if (duration === null) return filter('duration unknown');
-    if (duration > selection.maxDuration) return filter(`duration ${duration}s > --max-duration`);
+    if (duration > selection.maxDuration) return filter(`duration ${secondsOver(duration, selection.maxDuration)} > --max-duration ${selection.maxDuration}`);
   }
   if (selection.grep !== null) {
     const grep = selection.grep;

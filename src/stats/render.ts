@@ -59,6 +59,12 @@ function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): stri
   return table([dimension, 'records', 'ok', 'exception', 'no_output', 'dup', 'tokens', 'cost', 'p50'], rows);
 }
 
+/** `name (count)` for each group, the most common first (ties by name), so the main one reads first. */
+function byCount(groups: Map<string, Tally>): string {
+  const sorted = [...groups].sort(([a, x], [b, y]) => y.records - x.records || a.localeCompare(b));
+  return sorted.map(([name, g]) => `${name} (${formatCount(g.records)})`).join(', ') || '-';
+}
+
 function damageList(lines: readonly DamagedLine[], notListed: number): string {
   const listed = lines.map((d) => `  ${d.file}:${d.line}: ${d.reason}`);
   if (notListed > 0) listed.push(`  … and ${formatCount(notListed)} more`);
@@ -83,8 +89,8 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
     ['cost (ok)', t.ok === 0 ? '-' : costSummary(t, stats.prices?.describe() ?? null)],
     ['duration (ok)', `p50 ${quantileText(t.durations, 0.5)}, p95 ${quantileText(t.durations, 0.95)}`],
     ['period', `${isoOrNull(t.firstTimestamp) ?? '-'} → ${isoOrNull(t.lastTimestamp) ?? '-'}`],
-    ['models', [...stats.groups.model].map(([m, g]) => `${m} (${formatCount(g.records)})`).join(', ') || '-'],
-    ['synalinks', [...stats.groups.version].map(([v, g]) => `${v} (${formatCount(g.records)})`).join(', ') || '-'],
+    ['models', byCount(stats.groups.model)],
+    ['synalinks', byCount(stats.groups.version)],
   ];
   const labelWidth = Math.max(...summary.map(([label]) => label.length));
   out.push(summary.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`).join('\n'));

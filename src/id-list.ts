@@ -1,0 +1,126 @@
+/**
+ * Lists of call_ids read from files (`--exclude`, and any other flag naming records by id),
+ * and the accounting a user needs to trust them: which listed ids the run never met (a typo,
+ * another tree, an id already deleted) and which lines cannot be an id at all.
+ *
+ * File format: one call_id per line; `#` starts a comment; blank lines are ignored.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { UserError } from './errors.js';
+
+/** Where a listed id was read. */
+export interface ListedId {
+  id: string;
+  file: string;
+  line: number;
+}
+
+/** How many ids of each fate a summary names before saying "…". */
+export const NAMED_IN_SUMMARY = 3;
+
+export interface IdListReport {
+  listed: number;
+  met: number;
+  /** Ids no record of the run carries. */
+  not_found: number;
+  not_found_ids: ListedId[];
+  /** Lines that cannot be a call_id (spaces, quotes, commas, brackets, control characters). */
+  malformed: number;
+  malformed_lines: ListedId[];
+}
+
+/**
+ * An id as a recorder writes it has no spaces, quotes, separators or brackets: Synalinks and
+ * Ask ids are UUIDs, klieo's are `<run_id>:<step>`. A line holding any of these is a pasted
+ * list, a JSON fragment or a line of some other file.
+ */
+const NOT_IN_AN_ID = /[\s"'`,;{}[\]<>\p{Cc}]/u;
+const LONGEST_ID = 256;
+
+export function isWellFormedId(id: string): boolean {
+  return id.length <= LONGEST_ID && !NOT_IN_AN_ID.test(id);
+}
+
+export class IdList {
+  private readonly listed = new Map<string, ListedId>();
+  private readonly met = new Set<string>();
+  private readonly malformedLines: ListedId[] = [];
+
+  /** Adds one line's id; a malformed one is set aside (no record can carry it). */
+  add(entry: ListedId): void {
+    if (!isWellFormedId(entry.id)) this.malformedLines.push(entry);
+    else if (!this.listed.has(entry.id)) this.listed.set(entry.id, entry);
+  }
+
+  get size(): number {
+    return this.listed.size;
+  }
+
+  has(id: string): boolean {
+    return this.listed.has(id);
+  }
+
+  /** Whether `id` is listed, noting that the run met it. */
+  meet(id: string): boolean {
+    if (!this.listed.has(id)) return false;
+    this.met.add(id);
+    return true;
+  }
+
+  /** Listed ids the run has not met, in file order. */
+  notFound(): ListedId[] {
+    return [...this.listed.values()].filter((entry) => !this.met.has(entry.id));
+  }
+
+  report(): IdListReport {
+    const notFound = this.notFound();
+    return {
+      listed: this.listed.size,
+      met: this.met.size,
+      not_found: notFound.length,
+      not_found_ids: notFound,
+      malformed: this.malformedLines.length,
+      malformed_lines: [...this.malformedLines],
+    };
+  }
+
+  /** Lines for stderr, empty when every listed id was met: `--exclude: 2 of 9 call_ids not found in these records: a, b`. */
+  describe(flag: string): string[] {
+    const report = this.report();
+    const lines: string[] = [];
+    const some = (entries: ListedId[], show: (entry: ListedId) => string) =>
+      entries.slice(0, NAMED_IN_SUMMARY).map(show).join(', ') + (entries.length > NAMED_IN_SUMMARY ? `, … (${entries.length - NAMED_IN_SUMMARY} more)` : '');
+    if (report.not_found > 0) {
+      lines.push(
+        `${flag}: ${report.not_found} of ${report.listed} listed call_id${report.listed === 1 ? '' : 's'} not found in these records: ` +
+          some(report.not_found_ids, (e) => e.id),
+      );
+    }
+    if (report.malformed > 0) {
+      lines.push(
+        `${flag}: ${report.malformed} line${report.malformed === 1 ? '' : 's'} that cannot be a call_id (one id per line, # for comments), ignored: ` +
+          some(report.malformed_lines, (e) => `${e.file}:${e.line} ${JSON.stringify(e.id.length > 60 ? `${e.id.slice(0, 60)}…` : e.id)}`),
+      );
+    }
+    return lines;
+  }
+}
+
+/** Reads the id files one flag names (the flag may repeat) into one list. */
+export function readIdListFiles(flag: string, files: readonly string[]): IdList {
+  const list = new IdList();
+  for (const file of files) {
+    if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UserError(`${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    text.split(/\r?\n/).forEach((raw, index) => {
+      const id = raw.replace(/#.*/, '').trim();
+      if (id !== '') list.add({ id, file, line: index + 1 });
+    });
+  }
+  return list;
+}

@@ -1,0 +1,51 @@
+/**
+ * Issue 15, item 13: `npm test` prints a short report: nothing per passing test when piped,
+ * every failure in full, node's closing counts and a last `N passed, N failed` line; the
+ * exit code stays node's.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { FIXTURES, REPO } from './helpers.js';
+
+const REPORTER = path.join(REPO, 'tools', 'test-reporter.mjs');
+
+function runTests(files: string[]): { status: number; stdout: string } {
+  // A test runs inside node's runner, which marks its children: a nested run must not inherit that.
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const result = spawnSync(process.execPath, ['--test', `--test-reporter=${REPORTER}`, ...files.map((f) => path.join(FIXTURES, 'reporter', f))], {
+    cwd: REPO,
+    env,
+    encoding: 'utf8',
+  });
+  return { status: result.status ?? -1, stdout: result.stdout };
+}
+
+describe('the short test reporter', () => {
+  it('a passing run: a few lines, skips named, node counts and "N passed, 0 failed" last; exit 0', () => {
+    const { status, stdout } = runTests(['passing.test.mjs']);
+    assert.equal(status, 0, stdout);
+    const lines = stdout.trim().split('\n');
+    assert.ok(lines.length <= 14, stdout);
+    assert.match(stdout, /skipped skipped for a reason \(.*passing\.test\.mjs:\d+\): needs a tool this machine lacks/);
+    for (const [label, n] of [['tests', 31], ['pass', 30], ['fail', 0], ['skipped', 1]] as const) assert.ok(lines.includes(`# ${label} ${n}`), `# ${label} ${n} in\n${stdout}`);
+    assert.equal(lines.at(-1), '30 passed, 0 failed');
+  });
+
+  it('a failing run: the failure in full with its file and line and what the file printed; exit 1', () => {
+    const { status, stdout } = runTests(['passing.test.mjs', 'failing.test.mjs']);
+    assert.equal(status, 1, stdout);
+    const source = readFileSync(path.join(FIXTURES, 'reporter', 'failing.test.mjs'), 'utf8').split('\n');
+    const line = source.findIndex((l) => l.includes("it('compares two objects'")) + 1;
+    assert.match(stdout, new RegExp(`✖ compares two objects\\n  at test/fixtures/reporter/failing\\.test\\.mjs:${line}\\n`));
+    assert.match(stdout, /Expected values to be strictly deep-equal/);
+    assert.match(stdout, /\+ {3}kept: 15/);
+    assert.match(stdout, /- {3}kept: 16/);
+    assert.match(stdout, /what the failing file printed/);
+    assert.doesNotMatch(stdout, /a suite with one failure\n/, 'the suite is not reported as a second failure');
+    assert.ok(stdout.split('\n').includes('# fail 1'));
+    assert.equal(stdout.trim().split('\n').at(-1), '31 passed, 1 failed');
+  });
+});
