@@ -1,10 +1,14 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,export,export-noscrub,browse]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,export,export-noscrub,browse,threads,tokenizer]
  *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
  *
- * The tree is bench/out/tree-<mb>-<seed> when it exists (bench/out is gitignored; --keep
+ * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
+ * the common production shape; `default`, every program kind with long records and 1 MB images.
+ * `threads` times stats and export with one thread (TRACES_WORKERS=1) against the default.
+ *
+ * The tree is bench/out/tree-<mb>-<seed> (`tree-small-…` for the small profile) when it exists (bench/out is gitignored; --keep
  * generates it there), else a temporary folder removed at the end. Files are read once to warm
  * the page cache; then each command and its baselines run alternately, `--runs` times each, and
  * the median wall time is reported. Peak RSS comes from a preload (Node) or wrapper (Python)
@@ -15,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expectedPath, generate, GENERATOR_VERSION, type Expected } from './generate.js';
+import { expectedPath, generate, GENERATOR_VERSION, type Expected, type Profile } from './generate.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH = path.join(PROJECT, 'bench');
@@ -32,10 +36,16 @@ interface Options {
   keep: boolean;
   memory: boolean;
   only: Set<string> | null;
+  profiles: Profile[];
 }
 
+const PROFILES: readonly Profile[] = ['small', 'default'];
+const USAGE =
+  'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
+  '[--only stats,verify,dedupe,export,export-noscrub,browse,threads,tokenizer] [--memory [--big-mb 1024]]\n';
+
 function parseArgs(argv: string[]): Options {
-  const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null };
+  const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -50,14 +60,15 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--keep') o.keep = true;
     else if (a === '--memory') o.memory = true;
     else if (a === '--only') o.only = new Set(value().split(',').map((s) => s.trim()));
+    else if (a === '--profile') o.profiles = value().split(',').map((s) => s.trim()) as Profile[];
     else if (a === '--help' || a === '-h') {
-      process.stdout.write(
-        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,export,export-noscrub,browse] [--memory [--big-mb 1024]]\n',
-      );
+      process.stdout.write(USAGE);
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
   if (!(o.mb > 0) || !(o.runs >= 1) || !Number.isInteger(o.seed)) throw new Error('bad --mb, --runs or --seed');
+  const unknown = o.profiles.filter((p) => !PROFILES.includes(p));
+  if (unknown.length > 0 || o.profiles.length === 0) throw new Error(`bad --profile ${unknown.join(',')} (known: ${PROFILES.join(', ')})`);
   return o;
 }
 
@@ -70,6 +81,8 @@ interface Cmd {
   args: string[];
   /** Output folder, emptied before every run (outside the timing). */
   outDir?: string;
+  /** Added to the environment (TRACES_WORKERS=1 for the one-thread runs). */
+  env?: Record<string, string>;
 }
 
 interface RunResult {
@@ -95,7 +108,7 @@ function runOnce(cmd: Cmd): Promise<RunResult> {
     const started = process.hrtime.bigint();
     const child = spawn(exe, argv, {
       cwd: PROJECT,
-      env: { ...process.env, TRACES_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
+      env: { ...process.env, ...cmd.env, TRACES_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -122,8 +135,8 @@ function runOnce(cmd: Cmd): Promise<RunResult> {
   });
 }
 
-function ours(label: string, args: string[], outDir?: string): Cmd {
-  return { label, kind: 'node', script: TRACES, args, outDir };
+function ours(label: string, args: string[], outDir?: string, env?: Record<string, string>): Cmd {
+  return { label, kind: 'node', script: TRACES, args, outDir, env };
 }
 
 function median(xs: number[]): number {
@@ -145,19 +158,20 @@ function treeIsValid(tree: string): Expected | null {
   }
 }
 
-/** Reuses bench/out/tree-<mb>-<seed>, else generates (there when `persistent`, else in scratch). */
-function ensureTree(mb: number, seed: number, persistent: boolean): { tree: string; expected: Expected; temporary: boolean } {
-  const kept = path.join(BENCH, 'out', `tree-${mb}-${seed}`);
+/** Reuses bench/out/tree-[small-]<mb>-<seed>, else generates (there when `persistent`, else in scratch). */
+function ensureTree(mb: number, seed: number, persistent: boolean, profile: Profile = 'default'): { tree: string; expected: Expected; temporary: boolean } {
+  const name = `tree-${profile === 'default' ? '' : `${profile}-`}${mb}-${seed}`;
+  const kept = path.join(BENCH, 'out', name);
   const existing = treeIsValid(kept);
   if (existing !== null) {
     log(`reusing ${path.relative(PROJECT, kept)}`);
     return { tree: kept, expected: existing, temporary: false };
   }
-  const tree = persistent ? kept : path.join(scratch, `tree-${mb}-${seed}`);
+  const tree = persistent ? kept : path.join(scratch, name);
   if (persistent) mkdirSync(path.dirname(tree), { recursive: true });
-  log(`generating ${mb} MB (seed ${seed}) into ${tree}`);
+  log(`generating ${mb} MB (seed ${seed}, profile ${profile}) into ${tree}`);
   const started = Date.now();
-  const expected = generate({ out: tree, mb, seed, force: true, log: (line) => log(line) });
+  const expected = generate({ out: tree, mb, seed, force: true, profile, log: (line) => log(line) });
   const seconds = (Date.now() - started) / 1000;
   log(`generation: ${(expected.trace_bytes / MB / seconds).toFixed(1)} MB/s`);
   return { tree, expected, temporary: !persistent };
