@@ -262,6 +262,8 @@ function checkVerify(who: string, stdout: string, expected: Expected): void {
 
 interface Op {
   name: string;
+  /** What `--only` names it by. */
+  group?: string;
   ours: Cmd;
   baselines: Cmd[];
   /** Checks one run's output (called after the first run of each command). */
@@ -270,6 +272,8 @@ interface Op {
 
 interface Row {
   op: string;
+  /** Bytes the MB/s columns divide (default: the tree's trace bytes). */
+  bytes?: number;
   ours: Stat | string;
   baseline: { label: string; stat: Stat } | null;
 }
@@ -332,8 +336,8 @@ async function runOp(op: Op, runs: number, expected: Expected): Promise<Row[]> {
 function printTable(rows: Row[], bytes: number): void {
   const header = ['operation', 'ours (s)', 'ours MB/s', 'ours RSS MB', 'baseline', 'base (s)', 'base MB/s', 'base RSS MB', 'base/ours'];
   const lines: string[][] = [header];
-  const mbps = (s: number): string => (bytes / MB / s).toFixed(0);
   for (const r of rows) {
+    const mbps = (s: number): string => ((r.bytes ?? bytes) / MB / s).toFixed(0);
     const o = r.ours;
     const b = r.baseline;
     const oursCells = typeof o === 'string' ? [o, '', ''] : [o.seconds.toFixed(2), mbps(o.seconds), o.rssMb === null ? '?' : o.rssMb.toFixed(0)];
@@ -400,95 +404,182 @@ async function memoryMode(o: Options): Promise<void> {
   process.stdout.write('(peak RSS should stay flat while the tree grows: memory must not scale with file size)\n');
 }
 
-async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
-  scratch = mkdtempSync(path.join(tmpdir(), 'traces-bench-'));
-  let temporaryTree: string | null = null;
-  try {
-    if (!existsSync(path.join(PROJECT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js missing: run `npx tsc -p .` first');
-    if (o.memory) {
-      await memoryMode(o);
-      return;
+/** Every operation of one tree, with its baselines, timed alternately. */
+function operations(tree: string, expected: Expected, out: (name: string) => string): Op[] {
+  const py = (label: string, script: string, args: string[], outDir?: string): Cmd => ({
+    label,
+    kind: 'python',
+    script: path.join(BENCH, 'baselines', script),
+    args,
+    outDir,
+  });
+  const exportCheck = (cmd: Cmd): void => {
+    const lines = countLines(cmd.outDir!, (n) => n.endsWith('.jsonl') && n !== 'manifest.jsonl' && n !== 'examples.jsonl');
+    log(`  ${cmd.label}: ${lines} training lines written (${expected.unique_ok_keys} unique ok keys in the tree)`);
+  };
+  const oneThread = { TRACES_WORKERS: '1' };
+  const stats = ours('traces stats', ['stats', tree, '--json']);
+  const exportArgs = (dir: string): string[] => ['export', tree, '--format', 'openai', '--out', out(dir), '--force'];
+  const ops: Op[] = [
+    {
+      name: 'stats',
+      ours: stats,
+      baselines: [
+        { label: 'node readline', kind: 'node', script: path.join(BENCH, 'baselines', 'node-readline.mjs'), args: [tree] },
+        py('python orjson', 'python-stats.py', [tree]),
+      ],
+      check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
+    },
+    {
+      name: 'verify',
+      ours: ours('traces verify', ['verify', tree, '--json']),
+      baselines: [py('python orjson', 'python-verify.py', [tree])],
+      check: (cmd, r, e) => checkVerify(cmd.label, r.stdout, e),
+    },
+    {
+      name: 'dedupe',
+      ours: ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-ours'), '--force'], out('dedupe-ours')),
+      baselines: [py('python orjson', 'python-dedupe.py', [tree, out('dedupe-py')], out('dedupe-py'))],
+      check: (cmd, _r, e) => {
+        // trace files only (not traces' own _traces/manifest.jsonl)
+        const kept = countLines(cmd.outDir!, (n) => /_\d{8}-\d{6}\.jsonl$/.test(n));
+        if (kept !== e.unique_ok_keys) mismatch(`${cmd.label}: kept ${kept} lines, expected ${e.unique_ok_keys} (unique ok keys)`);
+      },
+    },
+    {
+      name: 'export',
+      ours: ours('traces export', exportArgs('export-ours'), out('export-ours')),
+      baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
+      check: exportCheck,
+    },
+    {
+      name: 'export-noscrub',
+      ours: ours('traces export --scrub none', [...exportArgs('export-ns'), '--scrub', 'none'], out('export-ns')),
+      baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
+      check: exportCheck,
+    },
+    // The baseline is traces itself on one thread: base/ours is what the second thread gains.
+    {
+      name: 'threads: stats',
+      ours: stats,
+      baselines: [ours('traces stats, 1 thread', ['stats', tree, '--json'], undefined, oneThread)],
+      check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
+    },
+    {
+      name: 'threads: export',
+      ours: ours('traces export', exportArgs('export-2t'), out('export-2t')),
+      baselines: [ours('traces export, 1 thread', exportArgs('export-1t'), out('export-1t'), oneThread)],
+      check: exportCheck,
+    },
+  ];
+  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name }));
+}
+
+/** Every text of the exported messages, to time token counting alone. */
+function exportedTexts(dir: string, limitChars: number): string[] {
+  const texts: string[] = [];
+  let chars = 0;
+  const file = path.join(dir, 'training.jsonl');
+  if (!existsSync(file)) return texts;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line === '' || chars >= limitChars) continue;
+    for (const m of (JSON.parse(line) as { messages: { content?: unknown }[] }).messages) {
+      if (typeof m.content === 'string' && m.content !== '') {
+        texts.push(m.content);
+        chars += m.content.length;
+      }
     }
-    const { tree, expected, temporary } = ensureTree(o.mb, o.seed, o.keep);
-    if (temporary) temporaryTree = tree;
-    describe(tree, expected);
+  }
+  return texts;
+}
+
+/**
+ * Token counting alone, ours against the WASM build of OpenAI's own tiktoken, on the texts of
+ * the export: the anchor for how near the counter is to the limit. Both must agree on every count.
+ */
+async function tokenizerRow(texts: string[]): Promise<Row[]> {
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  const { loadTokenCounter } = await import('../src/targets/tokens.js');
+  const counter = await loadTokenCounter('o200k_base');
+  // tiktoken is a dev-dependency: the bench and the tests use it, the product does not.
+  const { get_encoding } = (await import('tiktoken')) as typeof import('tiktoken');
+  const reference = get_encoding('o200k_base');
+  const time = (count: (text: string) => number): { seconds: number; total: number } => {
+    const started = process.hrtime.bigint();
+    let total = 0;
+    for (const text of texts) total += count(text);
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, total };
+  };
+  // The first pass warms each (JIT, tables); the second is timed.
+  time((t) => counter.count(t));
+  time((t) => reference.encode_ordinary(t).length);
+  const oursRun = time((t) => counter.count(t));
+  const refRun = time((t) => reference.encode_ordinary(t).length);
+  reference.free();
+  if (oursRun.total !== refRun.total) mismatch(`token counts: ours ${oursRun.total}, tiktoken ${refRun.total} on the same ${texts.length} texts`);
+  log(`tokenizer: ${texts.length} texts, ${(chars / 1e6).toFixed(1)}M characters, ${oursRun.total} tokens`);
+  return [
+    {
+      op: `tokens (${(chars / 1e6).toFixed(1)}M chars)`,
+      bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0),
+      ours: { seconds: oursRun.seconds, rssMb: null },
+      baseline: { label: 'tiktoken (WASM)', stat: { seconds: refRun.seconds, rssMb: null } },
+    },
+  ];
+}
+
+async function benchTree(o: Options, profile: Profile, runs: number): Promise<void> {
+  const { tree, expected, temporary } = ensureTree(o.mb, o.seed, o.keep, profile);
+  try {
+    describe(`${tree} (profile ${profile})`, expected);
     log('warming the page cache');
     warm(tree);
-
-    const out = (name: string): string => path.join(scratch, `out-${name}`);
-    const py = (label: string, script: string, args: string[], outDir?: string): Cmd => ({
-      label,
-      kind: 'python',
-      script: path.join(BENCH, 'baselines', script),
-      args,
-      outDir,
-    });
-    const exportCheck = (cmd: Cmd): void => {
-      const lines = countLines(cmd.outDir!, (n) => n.endsWith('.jsonl') && n !== 'manifest.jsonl');
-      log(`  ${cmd.label}: ${lines} training lines written (${expected.unique_ok_keys} unique ok keys in the tree)`);
-    };
-    const ops: Op[] = [
-      {
-        name: 'stats',
-        ours: ours('traces stats', ['stats', tree, '--json']),
-        baselines: [
-          { label: 'node readline', kind: 'node', script: path.join(BENCH, 'baselines', 'node-readline.mjs'), args: [tree] },
-          py('python orjson', 'python-stats.py', [tree]),
-        ],
-        check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
-      },
-      {
-        name: 'verify',
-        ours: ours('traces verify', ['verify', tree, '--json']),
-        baselines: [py('python orjson', 'python-verify.py', [tree])],
-        check: (cmd, r, e) => checkVerify(cmd.label, r.stdout, e),
-      },
-      {
-        name: 'dedupe',
-        ours: ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-ours'), '--force'], out('dedupe-ours')),
-        baselines: [py('python orjson', 'python-dedupe.py', [tree, out('dedupe-py')], out('dedupe-py'))],
-        check: (cmd, _r, e) => {
-          // trace files only (not traces' own _traces/manifest.jsonl)
-          const kept = countLines(cmd.outDir!, (n) => /_\d{8}-\d{6}\.jsonl$/.test(n));
-          if (kept !== e.unique_ok_keys) mismatch(`${cmd.label}: kept ${kept} lines, expected ${e.unique_ok_keys} (unique ok keys)`);
-        },
-      },
-      {
-        name: 'export',
-        ours: ours('traces export', ['export', tree, '--format', 'openai', '--out', out('export-ours'), '--force'], out('export-ours')),
-        baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
-        check: exportCheck,
-      },
-      {
-        name: 'export-noscrub',
-        ours: ours('traces export --scrub none', ['export', tree, '--format', 'openai', '--scrub', 'none', '--out', out('export-ns'), '--force'], out('export-ns')),
-        baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
-        check: exportCheck,
-      },
-    ];
-    // Fixed cost of every run: starting the interpreter and loading the modules, on an empty tree.
-    const empty = out('empty-tree');
-    mkdirSync(empty, { recursive: true });
-    const startup = { ours: [] as number[], python: [] as number[] };
-    for (let i = 0; i < o.runs; i++) {
-      startup.ours.push((await runOnce(ours('traces stats (empty tree)', ['stats', empty, '--json']))).seconds);
-      const python = await runOnce(py('python orjson (empty tree)', 'python-stats.py', [empty]));
-      if (python.code === 0) startup.python.push(python.seconds);
-    }
+    const out = (name: string): string => path.join(scratch, `out-${profile}-${name}`);
     const rows: Row[] = [];
-    for (const op of ops) {
-      if (o.only !== null && !o.only.has(op.name)) continue;
-      rows.push(...(await runOp(op, o.runs, expected)));
+    for (const op of operations(tree, expected, out)) {
+      if (o.only !== null && !o.only.has(op.group ?? op.name)) continue;
+      rows.push(...(await runOp(op, runs, expected)));
+    }
+    if (o.only === null || o.only.has('tokenizer')) {
+      const texts = exportedTexts(out('export-ours'), 20_000_000);
+      if (texts.length > 0) rows.push(...(await tokenizerRow(texts)));
+      else log('tokenizer: no export to take texts from (run with the export operation)');
     }
     if (o.only === null || o.only.has('browse')) {
       const first = await measureBrowseFirstRow(tree);
       rows.push({ op: 'browse (first row)', ours: first === null ? 'not measured yet' : { seconds: first, rssMb: null }, baseline: null });
     }
     printTable(rows, expected.trace_bytes);
+  } finally {
+    if (temporary) {
+      rmSync(tree, { recursive: true, force: true });
+      rmSync(expectedPath(tree), { force: true });
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  scratch = mkdtempSync(path.join(tmpdir(), 'traces-bench-'));
+  try {
+    if (!existsSync(path.join(PROJECT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js missing: run `npx tsc -p .` first');
+    if (o.memory) {
+      await memoryMode(o);
+      return;
+    }
+    // Fixed cost of every run: starting the interpreter and loading the modules, on an empty tree.
+    const empty = path.join(scratch, 'empty-tree');
+    mkdirSync(empty, { recursive: true });
+    const startup = { ours: [] as number[], python: [] as number[] };
+    for (let i = 0; i < o.runs; i++) {
+      startup.ours.push((await runOnce(ours('traces stats (empty tree)', ['stats', empty, '--json']))).seconds);
+      const python = await runOnce({ label: 'python orjson (empty tree)', kind: 'python', script: path.join(BENCH, 'baselines', 'python-stats.py'), args: [empty] });
+      if (python.code === 0) startup.python.push(python.seconds);
+    }
+    for (const profile of o.profiles) await benchTree(o, profile, o.runs);
     process.stdout.write(
-      `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files (${(expected.trace_bytes / MB).toFixed(1)} MB); ` +
-        'base/ours > 1 means traces is faster.\n' +
+      `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files; ` +
+        'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains).\n' +
         `fixed cost in every time: \`traces stats\` on an empty tree takes ${median(startup.ours).toFixed(2)} s` +
         (startup.python.length > 0 ? `, the Python stats loop ${median(startup.python).toFixed(2)} s.\n` : '.\n'),
     );
@@ -497,8 +588,6 @@ async function main(): Promise<void> {
       process.stdout.write(`\n!!!!!!!! ${loudMismatches} MISMATCH(ES): see above\n`);
       process.exitCode = 1;
     }
-    if (temporaryTree !== null && !o.keep) rmSync(temporaryTree, { recursive: true, force: true });
-    if (temporaryTree !== null) rmSync(expectedPath(temporaryTree), { force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
 }
