@@ -34,6 +34,12 @@ export interface GenerateOptions {
   firstBigImageMb?: number;
   /** MB of tree between two 1 MB+ image records. Default 40. */
   bigImageEveryMb?: number;
+  /**
+   * `default`: every program kind, short-lived processes, many small files, 1 MB+ images.
+   * `small`: the common production shape, records of about 2 KB (classifiers, tool-calling
+   * agents, short chats) from long-lived processes, so files of about 10 MB; no big images.
+   */
+  profile?: Profile;
   log?: (line: string) => void;
   /**
    * Add the support_desk program, which plants near-duplicates with ground truth in
@@ -1088,10 +1094,35 @@ function supportDesk(g: Gen, p: Proc, cfgs: { a: ModelCfg; b: ModelCfg }): void 
 // ------------------------------------------------------------------------------------ the tree
 
 type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets' | 'support';
+export type Profile = 'default' | 'small';
 
-function runProcess(g: Gen, kind: ProgramKind, start: number, version: string, first: boolean): Proc {
+const PROGRAM_WEIGHTS: Record<Profile, [ProgramKind, number][]> = {
+  default: [
+    ['qa', 25],
+    ['summarizer', 17],
+    ['math', 12],
+    ['research', 16],
+    ['direct', 18],
+    ['tickets', 12],
+  ],
+  small: [
+    ['qa', 6],
+    ['math', 30],
+    ['direct', 4],
+    ['tickets', 60],
+  ],
+};
+
+/** Tasks one process runs: from `low` to `high`, log-uniform (tickets run more, being cheap). */
+const PROCESS_TASKS: Record<Profile, { low: number; high: number; tickets: number }> = {
+  default: { low: 2, high: 250, tickets: 600 },
+  small: { low: 500, high: 5000, tickets: 12000 },
+};
+
+function runProcess(g: Gen, kind: ProgramKind, start: number, version: string, first: boolean, profile: Profile): Proc {
   const { rng, w } = g;
-  let tasks = Math.round(rng.logUniform(2, kind === 'tickets' ? 600 : 250));
+  const span = PROCESS_TASKS[profile];
+  let tasks = Math.round(rng.logUniform(span.low, kind === 'tickets' ? span.tickets : span.high));
   // Some processes die mid-write; some files get a garbage line. The first process has both,
   // so that even a small tree holds damaged lines.
   let crashAt = rng.chance(0.06) ? rng.int(0, tasks) : -1;
@@ -1182,7 +1213,9 @@ export function generate(options: GenerateOptions): Expected {
   }
   mkdirSync(out, { recursive: true });
   const target = Math.max(1, Math.round(options.mb * 1024 * 1024));
-  const w = new Writer(out, target, (options.bigImageEveryMb ?? 40) * 1024 * 1024, (options.firstBigImageMb ?? 10) * 1024 * 1024);
+  const profile = options.profile ?? 'default';
+  const noBigImages = profile === 'small' ? Infinity : undefined;
+  const w = new Writer(out, target, (noBigImages ?? options.bigImageEveryMb ?? 40) * 1024 * 1024, (noBigImages ?? options.firstBigImageMb ?? 10) * 1024 * 1024);
   const rng = new Rng(options.seed);
   const g = new Gen(rng, w);
   const skipped = writeNonTraces(g, out);
@@ -1193,12 +1226,7 @@ export function generate(options: GenerateOptions): Expected {
   let lastLog = 0;
   while (!w.full) {
     let kind = rng.weighted<ProgramKind>([
-      ['qa', 25],
-      ['summarizer', 17],
-      ['math', 12],
-      ['research', 16],
-      ['direct', 18],
-      ['tickets', 12],
+      ...PROGRAM_WEIGHTS[profile],
       ...(options.plantNearDuplicates ? [['support', 100] as [ProgramKind, number]] : []),
     ]);
     let start: number;
@@ -1215,7 +1243,7 @@ export function generate(options: GenerateOptions): Expected {
     }
     // An upgrade from 0.9.005 to 0.9.014 about a third of the way in; an old venv lingers.
     const version = shared && previous !== null ? previous.proc.version : w.bytes < target * 0.3 ? (rng.chance(0.9) ? OLD_VERSION : NEW_VERSION) : rng.chance(0.05) ? OLD_VERSION : NEW_VERSION;
-    const proc = runProcess(g, kind, start, version, previous === null);
+    const proc = runProcess(g, kind, start, version, previous === null, profile);
     clock = Math.max(clock, proc.clock);
     previous = { proc, kind, start };
     if (options.log && w.bytes - lastLog > 50 * 1024 * 1024) {
@@ -1267,30 +1295,34 @@ export function generate(options: GenerateOptions): Expected {
 
 // ------------------------------------------------------------------------------------ CLI
 
+const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates]\n';
+
 function main(argv: string[]): void {
   let out: string | null = null;
   let mb = 200;
   let seed = 1;
   let force = false;
   let plantNearDuplicates = false;
+  let profile: Profile = 'default';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--out') out = argv[++i];
     else if (a === '--plant-near-duplicates') plantNearDuplicates = true;
+    else if (a === '--profile') profile = argv[++i] as Profile;
     else if (a === '--mb') mb = Number(argv[++i]);
     else if (a === '--seed') seed = Number(argv[++i]);
     else if (a === '--force') force = true;
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates]\n');
+      process.stdout.write(USAGE);
       return;
     } else throw new Error(`unknown argument ${a}`);
   }
-  if (out === null || !(mb > 0) || !Number.isInteger(seed)) {
-    process.stderr.write('usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force]\n');
+  if (out === null || !(mb > 0) || !Number.isInteger(seed) || !(profile in PROGRAM_WEIGHTS)) {
+    process.stderr.write(USAGE);
     process.exitCode = 2;
     return;
   }
-  const e = generate({ out, mb, seed, force, plantNearDuplicates, log: (line) => process.stderr.write(line + '\n') });
+  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, log: (line) => process.stderr.write(line + '\n') });
   process.stdout.write(
     `${out}: ${e.records} records (${e.ok} ok, ${e.exception} exception, ${e.no_output} no_output), ` +
       `${e.damaged_lines} damaged lines, ${e.unique_ok_keys} unique ok keys; counts in ${expectedPath(out)}\n`,

@@ -1,10 +1,14 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,browse]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse]
  *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
  *
- * The tree is bench/out/tree-<mb>-<seed> when it exists (bench/out is gitignored; --keep
+ * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
+ * the common production shape; `default`, every program kind with long records and 1 MB images.
+ * `threads` times stats and export with one thread (TRACES_WORKERS=1) against the default.
+ *
+ * The tree is bench/out/tree-<mb>-<seed> (`tree-small-…` for the small profile) when it exists (bench/out is gitignored; --keep
  * generates it there), else a temporary folder removed at the end. Files are read once to warm
  * the page cache; then each command and its baselines run alternately, `--runs` times each, and
  * the median wall time is reported. Peak RSS comes from a preload (Node) or wrapper (Python)
@@ -15,51 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expectedPath, generate, GENERATOR_VERSION, type Expected } from './generate.js';
-
-/**
- * Recall and precision of --near-duplicates on a tree where the generator planted
- * near-duplicates and negative controls, and what the stage adds to the index per record.
- */
-async function nearDuplicateQuality(mb: number, seed: number): Promise<void> {
-  const tree = path.join(scratch, 'planted');
-  const expected = generate({ out: tree, mb, seed, force: true, plantNearDuplicates: true });
-  const { positives, negatives } = expected.near_duplicates!;
-  const summaries: { index_bytes: number; records_read: number; dropped: Record<string, number> }[] = [];
-  for (const near of [false, true]) {
-    const out = path.join(scratch, `near-quality-${near}`);
-    const r = await runOnce(ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out, '--json', ...(near ? ['--near-duplicates'] : [])], out));
-    if (r.code !== 0) return mismatch(`near-quality: dedupe failed: ${r.stderr.trim()}`);
-    summaries.push(JSON.parse(r.stdout));
-    if (!near) continue;
-    const drops = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { call_id?: string; reason: string; kept?: string })
-      .filter((d) => d.reason === 'near_duplicate');
-    const keptFor = new Map(drops.map((d) => [d.call_id!, d.kept!]));
-    const paired = (a: string, b: string): boolean => keptFor.get(b) === a || keptFor.get(a) === b;
-    const found = positives.filter((p) => paired(p.base, p.variant)).length;
-    const planted = new Set([...positives, ...negatives].flatMap((p) => [p.base, p.variant]));
-    const truePairs = new Set(positives.map((p) => [p.base, p.variant].sort().join()));
-    const flagged = drops.filter((d) => planted.has(d.call_id!));
-    const right = flagged.filter((d) => truePairs.has([d.call_id!, d.kept!].sort().join())).length;
-    const kinds = [...new Set(positives.map((p) => p.kind))].map((k) => {
-      const of = positives.filter((p) => p.kind === k);
-      return `${k} ${of.filter((p) => paired(p.base, p.variant)).length}/${of.length}`;
-    });
-    const negativesFlagged = negatives.filter((p) => paired(p.base, p.variant)).length;
-    process.stdout.write(
-      `\nnear-duplicates on a planted ${mb} MB tree (seed ${seed}, ${expected.records} records): recall ${found}/${positives.length} = ${(found / positives.length).toFixed(3)} (${kinds.join(', ')}); ` +
-        `precision ${right}/${flagged.length} = ${(flagged.length === 0 ? 1 : right / flagged.length).toFixed(3)}; negative controls flagged ${negativesFlagged}/${negatives.length}.\n`,
-    );
-  }
-  const [plain, near] = summaries;
-  process.stdout.write(
-    `index bytes: ${plain.index_bytes} without, ${near.index_bytes} with --near-duplicates: ` +
-      `${((near.index_bytes - plain.index_bytes) / plain.records_read).toFixed(0)} bytes a record more.\n`,
-  );
-}
+import { expectedPath, generate, GENERATOR_VERSION, type Expected, type Profile } from './generate.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH = path.join(PROJECT, 'bench');
@@ -76,10 +36,16 @@ interface Options {
   keep: boolean;
   memory: boolean;
   only: Set<string> | null;
+  profiles: Profile[];
 }
 
+const PROFILES: readonly Profile[] = ['small', 'default'];
+const USAGE =
+  'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse] [--memory [--big-mb 1024]]\n';
+
 function parseArgs(argv: string[]): Options {
-  const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null };
+  const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -94,14 +60,15 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--keep') o.keep = true;
     else if (a === '--memory') o.memory = true;
     else if (a === '--only') o.only = new Set(value().split(',').map((s) => s.trim()));
+    else if (a === '--profile') o.profiles = value().split(',').map((s) => s.trim()) as Profile[];
     else if (a === '--help' || a === '-h') {
-      process.stdout.write(
-        'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,browse] [--memory [--big-mb 1024]]\n',
-      );
+      process.stdout.write(USAGE);
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
   if (!(o.mb > 0) || !(o.runs >= 1) || !Number.isInteger(o.seed)) throw new Error('bad --mb, --runs or --seed');
+  const unknown = o.profiles.filter((p) => !PROFILES.includes(p));
+  if (unknown.length > 0 || o.profiles.length === 0) throw new Error(`bad --profile ${unknown.join(',')} (known: ${PROFILES.join(', ')})`);
   return o;
 }
 
@@ -114,6 +81,8 @@ interface Cmd {
   args: string[];
   /** Output folder, emptied before every run (outside the timing). */
   outDir?: string;
+  /** Added to the environment (TRACES_WORKERS=1 for the one-thread runs). */
+  env?: Record<string, string>;
 }
 
 interface RunResult {
@@ -139,7 +108,7 @@ function runOnce(cmd: Cmd): Promise<RunResult> {
     const started = process.hrtime.bigint();
     const child = spawn(exe, argv, {
       cwd: PROJECT,
-      env: { ...process.env, TRACES_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
+      env: { ...process.env, ...cmd.env, TRACES_BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -166,8 +135,8 @@ function runOnce(cmd: Cmd): Promise<RunResult> {
   });
 }
 
-function ours(label: string, args: string[], outDir?: string): Cmd {
-  return { label, kind: 'node', script: TRACES, args, outDir };
+function ours(label: string, args: string[], outDir?: string, env?: Record<string, string>): Cmd {
+  return { label, kind: 'node', script: TRACES, args, outDir, env };
 }
 
 function median(xs: number[]): number {
@@ -189,19 +158,20 @@ function treeIsValid(tree: string): Expected | null {
   }
 }
 
-/** Reuses bench/out/tree-<mb>-<seed>, else generates (there when `persistent`, else in scratch). */
-function ensureTree(mb: number, seed: number, persistent: boolean): { tree: string; expected: Expected; temporary: boolean } {
-  const kept = path.join(BENCH, 'out', `tree-${mb}-${seed}`);
+/** Reuses bench/out/tree-[small-]<mb>-<seed>, else generates (there when `persistent`, else in scratch). */
+function ensureTree(mb: number, seed: number, persistent: boolean, profile: Profile = 'default'): { tree: string; expected: Expected; temporary: boolean } {
+  const name = `tree-${profile === 'default' ? '' : `${profile}-`}${mb}-${seed}`;
+  const kept = path.join(BENCH, 'out', name);
   const existing = treeIsValid(kept);
   if (existing !== null) {
     log(`reusing ${path.relative(PROJECT, kept)}`);
     return { tree: kept, expected: existing, temporary: false };
   }
-  const tree = persistent ? kept : path.join(scratch, `tree-${mb}-${seed}`);
+  const tree = persistent ? kept : path.join(scratch, name);
   if (persistent) mkdirSync(path.dirname(tree), { recursive: true });
-  log(`generating ${mb} MB (seed ${seed}) into ${tree}`);
+  log(`generating ${mb} MB (seed ${seed}, profile ${profile}) into ${tree}`);
   const started = Date.now();
-  const expected = generate({ out: tree, mb, seed, force: true, log: (line) => log(line) });
+  const expected = generate({ out: tree, mb, seed, force: true, profile, log: (line) => log(line) });
   const seconds = (Date.now() - started) / 1000;
   log(`generation: ${(expected.trace_bytes / MB / seconds).toFixed(1)} MB/s`);
   return { tree, expected, temporary: !persistent };
@@ -292,6 +262,8 @@ function checkVerify(who: string, stdout: string, expected: Expected): void {
 
 interface Op {
   name: string;
+  /** What `--only` names it by. */
+  group?: string;
   ours: Cmd;
   baselines: Cmd[];
   /** Checks one run's output (called after the first run of each command). */
@@ -300,6 +272,8 @@ interface Op {
 
 interface Row {
   op: string;
+  /** Bytes the MB/s columns divide (default: the tree's trace bytes). */
+  bytes?: number;
   ours: Stat | string;
   baseline: { label: string; stat: Stat } | null;
 }
@@ -362,8 +336,8 @@ async function runOp(op: Op, runs: number, expected: Expected): Promise<Row[]> {
 function printTable(rows: Row[], bytes: number): void {
   const header = ['operation', 'ours (s)', 'ours MB/s', 'ours RSS MB', 'baseline', 'base (s)', 'base MB/s', 'base RSS MB', 'base/ours'];
   const lines: string[][] = [header];
-  const mbps = (s: number): string => (bytes / MB / s).toFixed(0);
   for (const r of rows) {
+    const mbps = (s: number): string => ((r.bytes ?? bytes) / MB / s).toFixed(0);
     const o = r.ours;
     const b = r.baseline;
     const oursCells = typeof o === 'string' ? [o, '', ''] : [o.seconds.toFixed(2), mbps(o.seconds), o.rssMb === null ? '?' : o.rssMb.toFixed(0)];
@@ -430,120 +404,251 @@ async function memoryMode(o: Options): Promise<void> {
   process.stdout.write('(peak RSS should stay flat while the tree grows: memory must not scale with file size)\n');
 }
 
-async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
-  scratch = mkdtempSync(path.join(tmpdir(), 'traces-bench-'));
-  let temporaryTree: string | null = null;
-  try {
-    if (!existsSync(path.join(PROJECT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js missing: run `npx tsc -p .` first');
-    if (o.memory) {
-      await memoryMode(o);
-      return;
+/** Every operation of one tree, with its baselines, timed alternately. */
+function operations(tree: string, expected: Expected, out: (name: string) => string): Op[] {
+  const py = (label: string, script: string, args: string[], outDir?: string): Cmd => ({
+    label,
+    kind: 'python',
+    script: path.join(BENCH, 'baselines', script),
+    args,
+    outDir,
+  });
+  const exportCheck = (cmd: Cmd): void => {
+    const lines = countLines(cmd.outDir!, (n) => n.endsWith('.jsonl') && n !== 'manifest.jsonl' && n !== 'examples.jsonl');
+    log(`  ${cmd.label}: ${lines} training lines written (${expected.unique_ok_keys} unique ok keys in the tree)`);
+  };
+  const oneThread = { TRACES_WORKERS: '1' };
+  const stats = ours('traces stats', ['stats', tree, '--json']);
+  const exportArgs = (dir: string): string[] => ['export', tree, '--format', 'openai', '--out', out(dir), '--force'];
+  const ops: Op[] = [
+    {
+      name: 'stats',
+      ours: stats,
+      baselines: [
+        { label: 'node readline', kind: 'node', script: path.join(BENCH, 'baselines', 'node-readline.mjs'), args: [tree] },
+        py('python orjson', 'python-stats.py', [tree]),
+      ],
+      check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
+    },
+    {
+      name: 'verify',
+      ours: ours('traces verify', ['verify', tree, '--json']),
+      baselines: [py('python orjson', 'python-verify.py', [tree])],
+      check: (cmd, r, e) => checkVerify(cmd.label, r.stdout, e),
+    },
+    {
+      name: 'dedupe',
+      ours: ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-ours'), '--force'], out('dedupe-ours')),
+      baselines: [py('python orjson', 'python-dedupe.py', [tree, out('dedupe-py')], out('dedupe-py'))],
+      check: (cmd, _r, e) => {
+        // trace files only (not traces' own _traces/manifest.jsonl)
+        const kept = countLines(cmd.outDir!, (n) => /_\d{8}-\d{6}\.jsonl$/.test(n));
+        if (kept !== e.unique_ok_keys) mismatch(`${cmd.label}: kept ${kept} lines, expected ${e.unique_ok_keys} (unique ok keys)`);
+      },
+    },
+    {
+      name: 'export',
+      ours: ours('traces export', exportArgs('export-ours'), out('export-ours')),
+      baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
+      check: exportCheck,
+    },
+    {
+      name: 'dedupe-near',
+      ours: ours('traces dedupe --near-duplicates', ['dedupe', tree, '--status', 'ok', '--near-duplicates', '--out', out('dedupe-near'), '--force'], out('dedupe-near')),
+      baselines: [ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-plain'), '--force'], out('dedupe-plain'))],
+    },
+    {
+      name: 'export-near',
+      ours: ours('traces export --near-duplicates', [...exportArgs('export-near'), '--near-duplicates'], out('export-near')),
+      baselines: [ours('traces export', exportArgs('export-plain'), out('export-plain'))],
+      check: exportCheck,
+    },
+    {
+      // Against stats on the same tree: the index is built from the same facts (target: within 1.5x, i.e. base/ours >= 0.67).
+      name: 'index',
+      ours: ours('traces index', ['index', tree, '--out', path.join(out('index-ours'), 'index.parquet'), '--json'], out('index-ours')),
+      baselines: [stats],
+      check: (cmd, r, e) => {
+        if (cmd.outDir === undefined) return checkStats(cmd.label, r.stdout, e);
+        const got = JSON.parse(r.stdout) as { records: number; damaged_lines: number };
+        if (got.records !== e.records) mismatch(`${cmd.label}: ${got.records} rows, expected ${e.records} records`);
+        const bytes = statSync(path.join(cmd.outDir, 'index.parquet')).size;
+        log(`  ${cmd.label}: ${(bytes / MB).toFixed(1)} MB of Parquet, ${((bytes / got.records) * 1e6 / MB).toFixed(0)} MB per million records`);
+      },
+    },
+    {
+      name: 'export-noscrub',
+      ours: ours('traces export --scrub none', [...exportArgs('export-ns'), '--scrub', 'none'], out('export-ns')),
+      baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
+      check: exportCheck,
+    },
+    // The baseline is traces itself on one thread: base/ours is what the second thread gains.
+    {
+      name: 'threads: stats',
+      ours: stats,
+      baselines: [ours('traces stats, 1 thread', ['stats', tree, '--json'], undefined, oneThread)],
+      check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
+    },
+    {
+      name: 'threads: export',
+      ours: ours('traces export', exportArgs('export-2t'), out('export-2t')),
+      baselines: [ours('traces export, 1 thread', exportArgs('export-1t'), out('export-1t'), oneThread)],
+      check: exportCheck,
+    },
+  ];
+  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name }));
+}
+
+/**
+ * Recall and precision of --near-duplicates on a tree where the generator planted
+ * near-duplicates and negative controls, and what the stage adds to the index per record.
+ */
+async function nearDuplicateQuality(mb: number, seed: number): Promise<void> {
+  const tree = path.join(scratch, 'planted');
+  const expected = generate({ out: tree, mb, seed, force: true, plantNearDuplicates: true });
+  const { positives, negatives } = expected.near_duplicates!;
+  const summaries: { index_bytes: number; records_read: number; dropped: Record<string, number> }[] = [];
+  for (const near of [false, true]) {
+    const out = path.join(scratch, `near-quality-${near}`);
+    const r = await runOnce(ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out, '--json', ...(near ? ['--near-duplicates'] : [])], out));
+    if (r.code !== 0) return mismatch(`near-quality: dedupe failed: ${r.stderr.trim()}`);
+    summaries.push(JSON.parse(r.stdout));
+    if (!near) continue;
+    const drops = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { call_id?: string; reason: string; kept?: string })
+      .filter((d) => d.reason === 'near_duplicate');
+    const keptFor = new Map(drops.map((d) => [d.call_id!, d.kept!]));
+    const paired = (a: string, b: string): boolean => keptFor.get(b) === a || keptFor.get(a) === b;
+    const found = positives.filter((p) => paired(p.base, p.variant)).length;
+    const planted = new Set([...positives, ...negatives].flatMap((p) => [p.base, p.variant]));
+    const truePairs = new Set(positives.map((p) => [p.base, p.variant].sort().join()));
+    const flagged = drops.filter((d) => planted.has(d.call_id!));
+    const right = flagged.filter((d) => truePairs.has([d.call_id!, d.kept!].sort().join())).length;
+    const kinds = [...new Set(positives.map((p) => p.kind))].map((k) => {
+      const of = positives.filter((p) => p.kind === k);
+      return `${k} ${of.filter((p) => paired(p.base, p.variant)).length}/${of.length}`;
+    });
+    const negativesFlagged = negatives.filter((p) => paired(p.base, p.variant)).length;
+    process.stdout.write(
+      `\nnear-duplicates on a planted ${mb} MB tree (seed ${seed}, ${expected.records} records): recall ${found}/${positives.length} = ${(found / positives.length).toFixed(3)} (${kinds.join(', ')}); ` +
+        `precision ${right}/${flagged.length} = ${(flagged.length === 0 ? 1 : right / flagged.length).toFixed(3)}; negative controls flagged ${negativesFlagged}/${negatives.length}.\n`,
+    );
+  }
+  const [plain, near] = summaries;
+  process.stdout.write(
+    `index bytes: ${plain.index_bytes} without, ${near.index_bytes} with --near-duplicates: ` +
+      `${((near.index_bytes - plain.index_bytes) / plain.records_read).toFixed(0)} bytes a record more.\n`,
+  );
+}
+
+/** Every text of the exported messages, to time token counting alone. */
+function exportedTexts(dir: string, limitChars: number): string[] {
+  const texts: string[] = [];
+  let chars = 0;
+  const file = path.join(dir, 'training.jsonl');
+  if (!existsSync(file)) return texts;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line === '' || chars >= limitChars) continue;
+    for (const m of (JSON.parse(line) as { messages: { content?: unknown }[] }).messages) {
+      if (typeof m.content === 'string' && m.content !== '') {
+        texts.push(m.content);
+        chars += m.content.length;
+      }
     }
-    const { tree, expected, temporary } = ensureTree(o.mb, o.seed, o.keep);
-    if (temporary) temporaryTree = tree;
-    describe(tree, expected);
+  }
+  return texts;
+}
+
+/**
+ * Token counting alone, ours against the WASM build of OpenAI's own tiktoken, on the texts of
+ * the export: the anchor for how near the counter is to the limit. Both must agree on every count.
+ */
+async function tokenizerRow(texts: string[]): Promise<Row[]> {
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  const { loadTokenCounter } = await import('../src/targets/tokens.js');
+  const counter = await loadTokenCounter('o200k_base');
+  // tiktoken is a dev-dependency: the bench and the tests use it, the product does not.
+  const { get_encoding } = (await import('tiktoken')) as typeof import('tiktoken');
+  const reference = get_encoding('o200k_base');
+  const time = (count: (text: string) => number): { seconds: number; total: number } => {
+    const started = process.hrtime.bigint();
+    let total = 0;
+    for (const text of texts) total += count(text);
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, total };
+  };
+  // The first pass warms each (JIT, tables); the second is timed.
+  time((t) => counter.count(t));
+  time((t) => reference.encode_ordinary(t).length);
+  const oursRun = time((t) => counter.count(t));
+  const refRun = time((t) => reference.encode_ordinary(t).length);
+  reference.free();
+  if (oursRun.total !== refRun.total) mismatch(`token counts: ours ${oursRun.total}, tiktoken ${refRun.total} on the same ${texts.length} texts`);
+  log(`tokenizer: ${texts.length} texts, ${(chars / 1e6).toFixed(1)}M characters, ${oursRun.total} tokens`);
+  return [
+    {
+      op: `tokens (${(chars / 1e6).toFixed(1)}M chars)`,
+      bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0),
+      ours: { seconds: oursRun.seconds, rssMb: null },
+      baseline: { label: 'tiktoken (WASM)', stat: { seconds: refRun.seconds, rssMb: null } },
+    },
+  ];
+}
+
+async function benchTree(o: Options, profile: Profile, runs: number): Promise<void> {
+  const { tree, expected, temporary } = ensureTree(o.mb, o.seed, o.keep, profile);
+  try {
+    describe(`${tree} (profile ${profile})`, expected);
     log('warming the page cache');
     warm(tree);
-
-    const out = (name: string): string => path.join(scratch, `out-${name}`);
-    const py = (label: string, script: string, args: string[], outDir?: string): Cmd => ({
-      label,
-      kind: 'python',
-      script: path.join(BENCH, 'baselines', script),
-      args,
-      outDir,
-    });
-    const exportCheck = (cmd: Cmd): void => {
-      const lines = countLines(cmd.outDir!, (n) => n.endsWith('.jsonl') && n !== 'manifest.jsonl');
-      log(`  ${cmd.label}: ${lines} training lines written (${expected.unique_ok_keys} unique ok keys in the tree)`);
-    };
-    const ops: Op[] = [
-      {
-        name: 'stats',
-        ours: ours('traces stats', ['stats', tree, '--json']),
-        baselines: [
-          { label: 'node readline', kind: 'node', script: path.join(BENCH, 'baselines', 'node-readline.mjs'), args: [tree] },
-          py('python orjson', 'python-stats.py', [tree]),
-        ],
-        check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
-      },
-      {
-        name: 'verify',
-        ours: ours('traces verify', ['verify', tree, '--json']),
-        baselines: [py('python orjson', 'python-verify.py', [tree])],
-        check: (cmd, r, e) => checkVerify(cmd.label, r.stdout, e),
-      },
-      {
-        name: 'dedupe',
-        ours: ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-ours'), '--force'], out('dedupe-ours')),
-        baselines: [py('python orjson', 'python-dedupe.py', [tree, out('dedupe-py')], out('dedupe-py'))],
-        check: (cmd, _r, e) => {
-          // trace files only (not traces' own _traces/manifest.jsonl)
-          const kept = countLines(cmd.outDir!, (n) => /_\d{8}-\d{6}\.jsonl$/.test(n));
-          if (kept !== e.unique_ok_keys) mismatch(`${cmd.label}: kept ${kept} lines, expected ${e.unique_ok_keys} (unique ok keys)`);
-        },
-      },
-      {
-        name: 'export',
-        ours: ours('traces export', ['export', tree, '--format', 'openai', '--out', out('export-ours'), '--force'], out('export-ours')),
-        baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
-        check: exportCheck,
-      },
-      {
-        name: 'dedupe-near',
-        ours: ours('traces dedupe --near-duplicates', ['dedupe', tree, '--status', 'ok', '--near-duplicates', '--out', out('dedupe-near'), '--force'], out('dedupe-near')),
-        baselines: [ours('traces dedupe', ['dedupe', tree, '--status', 'ok', '--out', out('dedupe-plain'), '--force'], out('dedupe-plain'))],
-      },
-      {
-        name: 'export-near',
-        ours: ours('traces export --near-duplicates', ['export', tree, '--format', 'openai', '--near-duplicates', '--out', out('export-near'), '--force'], out('export-near')),
-        baselines: [ours('traces export', ['export', tree, '--format', 'openai', '--out', out('export-plain'), '--force'], out('export-plain'))],
-        check: exportCheck,
-      },
-      {
-        // Against stats on the same tree: the index is built from the same facts (target: within 1.5x, i.e. base/ours >= 0.67).
-        name: 'index',
-        ours: ours('traces index', ['index', tree, '--out', path.join(out('index-ours'), 'index.parquet'), '--json'], out('index-ours')),
-        baselines: [ours('traces stats', ['stats', tree, '--json'])],
-        check: (cmd, r, e) => {
-          if (cmd.outDir === undefined) return checkStats(cmd.label, r.stdout, e);
-          const got = JSON.parse(r.stdout) as { records: number; damaged_lines: number };
-          if (got.records !== e.records) mismatch(`${cmd.label}: ${got.records} rows, expected ${e.records} records`);
-          const bytes = statSync(path.join(cmd.outDir, 'index.parquet')).size;
-          log(`  ${cmd.label}: ${(bytes / MB).toFixed(1)} MB of Parquet, ${((bytes / got.records) * 1e6 / MB).toFixed(0)} MB per million records`);
-        },
-      },
-      {
-        name: 'export-noscrub',
-        ours: ours('traces export --scrub none', ['export', tree, '--format', 'openai', '--scrub', 'none', '--out', out('export-ns'), '--force'], out('export-ns')),
-        baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
-        check: exportCheck,
-      },
-    ];
-    // Fixed cost of every run: starting the interpreter and loading the modules, on an empty tree.
-    const empty = out('empty-tree');
-    mkdirSync(empty, { recursive: true });
-    const startup = { ours: [] as number[], python: [] as number[] };
-    for (let i = 0; i < o.runs; i++) {
-      startup.ours.push((await runOnce(ours('traces stats (empty tree)', ['stats', empty, '--json']))).seconds);
-      const python = await runOnce(py('python orjson (empty tree)', 'python-stats.py', [empty]));
-      if (python.code === 0) startup.python.push(python.seconds);
-    }
+    const out = (name: string): string => path.join(scratch, `out-${profile}-${name}`);
     const rows: Row[] = [];
-    for (const op of ops) {
-      if (o.only !== null && !o.only.has(op.name)) continue;
-      rows.push(...(await runOp(op, o.runs, expected)));
+    for (const op of operations(tree, expected, out)) {
+      if (o.only !== null && !o.only.has(op.group ?? op.name)) continue;
+      rows.push(...(await runOp(op, runs, expected)));
+    }
+    if (o.only === null || o.only.has('tokenizer')) {
+      const texts = exportedTexts(out('export-ours'), 20_000_000);
+      if (texts.length > 0) rows.push(...(await tokenizerRow(texts)));
+      else log('tokenizer: no export to take texts from (run with the export operation)');
     }
     if (o.only === null || o.only.has('browse')) {
       const first = await measureBrowseFirstRow(tree);
       rows.push({ op: 'browse (first row)', ours: first === null ? 'not measured yet' : { seconds: first, rssMb: null }, baseline: null });
     }
     printTable(rows, expected.trace_bytes);
+  } finally {
+    if (temporary) {
+      rmSync(tree, { recursive: true, force: true });
+      rmSync(expectedPath(tree), { force: true });
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  scratch = mkdtempSync(path.join(tmpdir(), 'traces-bench-'));
+  try {
+    if (!existsSync(path.join(PROJECT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js missing: run `npx tsc -p .` first');
+    if (o.memory) {
+      await memoryMode(o);
+      return;
+    }
+    // Fixed cost of every run: starting the interpreter and loading the modules, on an empty tree.
+    const empty = path.join(scratch, 'empty-tree');
+    mkdirSync(empty, { recursive: true });
+    const startup = { ours: [] as number[], python: [] as number[] };
+    for (let i = 0; i < o.runs; i++) {
+      startup.ours.push((await runOnce(ours('traces stats (empty tree)', ['stats', empty, '--json']))).seconds);
+      const python = await runOnce({ label: 'python orjson (empty tree)', kind: 'python', script: path.join(BENCH, 'baselines', 'python-stats.py'), args: [empty] });
+      if (python.code === 0) startup.python.push(python.seconds);
+    }
+    for (const profile of o.profiles) await benchTree(o, profile, o.runs);
     if (o.only === null || o.only.has('near-quality')) await nearDuplicateQuality(Math.min(o.mb, 20), o.seed);
     process.stdout.write(
-      `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files (${(expected.trace_bytes / MB).toFixed(1)} MB); ` +
-        'base/ours > 1 means traces is faster.\n' +
+      `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files; ` +
+        'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains).\n' +
         `fixed cost in every time: \`traces stats\` on an empty tree takes ${median(startup.ours).toFixed(2)} s` +
         (startup.python.length > 0 ? `, the Python stats loop ${median(startup.python).toFixed(2)} s.\n` : '.\n'),
     );
@@ -552,8 +657,6 @@ async function main(): Promise<void> {
       process.stdout.write(`\n!!!!!!!! ${loudMismatches} MISMATCH(ES): see above\n`);
       process.exitCode = 1;
     }
-    if (temporaryTree !== null && !o.keep) rmSync(temporaryTree, { recursive: true, force: true });
-    if (temporaryTree !== null) rmSync(expectedPath(temporaryTree), { force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
 }

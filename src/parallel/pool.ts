@@ -28,7 +28,10 @@ export class WorkerPool {
   private readonly idle: Worker[] = [];
   private readonly waiting: (() => void)[] = [];
   private readonly pending = new Map<number, Pending>();
+  /** Jobs each worker holds: a worker with none is unreferenced, so an idle pool never keeps the process alive. */
+  private readonly load = new Map<Worker, number>();
   private nextId = 0;
+  broken = false;
 
   constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
@@ -37,6 +40,7 @@ export class WorkerPool {
       worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string; code?: string; path?: string; syscall?: string; errno?: number } }) => {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);
+        this.setLoad(worker, -1);
         this.release(worker);
         if (pending === undefined) return;
         if (message.error !== undefined) {
@@ -47,13 +51,23 @@ export class WorkerPool {
         } else pending.resolve(message.result);
       });
       worker.on('error', (error) => {
+        this.broken = true;
         for (const p of this.pending.values()) p.reject(error);
         this.pending.clear();
       });
+      worker.unref();
+      this.load.set(worker, 0);
       this.workers.push(worker);
     }
     // Interleaved and taken from the front, so work spreads over the workers before queueing on one.
     for (let j = 0; j < JOBS_PER_WORKER; j++) this.idle.push(...this.workers);
+  }
+
+  private setLoad(worker: Worker, change: 1 | -1): void {
+    const jobs = this.load.get(worker)! + change;
+    this.load.set(worker, jobs);
+    if (jobs === 0) worker.unref();
+    else if (jobs === 1 && change === 1) worker.ref();
   }
 
   private release(worker: Worker): void {
@@ -71,6 +85,7 @@ export class WorkerPool {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.setLoad(worker, 1);
       worker.postMessage({ id, job, payload });
     });
   }

@@ -11,6 +11,26 @@ import { fileSizes, planShares, type WorkShare } from './units.js';
 /** Below this, starting worker threads costs more than it saves. */
 const PARALLEL_MIN_BYTES = 32 << 20;
 
+/**
+ * One pool for the whole process: a command that reads the tree twice (export's plan, then
+ * its projection) pays for starting the workers and compiling their modules once.
+ */
+let sharedPool: WorkerPool | null = null;
+
+function poolOf(size: number): WorkerPool {
+  if (sharedPool !== null && (sharedPool.size !== size || sharedPool.broken)) {
+    void sharedPool.close();
+    sharedPool = null;
+  }
+  sharedPool ??= new WorkerPool(size);
+  return sharedPool;
+}
+
+function discardPool(): void {
+  void sharedPool?.close();
+  sharedPool = null;
+}
+
 export async function* runOverFiles<J extends JobName>(
   job: J,
   discovery: Discovery,
@@ -36,7 +56,8 @@ export async function* runOverFiles<J extends JobName>(
   // Shares bound what one result holds, in this thread too.
   const shares = planShares(sizes, Math.max(1, threads), undefined, forcedShareBytes ?? options.maxShareBytes);
   // This thread works too (it would only wait), so one worker fewer than threads.
-  const pool = parallel ? new WorkerPool(threads - 1) : null;
+  const pool = parallel ? poolOf(threads - 1) : null;
+  let failed = true;
   try {
     const results: AsyncIterable<JobResult<J>> =
       pool !== null
@@ -53,8 +74,10 @@ export async function* runOverFiles<J extends JobName>(
       progress.advance({ records: progressOf(result).records, bytes: share.bytes });
       yield result;
     }
+    failed = false;
   } finally {
     progress.done();
-    await pool?.close();
+    // A run that stopped early may leave jobs running in the workers: their results must not reach the next run.
+    if (pool !== null && failed) discardPool();
   }
 }

@@ -56,13 +56,20 @@ export async function loadTokenCounter(encoding: EncodingName = 'o200k_base'): P
       // Both encodings hold a token for every byte, and an ASCII character is one byte.
       tokens += end - start === 1 && pieceText.charCodeAt(start) < 0x80 ? 1 : pieces.count(pieceText, start, end);
     };
+    const repeated = new TextCounts();
+    const countText = (text: string): number => {
+      tokens = 0;
+      pieceText = text;
+      splitter.split(text, addPiece);
+      return tokens;
+    };
     return {
       encoding,
       count(text) {
-        tokens = 0;
-        pieceText = text;
-        splitter.split(text, addPiece);
-        return tokens;
+        if (text.length < TextCounts.MIN_CHARS) return countText(text);
+        let n = repeated.get(text);
+        if (n === undefined) repeated.set(text, (n = countText(text)));
+        return n;
       },
     };
   });
@@ -71,6 +78,33 @@ export async function loadTokenCounter(encoding: EncodingName = 'o200k_base'): P
 }
 
 const counters = new Map<EncodingName, Promise<TokenCounter>>();
+
+/**
+ * Counts of long texts already counted. Real programs send the same system prompt, instructions,
+ * tool definitions and few-shot examples in thousands of records: hashing and comparing such a
+ * text (native, in the Map) costs a small fraction of splitting and counting it again. Bounded
+ * by the characters held; when full it starts over, which keeps whatever repeats most often
+ * coming back soon.
+ */
+class TextCounts {
+  static readonly MIN_CHARS = 256;
+  private static readonly MAX_CHARS = 8 << 20;
+  private readonly counts = new Map<string, number>();
+  private chars = 0;
+
+  get(text: string): number | undefined {
+    return this.counts.get(text);
+  }
+
+  set(text: string, count: number): void {
+    if (this.chars + text.length > TextCounts.MAX_CHARS) {
+      this.counts.clear();
+      this.chars = 0;
+    }
+    this.counts.set(text, count);
+    this.chars += text.length;
+  }
+}
 
 async function importEncoding(encoding: EncodingName): Promise<{ api: GptEncoding; splitter: PieceSplitter }> {
   const { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
