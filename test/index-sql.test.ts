@@ -322,7 +322,7 @@ describe('--keep-list', () => {
     );
     assert.deepEqual(
       summary.keep_list.not_found_ids.map((e: { id: string; file: string; line: number }) => `${e.file}:${e.line} ${e.id}`),
-      [`${list}:9 no-such-call-1`, `${list}:10 no-such-call-2`],
+      [`${list}:10 no-such-call-1`, `${list}:11 no-such-call-2`],
     );
     assert.match(result.stderr, /--keep-list: 2 of 9 listed call_ids not found in these records: no-such-call-1, no-such-call-2/);
     const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

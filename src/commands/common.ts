@@ -63,12 +63,16 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   return discovery;
 }
 
-export function printJson(value: unknown): void {
-  // Every command's JSON object names the inputs it could not read, as it counts damaged lines.
+/** Every command's JSON object names the inputs it could not read, as it counts damaged lines. */
+export function withUnreadableInputs<T>(value: T): T {
   if (unreadableInputs.length > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    value = { ...value, unreadable_inputs: unreadableInputs };
+    return { ...value, unreadable_inputs: unreadableInputs };
   }
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  return value;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(withUnreadableInputs(value), null, 2)}\n`);
 }
 
 /**

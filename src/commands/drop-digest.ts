@@ -4,11 +4,12 @@
  * until the JSON is printed: a big tree can drop millions of records.
  */
 import { once } from 'node:events';
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Drop } from '../pipeline/curate.js';
+import { RunTempDir } from '../pipeline/spill.js';
+import { withUnreadableInputs } from './common.js';
 
 /** Examples shown per reason without -v. */
 export const EXAMPLES_PER_REASON = 3;
@@ -25,7 +26,7 @@ export type AllDrops = 'print' | 'keep' | 'none';
 export class DropDigest {
   private readonly counts = new Map<string, number>();
   private readonly firsts = new Map<string, Drop[]>();
-  private spill: { dir: string; fd: number; pending: string } | null = null;
+  private spill: { dir: RunTempDir; fd: number; pending: string } | null = null;
   total = 0;
 
   constructor(private readonly options: { all: AllDrops }) {}
@@ -63,7 +64,7 @@ export class DropDigest {
 
   /** `summary` as indented JSON with a last member `drops`: every drop, one object a line. */
   async printJson(summary: Record<string, unknown>): Promise<void> {
-    const head = JSON.stringify(summary, null, 2).replace(/\n}$/, '');
+    const head = JSON.stringify(withUnreadableInputs(summary), null, 2).replace(/\n}$/, '');
     const write = async (text: string) => {
       if (!process.stdout.write(text)) await once(process.stdout, 'drain');
     };
@@ -76,7 +77,7 @@ export class DropDigest {
     try {
       await write(`${head},\n  "drops": [`);
       let first = true;
-      const lines = createInterface({ input: createReadStream(path.join(this.spill.dir, 'drops.jsonl')), crlfDelay: Infinity });
+      const lines = createInterface({ input: createReadStream(path.join(this.spill.dir.path, 'drops.jsonl')), crlfDelay: Infinity });
       let chunk = '';
       for await (const line of lines) {
         chunk += `${first ? '\n' : ',\n'}    ${line}`;
@@ -88,15 +89,15 @@ export class DropDigest {
       }
       await write(`${chunk}\n  ]\n}\n`);
     } finally {
-      rmSync(this.spill.dir, { recursive: true, force: true });
+      this.spill.dir.remove();
       this.spill = null;
     }
   }
 
   private keep(drop: Drop): void {
     if (this.spill === null) {
-      const dir = mkdtempSync(path.join(tmpdir(), 'traces-drops-'));
-      this.spill = { dir, fd: openSync(path.join(dir, 'drops.jsonl'), 'w'), pending: '' };
+      const dir = new RunTempDir();
+      this.spill = { dir, fd: openSync(path.join(dir.path, 'drops.jsonl'), 'wx'), pending: '' };
     }
     this.spill.pending += `${JSON.stringify(drop)}\n`;
     if (this.spill.pending.length >= 1 << 16) this.flush();
@@ -112,7 +113,7 @@ export class DropDigest {
   dispose(): void {
     if (this.spill === null) return;
     closeSync(this.spill.fd);
-    rmSync(this.spill.dir, { recursive: true, force: true });
+    this.spill.dir.remove();
     this.spill = null;
   }
 }

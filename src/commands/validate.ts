@@ -24,16 +24,19 @@ export function describeValidation(report: ValidationReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The file's lines, as `validateFile` reads them, advancing `progress` by bytes and lines. */
-async function* linesCounted(file: string, progress: Progress): AsyncGenerator<string> {
-  const input = createReadStream(file);
+/**
+ * The file's lines as bytes, as `validateFile` reads them (Latin-1 gives each byte back as one
+ * character, so invalid UTF-8 is found, not replaced by U+FFFD), advancing `progress`.
+ */
+async function* linesCounted(file: string, progress: Progress): AsyncGenerator<Buffer> {
+  const input = createReadStream(file, { encoding: 'latin1' });
   input.on('data', (chunk) => {
     progress.bytes += chunk.length;
   });
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     progress.records++;
     if ((progress.records & 1023) === 0) progress.tick();
-    yield line;
+    yield Buffer.from(line, 'latin1');
   }
 }
 

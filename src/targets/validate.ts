@@ -64,16 +64,19 @@ export async function validateFile(path: string, target: Target, opts: ValidateO
   return validator.report(path);
 }
 
-/** The same over any source of lines (each without its line end). */
+/** The same over any source of lines (each without its line end): bytes as read, or text. */
 export async function validateLines(
-  lines: AsyncIterable<string> | Iterable<string>,
+  lines: AsyncIterable<string | Buffer> | Iterable<string | Buffer>,
   target: Target,
   opts: ValidateOptions = {},
   file = '<lines>',
 ): Promise<ValidationReport> {
   const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
   const validator = new LineValidator(target, counter, counter.encoding, opts.tokenLimit);
-  for await (const text of lines) validator.addText(text);
+  for await (const line of lines) {
+    if (typeof line === 'string') validator.addText(line);
+    else validator.addBytes(line);
+  }
   return validator.report(file);
 }
 
