@@ -3,32 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Key } from 'ink';
 import type { GroupMember, StatusFilter } from '../src/ui/index-store.js';
-import { follow, initialState, keyToAction, reduce, type Action, type Context, type State } from '../src/ui/state.js';
+import { follow, initialState, keyToAction, NO_KEY, reduce, type Action, type Context, type State } from '../src/ui/state.js';
 
 function key(overrides: Partial<Key> = {}): Key {
-  return {
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    ...overrides,
-  };
+  return { ...NO_KEY, ...overrides };
 }
 
 /** A tree of 3 rows (all, program, module) and a list of entries 0..n-1 filtered by parity. */

@@ -113,8 +113,8 @@ function readable(file: string): string | null {
   }
 }
 
-/** The `program` of a Synalinks file's first record, from its first bytes. */
-function peekProgram(file: string): string | null {
+/** The `program` of a Synalinks file's first record, from its first bytes (keys come in a fixed order, `program` early). */
+export function peekProgram(file: string): string | null {
   try {
     const fd = openSync(file, 'r');
     try {

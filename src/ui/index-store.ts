@@ -12,7 +12,7 @@ import { KeyIndex } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
 import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
 import type { Run } from '../runs/runs.js';
-import { discover, type Discovery, type TraceFile } from '../sources/discover.js';
+import { discover, peekProgram, type Discovery, type TraceFile } from '../sources/discover.js';
 import { readLineBatches, type Line } from '../sources/lines.js';
 import { damageReason, readFile } from '../sources/read.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
@@ -169,22 +169,6 @@ function grow<T extends Float64Array | Int32Array | Uint32Array | Uint16Array | 
 
 const TRACE_NAME = /^(?<stem>.+)_\d{8}-\d{6}\.jsonl$/;
 
-/** Reads the program name near the start of a file's first line (keys come in a fixed order). */
-function peekProgram(file: string): string | null {
-  try {
-    const fd = openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(8192);
-      const n = readSync(fd, buffer, 0, buffer.length, 0);
-      const match = /"program":"((?:[^"\\]|\\.)*)"/.exec(buffer.toString('utf8', 0, n));
-      return match ? (JSON.parse(`"${match[1]}"`) as string) : null;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
-}
 
 /** Program and module of a trace file, from where it sits: `<program>/<module>/<module>_ts.jsonl`. */
 export function locateFile(file: TraceFile): { program: string; module: string } {

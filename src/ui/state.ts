@@ -158,7 +158,8 @@ export function initialState(excludePath = DEFAULT_EXCLUDE_FILE): State {
 
 // ------------------------------------------------------------------ keys
 
-const NO_KEY: Key = {
+/** A key event with nothing pressed but the input itself. */
+export const NO_KEY: Key = {
   upArrow: false,
   downArrow: false,
   leftArrow: false,
