@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import fg from 'fast-glob';
 import { isInside, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
 import { detectSource } from './detect.js';
@@ -147,43 +148,31 @@ function treeRootOf(file: string): string | null {
 
 /**
  * Files under `absolute`, three folders deep at most (so link loops end), as sorted
- * `/`-separated relative paths. Synchronous: a few hundred folders cost less than the
- * thread-pool round trip of each asynchronous call.
+ * `/`-separated relative paths. fast-glob skips what it cannot read (`suppressErrors`); the
+ * file-system calls it is handed note each such folder or link first, so it is reported as
+ * unreadable instead of vanishing. A dangling link holds nothing and is passed over.
  */
 function walk(absolute: string, into: Discovery): string[] {
-  const found: string[] = [];
-  const visit = (folder: string, relative: string, depth: number): void => {
-    let entries;
-    try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch (error) {
-      into.unreadable!.push({ path: displayPath(folder), reason: unreadableReason(error) });
-      return;
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
-      const full = path.join(folder, entry.name);
-      const rel = relative === '' ? entry.name : `${relative}/${entry.name}`;
-      let isFile = entry.isFile();
-      let isFolder = entry.isDirectory();
-      if (entry.isSymbolicLink()) {
-        let target;
-        try {
-          target = statSync(full, { throwIfNoEntry: false });
-        } catch (error) {
-          into.unreadable!.push({ path: displayPath(full), reason: unreadableReason(error) });
-          continue;
-        }
-        if (target === undefined) continue; // a dangling link holds nothing
-        isFile = target.isFile();
-        isFolder = target.isDirectory();
+  const noting =
+    <A extends unknown[], R>(call: (target: string, ...rest: A) => R) =>
+    (target: string, ...rest: A): R => {
+      try {
+        return call(target, ...rest);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error) });
+        throw error;
       }
-      if (isFile) found.push(rel);
-      else if (isFolder && depth < 3) visit(full, rel, depth + 1);
-    }
-  };
-  visit(absolute, '', 1);
-  return found.sort();
+    };
+  const entries = fg.sync(['*', '*/*', '*/*/*'], {
+    cwd: absolute,
+    onlyFiles: true,
+    followSymbolicLinks: true,
+    suppressErrors: true,
+    deep: 3,
+    dot: false,
+    fs: { readdirSync: noting(readdirSync) as typeof readdirSync, statSync: noting(statSync) as typeof statSync },
+  });
+  return entries.sort();
 }
 
 async function discoverRoot(root: string, into: Discovery, options: DiscoverOptions): Promise<void> {
