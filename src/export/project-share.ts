@@ -110,7 +110,7 @@ export interface ProjectedShare {
 /**
  * Appends the example as one JSON line, or returns why a strict parser (orjson) would
  * refuse it and appends nothing: every written line must load, and a string decoded from
- * recorded JSON text can hold a lone surrogate, which JSON.stringify writes as `\ud800`.
+ * recorded JSON text can hold a lone surrogate, which writeJson (JSON.stringify for strings) writes as `\ud800`.
  */
 function writeStrictLine(out: ByteSink, example: unknown): string | null {
   const lineStart = out.length;
@@ -121,7 +121,7 @@ function writeStrictLine(out: ByteSink, example: unknown): string | null {
   } catch (error) {
     out.length = lineStart;
     if (error instanceof JsonSyntaxError) return `the line would not load in a strict JSON parser: ${error.message.replace(/ at byte \d+$/, '')}`;
-    // JSON.stringify recurses: a value nested past the stack (JSON text held in a string) cannot be written.
+    // writeJson recurses: a value nested past the stack (JSON text held in a string) cannot be written.
     if (error instanceof RangeError) return 'nested too deeply to write';
     throw error;
   }
