@@ -3,11 +3,12 @@
  * first use, by `index`, `sql` and Parquet keep-lists only: every other command starts
  * without its native library.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { INDEX_COLUMNS, type IndexBatch } from '../index/columns.js';
+import { INDEX_COLUMNS } from '../index/columns.js';
+import { ROW_GROUP_ROWS } from '../index/parts.js';
 
 type DuckDB = typeof import('@duckdb/node-api');
 type Connection = import('@duckdb/node-api').DuckDBConnection;
@@ -40,10 +41,6 @@ export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-/** Rows per Parquet row group: large enough for engines to scan well, small enough to read in parallel. */
-export const ROW_GROUP_ROWS = 131_072;
-/** Rows per part file, in a folder index (TRACES_INDEX_PART_ROWS: tests). */
-const PART_ROWS = Number(process.env.TRACES_INDEX_PART_ROWS) > 0 ? Number(process.env.TRACES_INDEX_PART_ROWS) : 4 * ROW_GROUP_ROWS;
 const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
 /** The index's columns and types, as `read_csv` takes them. */
 const CSV_COLUMNS = `{${INDEX_COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
@@ -108,52 +105,13 @@ export class Engine {
     });
   }
 
-  /**
-   * Starts an index whose rows go, a part at a time, into CSV part files in `partsDir`: the
-   * engine reads them in its own threads when the index is queried or written, streaming, so
-   * memory does not grow with the tree.
-   */
-  async createIndexTable(partsDir: string): Promise<void> {
-    this.partsDir = partsDir;
-    this.startPart();
-  }
+  /** CSV parts of the index written so far (IndexParts), in row order. */
+  private parts: readonly string[] = [];
 
-  private partsDir = '';
-  private part = -1;
-  private rowsInPart = 0;
-  /** Part files written so far, in row order. */
-  readonly parts: string[] = [];
-
-  private startPart(): void {
-    const part = path.join(this.partsDir, `part-${this.parts.length}.csv`);
-    this.part = openSync(part, 'wx');
-    this.parts.push(part);
-    this.rowsInPart = 0;
-  }
-
-  /** Appends a share's rows, in order, starting a new part every PART_ROWS rows. */
-  async appendBatch(batch: IndexBatch): Promise<void> {
-    let row = 0;
-    let start = 0;
-    while (row < batch.rows) {
-      if (this.rowsInPart >= PART_ROWS) {
-        closeSync(this.part);
-        this.startPart();
-      }
-      const last = Math.min(batch.rows, row + PART_ROWS - this.rowsInPart) - 1;
-      const end = batch.rowEnds[last];
-      writeAll(this.part, batch.csv, start, end);
-      this.rowsInPart += last + 1 - row;
-      row = last + 1;
-      start = end;
-    }
-  }
-
-  /** Closes the last part; `records` becomes a view over the parts (an index of no rows is one empty part). */
-  async finishIndex(): Promise<void> {
-    closeSync(this.part);
-    this.part = -1;
-    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM ${readCsv(this.parts)}`);
+  /** `records` becomes a view over the index's CSV parts, read in the engine's threads as they are queried or copied. */
+  async attachCsvIndex(parts: readonly string[]): Promise<void> {
+    this.parts = parts;
+    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM ${readCsv(parts)}`);
   }
 
   /** The index as one Parquet file at `target`, or as one Parquet file per part in the folder `target`. */
@@ -190,14 +148,8 @@ export class Engine {
   }
 
   close(): void {
-    if (this.part !== -1) closeSync(this.part);
-    this.part = -1;
     this.close_();
   }
-}
-
-function writeAll(fd: number, bytes: Uint8Array, start: number, end: number): void {
-  while (start < end) start += writeSync(fd, bytes, start, end - start);
 }
 
 /** The `call_id` column of a Parquet file (a keep-list computed by an engine). */
