@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Engine } from '../engine/duckdb.js';
-import { runOverFiles } from '../parallel/run-shares.js';
+import { releaseWorkers, runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
 import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
@@ -46,6 +46,7 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
     }
   } finally {
     parts.close();
+    releaseWorkers();
   }
   await (await engine).attachCsvIndex(parts.files);
   return summary;
