@@ -94,6 +94,11 @@ export class IndexBatchWriter {
   private length = 0;
   private readonly ends: number[] = [];
 
+  constructor() {
+    // Taken: a second writer in this thread (none today) would get a buffer of its own.
+    spare = null;
+  }
+
   add(values: readonly IndexValue[]): void {
     let line = cell(values[0]);
     for (let i = 1; i < values.length; i++) line += ',' + cell(values[i]);
@@ -107,10 +112,6 @@ export class IndexBatchWriter {
     }
     this.length += this.bytes.write(line, this.length);
     this.ends.push(this.length);
-  }
-
-  constructor() {
-    spare = null;
   }
 
   finish(): IndexBatch {
