@@ -46,8 +46,8 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
     }
   } finally {
     parts.close();
-    releaseWorkers();
   }
+  await releaseWorkers();
   await (await engine).attachCsvIndex(parts.files);
   return summary;
 }

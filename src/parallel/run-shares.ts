@@ -30,8 +30,10 @@ function poolOf(size: number): WorkerPool {
  * Ends the worker threads now, not at exit: their heaps go back to the system, for a command
  * whose last step (index's Parquet writing) needs memory and no workers.
  */
-export function releaseWorkers(): void {
-  discardPool();
+export async function releaseWorkers(): Promise<void> {
+  const pool = sharedPool;
+  sharedPool = null;
+  await pool?.close();
 }
 
 function discardPool(): void {
