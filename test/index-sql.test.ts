@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { generate } from '../bench/generate.js';
@@ -214,6 +214,30 @@ describe('traces index', () => {
     const dedupe = runCliJson<{ unique_keys: number }>(['dedupe', tree, '--status', 'ok', '--key', 'conversation', '--dry-run']);
     const [{ n }] = objects(await query(`SELECT count(DISTINCT conversation_hash) AS n FROM read_parquet(${sqlString(treeIndex)}) WHERE status = 'ok'`));
     assert.equal(n, dedupe.unique_keys);
+  });
+
+  it('keeps every text exactly, whatever it holds: quotes, commas, line breaks, empty, non-ASCII; null stays null', async () => {
+    // The rows cross from the readers to the engine as text: text that looks like that text's syntax must come back unchanged.
+    const odd = ['a"b', 'c,d', 'e\nf', '', '"', '\r\n', 'x""y', '"quoted"', 'é ✓ 中文 😀', ' lead and trail ', '\\N', 'NULL', 'tab\there'];
+    const sample = path.join(SAMPLES, 'my_program', 'my_program_20260707-101530.jsonl');
+    const template = JSON.parse(readFileSync(sample, 'utf8').split('\n')[0]) as Record<string, unknown>;
+    const root = path.join(work, 'odd-texts');
+    const file = path.join(root, 'my_program', 'my_program_20260707-101530.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const lines = odd.map((text, i) => JSON.stringify({ ...template, call_id: text, parent_call_id: i % 2 === 0 ? null : text }));
+    writeFileSync(file, lines.join('\n') + '\n');
+    for (const [out, env] of [
+      [path.join(work, 'odd.parquet'), {}],
+      [path.join(work, 'odd-parts') + '/', { TRACES_INDEX_PART_ROWS: '4' }],
+    ] as const) {
+      index([root], out, [], env);
+      const source = out.endsWith('/') ? `${out}part-*.parquet` : out;
+      const got = objects(await query(`SELECT call_id, parent_call_id, line FROM read_parquet(${sqlString(source)}) ORDER BY line`));
+      assert.deepEqual(
+        got.map((r) => [r.call_id, r.parent_call_id]),
+        odd.map((text, i) => [text, i % 2 === 0 ? null : text]),
+      );
+    }
   });
 
   it('writes part files into a folder, or Parquet on stdout, with row groups of 131072 rows at most', async () => {

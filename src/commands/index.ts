@@ -110,9 +110,18 @@ Examples:
       const { Engine } = await import('../engine/duckdb.js');
       const { buildIndex, reportDamage } = await import('../index/build.js');
       let engine: EngineType | null = null;
+      // The engine opens while the first shares are read; a library that cannot load stops the command first.
+      const opening = Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
+      opening.catch(() => undefined);
       try {
-        engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
-        const summary = await buildIndex(engine, discovery, prices, scratch.file('parts'));
+        await Engine.load();
+      } catch (error) {
+        scratch.discard();
+        throw error;
+      }
+      try {
+        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'));
+        engine = await opening;
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();
         engine = null;
@@ -131,7 +140,7 @@ Examples:
             ` into ${where}\n`,
         );
       } catch (error) {
-        engine?.close();
+        (engine ?? (await opening.catch(() => null)))?.close();
         scratch.discard();
         throw error;
       }

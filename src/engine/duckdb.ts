@@ -3,15 +3,15 @@
  * first use, by `index`, `sql` and Parquet keep-lists only: every other command starts
  * without its native library.
  */
-import { mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { INDEX_COLUMNS, type IndexBatch } from '../index/columns.js';
+import { INDEX_COLUMNS } from '../index/columns.js';
+import { ROW_GROUP_ROWS } from '../index/parts.js';
 
 type DuckDB = typeof import('@duckdb/node-api');
 type Connection = import('@duckdb/node-api').DuckDBConnection;
-type Appender = import('@duckdb/node-api').DuckDBAppender;
 
 let loaded: Promise<DuckDB> | null = null;
 
@@ -41,13 +41,17 @@ export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-/** Rows per Parquet row group: large enough for engines to scan well, small enough to read in parallel. */
-export const ROW_GROUP_ROWS = 131_072;
-/** Rows per part file: what the engine holds in memory at most while indexing (TRACES_INDEX_PART_ROWS: tests). */
-const PART_ROWS = Number(process.env.TRACES_INDEX_PART_ROWS) > 0 ? Number(process.env.TRACES_INDEX_PART_ROWS) : 4 * ROW_GROUP_ROWS;
 const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
-const INDEX_DDL = INDEX_COLUMNS.map((c) => `"${c.name}" ${c.type}${c.notNull ? ' NOT NULL' : ''}`).join(', ');
-const KINDS = INDEX_COLUMNS.map((c) => c.type);
+/** The index's columns and types, as `read_csv` takes them. */
+const CSV_COLUMNS = `{${INDEX_COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
+
+/** The index's rows from CSV parts as IndexBatch writes them: strings quoted ("" is empty), null an empty unquoted field. */
+function readCsv(files: readonly string[]): string {
+  return (
+    `read_csv([${files.map(sqlString).join(', ')}], header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', ` +
+    `columns = ${CSV_COLUMNS}, auto_detect = false, allow_quoted_nulls = false)`
+  );
+}
 
 export const INDEX_TABLE = 'records';
 
@@ -77,12 +81,15 @@ function toJson(value: unknown): JsonValue {
 }
 
 export class Engine {
-  private appender: Appender | null = null;
-
   private constructor(
     private readonly connection: Connection,
     private readonly close_: () => void,
   ) {}
+
+  /** Loads the engine's native library, or throws the UserError saying it cannot be loaded. */
+  static async load(): Promise<void> {
+    await duckdb();
+  }
 
   /**
    * An in-memory engine. With `spill`, a scratch folder: past the memory limit DuckDB moves
@@ -103,75 +110,25 @@ export class Engine {
     });
   }
 
-  /**
-   * Starts an index whose rows go, a part at a time, into Parquet part files in `partsDir`:
-   * the engine never holds more than one part, however big the tree.
-   */
-  async createIndexTable(partsDir: string): Promise<void> {
-    this.partsDir = partsDir;
-    await this.connection.run(`CREATE TABLE ${INDEX_TABLE} (${INDEX_DDL})`);
-    this.appender = await this.connection.createAppender(INDEX_TABLE);
+  /** CSV parts of the index written so far (IndexParts), in row order. */
+  private parts: readonly string[] = [];
+
+  /** `records` becomes a view over the index's CSV parts, read in the engine's threads as they are queried or copied. */
+  async attachCsvIndex(parts: readonly string[]): Promise<void> {
+    this.parts = parts;
+    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM ${readCsv(parts)}`);
   }
 
-  private partsDir = '';
-  private rowsInPart = 0;
-  /** Part files written so far, in row order. */
-  readonly parts: string[] = [];
-
-  /** Appends a share's rows, in order. */
-  async appendBatch(batch: IndexBatch): Promise<void> {
-    let appender = this.appender!;
-    const { columns } = batch;
-    for (let row = 0; row < batch.rows; row++) {
-      for (let c = 0; c < KINDS.length; c++) {
-        const value = columns[c][row];
-        if (value === null) appender.appendNull();
-        else if (KINDS[c] === 'VARCHAR') appender.appendVarchar(value as string);
-        else if (KINDS[c] === 'BOOLEAN') appender.appendBoolean(value as boolean);
-        // Whole numbers go in as doubles (exact below 2^53; rows hold only safe integers): no BigInt per value.
-        else appender.appendDouble(value as number);
-      }
-      appender.endRow();
-      if (++this.rowsInPart >= PART_ROWS) {
-        await this.writePart(true);
-        appender = this.appender!;
-      }
-    }
-  }
-
-  /** Writes the rows appended since the last part as the next part file, and empties the table. */
-  private async writePart(more: boolean): Promise<void> {
-    this.appender?.closeSync();
-    this.appender = null;
-    const part = path.join(this.partsDir, `part-${this.parts.length}.parquet`);
-    await this.connection.run(`COPY ${INDEX_TABLE} TO ${sqlString(part)} (${PARQUET_OPTIONS})`);
-    this.parts.push(part);
-    this.rowsInPart = 0;
-    if (!more) return;
-    // Dropped, not deleted from: the memory goes back to the engine at once.
-    await this.connection.run(`DROP TABLE ${INDEX_TABLE}`);
-    await this.connection.run(`CREATE TABLE ${INDEX_TABLE} (${INDEX_DDL})`);
-    this.appender = await this.connection.createAppender(INDEX_TABLE);
-  }
-
-  /** Writes the last part (an index of no rows is one part with the columns only); `records` becomes a view over the parts. */
-  async finishIndex(): Promise<void> {
-    if (this.rowsInPart > 0 || this.parts.length === 0) await this.writePart(false);
-    else {
-      this.appender?.closeSync();
-      this.appender = null;
-    }
-    await this.connection.run(`DROP TABLE ${INDEX_TABLE}`);
-    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM read_parquet([${this.parts.map(sqlString).join(', ')}])`);
-  }
-
-  /** The index as one Parquet file at `target`, or as the part files in the folder `target`. */
+  /** The index as one Parquet file at `target`, or as one Parquet file per part in the folder `target`. */
   async writeParquet(target: string, folder: boolean): Promise<void> {
-    if (folder) {
-      mkdirSync(target);
-      this.parts.forEach((part, i) => renameSync(part, path.join(target, `part-${i}.parquet`)));
-    } else if (this.parts.length === 1) renameSync(this.parts[0], target);
-    else await this.connection.run(`COPY (SELECT * FROM ${INDEX_TABLE}) TO ${sqlString(target)} (${PARQUET_OPTIONS})`);
+    if (!folder) {
+      await this.connection.run(`COPY (SELECT * FROM ${INDEX_TABLE}) TO ${sqlString(target)} (${PARQUET_OPTIONS})`);
+      return;
+    }
+    mkdirSync(target);
+    for (const [i, part] of this.parts.entries()) {
+      await this.connection.run(`COPY (SELECT * FROM ${readCsv([part])}) TO ${sqlString(path.join(target, `part-${i}.parquet`))} (${PARQUET_OPTIONS})`);
+    }
   }
 
   /** Makes `records` a view over Parquet files (one file, or every .parquet file of a folder). */
@@ -196,11 +153,6 @@ export class Engine {
   }
 
   close(): void {
-    try {
-      this.appender?.closeSync();
-    } catch {
-      // Closing after a failed append: the database is dropped anyway.
-    }
     this.close_();
   }
 }

@@ -4,10 +4,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Engine } from '../engine/duckdb.js';
-import { runOverFiles } from '../parallel/run-shares.js';
+import { releaseWorkers, runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
 import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
+import { IndexParts } from './parts.js';
 
 export interface IndexSummary {
   records: number;
@@ -20,10 +21,13 @@ export interface IndexSummary {
 
 const LISTED_DAMAGE = 20;
 
-/** Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over them. */
-export async function buildIndex(engine: Engine, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
+/**
+ * Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over
+ * them. The engine may still be loading: the rows are read meanwhile.
+ */
+export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
   mkdirSync(partsDir, { recursive: true });
-  await engine.createIndexTable(partsDir);
+  const parts = new IndexParts(partsDir);
   const summary: IndexSummary = { records: 0, files: discovery.files.length, damagedLines: 0, damaged: [], bytes: 0 };
   const shares = runOverFiles(
     'index',
@@ -32,14 +36,19 @@ export async function buildIndex(engine: Engine, discovery: Discovery, prices: P
     (result) => ({ records: result.batch.rows, bytes: result.bytes }),
     { quiet },
   );
-  for await (const share of shares) {
-    await engine.appendBatch(share.batch);
-    summary.records += share.batch.rows;
-    summary.bytes += share.bytes;
-    summary.damagedLines += share.damaged.length;
-    for (const line of share.damaged) if (summary.damaged.length < LISTED_DAMAGE) summary.damaged.push(line);
+  try {
+    for await (const share of shares) {
+      parts.append(share.batch);
+      summary.records += share.batch.rows;
+      summary.bytes += share.bytes;
+      summary.damagedLines += share.damaged.length;
+      for (const line of share.damaged) if (summary.damaged.length < LISTED_DAMAGE) summary.damaged.push(line);
+    }
+  } finally {
+    parts.close();
   }
-  await engine.finishIndex();
+  await releaseWorkers();
+  await (await engine).attachCsvIndex(parts.files);
   return summary;
 }
 

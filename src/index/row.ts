@@ -12,7 +12,7 @@ import { writeArray } from '../canonical/canonical.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
-import { INDEX_COLUMNS, type IndexBatch, type IndexValue } from './columns.js';
+import type { IndexBatchWriter, IndexValue } from './columns.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {
@@ -89,7 +89,7 @@ function hex(words: Uint32Array): string {
   return out;
 }
 
-export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
+export function addRow(batch: IndexBatchWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
   const facts = factsOf(record, prices);
   const usage = facts.usage;
   const cost = facts.cost ?? facts.estimatedCost;
@@ -124,6 +124,5 @@ export function addRow(batch: IndexBatch, record: TraceRecord, place: RowPlace, 
     messages.count,
     messages.toolCalls,
   ];
-  for (let i = 0; i < INDEX_COLUMNS.length; i++) batch.columns[i].push(values[i]);
-  batch.rows++;
+  batch.add(values);
 }

@@ -4,7 +4,7 @@ import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
-import { emptyBatch, type IndexBatch } from './columns.js';
+import { IndexBatchWriter, type IndexBatch } from './columns.js';
 import { addRow, placeOf } from './row.js';
 
 export interface IndexSharePayload {
@@ -21,15 +21,17 @@ export interface IndexShareResult {
 
 export async function indexShare({ files, share, prices }: IndexSharePayload): Promise<IndexShareResult> {
   const table = new PriceTable(prices.data, prices.origin);
-  const result: IndexShareResult = { batch: emptyBatch(), damaged: [], bytes: 0 };
+  const rows = new IndexBatchWriter();
+  const damaged: DamagedLine[] = [];
+  let bytes = 0;
   for (const range of share.ranges) {
     const file = files[range.fileIndex];
     const place = placeOf(file);
     for await (const batch of readFileRange(file, { start: range.start, end: range.end })) {
-      result.bytes += batch.bytes;
-      for (const record of batch.records) addRow(result.batch, record, place, table);
-      for (const damaged of batch.damaged) result.damaged.push(damaged);
+      bytes += batch.bytes;
+      for (const record of batch.records) addRow(rows, record, place, table);
+      for (const line of batch.damaged) damaged.push(line);
     }
   }
-  return result;
+  return { batch: rows.finish(), damaged, bytes };
 }

@@ -26,6 +26,16 @@ function poolOf(size: number): WorkerPool {
   return sharedPool;
 }
 
+/**
+ * Ends the worker threads now, not at exit: their heaps go back to the system, for a command
+ * whose last step (index's Parquet writing) needs memory and no workers.
+ */
+export async function releaseWorkers(): Promise<void> {
+  const pool = sharedPool;
+  sharedPool = null;
+  await pool?.close();
+}
+
 function discardPool(): void {
   void sharedPool?.close();
   sharedPool = null;
