@@ -196,3 +196,55 @@ describe('records', () => {
     assert.ok(damaged.every((d) => d.file.endsWith('m_20260101-000000.jsonl')));
   });
 });
+
+describe('record fields read from the bytes', () => {
+  const recordWith = (fields: string): SynalinksRecord =>
+    new SynalinksRecord(Buffer.from(`{"synalinks_version":"0.9.014","messages":[],"outputs":{"a":1},${fields}}`), { file: 'f', line: 1, offset: 0 });
+
+  it('numbers equal what Number makes of their text, fast path or not', () => {
+    const texts = ['0', '-0', '7', '-12', '0.5', '-0.0', '1767780930.123456', '1767780930.1234567', '9007199254740991', '9007199254740993',
+      '123456789012345678901234567890', '0.1000000000000000055511151231257827', '1.5e3', '-2E-7', '3.0000000000000000000001', '0.30000000000000004'];
+    // Random decimals of the shapes recorders write: timestamps, durations, costs.
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let i = 0; i < 2000; i++) {
+      const whole = Math.floor(random() * 10 ** Math.floor(random() * 12));
+      const fraction = String(Math.floor(random() * 1e9)).padStart(9, '0').slice(0, 1 + Math.floor(random() * 9));
+      texts.push(`${random() < 0.2 ? '-' : ''}${whole}.${fraction}`);
+    }
+    for (const text of texts) {
+      const record = recordWith(`"duration":${text},"cost":${text},"timestamp":${text}`);
+      assert.ok(Object.is(record.duration, Number(text)), `duration ${text}: ${record.duration}`);
+      assert.ok(Object.is(record.cost, Number(text)), `cost ${text}`);
+    }
+  });
+
+  it('usage keeps the counts that are numbers, the last of a repeated key, and is null when no object', () => {
+    const usage = recordWith('"usage":{"prompt_tokens":12,"completion_tokens":null,"total_tokens":"30","reasoning_tokens":5,"reasoning_tokens":6,"extra":{"x":1}}').usage!;
+    assert.equal(usage.prompt_tokens, 12);
+    assert.equal(usage.completion_tokens, undefined);
+    assert.equal(usage.total_tokens, undefined);
+    assert.equal(usage.reasoning_tokens, 6);
+    assert.equal(recordWith('"usage":7').usage, null);
+    assert.equal(recordWith('"usage":null').usage, null);
+  });
+
+  it('dedupe keys from the hash bytes equal those from the decoded hashes, escapes and odd hashes included', async () => {
+    const { keyOf } = await import('../src/pipeline/keys.js');
+    const hex = 'a3f1c2d4e5b60718293a4b5c6d7e8f9001122334455667788990aabbccddeeff';
+    const cases = [
+      [`"${hex}"`, `"${hex.toUpperCase()}"`],
+      [`"\\u0061${hex.slice(1)}"`, `"${hex}"`],
+      ['"short"', `"${hex}"`],
+      [`"${hex.slice(0, 63)}g"`, `"${hex}"`],
+    ];
+    for (const [inputs, config] of cases) {
+      const record = recordWith(`"inputs_hash":${inputs},"config_hash":${config}`);
+      // The same record seen through the decoded strings only: what other sources give.
+      const plain = { inputsHash: record.inputsHash, configHash: record.configHash, program: '', module: '' } as never;
+      for (const kind of ['inputs,config', 'inputs'] as const) {
+        assert.deepEqual([...keyOf(record, kind)], [...keyOf(plain, kind)], `${kind} ${inputs} ${config}`);
+      }
+    }
+  });
+});

@@ -99,6 +99,17 @@ function hexNibble(c: number): number {
   return -1;
 }
 
+/** `hexWord` over bytes: the 8 ASCII hex digits of `b` at `at`. */
+export function hexWordOfBytes(b: Uint8Array, at: number): number {
+  let word = 0;
+  for (let i = 0; i < 8; i++) {
+    const nibble = hexNibble(b[at + i]);
+    if (nibble < 0) return NaN;
+    word = word * 16 + nibble;
+  }
+  return word >>> 0;
+}
+
 /** Reads 8 hex digits of `hex` at `at` as an unsigned 32-bit word; NaN when not hex. */
 export function hexWord(hex: string, at: number): number {
   let word = 0;

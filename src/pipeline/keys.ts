@@ -61,8 +61,10 @@ export function conversationKey(canonicalMessages: Uint8Array, into: Uint32Array
 export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = new Uint32Array(4)): Uint32Array {
   switch (kind) {
     case 'inputs,config':
+      if (record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
       return fromHexHashes(record.inputsHash, 0, record.configHash, 0, into);
     case 'inputs':
+      if (record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
       return fromHexHashes(record.inputsHash, 0, record.inputsHash, 16, into);
     case 'inputs,config,module':
       return hashOf([record.inputsHash, record.configHash, record.program, record.module], into);

@@ -5,7 +5,12 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 const NEWLINE = 0x0a;
-const CHUNK_SIZE = 4 << 20;
+/**
+ * Small enough that a chunk is still in the core's own cache when the line scanner walks it
+ * after the read copied it in: with 4 MB chunks, `stats` took 12% longer on one thread and
+ * 15% on two, where both threads share the last-level cache.
+ */
+const CHUNK_SIZE = 256 << 10;
 
 export interface Line {
   /** The line's bytes without the line ending (LF or CRLF) and without a leading BOM. */
@@ -100,14 +105,22 @@ export async function* readLineBatches(
     let pendingLength = 0;
     let done = false;
     let reused: Buffer | null = transient ? leaseBuffer(chunkSize) : null;
+    /** Whether part of the partial line lives in `reused`, which the next read would overwrite. */
+    let pendingInReused = false;
     while (!done) {
       // Most trace files are far smaller than a chunk: size the buffers to what is left.
       const want = Math.max(1, Math.min(chunkSize, size - position + 1));
-      if (reused !== null && pendingLength > 0) {
-        // The partial line still points into the buffer about to be overwritten.
+      let chunk: Buffer;
+      if (reused === null) chunk = Buffer.allocUnsafe(want);
+      else if (!pendingInReused) chunk = reused;
+      else if (pendingLength <= chunkSize >> 2) {
+        // A short partial line is copied out of the buffer about to be reused. A long one stays
+        // where it is and the reads go to fresh buffers until it ends: a line of many MB is
+        // then copied once, not once per read.
         pending = [Buffer.concat(pending, pendingLength)];
-      }
-      const chunk = reused ?? Buffer.allocUnsafe(want);
+        pendingInReused = false;
+        chunk = reused;
+      } else chunk = Buffer.allocUnsafe(want);
       const bytesRead = readSync(fd, chunk, 0, want, position);
       if (bytesRead === 0) break;
       position += bytesRead;
@@ -137,6 +150,7 @@ export async function* readLineBatches(
           raw = Buffer.concat(pending, pendingLength + nl - p);
           pending = [];
           pendingLength = 0;
+          pendingInReused = false;
         } else {
           raw = data.subarray(p, nl);
         }
@@ -151,6 +165,7 @@ export async function* readLineBatches(
         else {
           pending.push(data.subarray(p));
           pendingLength += data.length - p;
+          if (chunk === reused) pendingInReused = true;
         }
       }
       if (batch.length > 0) yield batch;

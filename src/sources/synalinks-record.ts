@@ -7,6 +7,7 @@ import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
 import { parseJson } from '../canonical/json-value.js';
 import { checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { hexWordOfBytes } from '../pipeline/key-index.js';
 import { classify, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
 const FIELDS = [
@@ -44,10 +45,112 @@ function isNullAt(b: Buffer, start: number, end: number): boolean {
 /** Config objects repeat across thousands of records: parse each distinct one once. */
 const modelByConfigHash = new Map<string, { model: string | null; provider: string | null }>();
 
+/** Spans of a record before its fields are located: all absent. Copied, not filled, per record. */
+const NO_SPANS: readonly number[] = new Array<number>(FIELDS.length * 2).fill(-1);
+
+/**
+ * The span list `locateField` writes into: one module-level visitor rather than a closure per
+ * record, since a record's constructor runs once per line of every file read.
+ */
+let locating: { raw: Buffer; spans: number[] } = { raw: Buffer.alloc(0), spans: [] };
+
+function locateField(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void {
+  const index = FIELD_MATCHER.match(locating.raw, keyStart, keyEnd);
+  if (index !== -1) {
+    locating.spans[index * 2] = valueStart;
+    locating.spans[index * 2 + 1] = valueEnd;
+  }
+}
+
+/**
+ * The last text decoded for one field. Consecutive records nearly always repeat their
+ * program, module, version and config hash, so each is decoded once per run of equal bytes,
+ * and the same string comes back (cheap to compare and to look up).
+ */
+class RepeatedText {
+  private bytes: Buffer = Buffer.alloc(0);
+  private text = '';
+
+  decode(b: Buffer, start: number, end: number): string {
+    const length = end - start;
+    const last = this.bytes;
+    if (length === last.length) {
+      let i = 0;
+      while (i < length && b[start + i] === last[i]) i++;
+      if (i === length) return this.text;
+    }
+    this.text = decodeString(b, start, end);
+    // A copy: `b` may be a read buffer that the next chunk overwrites.
+    this.bytes = Buffer.from(b.subarray(start, end));
+    return this.text;
+  }
+}
+
+/** Texts longer than this are decoded each time: comparing them would cost as much. */
+const REPEATED_TEXT_MAX = 256;
+const REPEATED_TEXTS: (RepeatedText | undefined)[] = FIELDS.map((name) =>
+  ['synalinks_version', 'program', 'module', 'config_hash'].includes(name) ? new RepeatedText() : undefined,
+);
+
+const USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'cache_creation_tokens', 'reasoning_tokens'] as const;
+const USAGE_MATCHER = new KeyMatcher(USAGE_FIELDS);
+
+/** Powers of ten a double holds exactly. */
+const EXACT_POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/**
+ * A JSON number's value, read straight from the bytes when that is exact: digits forming an
+ * integer below 2^53, divided by a power of ten up to 10^22, is one correctly rounded division
+ * (Clinger's fast path), so it equals `Number(text)`. Exponents and longer numbers go through
+ * `Number`.
+ */
+function numberAt(b: Buffer, start: number, end: number): number {
+  const negative = b[start] === 0x2d;
+  let digits = 0;
+  let fractionDigits = -1;
+  let i = negative ? start + 1 : start;
+  for (; i < end; i++) {
+    const c = b[i];
+    if (c >= 0x30 && c <= 0x39) {
+      digits = digits * 10 + (c - 0x30);
+      if (fractionDigits >= 0) fractionDigits++;
+    } else if (c === 0x2e && fractionDigits < 0) fractionDigits = 0;
+    else break;
+  }
+  if (i === end && digits <= Number.MAX_SAFE_INTEGER && fractionDigits <= 22) {
+    const value = fractionDigits > 0 ? digits / EXACT_POWERS_OF_TEN[fractionDigits] : digits;
+    return negative ? -value : value;
+  }
+  return Number(b.toString('latin1', start, end));
+}
+
+let usageRaw: Buffer = Buffer.alloc(0);
+let usageRead: Partial<Record<keyof Usage, number>> = {};
+
+function readUsageField(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void {
+  const index = USAGE_MATCHER.match(usageRaw, keyStart, keyEnd);
+  if (index === -1) return;
+  const c = usageRaw[valueStart];
+  // A count is a JSON number; anything else in its place (null, text) is no count.
+  usageRead[USAGE_FIELDS[index]] = c === 0x2d || (c >= 0x30 && c <= 0x39) ? numberAt(usageRaw, valueStart, valueEnd) : undefined;
+}
+
+/** The usage object at [start, end), its counts read from the bytes; null when it is no object. */
+function readUsage(b: Buffer, start: number, end: number): Usage | null {
+  if (b[start] !== 0x7b) return null;
+  usageRaw = b;
+  usageRead = {};
+  forEachMember(b, start, end, readUsageField);
+  return usageRead as Usage;
+}
+
 export class SynalinksRecord implements TraceRecord {
   readonly source = 'synalinks' as const;
-  /** Start and end of each known field's value in `raw`, -1 when absent. */
-  private readonly spans = new Int32Array(FIELDS.length * 2).fill(-1);
+  /**
+   * Start and end of each known field's value in `raw`, -1 when absent. A plain array of small
+   * integers: a typed array this size lives outside the heap, and cost more to make per record.
+   */
+  private readonly spans: number[] = NO_SPANS.slice();
   private cachedMessages: Message[] | undefined;
   private cachedUsage: Usage | null | undefined;
 
@@ -61,13 +164,8 @@ export class SynalinksRecord implements TraceRecord {
     checkTextRules(b);
     const start = skipWhitespace(b, 0, b.length);
     if (b[start] !== 0x7b) throw new DamagedRecordError('not a JSON object');
-    const end = forEachMember(b, start, b.length, (keyStart, keyEnd, valueStart, valueEnd) => {
-      const index = FIELD_MATCHER.match(b, keyStart, keyEnd);
-      if (index !== -1) {
-        this.spans[index * 2] = valueStart;
-        this.spans[index * 2 + 1] = valueEnd;
-      }
-    });
+    locating = { raw: b, spans: this.spans };
+    const end = forEachMember(b, start, b.length, locateField);
     if (skipWhitespace(b, end, b.length) !== b.length) throw new DamagedRecordError('text after the JSON object');
     if (!this.has(F.synalinks_version)) throw new DamagedRecordError('no synalinks_version: not a Synalinks trace record');
     if (!this.has(F.messages) || b[this.spans[F.messages * 2]] !== 0x5b) {
@@ -89,14 +187,47 @@ export class SynalinksRecord implements TraceRecord {
     if (start === -1) return null;
     const end = this.spans[field * 2 + 1];
     if (this.raw[start] !== 0x22) return null;
+    const repeated = REPEATED_TEXTS[field];
+    if (repeated !== undefined && end - start <= REPEATED_TEXT_MAX) return repeated.decode(this.raw, start, end);
     return decodeString(this.raw, start, end);
   }
 
   private number(field: number): number | null {
     const start = this.spans[field * 2];
     if (start === -1 || this.isNull(field)) return null;
-    const value = Number(this.raw.toString('latin1', start, this.spans[field * 2 + 1]));
+    const value = numberAt(this.raw, start, this.spans[field * 2 + 1]);
     return Number.isFinite(value) ? value : null;
+  }
+
+  /**
+   * Word `word` (0-3) of the 8 hex digits at `digitOffset` of the field's string, read from the
+   * bytes; NaN unless the field is a string of exactly 64 plain hex digits.
+   */
+  private hexWordOf(field: number, digitOffset: number): number {
+    const start = this.spans[field * 2];
+    if (start === -1 || this.spans[field * 2 + 1] - start !== 66 || this.raw[start] !== 0x22) return NaN;
+    return hexWordOfBytes(this.raw, start + 1 + digitOffset);
+  }
+
+  /**
+   * The default dedupe keys straight from the recorded hashes' bytes: the first 64 bits of
+   * the inputs hash and of the config hash (`inputs,config`), or the first 128 bits of the
+   * inputs hash (`inputs`). False when a hash is not 64 plain hex digits: the caller then
+   * goes through the decoded strings.
+   */
+  hashKeyWords(kind: 'inputs,config' | 'inputs', into: Uint32Array): boolean {
+    const second = kind === 'inputs' ? F.inputs_hash : F.config_hash;
+    const secondOffset = kind === 'inputs' ? 16 : 0;
+    const w0 = this.hexWordOf(F.inputs_hash, 0);
+    const w1 = this.hexWordOf(F.inputs_hash, 8);
+    const w2 = this.hexWordOf(second, secondOffset);
+    const w3 = this.hexWordOf(second, secondOffset + 8);
+    if (Number.isNaN(w0) || Number.isNaN(w1) || Number.isNaN(w2) || Number.isNaN(w3)) return false;
+    into[0] = w0;
+    into[1] = w1;
+    into[2] = w2;
+    into[3] = w3;
+    return true;
   }
 
   /** The value of a field parsed with JSON.parse (numbers become JS numbers). */
@@ -154,7 +285,8 @@ export class SynalinksRecord implements TraceRecord {
   /** Usage and cost of records without output are left over from an earlier call. */
   get usage(): Usage | null {
     if (this.cachedUsage === undefined) {
-      this.cachedUsage = this.status === 'ok' && !this.isNull(F.usage) ? (this.value('usage') as Usage) : null;
+      const start = this.spans[F.usage * 2];
+      this.cachedUsage = this.status === 'ok' && start !== -1 ? readUsage(this.raw, start, this.spans[F.usage * 2 + 1]) : null;
     }
     return this.cachedUsage;
   }

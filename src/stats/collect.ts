@@ -14,10 +14,6 @@ const MAX_LISTED_DAMAGE = 20;
 /** The groups one record counts in: its program, module, model and version. */
 type GroupNames = [string, string, string, string];
 
-function groupNames(record: TraceRecord): GroupNames {
-  const program = record.program;
-  return [program, `${program}/${record.module}`, record.model ?? '(unknown)', record.version ?? '(unknown)'];
-}
 
 /** What a worker hands back for its share of the files. */
 export interface StatsSnapshot {
@@ -33,6 +29,11 @@ export interface StatsSnapshot {
   groupSets: GroupNames[];
 }
 
+/** Key tables sized for the tree from the start (about one record per 1.5 KB), within reason. */
+function expectedKeys(bytes: number): number {
+  return Math.min(1 << 20, Math.ceil(bytes / 1536));
+}
+
 export class StatsCollector {
   readonly total = new Tally();
   readonly groups: Record<GroupDimension, Map<string, Tally>> = {
@@ -41,30 +42,58 @@ export class StatsCollector {
     model: new Map(),
     version: new Map(),
   };
-  readonly okKeys = new KeyIndex();
+  readonly okKeys: KeyIndex;
   damagedCount = 0;
   readonly damagedListed: DamagedLine[] = [];
   files = 0;
   bytes = 0;
   private readonly key = new Uint32Array(4);
-  /** Consecutive records nearly always share their groups: the last set is reused. */
+  /**
+   * Consecutive records nearly always share their groups: the last set is reused, found by
+   * the record's own names (the same strings from one record to the next, so `===` is cheap).
+   */
   private lastNames: GroupNames | null = null;
+  private lastRecordNames: [program: string, module: string, model: string | null, version: string | null] | null = null;
   private lastTallies: Tally[] = [];
   /**
    * Set when this collector is a worker's share: first-seen keys and their groups. Typed
    * columns, not arrays of numbers: half of all key words would be heap numbers, and their
    * survival made the young generation grow (about 25 MB more resident on 1 GB).
    */
-  private readonly keyLog: { keys: Column<Uint32Array>; keyGroups: Column<Int32Array>; count: number; groupSets: GroupNames[]; setIndex: Map<string, number> } | null;
+  private readonly keyLog: {
+    keys: Column<Uint32Array>;
+    keyGroups: Column<Int32Array>;
+    count: number;
+    groupSets: GroupNames[];
+    setIndex: Map<string, number>;
+    /** The set of the last key logged: nearly always the next one's too. */
+    lastNames: GroupNames | null;
+    lastSetIndex: number;
+  } | null;
 
   /** Estimates the cost of records that report none (null: no estimates). */
   readonly prices: PriceTable | null;
 
-  constructor(options: { logKeys?: boolean; prices?: PriceTable | null } = {}) {
+  constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number } = {}) {
+    this.okKeys = new KeyIndex(expectedKeys(options.bytes ?? 0));
     this.keyLog = options.logKeys
-      ? { keys: new Column(Uint32Array, 4), keyGroups: new Column(Int32Array), count: 0, groupSets: [], setIndex: new Map() }
+      ? { keys: new Column(Uint32Array, 4), keyGroups: new Column(Int32Array), count: 0, groupSets: [], setIndex: new Map(), lastNames: null, lastSetIndex: -1 }
       : null;
     this.prices = options.prices ?? null;
+  }
+
+  /** The groups of a record, and their tallies in `lastTallies`. */
+  private namesOf(record: TraceRecord): GroupNames {
+    const program = record.program;
+    const module = record.module;
+    const model = record.model;
+    const version = record.version;
+    const last = this.lastRecordNames;
+    if (last !== null && last[0] === program && last[1] === module && last[2] === model && last[3] === version) return this.lastNames!;
+    const names: GroupNames = [program, `${program}/${module}`, model ?? '(unknown)', version ?? '(unknown)'];
+    this.talliesFor(names);
+    this.lastRecordNames = [program, module, model, version];
+    return names;
   }
 
   private talliesFor(names: GroupNames): Tally[] {
@@ -72,6 +101,7 @@ export class StatsCollector {
     if (last !== null && last[0] === names[0] && last[1] === names[1] && last[2] === names[2] && last[3] === names[3]) {
       return this.lastTallies;
     }
+    this.lastRecordNames = null;
     this.lastNames = names;
     this.lastTallies = GROUP_DIMENSIONS.map((dimension, i) => {
       let tally = this.groups[dimension].get(names[i]);
@@ -83,23 +113,28 @@ export class StatsCollector {
 
   addRecord(record: TraceRecord): void {
     const facts = factsOf(record, this.prices);
-    const names = groupNames(record);
+    const names = this.namesOf(record);
     let isDuplicate = false;
     if (facts.status === 'ok') {
       isDuplicate = this.okKeys.addIfAbsent(keyOf(record, 'inputs,config', this.key), 0) !== -1;
       if (!isDuplicate && this.keyLog !== null) this.logKey(names);
     }
     this.total.add(facts, isDuplicate);
-    for (const tally of this.talliesFor(names)) tally.add(facts, isDuplicate);
+    for (const tally of this.lastTallies) tally.add(facts, isDuplicate);
   }
 
   private logKey(names: GroupNames): void {
     const log = this.keyLog!;
-    const setKey = names.join('\0');
-    let setIndex = log.setIndex.get(setKey);
-    if (setIndex === undefined) {
-      log.setIndex.set(setKey, (setIndex = log.groupSets.length));
-      log.groupSets.push(names);
+    let setIndex = log.lastSetIndex;
+    if (names !== log.lastNames) {
+      const setKey = names.join('\0');
+      setIndex = log.setIndex.get(setKey) ?? -1;
+      if (setIndex === -1) {
+        log.setIndex.set(setKey, (setIndex = log.groupSets.length));
+        log.groupSets.push(names);
+      }
+      log.lastNames = names;
+      log.lastSetIndex = setIndex;
     }
     const row = log.count++;
     log.keys.ensure(log.count);

@@ -13,7 +13,7 @@ export interface StatsSharePayload {
 }
 
 export async function statsShare({ files, share, prices }: StatsSharePayload): Promise<StatsSnapshot> {
-  const stats = new StatsCollector({ logKeys: true, prices: prices ? new PriceTable(prices.data, prices.origin) : null });
+  const stats = new StatsCollector({ logKeys: true, prices: prices ? new PriceTable(prices.data, prices.origin) : null, bytes: share.bytes });
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       stats.bytes += batch.bytes;
