@@ -1,6 +1,8 @@
 /** The `traces` command line: one thin module per command, registered here. */
 import { Command, CommanderError } from 'commander';
 import { describeFileSystemError, UserError } from './errors.js';
+import type { JobName } from './parallel/jobs.js';
+import { startWorkersEarly } from './parallel/run-shares.js';
 
 type Register = (program: Command) => void;
 
@@ -20,6 +22,18 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   runs: async () => (await import('./commands/runs.js')).registerRuns,
   index: async () => (await import('./commands/index.js')).registerIndex,
   sql: async () => (await import('./commands/sql.js')).registerSql,
+};
+
+/** The job each command that reads trace files runs in worker threads. */
+const READING_JOBS: Record<string, JobName> = {
+  stats: 'stats',
+  verify: 'verify',
+  dedupe: 'curate',
+  filter: 'curate',
+  export: 'curate',
+  scan: 'scan',
+  runs: 'runs',
+  index: 'index',
 };
 
 const VERSION = '0.1.0';
@@ -87,6 +101,8 @@ function exitCleanlyOnFileSystemErrors(): void {
 export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   exitCleanlyOnFileSystemErrors();
+  const job = Object.hasOwn(READING_JOBS, argv[2] ?? '') ? READING_JOBS[argv[2]!] : undefined;
+  if (job !== undefined && !argv.includes('--help') && !argv.includes('-h')) startWorkersEarly(job);
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);

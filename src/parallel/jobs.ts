@@ -34,6 +34,11 @@ const LOADERS: { [J in JobName]: () => Promise<Jobs[J]> } = {
   index: async () => (await import('../index/share.js')).indexShare,
 };
 
+/** Loads a job's modules ahead of its first payload (a worker does this while it would wait anyway). */
+export async function loadJob(job: JobName): Promise<void> {
+  await LOADERS[job]();
+}
+
 export async function runJob<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> {
   const run = (await LOADERS[job]()) as (payload: JobPayload<J>) => Promise<JobResult<J>>;
   return run(payload);

@@ -130,6 +130,11 @@ export class WorkerPool {
     await Promise.all(running);
   }
 
+  /** Has each worker load a job's modules before its first payload arrives. */
+  preload(job: string): void {
+    for (const worker of this.workers) worker.postMessage({ preload: job });
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }

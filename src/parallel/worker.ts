@@ -3,12 +3,17 @@
  * after another, in the order they came (the pool queues the next one ahead of time).
  */
 import { parentPort } from 'node:worker_threads';
-import { runJob, type JobName } from './jobs.js';
+import { loadJob, runJob, type JobName } from './jobs.js';
 
 interface JobMessage {
   id: number;
   job: JobName;
   payload: unknown;
+}
+
+/** Load a job's modules now; no answer. */
+interface PreloadMessage {
+  preload: JobName;
 }
 
 async function handle(message: JobMessage): Promise<void> {
@@ -24,6 +29,6 @@ async function handle(message: JobMessage): Promise<void> {
 }
 
 let queue = Promise.resolve();
-parentPort!.on('message', (message: JobMessage) => {
-  queue = queue.then(() => handle(message));
+parentPort!.on('message', (message: JobMessage | PreloadMessage) => {
+  queue = queue.then(() => ('preload' in message ? loadJob(message.preload).catch(() => undefined) : handle(message)));
 });
