@@ -102,7 +102,9 @@ export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   exitCleanlyOnFileSystemErrors();
   const job = Object.hasOwn(READING_JOBS, argv[2] ?? '') ? READING_JOBS[argv[2]!] : undefined;
-  if (job !== undefined && !argv.includes('--help') && !argv.includes('-h')) startWorkersEarly(job);
+  if (job !== undefined && !argv.includes('--help') && !argv.includes('-h')) {
+    startWorkersEarly(job, argv.slice(3).filter((arg) => !arg.startsWith('-')));
+  }
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);

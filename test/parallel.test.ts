@@ -55,3 +55,20 @@ describe('one thread or several', () => {
     });
   }
 });
+
+describe('starting the workers before the files are found', () => {
+  it('probes the paths on the command line for enough bytes, stopping early', async () => {
+    const { namesAtLeast } = await import('../src/parallel/size-probe.js');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const root = tempDir();
+    mkdirSync(path.join(root, 'p', 'm'), { recursive: true });
+    writeFileSync(path.join(root, 'p', 'm', 'a.jsonl'), Buffer.alloc(3000));
+    writeFileSync(path.join(root, 'p', 'b.jsonl'), Buffer.alloc(2000));
+    assert.equal(namesAtLeast([root], 5000), true);
+    assert.equal(namesAtLeast([root], 5001), false);
+    assert.equal(namesAtLeast([path.join(root, 'p', 'm', 'a.jsonl'), 'nemo', path.join(root, 'missing')], 3000), true);
+    assert.equal(namesAtLeast(['nemo', path.join(root, 'missing')], 1), false);
+    // A tree with more entries than it may visit counts as big: probing must stay cheap.
+    assert.equal(namesAtLeast([root], 1 << 30, 3), true);
+  });
+});

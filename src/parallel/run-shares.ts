@@ -2,10 +2,11 @@
  * Runs a job over the trace files: in worker threads when the files are big enough to
  * repay starting them, else in this thread. Either way results come in file order.
  */
-import type { Discovery } from '../sources/discover.js';
+import { defaultRoot, type Discovery } from '../sources/discover.js';
 import { Progress } from '../progress.js';
 import { runJob, type JobName, type JobPayload, type JobResult } from './jobs.js';
 import { defaultWorkerCount, WorkerPool } from './pool.js';
+import { namesAtLeast } from './size-probe.js';
 import { fileSizes, planShares, type WorkShare } from './units.js';
 
 /** Below this, starting worker threads costs more than it saves. */
@@ -27,15 +28,19 @@ function poolOf(size: number): WorkerPool {
 }
 
 /**
- * Starts the worker threads for a run that will read trace files, before it knows how much it
- * will read: a worker takes about as long to boot and load its job as the command takes to load
- * its own modules and find the files, so both are ready together. Measured on the 200 MB bench
- * tree, the second thread otherwise began its first share 120 to 450 ms after this one. A run
- * that turns out too small for threads ends them (`runOverFiles`).
+ * Starts the worker threads for a run that will read `paths` (or the default root), before the
+ * command has loaded and found its files: a worker takes about as long to boot and load its
+ * job as this thread takes to get there, so both begin together. Measured on the 200 MB bench
+ * tree, the second thread otherwise began its first share 120 to 450 ms after this one.
+ * Only for trees big enough for threads: a worker still booting delays the exit of a short run
+ * by about 50 ms.
  */
-export function startWorkersEarly(job: JobName): void {
+export function startWorkersEarly(job: JobName, paths: readonly string[]): void {
   const threads = defaultWorkerCount();
   if (threads <= 1) return;
+  // Forced shares (tests, tuning) use workers however small the tree: start them here too.
+  const forced = Number(process.env.TRACES_SHARE_BYTES) > 0;
+  if (!forced && !namesAtLeast(paths.length > 0 ? paths : [defaultRoot()], PARALLEL_MIN_BYTES)) return;
   poolOf(threads - 1).preload(job);
 }
 

@@ -21,7 +21,7 @@ export interface CandidateOptions {
 
 export interface Candidate {
   callId: string;
-  file: string;
+  /** The file is `files[fileIndex]`: its name is not repeated in every record's summary. */
   line: number;
   fileIndex: number;
   status: Status;
@@ -30,18 +30,38 @@ export interface Candidate {
   /** Why selection drops the record, or null. */
   verdict: { reason: 'status' | 'filter'; detail: string } | null;
   /** Dedupe key, 4 words (absent when selection drops the record). */
-  key: number[] | null;
+  key: Uint32Array | null;
   trajectory: TrajectoryDigests | null;
   toolCalls: Message[] | null;
   /** Near-duplicate signature (band hashes, then sketch), or null. */
   signature: Uint32Array | null;
 }
 
+/**
+ * Keys of candidates, 4 words each, carved out of blocks of a few thousand: a worker's
+ * results cross to the comparing thread as one buffer per block, where an array of numbers
+ * per record made that thread the bottleneck of two (most key words are no small integers).
+ */
+class KeySlots {
+  private block = new Uint32Array(0);
+  private used = 0;
+
+  next(): Uint32Array {
+    if (this.used === this.block.length) {
+      this.block = new Uint32Array(4 * 4096);
+      this.used = 0;
+    }
+    this.used += 4;
+    return this.block.subarray(this.used - 4, this.used);
+  }
+}
+
+const keySlots = new KeySlots();
+
 export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions): Candidate {
   const status = record.status;
   const candidate: Candidate = {
     callId: record.callId,
-    file: record.ref.file,
     line: record.ref.line,
     fileIndex,
     status,
@@ -53,7 +73,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     signature: null,
   };
   if (candidate.verdict !== null) return candidate;
-  candidate.key = Array.from(keyOf(record, options.key));
+  candidate.key = keyOf(record, options.key, keySlots.next());
   if (status !== 'ok') return candidate;
   if (options.collapse) candidate.trajectory = trajectoryDigests(record);
   const messages = options.nearDuplicates ? record.messages() : null;

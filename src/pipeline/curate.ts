@@ -15,6 +15,7 @@ import type { Candidate, CandidateOptions } from './candidate.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { TrajectoryCollapse } from './collapse.js';
 import { Deduplicator, type KeepRule } from './dedupe.js';
+import { uuidText, uuidWords } from './columns.js';
 import { KeyIndex } from './key-index.js';
 import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
 import type { KeyKind } from './keys.js';
@@ -73,8 +74,6 @@ export interface CurationPlan {
 
 export type DropSink = (drop: Drop) => void;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** Pending duplicates: group, file index, line, and the call_id as 4 words (or a side table). */
 class PendingDuplicates {
   private readonly spill = new SpillFile(7);
@@ -85,10 +84,7 @@ class PendingDuplicates {
     this.row[0] = group;
     this.row[1] = fileIndex;
     this.row[2] = line;
-    if (UUID.test(callId)) {
-      const hex = callId.replace(/-/g, '');
-      for (let i = 0; i < 4; i++) this.row[3 + i] = parseInt(hex.slice(i * 8, i * 8 + 8), 16);
-    } else {
+    if (!uuidWords(callId, this.row, 3)) {
       this.row.fill(0, 3);
       this.otherIds.set(this.spill.rows, callId);
     }
@@ -98,11 +94,7 @@ class PendingDuplicates {
   *entries(): Generator<{ group: number; fileIndex: number; line: number; callId: string }> {
     let index = 0;
     for (const row of this.spill.read()) {
-      let callId = this.otherIds.get(index++);
-      if (callId === undefined) {
-        const hex = Array.from(row.subarray(3), (w) => w.toString(16).padStart(8, '0')).join('');
-        callId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-      }
+      const callId = this.otherIds.get(index++) ?? uuidText(row, 3);
       yield { group: row[0], fileIndex: row[1], line: row[2], callId };
     }
   }
@@ -156,6 +148,13 @@ export class Curation {
     this.onDrop(drop);
   }
 
+  /** A drop decided by the record alone; its place is only built then, since most records are kept. */
+  private dropCandidate(candidate: Candidate, reason: string, detail?: string): void {
+    const drop: Drop = { call_id: candidate.callId, file: this.files[candidate.fileIndex].display, line: candidate.line, reason };
+    if (detail !== undefined) drop.detail = detail;
+    this.drop(drop);
+  }
+
   addDamaged(line: DamagedLine): void {
     this.drop({ file: line.file, line: line.line, reason: 'damaged', detail: line.reason });
   }
@@ -163,16 +162,16 @@ export class Curation {
   /** The stages that compare records: exclusion, --against, dedupe and collapse. Candidates come in file order. */
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
-    const where = { call_id: candidate.callId, file: candidate.file, line: candidate.line };
+
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
     const excluded = this.options.exclude?.meet(candidate.callId) === true;
     const listed = this.keepList?.meet(candidate.callId) ?? true;
-    if (candidate.verdict !== null) return this.drop({ ...where, ...candidate.verdict });
-    if (excluded) return this.drop({ ...where, reason: 'excluded' });
-    if (!listed) return this.drop({ ...where, reason: 'not_in_keep_list' });
+    if (candidate.verdict !== null) return this.dropCandidate(candidate, candidate.verdict.reason, candidate.verdict.detail);
+    if (excluded) return this.dropCandidate(candidate, 'excluded');
+    if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
     const key = this.key;
     key.set(candidate.key!);
-    if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.drop({ ...where, reason: 'seen' });
+    if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.dropCandidate(candidate, 'seen');
     if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
     let groupKey = key;
     if (this.selectedKeys !== null) {
