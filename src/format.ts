@@ -30,9 +30,16 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1e9).toFixed(2)} GB`;
 }
 
-/** `3,000`. */
+/**
+ * `3,000`. Whole numbers are grouped here rather than by `toLocaleString`, whose first call
+ * loads the ICU locale data: about 25 ms, a tenth of a short run.
+ */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
+  const digits = String(Math.abs(n));
+  let grouped = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = grouped.length; i < digits.length; i += 3) grouped += `,${digits.slice(i, i + 3)}`;
+  return n < 0 ? `-${grouped}` : grouped;
 }
 
 /** `950`, `9,999`, `12.3k`, `123k`, `4.5M`, `1.2B`; empty for an unknown (negative) count. */

@@ -9,6 +9,8 @@
  * TRACES_PROGRESS_DELAY_MS (tests, tuning) replaces the one-second wait, so a test can see
  * the line on a short run; the line still needs a terminal.
  */
+import { formatCount } from './format.js';
+
 const DEFAULT_DELAY_MS = 1000;
 const INTERVAL_MS = 200;
 
@@ -70,7 +72,7 @@ export class Progress {
 
   /** The line as drawn, for the given elapsed seconds. */
   line(seconds: number): string {
-    const parts = [this.label, `files ${this.files.toLocaleString('en-US')}/${this.totalFiles.toLocaleString('en-US')}`, `records ${this.records.toLocaleString('en-US')}`];
+    const parts = [this.label, `files ${formatCount(this.files)}/${formatCount(this.totalFiles)}`, `records ${formatCount(this.records)}`];
     const rate = seconds > 0 ? this.bytes / seconds : 0;
     if (this.totalBytes !== null) {
       parts.push(`${megabytes(this.bytes)} of ${megabytes(this.totalBytes)}`, `${megabytes(rate)}/s`);

@@ -11,6 +11,7 @@ import { Progress } from '../progress.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { DropDigest } from './drop-digest.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { formatCount } from '../format.js';
 
 interface OutputFlags {
   out?: string;
@@ -45,10 +46,10 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
   const dropped = Object.entries(plan.dropped).filter(([, n]) => n > 0);
   const total = dropped.reduce((sum, [, n]) => sum + n, 0);
   return [
-    `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files` +
+    `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files` +
       (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
-    `kept ${plan.kept.toLocaleString('en-US')}`,
-    `dropped ${total.toLocaleString('en-US')}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${n.toLocaleString('en-US')}`).join(', ')}` : ''}`,
+    `kept ${formatCount(plan.kept)}`,
+    `dropped ${formatCount(total)}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` : ''}`,
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
 }
@@ -108,7 +109,7 @@ export function registerCurationCommand(
         lines.push(
           digest!.allShown || flags.verbose || flags.json
             ? 'dry run: nothing written'
-            : `dry run: nothing written; -v lists all ${drops.toLocaleString('en-US')} dropped records and damaged lines, --json gives them as JSON`,
+            : `dry run: nothing written; -v lists all ${formatCount(drops)} dropped records and damaged lines, --json gives them as JSON`,
         );
       } else lines.push(`wrote ${flags.out} (dropped records and damaged lines listed in ${manifest!.finalPath})`);
       process.stderr.write(`${lines.join('\n')}\n`);

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Drop } from '../pipeline/curate.js';
 import { RunTempDir } from '../pipeline/spill.js';
 import { withUnreadableInputs } from './common.js';
+import { formatCount } from '../format.js';
 
 /** Examples shown per reason without -v. */
 export const EXAMPLES_PER_REASON = 3;
@@ -55,9 +56,9 @@ export class DropDigest {
     for (const [reason, count] of [...this.counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))) {
       const firsts = this.firsts.get(reason) ?? [];
       const noun = reason === 'damaged' ? 'line' : 'record';
-      out.push(`would drop ${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'} as ${reason}${count > firsts.length ? `, first ${firsts.length}` : ''}:`);
+      out.push(`would drop ${formatCount(count)} ${noun}${count === 1 ? '' : 's'} as ${reason}${count > firsts.length ? `, first ${firsts.length}` : ''}:`);
       for (const drop of firsts) out.push(`  ${describeDrop(drop)}`);
-      if (count > firsts.length) out.push(`  … ${(count - firsts.length).toLocaleString('en-US')} more`);
+      if (count > firsts.length) out.push(`  … ${formatCount(count - firsts.length)} more`);
     }
     return out.length === 0 ? 'would drop nothing\n' : `${out.join('\n')}\n`;
   }

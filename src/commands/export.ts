@@ -6,6 +6,7 @@ import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } f
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { formatCount } from '../format.js';
 
 interface ExportFlags extends CurationFlags {
   format: string;
@@ -48,7 +49,7 @@ export function redactionSummary(scrub: { redactions: Record<string, number> } |
   const kinds = Object.entries(scrub.redactions).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   const total = kinds.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return 'redacted nothing: no detector found anything';
-  return `redacted ${total.toLocaleString('en-US')} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`).join(', ')}`;
+  return `redacted ${formatCount(total)} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}`;
 }
 
 export function registerExport(program: Command): void {
@@ -117,7 +118,7 @@ Examples:
         const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
         process.stderr.write(
           [
-            `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files`,
+            `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files`,
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
             ...(curation.exclude?.describe('--exclude') ?? []),
@@ -157,7 +158,7 @@ Examples:
       const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
       process.stderr.write(
         [
-          `read ${plan.recordsRead.toLocaleString('en-US')} records from ${plan.files.length} files${plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? '' : 's'})` : ''}`,
+          `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files${plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? '' : 's'})` : ''}`,
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           redactionSummary(report.scrub as { redactions: Record<string, number> } | null),

@@ -10,6 +10,7 @@ import type { SourceKind } from '../record.js';
 import { Scratch } from '../output/output-file.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { formatCount } from '../format.js';
 
 interface IndexFlags {
   out?: string;
@@ -135,7 +136,7 @@ Examples:
           printJson({ records: summary.records, files: summary.files, damaged_lines: summary.damagedLines, damaged: summary.damaged, bytes: summary.bytes, out: finalPath });
         }
         process.stderr.write(
-          `indexed ${summary.records.toLocaleString('en-US')} records from ${summary.files} files` +
+          `indexed ${formatCount(summary.records)} records from ${summary.files} files` +
             (summary.damagedLines > 0 ? ` (${summary.damagedLines} damaged line${summary.damagedLines === 1 ? '' : 's'} not indexed)` : '') +
             ` into ${where}\n`,
         );

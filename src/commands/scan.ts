@@ -5,6 +5,7 @@ import { parseScrub } from '../privacy/options.js';
 import type { RecordFinding } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { addToList, appendAll } from '../lists.js';
+import { formatCount } from '../format.js';
 
 const LISTED_PER_DETECTOR = 10;
 
@@ -53,7 +54,7 @@ Examples:
           for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${f.file}:${f.line} ${f.call_id} ${f.path}: ${f.preview}\n`);
           if (list.length > LISTED_PER_DETECTOR) process.stdout.write(`  … ${list.length - LISTED_PER_DETECTOR} more (--json lists all)\n`);
         }
-        process.stdout.write(`${records.toLocaleString('en-US')} records scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
+        process.stdout.write(`${formatCount(records)} records scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
       }
       process.exitCode = findings.length > 0 ? 1 : 0;
     });

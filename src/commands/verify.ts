@@ -4,6 +4,7 @@ import type { SourceKind } from '../record.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import type { Mismatch } from '../canonical/verify-share.js';
 import { appendAll } from '../lists.js';
+import { formatCount } from '../format.js';
 
 export function registerVerify(program: Command): void {
   const command = program
@@ -50,7 +51,7 @@ Examples:
       else {
         for (const m of mismatches) process.stdout.write(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value\n`);
         process.stdout.write(
-          `${checked.toLocaleString('en-US')} records checked, ${mismatches.length} mismatch${mismatches.length === 1 ? '' : 'es'}` +
+          `${formatCount(checked)} records checked, ${mismatches.length} mismatch${mismatches.length === 1 ? '' : 'es'}` +
             (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not checked (see traces stats)` : '') +
             (unhashed.length > 0 ? `, ${unhashed.length} Ask/klieo file${unhashed.length === 1 ? '' : 's'} not checked (no recorded hashes)` : '') +
             '\n',

@@ -1,5 +1,6 @@
 /** A query's rows as a readable table or as CSV. */
 import type { JsonValue, QueryResult } from './duckdb.js';
+import { formatCount } from '../format.js';
 
 const MAX_CELL = 60;
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL)/;
@@ -25,7 +26,7 @@ export function renderTable(result: QueryResult): string {
     values.map((v, i) => (alignRight[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [line(result.columns.map(cell), numeric), widths.map((w) => '─'.repeat(w)).join('  ')];
   for (const row of cells) out.push(line(row, numeric));
-  out.push(`(${result.rows.length.toLocaleString('en-US')} row${result.rows.length === 1 ? '' : 's'})`);
+  out.push(`(${formatCount(result.rows.length)} row${result.rows.length === 1 ? '' : 's'})`);
   return `${out.join('\n')}\n`;
 }
 

@@ -9,6 +9,7 @@ import type { PriceTable } from '../pricing/table.js';
 import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
 import { IndexParts } from './parts.js';
+import { formatCount } from '../format.js';
 
 export interface IndexSummary {
   records: number;
@@ -56,5 +57,5 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
 export function reportDamage(summary: IndexSummary): void {
   for (const line of summary.damaged) process.stderr.write(`traces: ${line.file}:${line.line}: damaged line, not indexed: ${line.reason}\n`);
   const more = summary.damagedLines - summary.damaged.length;
-  if (more > 0) process.stderr.write(`traces: … ${more.toLocaleString('en-US')} more damaged lines not listed\n`);
+  if (more > 0) process.stderr.write(`traces: … ${formatCount(more)} more damaged lines not listed\n`);
 }
