@@ -35,3 +35,21 @@ describe('KeyIndex', () => {
     assert.ok(perKey >= 28 && perKey <= 58, `${perKey} bytes a key`);
   });
 });
+
+describe('call ids as 4 words', () => {
+  it('a lower-case uuid round-trips through its words; any other text is refused and leaves the words alone', async () => {
+    const { uuidText, uuidWords } = await import('../src/pipeline/columns.js');
+    const { randomUUID } = await import('node:crypto');
+    const words = new Uint32Array(8);
+    for (let i = 0; i < 2000; i++) {
+      const id = randomUUID();
+      assert.equal(uuidWords(id, words, 4), true, id);
+      assert.equal(uuidText(words, 4), id);
+    }
+    words.fill(7);
+    for (const other of ['', 'run-1:3', '01234567-89ab-cdef-0123-456789ABCDEF', '0123456789ab-cdef-0123-456789abcdef-', '01234567-89ab-cdef-0123-456789abcdeg', '01234567-89ab-cdef-0123-456789abcdé']) {
+      assert.equal(uuidWords(other, words), false, other);
+    }
+    assert.deepEqual([...words], [7, 7, 7, 7, 7, 7, 7, 7]);
+  });
+});

@@ -65,11 +65,23 @@ export function uuidWords(text: string, into: Uint32Array, at = 0): boolean {
   return true;
 }
 
+/** Two hex digits of each byte value. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 /** The uuid text of the 4 words at `into[at..at+4]`. */
 export function uuidText(words: Uint32Array, at = 0): string {
-  let hex = '';
-  for (let i = 0; i < 4; i++) hex += words[at + i].toString(16).padStart(8, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let text = '';
+  for (let i = 0; i < 4; i++) {
+    const w = words[at + i];
+    const high = HEX_PAIRS[w >>> 24] + HEX_PAIRS[(w >>> 16) & 255];
+    const low = HEX_PAIRS[(w >>> 8) & 255] + HEX_PAIRS[w & 255];
+    // 8-4-4-4-12 digits: a dash after word 0, inside word 1, after word 1 and inside word 2.
+    if (i === 0) text += `${high}${low}-`;
+    else if (i === 1) text += `${high}-${low}`;
+    else if (i === 2) text += `-${high}-${low}`;
+    else text += high + low;
+  }
+  return text;
 }
 
 /** call_ids are uuid4 strings: kept as 16 bytes, with the rare other id kept as text. */
