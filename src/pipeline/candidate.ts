@@ -21,6 +21,8 @@ export interface CandidateOptions {
 
 export interface Candidate {
   callId: string;
+  /** The call_id's uuid bits, when the summary has them at hand (saves parsing `callId`). */
+  readonly callIdWords?: Uint32Array | null;
   /** The file is `files[fileIndex]`: its name is not repeated in every record's summary. */
   line: number;
   fileIndex: number;
@@ -37,27 +39,6 @@ export interface Candidate {
   signature: Uint32Array | null;
 }
 
-/**
- * Keys of candidates, 4 words each, carved out of blocks of a few thousand: a worker's
- * results cross to the comparing thread as one buffer per block, where an array of numbers
- * per record made that thread the bottleneck of two (most key words are no small integers).
- */
-class KeySlots {
-  private block = new Uint32Array(0);
-  private used = 0;
-
-  next(): Uint32Array {
-    if (this.used === this.block.length) {
-      this.block = new Uint32Array(4 * 4096);
-      this.used = 0;
-    }
-    this.used += 4;
-    return this.block.subarray(this.used - 4, this.used);
-  }
-}
-
-const keySlots = new KeySlots();
-
 export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions): Candidate {
   const status = record.status;
   const candidate: Candidate = {
@@ -73,7 +54,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     signature: null,
   };
   if (candidate.verdict !== null) return candidate;
-  candidate.key = keyOf(record, options.key, keySlots.next());
+  candidate.key = keyOf(record, options.key);
   if (status !== 'ok') return candidate;
   if (options.collapse) candidate.trajectory = trajectoryDigests(record);
   const messages = options.nearDuplicates ? record.messages() : null;

@@ -100,6 +100,13 @@ export class CallIdColumn {
     if (this.others.size > 0) this.others.delete(row);
   }
 
+  /** `set` for a uuid already in words. */
+  setWords(row: number, words: Uint32Array): void {
+    this.words.ensure(row + 1);
+    this.words.data.set(words, row * 4);
+    if (this.others.size > 0) this.others.delete(row);
+  }
+
   get(row: number): string {
     const other = this.others.get(row);
     if (other !== undefined) return other;

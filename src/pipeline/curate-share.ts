@@ -1,9 +1,9 @@
 /** The per-record half of curation over one share of the files, in a worker thread. */
-import type { DamagedLine } from '../record.js';
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
-import { candidateOf, type Candidate, type CandidateOptions } from './candidate.js';
+import { candidateOf, type CandidateOptions } from './candidate.js';
+import { CandidateBatchWriter, type CandidateBatch } from './candidate-batch.js';
 
 export interface CurateSharePayload {
   files: TraceFile[];
@@ -13,24 +13,27 @@ export interface CurateSharePayload {
 
 export interface CurateShareResult {
   /** Records and damaged lines in line order, so drops are listed the same however files are shared out. */
-  items: ({ damaged: DamagedLine } | Candidate)[];
+  batch: CandidateBatch;
   records: number;
   bytes: number;
 }
 
 export async function curateShare({ files, share, options }: CurateSharePayload): Promise<CurateShareResult> {
-  const result: CurateShareResult = { items: [], records: 0, bytes: 0 };
+  // About one record per 1.5 KB: the columns rarely need to grow.
+  const candidates = new CandidateBatchWriter(Math.ceil(share.bytes / 1536));
+  let records = 0;
+  let bytes = 0;
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
-      result.bytes += batch.bytes;
-      result.records += batch.records.length;
+      bytes += batch.bytes;
+      records += batch.records.length;
       let d = 0;
       for (const record of batch.records) {
-        while (d < batch.damaged.length && batch.damaged[d].line < record.ref.line) result.items.push({ damaged: batch.damaged[d++] });
-        result.items.push(candidateOf(record, range.fileIndex, options));
+        while (d < batch.damaged.length && batch.damaged[d].line < record.ref.line) candidates.addDamaged(batch.damaged[d++]);
+        candidates.add(candidateOf(record, range.fileIndex, options));
       }
-      while (d < batch.damaged.length) result.items.push({ damaged: batch.damaged[d++] });
+      while (d < batch.damaged.length) candidates.addDamaged(batch.damaged[d++]);
     }
   }
-  return result;
+  return { batch: candidates.finish(), records, bytes };
 }

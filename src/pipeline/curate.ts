@@ -12,6 +12,7 @@ import type { IdList } from '../id-list.js';
 import type { DamagedLine, Message } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { Candidate, CandidateOptions } from './candidate.js';
+import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { TrajectoryCollapse } from './collapse.js';
 import { Deduplicator, type KeepRule } from './dedupe.js';
@@ -285,7 +286,7 @@ export async function planCuration(
     (result) => ({ records: result.records, bytes: result.bytes }),
   );
   for await (const result of results) {
-    for (const item of result.items) {
+    for (const item of readCandidateBatch(result.batch)) {
       if ('damaged' in item) curation.addDamaged(item.damaged);
       else curation.addCandidate(item);
     }

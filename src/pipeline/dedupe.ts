@@ -13,6 +13,8 @@ export type KeepRule = 'first' | 'last';
 /** What dedupe needs of a record. A missing timestamp counts as 0. */
 export interface Offered {
   callId: string;
+  /** The call_id's uuid bits when at hand: stored without reading `callId`. */
+  readonly callIdWords?: Uint32Array | null;
   fileIndex: number;
   line: number;
   timestamp: number;
@@ -74,7 +76,9 @@ export class Deduplicator {
   private store(group: number, offered: Offered): void {
     for (const column of [this.fileIndexes, this.lines, this.timestamps, this.winnerOk]) column.ensure(group + 1);
     this.winnerOk.data[group] = offered.status === 'ok' ? 1 : 0;
-    this.callIds.set(group, offered.callId);
+    const words = offered.callIdWords;
+    if (words != null) this.callIds.setWords(group, words);
+    else this.callIds.set(group, offered.callId);
     this.fileIndexes.data[group] = offered.fileIndex;
     this.lines.data[group] = offered.line;
     this.timestamps.data[group] = offered.timestamp;

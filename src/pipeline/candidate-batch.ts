@@ -1,0 +1,176 @@
+/**
+ * A share's candidates in columns. They cross from a worker to the thread that compares
+ * records as a few typed arrays instead of an object per record: deserializing those objects
+ * made that thread the bottleneck of two. There they are read through one reused view.
+ */
+import type { DamagedLine, Message, Status } from '../record.js';
+import { STATUSES } from '../record.js';
+import type { Candidate } from './candidate.js';
+import type { TrajectoryDigests } from './collapse.js';
+import { uuidText, uuidWords } from './columns.js';
+
+export interface CandidateBatch {
+  count: number;
+  fileIndex: Int32Array;
+  line: Int32Array;
+  /** Index into STATUSES. */
+  status: Uint8Array;
+  timestamp: Float64Array;
+  /** 4 words a row: the dedupe key (zeros when selection drops the record). */
+  keys: Uint32Array;
+  /** 4 words a row: the call_id's uuid bits (zeros when `otherCallIds` has the id). */
+  callIds: Uint32Array;
+  /** What few rows have, by row. */
+  otherCallIds: Map<number, string>;
+  verdicts: Map<number, NonNullable<Candidate['verdict']>>;
+  trajectories: Map<number, TrajectoryDigests>;
+  toolCalls: Map<number, Message[]>;
+  signatures: Map<number, Uint32Array>;
+  /** Damaged lines in line order, each with the row it comes before. */
+  damaged: { before: number; line: DamagedLine }[];
+}
+
+export class CandidateBatchWriter {
+  private capacity: number;
+  private batch: CandidateBatch;
+
+  constructor(expectedRows = 1024) {
+    this.capacity = Math.max(16, expectedRows);
+    this.batch = {
+      count: 0,
+      fileIndex: new Int32Array(this.capacity),
+      line: new Int32Array(this.capacity),
+      status: new Uint8Array(this.capacity),
+      timestamp: new Float64Array(this.capacity),
+      keys: new Uint32Array(this.capacity * 4),
+      callIds: new Uint32Array(this.capacity * 4),
+      otherCallIds: new Map(),
+      verdicts: new Map(),
+      trajectories: new Map(),
+      toolCalls: new Map(),
+      signatures: new Map(),
+      damaged: [],
+    };
+  }
+
+  private grow(): void {
+    this.capacity *= 2;
+    const b = this.batch;
+    const grown = <T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(old: T, width = 1): T => {
+      const bigger = new (old.constructor as new (length: number) => T)(this.capacity * width);
+      bigger.set(old);
+      return bigger;
+    };
+    b.fileIndex = grown(b.fileIndex);
+    b.line = grown(b.line);
+    b.status = grown(b.status);
+    b.timestamp = grown(b.timestamp);
+    b.keys = grown(b.keys, 4);
+    b.callIds = grown(b.callIds, 4);
+  }
+
+  add(candidate: Candidate): void {
+    const b = this.batch;
+    if (b.count === this.capacity) this.grow();
+    const row = b.count++;
+    b.fileIndex[row] = candidate.fileIndex;
+    b.line[row] = candidate.line;
+    b.status[row] = STATUSES.indexOf(candidate.status);
+    b.timestamp[row] = candidate.timestamp;
+    if (candidate.key !== null) b.keys.set(candidate.key, row * 4);
+    if (!uuidWords(candidate.callId, b.callIds, row * 4)) b.otherCallIds.set(row, candidate.callId);
+    if (candidate.verdict !== null) b.verdicts.set(row, candidate.verdict);
+    if (candidate.trajectory !== null) b.trajectories.set(row, candidate.trajectory);
+    if (candidate.toolCalls !== null) b.toolCalls.set(row, candidate.toolCalls);
+    if (candidate.signature !== null) b.signatures.set(row, candidate.signature);
+  }
+
+  addDamaged(line: DamagedLine): void {
+    this.batch.damaged.push({ before: this.batch.count, line });
+  }
+
+  /** The batch, its columns cut to the rows written. */
+  finish(): CandidateBatch {
+    const b = this.batch;
+    const n = b.count;
+    return {
+      ...b,
+      fileIndex: b.fileIndex.slice(0, n),
+      line: b.line.slice(0, n),
+      status: b.status.slice(0, n),
+      timestamp: b.timestamp.slice(0, n),
+      keys: b.keys.slice(0, n * 4),
+      callIds: b.callIds.slice(0, n * 4),
+    };
+  }
+}
+
+/**
+ * One row of a batch seen as a Candidate. The same object serves every row, so a consumer
+ * must copy what it keeps (the stages copy into their own columns). The call_id is only
+ * turned into text when asked; `callIdWords` gives its uuid bits directly.
+ */
+class CandidateView implements Candidate {
+  row = 0;
+  private readonly keyWords = new Uint32Array(4);
+
+  constructor(private readonly batch: CandidateBatch) {}
+
+  get callId(): string {
+    return this.batch.otherCallIds.get(this.row) ?? uuidText(this.batch.callIds, this.row * 4);
+  }
+  /** The call_id as 4 words, or null when it is no uuid. */
+  get callIdWords(): Uint32Array | null {
+    return this.batch.otherCallIds.size > 0 && this.batch.otherCallIds.has(this.row) ? null : this.batch.callIds.subarray(this.row * 4, this.row * 4 + 4);
+  }
+  /** Null exactly when selection drops the record, as `candidateOf` makes it. */
+  get key(): Uint32Array | null {
+    return this.batch.verdicts.size > 0 && this.batch.verdicts.has(this.row) ? null : this.keyWords;
+  }
+  get line(): number {
+    return this.batch.line[this.row];
+  }
+  get fileIndex(): number {
+    return this.batch.fileIndex[this.row];
+  }
+  get status(): Status {
+    return STATUSES[this.batch.status[this.row]];
+  }
+  get timestamp(): number {
+    return this.batch.timestamp[this.row];
+  }
+  get verdict(): Candidate['verdict'] {
+    return this.batch.verdicts.get(this.row) ?? null;
+  }
+  get trajectory(): TrajectoryDigests | null {
+    return this.batch.trajectories.get(this.row) ?? null;
+  }
+  get toolCalls(): Message[] | null {
+    return this.batch.toolCalls.get(this.row) ?? null;
+  }
+  get signature(): Uint32Array | null {
+    return this.batch.signatures.get(this.row) ?? null;
+  }
+
+  moveTo(row: number): void {
+    this.row = row;
+    const keys = this.batch.keys;
+    const at = row * 4;
+    this.keyWords[0] = keys[at];
+    this.keyWords[1] = keys[at + 1];
+    this.keyWords[2] = keys[at + 2];
+    this.keyWords[3] = keys[at + 3];
+  }
+}
+
+/** The batch's damaged lines and candidates in line order; each candidate is the same view, moved on. */
+export function* readCandidateBatch(batch: CandidateBatch): Generator<{ damaged: DamagedLine } | Candidate> {
+  const view = new CandidateView(batch);
+  let d = 0;
+  for (let row = 0; row < batch.count; row++) {
+    while (d < batch.damaged.length && batch.damaged[d].before === row) yield { damaged: batch.damaged[d++].line };
+    view.moveTo(row);
+    yield view;
+  }
+  while (d < batch.damaged.length) yield { damaged: batch.damaged[d++].line };
+}
