@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse,warmup]
  *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
  *
  * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expectedPath, generate, GENERATOR_VERSION, type Expected, type Profile } from './generate.js';
+import { measureWarmup } from './warmup.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH = path.join(PROJECT, 'bench');
@@ -42,7 +43,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse] [--memory [--big-mb 1024]]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse,warmup] [--memory [--big-mb 1024]]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -617,7 +618,18 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
       const first = await measureBrowseFirstRow(tree);
       rows.push({ op: 'browse (first row)', ours: first === null ? 'not measured yet' : { seconds: first, rssMb: null }, baseline: null });
     }
-    printTable(rows, expected.trace_bytes);
+    if (rows.length > 0) printTable(rows, expected.trace_bytes);
+    if (o.only === null || o.only.has('warmup')) {
+      log('warm-up: 4 MB shares of the stats job in fresh threads, one alone, then two at once');
+      const warmup = await measureWarmup(tree, runs);
+      process.stdout.write('\nwarm-up of the stats job (fresh threads, 4 MB shares; steady = median of the last 4 of 12):\n');
+      for (const w of warmup) {
+        process.stdout.write(
+          `  ${w.threads} thread${w.threads === 1 ? ' ' : 's'}: steady ${w.steadyMs.toFixed(0)} ms per share (${w.steadyMbps.toFixed(0)} MB/s together), ` +
+            `warm-up ${w.warmupMs.toFixed(0)} ms beyond steady per thread\n`,
+        );
+      }
+    }
   } finally {
     if (temporary) {
       rmSync(tree, { recursive: true, force: true });

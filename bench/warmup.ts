@@ -1,0 +1,66 @@
+/**
+ * Where the time of a short `stats` goes besides reading: the cost of warming up. Fresh
+ * worker threads each run the `stats` job over equal 4 MB shares of the tree, one thread
+ * alone, then two at once, and the time of each share is kept. A thread is warm once its
+ * shares take their steady time (the median of its last four); what it spent beyond that on
+ * the shares before is its warm-up. Two threads warming up together take longer than one
+ * alone: V8's compiler and collector threads then have no idle core.
+ */
+import { Worker } from 'node:worker_threads';
+import { discover } from '../src/sources/discover.js';
+import { fileSizes, planShares } from '../src/parallel/units.js';
+
+const SHARE = 4 << 20;
+const SHARES_PER_THREAD = 12;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function runThreads(tree: string, threads: number): Promise<number[][]> {
+  const found = await discover([tree]);
+  const shares = planShares(fileSizes(found.files), 1, 1, SHARE).filter((s) => s.bytes >= SHARE - 1024);
+  if (shares.length < threads * SHARES_PER_THREAD) throw new Error(`warm-up needs ${threads * SHARES_PER_THREAD * 4} MB of tree`);
+  const url = new URL('./warmup-worker.js', import.meta.url);
+  return Promise.all(
+    Array.from({ length: threads }, (_, k) =>
+      new Promise<number[]>((resolve, reject) => {
+        const worker = new Worker(url, { workerData: { files: found.files, shares: shares.slice(k * SHARES_PER_THREAD, (k + 1) * SHARES_PER_THREAD) } });
+        worker.once('message', (times: number[]) => {
+          resolve(times);
+          void worker.terminate();
+        });
+        worker.once('error', reject);
+      }),
+    ),
+  );
+}
+
+export interface WarmupRow {
+  threads: number;
+  /** Steady time of one 4 MB share, ms (median over threads and runs). */
+  steadyMs: number;
+  /** Time spent beyond the steady time on the shares before, ms per thread. */
+  warmupMs: number;
+  /** Steady MB/s of all threads together. */
+  steadyMbps: number;
+}
+
+export async function measureWarmup(tree: string, runs: number): Promise<WarmupRow[]> {
+  const rows: WarmupRow[] = [];
+  for (const threads of [1, 2]) {
+    const steady: number[] = [];
+    const warmup: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      for (const times of await runThreads(tree, threads)) {
+        const settled = median(times.slice(-4));
+        steady.push(settled);
+        warmup.push(times.reduce((sum, t) => sum + Math.max(0, t - settled), 0));
+      }
+    }
+    const steadyMs = median(steady);
+    rows.push({ threads, steadyMs, warmupMs: median(warmup), steadyMbps: (threads * 4) / (steadyMs / 1000) });
+  }
+  return rows;
+}
