@@ -3,7 +3,10 @@
  * its trajectory digests and tool calls. It runs where records are read (the main thread
  * or a worker), and only this small summary travels to the stage that compares records.
  */
+import { parseJson } from '../canonical/json-value.js';
+import { forEachElement } from '../canonical/scan.js';
 import type { Message, Status, TraceRecord } from '../record.js';
+import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
 import { keyOf, type KeyKind } from './keys.js';
 import { conversationWords, signatureOf } from './minhash.js';
@@ -17,6 +20,12 @@ export interface CandidateOptions {
   toolCalls: boolean;
   /** Compute the near-duplicate signature (minhash.ts). */
   nearDuplicates: boolean;
+  /**
+   * Set (to an id of the run) when every selected ok record's tool calls are observed (no
+   * later stage drops one first): observing a turn again changes nothing, so a turn already
+   * handed over in this run can be left out.
+   */
+  toolCallsOnce?: string | null;
 }
 
 export interface Candidate {
@@ -58,8 +67,59 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
   if (options.collapse) candidate.trajectory = trajectoryDigests(record);
   const messages = options.nearDuplicates ? record.messages() : null;
   if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
-  if (options.toolCalls && record.raw.includes('"tool_calls"')) {
-    candidate.toolCalls = (messages ?? record.messages()).filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls));
+  if (options.toolCalls && record.raw.includes(TOOL_CALLS)) {
+    candidate.toolCalls =
+      messages === null && options.toolCallsOnce != null && record instanceof SynalinksRecord
+        ? newToolCallTurns(record, options.toolCallsOnce)
+        : (messages ?? record.messages()).filter(isToolCallTurn);
   }
   return candidate;
+}
+
+const TOOL_CALLS = Buffer.from('"tool_calls"');
+const UNICODE_ESCAPE = Buffer.from('\\u');
+
+function isToolCallTurn(m: Message): boolean {
+  return m.role === 'assistant' && Array.isArray(m.tool_calls);
+}
+
+/**
+ * Agent steps repeat every earlier turn of their run, so most tool-calling turns a thread
+ * meets it has handed over before. Bounded: forgetting only costs observing a turn again.
+ */
+const handedOver = new Set<string>();
+const HANDED_OVER_LIMIT = 1 << 14;
+/** The run `handedOver` belongs to: a thread serves one run after another. */
+let handedOverRun = '';
+
+/**
+ * The tool-calling assistant turns of the record this thread has not handed over yet, or
+ * null: only the turns that hold `"tool_calls"` are parsed, not the whole conversation.
+ */
+function newToolCallTurns(record: SynalinksRecord, run: string): Message[] | null {
+  if (run !== handedOverRun) {
+    handedOver.clear();
+    handedOverRun = run;
+  }
+  const raw = record.raw;
+  const [start, end] = record.span('messages')!;
+  const escaped = raw.indexOf(UNICODE_ESCAPE, start);
+  // A key may spell tool_calls with escapes: such records take the whole parse.
+  if (escaped !== -1 && escaped < end) {
+    const turns = record.messages().filter(isToolCallTurn);
+    return turns.length > 0 ? turns : null;
+  }
+  let turns: Message[] | null = null;
+  let next = raw.indexOf(TOOL_CALLS, start);
+  forEachElement(raw, start, end, (elementStart, elementEnd) => {
+    while (next !== -1 && next < elementStart) next = raw.indexOf(TOOL_CALLS, next + 1);
+    if (next === -1 || next >= elementEnd) return;
+    const text = raw.toString('latin1', elementStart, elementEnd);
+    if (handedOver.has(text)) return;
+    if (handedOver.size >= HANDED_OVER_LIMIT) handedOver.clear();
+    handedOver.add(text);
+    const message = parseJson(raw, elementStart, elementEnd) as Message;
+    if (isToolCallTurn(message)) (turns ??= []).push(message);
+  });
+  return turns;
 }

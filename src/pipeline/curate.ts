@@ -8,6 +8,7 @@
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
  */
+import { randomUUID } from 'node:crypto';
 import type { IdList } from '../id-list.js';
 import type { DamagedLine, Message } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
@@ -148,6 +149,8 @@ export class Curation {
       collapse: this.collapse !== null,
       toolCalls: onToolCalls !== null,
       nearDuplicates: near,
+      // --exclude, --keep-list and --against drop records after this: each record's turns must come.
+      toolCallsOnce: options.exclude === null && keepList === null && options.seen === null ? randomUUID() : null,
     };
   }
 
