@@ -32,6 +32,8 @@ export interface Candidate {
   callId: string;
   file: string;
   line: number;
+  /** Byte offset of the line in its file (Synalinks), for a second pass that reads it alone. */
+  offset: number;
   fileIndex: number;
   status: Status;
   /** Epoch seconds; 0 when unknown. */
@@ -52,6 +54,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     callId: record.callId,
     file: record.ref.file,
     line: record.ref.line,
+    offset: record.ref.offset,
     fileIndex,
     status,
     timestamp: record.timestamp ?? 0,

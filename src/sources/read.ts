@@ -1,4 +1,5 @@
 /** Turns trace files into batches of records and damaged lines, whichever recorder wrote them. */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
@@ -55,7 +56,7 @@ export async function* readOtherFile(file: TraceFile): AsyncGenerator<RecordBatc
   yield last;
 }
 
-function isSynalinks(file: TraceFile): boolean {
+export function isSynalinks(file: TraceFile): boolean {
   return file.source === 'synalinks' || file.source === undefined;
 }
 
@@ -119,5 +120,72 @@ export async function* readSelectedRecords(
       if (records.length > 0) yield { fileIndex, records };
       if (next >= wanted.length) break;
     }
+  }
+}
+
+const READ_AT_CHUNK = 4 << 20;
+
+/** Fills `buffer` from `position` of the file as far as the file goes; returns the bytes read. */
+function readFull(fd: number, buffer: Buffer, position: number): number {
+  let done = 0;
+  while (done < buffer.length) {
+    const n = readSync(fd, buffer, done, buffer.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/**
+ * Records of a Synalinks file's chosen lines, found by their byte offsets (sorted, with
+ * their line numbers beside them), those in `range` only: a second pass that neither
+ * splits the unwanted lines nor counts the lines before a range that starts mid-file.
+ * Each batch is one chunk read, for the caller to finish before asking for the next.
+ */
+export function* readSynalinksLinesAt(
+  file: TraceFile,
+  lines: Int32Array,
+  offsets: Float64Array,
+  range?: ByteRange,
+): Generator<TraceRecord[]> {
+  const start = range?.start ?? 0;
+  const end = range?.end ?? Infinity;
+  let i = 0;
+  while (i < offsets.length && offsets[i] < start) i++;
+  if (i >= offsets.length || offsets[i] >= end) return;
+  const fd = openSync(file.path, 'r');
+  try {
+    let buffer = Buffer.alloc(0);
+    let bufferStart = 0;
+    let bufferLength = 0;
+    let records: TraceRecord[] = [];
+    for (; i < offsets.length && offsets[i] < end; i++) {
+      const offset = offsets[i];
+      let at = offset - bufferStart;
+      let newline = at >= 0 && at < bufferLength ? buffer.indexOf(0x0a, at) : -1;
+      if (newline === -1 || newline >= bufferLength) {
+        // The line is not whole in this chunk: hand over what is read, then read on from it.
+        if (records.length > 0) yield records;
+        records = [];
+        let size = READ_AT_CHUNK;
+        for (;;) {
+          buffer = Buffer.allocUnsafe(size);
+          bufferStart = offset;
+          bufferLength = readFull(fd, buffer, offset);
+          newline = buffer.indexOf(0x0a);
+          if (newline >= bufferLength) newline = -1;
+          // A line longer than the chunk: read it again whole.
+          if (newline === -1 && bufferLength === size) size *= 2;
+          else break;
+        }
+        at = 0;
+      }
+      let lineEnd = newline === -1 ? bufferLength : newline;
+      if (lineEnd > at && buffer[lineEnd - 1] === 0x0d) lineEnd--;
+      records.push(new SynalinksRecord(buffer.subarray(at, lineEnd), { file: file.display, line: lines[i], offset }));
+    }
+    if (records.length > 0) yield records;
+  } finally {
+    closeSync(fd);
   }
 }
