@@ -147,6 +147,7 @@ export function* readSynalinksLinesAt(
   lines: Int32Array,
   offsets: Float64Array,
   range?: ByteRange,
+  chunkSize = READ_AT_CHUNK,
 ): Generator<TraceRecord[]> {
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
@@ -167,7 +168,7 @@ export function* readSynalinksLinesAt(
         // The line is not whole in this chunk: hand over what is read, then read on from it.
         if (records.length > 0) yield records;
         records = [];
-        let size = READ_AT_CHUNK;
+        let size = chunkSize;
         for (;;) {
           buffer = Buffer.allocUnsafe(size);
           bufferStart = offset;
