@@ -153,40 +153,59 @@ export function* readSynalinksLinesAt(
   const end = range?.end ?? Infinity;
   let i = 0;
   while (i < offsets.length && offsets[i] < start) i++;
-  if (i >= offsets.length || offsets[i] >= end) return;
+  let last = i - 1;
+  while (last + 1 < offsets.length && offsets[last + 1] < end) last++;
+  if (last < i) return;
   const fd = openSync(file.path, 'r');
+  let chunk = leaseChunk(chunkSize);
   try {
-    let buffer = Buffer.alloc(0);
-    let bufferStart = 0;
-    let bufferLength = 0;
+    let data = chunk.subarray(0, 0);
+    let dataStart = 0;
     let records: TraceRecord[] = [];
-    for (; i < offsets.length && offsets[i] < end; i++) {
+    for (; i <= last; i++) {
       const offset = offsets[i];
-      let at = offset - bufferStart;
-      let newline = at >= 0 && at < bufferLength ? buffer.indexOf(0x0a, at) : -1;
-      if (newline === -1 || newline >= bufferLength) {
-        // The line is not whole in this chunk: hand over what is read, then read on from it.
+      let at = offset - dataStart;
+      let newline = at >= 0 && at < data.length ? data.indexOf(0x0a, at) : -1;
+      if (newline === -1) {
+        // The line is not whole in what is read: hand over the records of the chunk, then read on from the line.
         if (records.length > 0) yield records;
         records = [];
-        let size = chunkSize;
+        // As far as the last chosen line and a little of it: reading beyond costs as much as not needing it.
+        let want = Math.min(chunkSize, offsets[last] - offset + LINE_SLACK);
         for (;;) {
-          buffer = Buffer.allocUnsafe(size);
-          bufferStart = offset;
-          bufferLength = readFull(fd, buffer, offset);
-          newline = buffer.indexOf(0x0a);
-          if (newline >= bufferLength) newline = -1;
-          // A line longer than the chunk: read it again whole.
-          if (newline === -1 && bufferLength === size) size *= 2;
-          else break;
+          if (chunk.length < want) chunk = Buffer.allocUnsafe(want);
+          data = chunk.subarray(0, readFull(fd, chunk.subarray(0, want), offset));
+          dataStart = offset;
+          newline = data.indexOf(0x0a);
+          // A line longer than what was read (and not cut by the end of the file): read more of it.
+          if (newline !== -1 || data.length < want) break;
+          want *= 2;
         }
         at = 0;
       }
-      let lineEnd = newline === -1 ? bufferLength : newline;
-      if (lineEnd > at && buffer[lineEnd - 1] === 0x0d) lineEnd--;
-      records.push(new SynalinksRecord(buffer.subarray(at, lineEnd), { file: file.display, line: lines[i], offset }));
+      let lineEnd = newline === -1 ? data.length : newline;
+      if (lineEnd > at && data[lineEnd - 1] === 0x0d) lineEnd--;
+      records.push(new SynalinksRecord(data.subarray(at, lineEnd), { file: file.display, line: lines[i], offset }));
     }
     if (records.length > 0) yield records;
   } finally {
     closeSync(fd);
+    if (chunk.length <= 2 * chunkSize) spareChunk = chunk;
   }
+}
+
+/** Read past the start of the last chosen line of a range, so most lines need no second read. */
+const LINE_SLACK = 64 << 10;
+
+/**
+ * One spare read buffer per thread, reused: a fresh 4 MB buffer per share costs page faults
+ * and external memory the collector returns late. A batch's records point into it, so each
+ * batch is finished with before the next is asked for.
+ */
+let spareChunk: Buffer | null = null;
+
+function leaseChunk(size: number): Buffer {
+  const spare = spareChunk;
+  spareChunk = null;
+  return spare !== null && spare.length >= size ? spare : Buffer.allocUnsafe(size);
 }
