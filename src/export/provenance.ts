@@ -13,31 +13,23 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
-import { CallIdColumn, Column } from '../pipeline/columns.js';
+import { CallIdColumn, Column, uuidText, uuidWords } from '../pipeline/columns.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { SpillFile } from '../pipeline/spill.js';
 import { META_DIR } from '../output/kept-keys.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 
-const UUID = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
-
 /** A call_id as 4 words: a uuid's own bits, else the first 16 bytes of its sha256. Returns whether it was a uuid. */
 function callIdWords(callId: string, into: Uint32Array): boolean {
-  const match = UUID.exec(callId);
-  if (match !== null) {
-    const hex = match.slice(1).join('');
-    for (let i = 0; i < 4; i++) into[i] = parseInt(hex.slice(i * 8, i * 8 + 8), 16);
-    return true;
-  }
+  if (uuidWords(callId, into)) return true;
   const digest = createHash('sha256').update(callId).digest();
   for (let i = 0; i < 4; i++) into[i] = digest.readUInt32BE(i * 4);
   return false;
 }
 
 function uuidOf(words: Uint32Array): string {
-  const hex = Array.from(words, (w) => w.toString(16).padStart(8, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(words);
 }
 
 export class Provenance {

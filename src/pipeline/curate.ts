@@ -21,6 +21,7 @@ import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
 import type { KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
+import { uuidText, uuidWords } from './columns.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
 
@@ -76,7 +77,6 @@ export interface CurationPlan {
 
 export type DropSink = (drop: Drop) => void;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Pending duplicates: group, file index, line, and the call_id as 4 words (or a side table). */
 class PendingDuplicates {
@@ -88,10 +88,7 @@ class PendingDuplicates {
     this.row[0] = group;
     this.row[1] = fileIndex;
     this.row[2] = line;
-    if (UUID.test(callId)) {
-      const hex = callId.replace(/-/g, '');
-      for (let i = 0; i < 4; i++) this.row[3 + i] = parseInt(hex.slice(i * 8, i * 8 + 8), 16);
-    } else {
+    if (!uuidWords(callId, this.row, 3)) {
       this.row.fill(0, 3);
       this.otherIds.set(this.spill.rows, callId);
     }
@@ -101,11 +98,7 @@ class PendingDuplicates {
   *entries(): Generator<{ group: number; fileIndex: number; line: number; callId: string }> {
     let index = 0;
     for (const row of this.spill.read()) {
-      let callId = this.otherIds.get(index++);
-      if (callId === undefined) {
-        const hex = Array.from(row.subarray(3), (w) => w.toString(16).padStart(8, '0')).join('');
-        callId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-      }
+      const callId = this.otherIds.get(index++) ?? uuidText(row, 3);
       yield { group: row[0], fileIndex: row[1], line: row[2], callId };
     }
   }
