@@ -190,7 +190,7 @@ function sortRows(buffer: Buffer, first: number, count: number): void {
   }
 }
 
-function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[]): number {
+function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[], sourceSpans?: number[]): number {
   out.byte(0x5b);
   const contentStart = out.length;
   let lastElementStart = contentStart;
@@ -202,7 +202,9 @@ function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropL
   for (let count = 0; ; count++) {
     lastElementStart = out.length;
     if (count > 0) out.byte(0x2c);
-    p = skipWhitespace(b, writeValue(b, p, end, out), end);
+    const valueEnd = writeValue(b, p, end, out);
+    sourceSpans?.push(p, valueEnd);
+    p = skipWhitespace(b, valueEnd, end);
     elementEnds?.push(out.length);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
     if (b[p] === 0x5d) break;
@@ -239,12 +241,13 @@ export function writeCanonical(b: Buffer, start: number, end: number, out: ByteS
 
 /**
  * Writes the array at [start, end); with `dropLast`, as if its last element were absent.
- * `elementEnds` receives where each element's canonical text ends in `out`.
+ * `elementEnds` receives where each element's canonical text ends in `out`, `sourceSpans`
+ * where each element starts and ends in `b` (two numbers per element).
  */
-export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[]): void {
+export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[], sourceSpans?: number[]): void {
   if (b[start] !== 0x5b) throw new JsonSyntaxError('expected an array', start);
   top = 0;
-  writeArrayValue(b, start, end, out, dropLast, elementEnds);
+  writeArrayValue(b, start, end, out, dropLast, elementEnds, sourceSpans);
 }
 
 export function sha256Hex(bytes: Uint8Array): string {

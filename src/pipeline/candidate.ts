@@ -67,19 +67,22 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
   if (candidate.verdict !== null) return candidate;
   candidate.key = Array.from(keyOf(record, options.key));
   if (status !== 'ok') return candidate;
-  if (options.collapse) candidate.trajectory = trajectoryDigests(record);
+  messageSpans.length = 0;
+  if (options.collapse) candidate.trajectory = trajectoryDigests(record, messageSpans);
   const messages = options.nearDuplicates ? record.messages() : null;
   if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
   if (options.toolCalls && record.raw.includes(TOOL_CALLS)) {
     candidate.toolCalls =
       messages === null && options.toolCallsOnce != null && record instanceof SynalinksRecord
-        ? newToolCallTurns(record, options.toolCallsOnce)
+        ? newToolCallTurns(record, options.toolCallsOnce, options.collapse ? messageSpans : null)
         : (messages ?? record.messages()).filter(isToolCallTurn);
   }
   return candidate;
 }
 
 const TOOL_CALLS = Buffer.from('"tool_calls"');
+/** Where each message of the record at hand starts and ends in its line, when the collapse digests wrote them. */
+const messageSpans: number[] = [];
 const UNICODE_ESCAPE = Buffer.from('\\u');
 
 function isToolCallTurn(m: Message): boolean {
@@ -99,7 +102,7 @@ let handedOverRun = '';
  * The tool-calling assistant turns of the record this thread has not handed over yet, or
  * null: only the turns that hold `"tool_calls"` are parsed, not the whole conversation.
  */
-function newToolCallTurns(record: SynalinksRecord, run: string): Message[] | null {
+function newToolCallTurns(record: SynalinksRecord, run: string, spans: number[] | null): Message[] | null {
   if (run !== handedOverRun) {
     handedOver.clear();
     handedOverRun = run;
@@ -114,7 +117,7 @@ function newToolCallTurns(record: SynalinksRecord, run: string): Message[] | nul
   }
   let turns: Message[] | null = null;
   let next = raw.indexOf(TOOL_CALLS, start);
-  forEachElement(raw, start, end, (elementStart, elementEnd) => {
+  const visit = (elementStart: number, elementEnd: number): void => {
     while (next !== -1 && next < elementStart) next = raw.indexOf(TOOL_CALLS, next + 1);
     if (next === -1 || next >= elementEnd) return;
     const text = raw.toString('latin1', elementStart, elementEnd);
@@ -123,6 +126,9 @@ function newToolCallTurns(record: SynalinksRecord, run: string): Message[] | nul
     handedOver.add(text);
     const message = parseJson(raw, elementStart, elementEnd) as Message;
     if (isToolCallTurn(message)) (turns ??= []).push(message);
-  });
+  };
+  // The collapse digests walked the messages already and left where each one is.
+  if (spans !== null) for (let i = 0; i < spans.length && next !== -1; i += 2) visit(spans[i], spans[i + 1]);
+  else forEachElement(raw, start, end, visit);
   return turns;
 }

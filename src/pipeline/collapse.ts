@@ -43,7 +43,7 @@ const DIGEST_ROOM = 32;
  * `sink` as DIGEST_ROOM spare bytes, the program's name, a zero byte, and the canonical
  * messages array without its `[`; where each element ends in `elementEnds`. Returns where the zero byte is.
  */
-function writeMessages(record: TraceRecord): number {
+function writeMessages(record: TraceRecord, sourceSpans: number[] | undefined): number {
   sink.reset();
   elementEnds.length = 0;
   sink.length = DIGEST_ROOM;
@@ -51,7 +51,7 @@ function writeMessages(record: TraceRecord): number {
   const separator = sink.length;
   if (record instanceof SynalinksRecord) {
     const [start, end] = record.span('messages')!;
-    writeArray(record.raw, start, end, sink, false, elementEnds);
+    writeArray(record.raw, start, end, sink, false, elementEnds, sourceSpans);
   } else {
     sink.byte(0x5b);
     record.messages().forEach((message, i) => {
@@ -70,10 +70,11 @@ function writeMessages(record: TraceRecord): number {
  * conversation, as a chain: the first covers the program and the messages up to its end,
  * each next one the previous digest and the messages since. Equal messages (as JSON values)
  * of one program give equal chains, whichever record they are read from; each digest is one
- * native call over bytes hashed once, linear in the conversation.
+ * native call over bytes hashed once, linear in the conversation. For a Synalinks record,
+ * `sourceSpans` receives where each message starts and ends in its line (two numbers each).
  */
-export function trajectoryDigests(record: TraceRecord): TrajectoryDigests | null {
-  const separator = writeMessages(record);
+export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): TrajectoryDigests | null {
+  const separator = writeMessages(record, sourceSpans);
   const bytes = sink.buffer;
   const count = elementEnds.length;
   if (count === 0) return null;
