@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
@@ -163,4 +163,52 @@ describe('traces export', () => {
     }
     assert.throws(() => readdirSync(out));
   });
+});
+
+describe('tool inference in export', () => {
+  // Two steps of one agent run: the second repeats the first's tool call and makes another.
+  const call = (id: string, args: Record<string, number>) => ({ role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: 'add', arguments: args } }] });
+  const result = (id: string) => ({ role: 'tool', content: '{"result":3}', tool_call_id: id, name: 'add' });
+  const record = (callId: string, messages: unknown[], n: number) =>
+    JSON.stringify({
+      synalinks_version: '0.9.014',
+      call_id: callId,
+      parent_call_id: null,
+      program: 'agent',
+      module: 'step',
+      timestamp: 1783412130 + n,
+      messages,
+      inputs_hash: String(n).repeat(64),
+      outputs: { answer: 'ok' },
+      config: { config: { model: 'openai/gpt-4o-mini' } },
+      config_hash: 'c'.repeat(64),
+    });
+  const start = [{ role: 'system', content: 'Use the tools.' }, { role: 'user', content: 'What is 1 + 2, then 3 + 0?' }];
+  const first = '11111111-1111-4111-8111-111111111111';
+  const tree = tempDir();
+  mkdirSync(path.join(tree, 'agent', 'step'), { recursive: true });
+  writeFileSync(
+    path.join(tree, 'agent', 'step', 'step_20260101-000000.jsonl'),
+    [
+      record(first, [...start, call('c1', { a: 1, b: 2 })], 1),
+      record('22222222-2222-4222-8222-222222222222', [...start, call('c1', { a: 1, b: 2 }), result('c1'), call('c2', { a: 3 })], 2),
+    ].join('\n') + '\n',
+  );
+  const exclude = path.join(tempDir(), 'exclude.txt');
+  writeFileSync(exclude, `${first}\n`);
+
+  for (const trajectories of ['last', 'all']) {
+    it(`counts every call of every kept record, whatever an excluded step held before it (--trajectories ${trajectories})`, () => {
+      for (const extra of [[], ['--exclude', exclude]]) {
+        const out = path.join(tempDir(), 'out');
+        const run = runCli(['export', tree, '--out', out, '--json', '--format', 'openai', '--trajectories', trajectories, ...extra]);
+        assert.equal(run.status, 0, run.stderr);
+        const definitions = JSON.parse(run.stdout).tools.inferred_definitions;
+        assert.equal(definitions.length, 1, `${extra}`);
+        // Both calls (c1 again in the second step): `b` is not in every call.
+        assert.equal(definitions[0].function.description, 'Inferred by traces from 2 recorded calls.', `${extra}`);
+        assert.deepEqual(definitions[0].function.parameters.required, ['a'], `${extra}`);
+      }
+    });
+  }
 });

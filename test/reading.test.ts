@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readLineBatches, type Line } from '../src/sources/lines.js';
 import { discover, whyNotTraceFile } from '../src/sources/discover.js';
-import { readFiles } from '../src/sources/read.js';
+import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
 import { GOLDEN, SAMPLES, tempDir } from './helpers.js';
 
@@ -80,6 +80,36 @@ describe('reading with one reused buffer', () => {
         for (const l of batch) seen.push([l.number, l.offset, l.bytes.toString(), l.terminated]);
       }
       assert.deepEqual(seen, expected, `chunk ${chunkSize}`);
+    }
+  });
+});
+
+describe('reading chosen lines by their offsets', () => {
+  it('gives the same bytes and places as splitting the whole file, for every range and chunk size', async () => {
+    const file = path.join(tempDir(), 'at.jsonl');
+    const record = (i: number, pad: number) => `{"synalinks_version":"1","call_id":"c${i}","messages":[{"role":"user","content":"${'é'.repeat(pad)}"}]}`;
+    const text = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from([record(0, 3), record(1, 5000), '', '  ', record(3, 0), record(4, 70)].join('\r\n') + '\n' + record(5, 9)),
+    ]);
+    writeFileSync(file, text);
+    const whole = (await allLines(file)).map((l) => ({ bytes: l.bytes.toString('latin1'), line: l.number, offset: l.offset }));
+    assert.equal(whole.length, 5);
+    const traceFile = { path: file, display: 'at.jsonl', root: path.dirname(file), source: 'synalinks' as const };
+    for (const chosen of [[0, 1, 2, 3, 4], [1], [0, 2, 4], [3, 4]]) {
+      const lines = Int32Array.from(chosen.map((i) => whole[i].line));
+      const offsets = Float64Array.from(chosen.map((i) => whole[i].offset));
+      for (const cuts of [[0, Infinity], [0, 10, 5100, Infinity], [0, 1, 2, 3, 4, 20000]]) {
+        for (const chunkSize of [16, 64, 1 << 20]) {
+          const got: { bytes: string; line: number; offset: number }[] = [];
+          for (let i = 0; i + 1 < cuts.length; i++) {
+            for (const batch of readSynalinksLinesAt(traceFile, lines, offsets, { start: cuts[i], end: cuts[i + 1] }, chunkSize)) {
+              for (const r of batch) got.push({ bytes: r.raw.toString('latin1'), line: r.ref.line, offset: r.ref.offset });
+            }
+          }
+          assert.deepEqual(got, chosen.map((i) => whole[i]), `lines ${chosen} cuts ${cuts} chunk ${chunkSize}`);
+        }
+      }
     }
   });
 });

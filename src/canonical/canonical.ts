@@ -13,28 +13,46 @@ import { decodeString, isWhitespace, JsonSyntaxError, skipString, skipValue, ski
 
 const QUOTE = 0x22;
 
-/** A member already written to the sink: where its key and whole `"key":value` text sit. */
-interface WrittenMember {
-  start: number;
-  end: number;
-  keyStart: number;
-  keyEnd: number;
-  /** The key's decoded UTF-8 when its canonical text holds escapes (so bytes would sort wrongly). */
-  decodedKey: Buffer | null;
+/**
+ * Members already written to the sink, as rows of one stack shared by nested objects (an
+ * object's rows sit above its parent's, and are popped when it ends): where each member's
+ * key and whole `"key":value` text sit. No object per member: canonical writing runs over
+ * every message of every record.
+ */
+const START = 0;
+const END = 1;
+const KEY_START = 2;
+const KEY_END = 3;
+let rows = new Int32Array(4 * 256);
+let top = 0;
+/** Per row, the key's decoded UTF-8 when its canonical text holds escapes (so bytes would sort wrongly). */
+const decodedKeys: (Buffer | null)[] = [];
+
+function pushRow(): number {
+  if ((top + 1) * 4 > rows.length) {
+    const grown = new Int32Array(rows.length * 2);
+    grown.set(rows);
+    rows = grown;
+  }
+  return top++;
 }
 
 /** UTF-8 byte order is code point order, which is how orjson sorts keys. */
-function compareKeys(sink: Buffer, x: WrittenMember, y: WrittenMember): number {
-  if (x.decodedKey !== null || y.decodedKey !== null) {
-    const xs = x.decodedKey ?? sink.subarray(x.keyStart, x.keyEnd);
-    const ys = y.decodedKey ?? sink.subarray(y.keyStart, y.keyEnd);
+function compareKeys(sink: Buffer, x: number, y: number): number {
+  const xd = decodedKeys[x];
+  const yd = decodedKeys[y];
+  if (xd !== null || yd !== null) {
+    const xs = xd ?? sink.subarray(rows[x * 4 + KEY_START], rows[x * 4 + KEY_END]);
+    const ys = yd ?? sink.subarray(rows[y * 4 + KEY_START], rows[y * 4 + KEY_END]);
     return Buffer.compare(xs, ys);
   }
-  const xl = x.keyEnd - x.keyStart;
-  const yl = y.keyEnd - y.keyStart;
+  const xStart = rows[x * 4 + KEY_START];
+  const yStart = rows[y * 4 + KEY_START];
+  const xl = rows[x * 4 + KEY_END] - xStart;
+  const yl = rows[y * 4 + KEY_END] - yStart;
   const n = Math.min(xl, yl);
   for (let i = 0; i < n; i++) {
-    const d = sink[x.keyStart + i] - sink[y.keyStart + i];
+    const d = sink[xStart + i] - sink[yStart + i];
     if (d !== 0) return d;
   }
   return xl - yl;
@@ -81,7 +99,7 @@ function writeString(b: Buffer, start: number, end: number, out: ByteSink): bool
 
 function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
   out.byte(0x7b);
-  const members: WrittenMember[] = [];
+  const base = top;
   let sorted = true;
   p = skipWhitespace(b, p + 1, end);
   if (b[p] === 0x7d) {
@@ -90,32 +108,31 @@ function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
   }
   for (;;) {
     if (b[p] !== QUOTE) throw new JsonSyntaxError('expected object key', p);
-    if (members.length > 0) out.byte(0x2c);
+    if (top > base) out.byte(0x2c);
     const start = out.length;
     const keyTokenEnd = skipString(b, p, end);
     const escaped = writeString(b, p, keyTokenEnd, out);
-    const member: WrittenMember = {
-      start,
-      end: 0,
-      keyStart: start + 1,
-      keyEnd: out.length - 1,
-      decodedKey: escaped ? Buffer.from(decodeString(b, p, keyTokenEnd), 'utf8') : null,
-    };
+    const row = pushRow();
+    rows[row * 4 + START] = start;
+    rows[row * 4 + KEY_START] = start + 1;
+    rows[row * 4 + KEY_END] = out.length - 1;
+    decodedKeys[row] = escaped ? Buffer.from(decodeString(b, p, keyTokenEnd), 'utf8') : null;
     p = skipWhitespace(b, keyTokenEnd, end);
     if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
     out.byte(0x3a);
     p = writeValue(b, skipWhitespace(b, p + 1, end), end, out);
-    member.end = out.length;
+    // `rows` may have grown while the value was written: index it afresh.
+    rows[row * 4 + END] = out.length;
     // A repeated key also takes the reordering path, which keeps only its last value.
-    if (members.length > 0 && sorted && compareKeys(out.buffer, members[members.length - 1], member) >= 0) sorted = false;
-    members.push(member);
+    if (row > base && sorted && compareKeys(out.buffer, row - 1, row) >= 0) sorted = false;
     p = skipWhitespace(b, p, end);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
     if (b[p] === 0x7d) break;
     if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or '}'", p);
     p = skipWhitespace(b, p + 1, end);
   }
-  if (!sorted) reorder(out, members);
+  if (!sorted) reorder(out, base, top);
+  top = base;
   out.byte(0x7d);
   return p + 1;
 }
@@ -123,55 +140,57 @@ function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
 /** Scratch space for `reorder`, which never nests (inner objects finish before outer ones). */
 let scratch = Buffer.allocUnsafe(1 << 16);
 
-function reorder(out: ByteSink, members: WrittenMember[]): void {
-  const regionStart = members[0].start;
+/** Reused by `reorder`: the rows in key order. */
+let order = new Int32Array(64);
+
+/** Reused by `reorder`: 1 where the member at that sorted position gives way to a later one with its key. */
+let overridden = new Uint8Array(64);
+
+function reorder(out: ByteSink, first: number, last: number): void {
+  const count = last - first;
+  const regionStart = rows[first * 4 + START];
   const regionLength = out.length - regionStart;
   if (scratch.length < regionLength) scratch = Buffer.allocUnsafe(Math.max(regionLength, scratch.length * 2));
   out.buffer.copy(scratch, 0, regionStart, out.length);
-  const written = scratch;
-  const order = sortedMembers(out.buffer, members);
+  sortRows(out.buffer, first, count);
   // A key given twice keeps its last value, as a Python dict (and so orjson) does; the sort
   // is stable, so of equal keys the last written comes last. Compared before being overwritten.
-  overridden.length = 0;
-  for (let i = 0; i < order.length; i++) overridden.push(i + 1 < order.length && compareKeys(out.buffer, order[i]!, order[i + 1]!) === 0);
+  if (overridden.length < count) overridden = new Uint8Array(Math.max(count, overridden.length * 2));
+  for (let i = 0; i < count; i++) overridden[i] = i + 1 < count && compareKeys(out.buffer, order[i], order[i + 1]) === 0 ? 1 : 0;
   out.length = regionStart;
-  let first = true;
-  for (let i = 0; i < order.length; i++) {
-    if (overridden[i]) continue;
-    if (!first) out.byte(0x2c);
-    first = false;
-    out.copy(written, order[i]!.start - regionStart, order[i]!.end - regionStart);
+  let written = 0;
+  for (let i = 0; i < count; i++) {
+    if (overridden[i] === 1) continue;
+    const row = order[i];
+    if (written++ > 0) out.byte(0x2c);
+    out.copy(scratch, rows[row * 4 + START] - regionStart, rows[row * 4 + END] - regionStart);
   }
 }
-
-/** Reused by `reorder`: whether the member at each sorted position is replaced by a later one with its key. */
-const overridden: boolean[] = [];
-
-/** Reused by `sortedMembers` (reorder never nests). */
-const order: WrittenMember[] = [];
 
 /**
- * Members in key order. Nearly every message object needs it (`content` sorts before `role`),
- * and `Array.prototype.sort` allocates on each call, a sixth of what computing trajectory
- * digests allocated; objects have few keys, so an insertion sort in a reused array serves,
- * with the built-in sort for big ones. Both are stable, which `reorder` relies on for repeated keys.
+ * Rows [first, first + count) into `order` by key. Nearly every message object needs it
+ * (`content` sorts before `role`): an insertion sort (stable, which `reorder` relies on for
+ * repeated keys) in a reused array, with a stable built-in sort for big objects.
  */
-function sortedMembers(buffer: Buffer, members: readonly WrittenMember[]): readonly WrittenMember[] {
-  if (members.length > 32) return members.slice().sort((x, y) => compareKeys(buffer, x, y));
-  order.length = 0;
-  for (const member of members) {
-    let i = order.length;
-    order.push(member);
-    while (i > 0 && compareKeys(buffer, order[i - 1]!, member) > 0) {
-      order[i] = order[i - 1]!;
+function sortRows(buffer: Buffer, first: number, count: number): void {
+  if (order.length < count) order = new Int32Array(Math.max(count, order.length * 2));
+  if (count > 32) {
+    const sorted = Array.from({ length: count }, (_, i) => first + i).sort((x, y) => compareKeys(buffer, x, y));
+    order.set(sorted);
+    return;
+  }
+  for (let k = 0; k < count; k++) {
+    const row = first + k;
+    let i = k;
+    while (i > 0 && compareKeys(buffer, order[i - 1], row) > 0) {
+      order[i] = order[i - 1];
       i--;
     }
-    order[i] = member;
+    order[i] = row;
   }
-  return order;
 }
 
-function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[]): number {
+function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[], sourceSpans?: number[]): number {
   out.byte(0x5b);
   const contentStart = out.length;
   let lastElementStart = contentStart;
@@ -183,7 +202,9 @@ function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropL
   for (let count = 0; ; count++) {
     lastElementStart = out.length;
     if (count > 0) out.byte(0x2c);
-    p = skipWhitespace(b, writeValue(b, p, end, out), end);
+    const valueEnd = writeValue(b, p, end, out);
+    sourceSpans?.push(p, valueEnd);
+    p = skipWhitespace(b, valueEnd, end);
     elementEnds?.push(out.length);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
     if (b[p] === 0x5d) break;
@@ -213,16 +234,20 @@ function writeValue(b: Buffer, p: number, end: number, out: ByteSink): number {
 
 /** Writes the canonical form of the JSON value at [start, end) of `b` into `out`. */
 export function writeCanonical(b: Buffer, start: number, end: number, out: ByteSink): void {
+  // A syntax error thrown mid-object leaves rows behind.
+  top = 0;
   writeValue(b, start, end, out);
 }
 
 /**
  * Writes the array at [start, end); with `dropLast`, as if its last element were absent.
- * `elementEnds` receives where each element's canonical text ends in `out`.
+ * `elementEnds` receives where each element's canonical text ends in `out`, `sourceSpans`
+ * where each element starts and ends in `b` (two numbers per element).
  */
-export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[]): void {
+export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[], sourceSpans?: number[]): void {
   if (b[start] !== 0x5b) throw new JsonSyntaxError('expected an array', start);
-  writeArrayValue(b, start, end, out, dropLast, elementEnds);
+  top = 0;
+  writeArrayValue(b, start, end, out, dropLast, elementEnds, sourceSpans);
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -234,6 +259,7 @@ export function canonicalize(json: string | Buffer): Buffer {
   const b = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const start = skipWhitespace(b, 0, b.length);
   const out = new ByteSink(b.length + 16);
+  top = 0;
   const end = writeValue(b, start, b.length, out);
   for (let i = end; i < b.length; i++) if (!isWhitespace(b[i])) throw new JsonSyntaxError('text after the JSON value', i);
   return Buffer.from(out.view());

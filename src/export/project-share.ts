@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { WorkShare } from '../parallel/units.js';
 import { groupFraction, groupKey } from '../pipeline/split.js';
 import type { TraceFile } from '../sources/discover.js';
-import { readSelectedRecords } from '../sources/read.js';
+import { isSynalinks, readSelectedRecords, readSynalinksLinesAt } from '../sources/read.js';
+import type { TraceRecord } from '../record.js';
 import {
   countExampleTokens,
   getTarget,
@@ -94,6 +95,8 @@ export interface ProjectSharePayload {
   share: WorkShare;
   /** Kept line numbers, sorted, by file index. */
   kept: Map<number, Int32Array>;
+  /** Their byte offsets, in the same order, by file index. */
+  offsets: Map<number, Float64Array>;
   settings: ProjectionSettings;
 }
 
@@ -127,16 +130,28 @@ function writeStrictLine(out: ByteSink, example: unknown): string | null {
   }
 }
 
-export async function projectShare({ files, share, kept, settings }: ProjectSharePayload): Promise<ProjectedShare> {
+/** The kept records of a share, in batches; a batch is finished with before the next is read. */
+async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<number, Int32Array>, offsets: Map<number, Float64Array>): AsyncGenerator<TraceRecord[]> {
+  for (const range of share.ranges) {
+    const lines = kept.get(range.fileIndex);
+    if (lines === undefined) continue;
+    const at = offsets.get(range.fileIndex);
+    if (at !== undefined && isSynalinks(files[range.fileIndex])) {
+      yield* readSynalinksLinesAt(files[range.fileIndex], lines, at, { start: range.start, end: range.end });
+      continue;
+    }
+    for await (const { records } of readSelectedRecords(files, new Map([[range.fileIndex, lines]]), { start: range.start, end: range.end })) yield records;
+  }
+}
+
+export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const counter = await loadTokenCounter(settings.tokenizer);
   const items: ProjectedItem[] = [];
   const exampleLines = new ByteSink();
   let records = 0;
-  for (const range of share.ranges) {
-    const lines = kept.get(range.fileIndex);
-    if (lines === undefined) continue;
-    for await (const { records: batch } of readSelectedRecords(files, new Map([[range.fileIndex, lines]]), { start: range.start, end: range.end })) {
+  {
+    for await (const batch of keptRecords(files, share, kept, offsets)) {
       for (const record of batch) {
         records++;
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };

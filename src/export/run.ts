@@ -14,6 +14,7 @@ import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
 import { runOverFiles } from '../parallel/run-shares.js';
+import type { WorkShare } from '../parallel/units.js';
 import {
   getTarget,
   loadToolsFile,
@@ -136,7 +137,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       (share) => ({
         files: discovery.files,
         share,
-        kept: new Map(share.ranges.filter((r) => plan.keptLines.has(r.fileIndex)).map((r) => [r.fileIndex, plan.keptLines.get(r.fileIndex)!])),
+        ...keptOfShare(plan, share),
         settings,
       }),
       (result) => ({ records: result.records, bytes: 0 }),
@@ -202,6 +203,41 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     for (const dataset of datasets.values()) dataset.dispose();
     provenance.dispose();
   }
+}
+
+/** First index of the sorted `values` at or past `value`. */
+function lowerBound(values: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The kept lines (and their offsets) that start in the share's ranges: copies of just
+ * those, since a typed array crosses to a worker with its whole buffer. Files of other
+ * recorders have every offset 0, so they go whole to the share holding their start.
+ */
+function keptOfShare(plan: CurationPlan, share: WorkShare): { kept: Map<number, Int32Array>; offsets: Map<number, Float64Array> } {
+  const kept = new Map<number, Int32Array>();
+  const offsets = new Map<number, Float64Array>();
+  for (const range of share.ranges) {
+    const lines = plan.keptLines.get(range.fileIndex);
+    const at = plan.keptOffsets.get(range.fileIndex);
+    if (lines === undefined || at === undefined) continue;
+    const from = Math.min(range.start, ...share.ranges.filter((r) => r.fileIndex === range.fileIndex).map((r) => r.start));
+    const to = Math.max(range.end, ...share.ranges.filter((r) => r.fileIndex === range.fileIndex).map((r) => r.end));
+    const lo = lowerBound(at, from);
+    const hi = to === Infinity ? at.length : lowerBound(at, to);
+    if (hi <= lo) continue;
+    kept.set(range.fileIndex, lines.slice(lo, hi));
+    offsets.set(range.fileIndex, at.slice(lo, hi));
+  }
+  return { kept, offsets };
 }
 
 interface ReportInput {

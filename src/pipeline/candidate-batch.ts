@@ -13,6 +13,8 @@ export interface CandidateBatch {
   count: number;
   fileIndex: Int32Array;
   line: Int32Array;
+  /** Byte offset of the line in its file. */
+  offset: Float64Array;
   /** Index into STATUSES. */
   status: Uint8Array;
   timestamp: Float64Array;
@@ -40,6 +42,7 @@ export class CandidateBatchWriter {
       count: 0,
       fileIndex: new Int32Array(this.capacity),
       line: new Int32Array(this.capacity),
+      offset: new Float64Array(this.capacity),
       status: new Uint8Array(this.capacity),
       timestamp: new Float64Array(this.capacity),
       keys: new Uint32Array(this.capacity * 4),
@@ -63,6 +66,7 @@ export class CandidateBatchWriter {
     };
     b.fileIndex = grown(b.fileIndex);
     b.line = grown(b.line);
+    b.offset = grown(b.offset);
     b.status = grown(b.status);
     b.timestamp = grown(b.timestamp);
     b.keys = grown(b.keys, 4);
@@ -75,6 +79,7 @@ export class CandidateBatchWriter {
     const row = b.count++;
     b.fileIndex[row] = candidate.fileIndex;
     b.line[row] = candidate.line;
+    b.offset[row] = candidate.offset;
     b.status[row] = STATUSES.indexOf(candidate.status);
     b.timestamp[row] = candidate.timestamp;
     if (candidate.key !== null) b.keys.set(candidate.key, row * 4);
@@ -97,6 +102,7 @@ export class CandidateBatchWriter {
       ...b,
       fileIndex: b.fileIndex.slice(0, n),
       line: b.line.slice(0, n),
+      offset: b.offset.slice(0, n),
       status: b.status.slice(0, n),
       timestamp: b.timestamp.slice(0, n),
       keys: b.keys.slice(0, n * 4),
@@ -129,6 +135,9 @@ class CandidateView implements Candidate {
   }
   get line(): number {
     return this.batch.line[this.row];
+  }
+  get offset(): number {
+    return this.batch.offset[this.row];
   }
   get fileIndex(): number {
     return this.batch.fileIndex[this.row];

@@ -3,7 +3,10 @@
  * its trajectory digests and tool calls. It runs where records are read (the main thread
  * or a worker), and only this small summary travels to the stage that compares records.
  */
+import { parseJson } from '../canonical/json-value.js';
+import { forEachElement } from '../canonical/scan.js';
 import type { Message, Status, TraceRecord } from '../record.js';
+import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
 import { keyOf, type KeyKind } from './keys.js';
 import { conversationWords, signatureOf } from './minhash.js';
@@ -17,6 +20,12 @@ export interface CandidateOptions {
   toolCalls: boolean;
   /** Compute the near-duplicate signature (minhash.ts). */
   nearDuplicates: boolean;
+  /**
+   * Set (to an id of the run) when every selected ok record's tool calls are observed (no
+   * later stage drops one first): observing a turn again changes nothing, so a turn already
+   * handed over in this run can be left out.
+   */
+  toolCallsOnce?: string | null;
 }
 
 export interface Candidate {
@@ -25,6 +34,8 @@ export interface Candidate {
   readonly callIdWords?: Uint32Array | null;
   /** The file is `files[fileIndex]`: its name is not repeated in every record's summary. */
   line: number;
+  /** Byte offset of the line in its file (Synalinks), for a second pass that reads it alone. */
+  offset: number;
   fileIndex: number;
   status: Status;
   /** Epoch seconds; 0 when unknown. */
@@ -44,6 +55,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
   const candidate: Candidate = {
     callId: record.callId,
     line: record.ref.line,
+    offset: record.ref.offset,
     fileIndex,
     status,
     timestamp: record.timestamp ?? 0,
@@ -56,11 +68,68 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
   if (candidate.verdict !== null) return candidate;
   candidate.key = keyOf(record, options.key);
   if (status !== 'ok') return candidate;
-  if (options.collapse) candidate.trajectory = trajectoryDigests(record);
+  messageSpans.length = 0;
+  if (options.collapse) candidate.trajectory = trajectoryDigests(record, messageSpans);
   const messages = options.nearDuplicates ? record.messages() : null;
   if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
-  if (options.toolCalls && record.raw.includes('"tool_calls"')) {
-    candidate.toolCalls = (messages ?? record.messages()).filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls));
+  if (options.toolCalls && record.raw.includes(TOOL_CALLS)) {
+    candidate.toolCalls =
+      messages === null && options.toolCallsOnce != null && record instanceof SynalinksRecord
+        ? newToolCallTurns(record, options.toolCallsOnce, options.collapse ? messageSpans : null)
+        : (messages ?? record.messages()).filter(isToolCallTurn);
   }
   return candidate;
+}
+
+const TOOL_CALLS = Buffer.from('"tool_calls"');
+/** Where each message of the record at hand starts and ends in its line, when the collapse digests wrote them. */
+const messageSpans: number[] = [];
+const UNICODE_ESCAPE = Buffer.from('\\u');
+
+function isToolCallTurn(m: Message): boolean {
+  return m.role === 'assistant' && Array.isArray(m.tool_calls);
+}
+
+/**
+ * Agent steps repeat every earlier turn of their run, so most tool-calling turns a thread
+ * meets it has handed over before. Bounded: forgetting only costs observing a turn again.
+ */
+const handedOver = new Set<string>();
+const HANDED_OVER_LIMIT = 1 << 14;
+/** The run `handedOver` belongs to: a thread serves one run after another. */
+let handedOverRun = '';
+
+/**
+ * The tool-calling assistant turns of the record this thread has not handed over yet, or
+ * null: only the turns that hold `"tool_calls"` are parsed, not the whole conversation.
+ */
+function newToolCallTurns(record: SynalinksRecord, run: string, spans: number[] | null): Message[] | null {
+  if (run !== handedOverRun) {
+    handedOver.clear();
+    handedOverRun = run;
+  }
+  const raw = record.raw;
+  const [start, end] = record.span('messages')!;
+  const escaped = raw.indexOf(UNICODE_ESCAPE, start);
+  // A key may spell tool_calls with escapes: such records take the whole parse.
+  if (escaped !== -1 && escaped < end) {
+    const turns = record.messages().filter(isToolCallTurn);
+    return turns.length > 0 ? turns : null;
+  }
+  let turns: Message[] | null = null;
+  let next = raw.indexOf(TOOL_CALLS, start);
+  const visit = (elementStart: number, elementEnd: number): void => {
+    while (next !== -1 && next < elementStart) next = raw.indexOf(TOOL_CALLS, next + 1);
+    if (next === -1 || next >= elementEnd) return;
+    const text = raw.toString('latin1', elementStart, elementEnd);
+    if (handedOver.has(text)) return;
+    if (handedOver.size >= HANDED_OVER_LIMIT) handedOver.clear();
+    handedOver.add(text);
+    const message = parseJson(raw, elementStart, elementEnd) as Message;
+    if (isToolCallTurn(message)) (turns ??= []).push(message);
+  };
+  // The collapse digests walked the messages already and left where each one is.
+  if (spans !== null) for (let i = 0; i < spans.length && next !== -1; i += 2) visit(spans[i], spans[i + 1]);
+  else forEachElement(raw, start, end, visit);
+  return turns;
 }

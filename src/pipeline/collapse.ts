@@ -9,8 +9,8 @@
  * input prefixes that end at an assistant turn (only those can equal a whole
  * conversation, which ends with the completion).
  */
-import { createHash } from 'node:crypto';
 import { ByteSink } from '../canonical/byte-sink.js';
+import { sha256 } from '../canonical/sha256.js';
 import { canonicalValueText, writeArray } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
@@ -36,45 +36,70 @@ function pushWords(digest: Buffer, into: number[]): void {
 const sink = new ByteSink();
 const elementEnds: number[] = [];
 
-/** Canonical messages array in `sink`, with where each element ends in `elementEnds`. */
-function writeMessages(record: TraceRecord): void {
+/** Room before the program's name in `sink`, for a digest to sit right before a later segment. */
+const DIGEST_ROOM = 32;
+
+/**
+ * `sink` as DIGEST_ROOM spare bytes, the program's name, a zero byte, and the canonical
+ * messages array without its `[`; where each element ends in `elementEnds`. Returns where the zero byte is.
+ */
+function writeMessages(record: TraceRecord, sourceSpans: number[] | undefined): number {
   sink.reset();
   elementEnds.length = 0;
+  sink.length = DIGEST_ROOM;
+  sink.text(record.program);
+  const separator = sink.length;
   if (record instanceof SynalinksRecord) {
     const [start, end] = record.span('messages')!;
-    writeArray(record.raw, start, end, sink, false, elementEnds);
-    return;
+    writeArray(record.raw, start, end, sink, false, elementEnds, sourceSpans);
+  } else {
+    sink.byte(0x5b);
+    record.messages().forEach((message, i) => {
+      if (i > 0) sink.byte(0x2c);
+      sink.text(canonicalValueText(message));
+      elementEnds.push(sink.length);
+    });
+    sink.byte(0x5d);
   }
-  sink.byte(0x5b);
-  record.messages().forEach((message, i) => {
-    if (i > 0) sink.byte(0x2c);
-    sink.text(canonicalValueText(message));
-    elementEnds.push(sink.length);
-  });
-  sink.byte(0x5d);
+  sink.buffer[separator] = 0;
+  return separator;
 }
 
-export function trajectoryDigests(record: TraceRecord): TrajectoryDigests | null {
-  writeMessages(record);
+/**
+ * Digests of the conversation's prefixes that end at an assistant turn, and of the whole
+ * conversation, as a chain: the first covers the program and the messages up to its end,
+ * each next one the previous digest and the messages since. Equal messages (as JSON values)
+ * of one program give equal chains, whichever record they are read from; each digest is one
+ * native call over bytes hashed once, linear in the conversation. For a Synalinks record,
+ * `sourceSpans` receives where each message starts and ends in its line (two numbers each).
+ */
+export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): TrajectoryDigests | null {
+  const separator = writeMessages(record, sourceSpans);
   const bytes = sink.buffer;
   const count = elementEnds.length;
   if (count === 0) return null;
-  // One running hash over the messages, copied at each prefix end: linear in the conversation,
-  // where hashing every prefix from the start was quadratic in an agent's steps.
-  const hash = createHash('sha256').update(record.program).update('\0');
-  let hashedTo = 1;
-  const prefixes: number[] = [];
-  for (let k = 0; k < count - 1; k++) {
-    const elementStart = k === 0 ? 1 : elementEnds[k - 1] + 1;
-    const at = bytes.indexOf(ASSISTANT, elementStart);
-    if (at !== -1 && at < elementEnds[k]) {
-      hash.update(bytes.subarray(hashedTo, elementEnds[k]));
-      hashedTo = elementEnds[k];
-      pushWords(hash.copy().digest(), prefixes);
+  let segmentStart = DIGEST_ROOM;
+  let previous: Buffer | null = null;
+  const digestTo = (end: number, into: number[]): void => {
+    let from = segmentStart;
+    if (previous !== null) {
+      // The bytes before the segment are hashed already: the previous digest takes their place.
+      from -= previous.length;
+      previous.copy(bytes, from);
     }
+    previous = sha256(bytes.subarray(from, end));
+    segmentStart = end;
+    pushWords(previous, into);
+  };
+  const prefixes: number[] = [];
+  let assistant = bytes.indexOf(ASSISTANT, separator);
+  for (let k = 0; k < count - 1 && assistant !== -1; k++) {
+    const elementStart = k === 0 ? separator + 1 : elementEnds[k - 1] + 1;
+    while (assistant !== -1 && assistant < elementStart) assistant = bytes.indexOf(ASSISTANT, assistant + 1);
+    if (assistant !== -1 && assistant < elementEnds[k]) digestTo(elementEnds[k], prefixes);
   }
   const conversation: number[] = [];
-  pushWords(hash.update(bytes.subarray(hashedTo, elementEnds[count - 1])).digest(), conversation);
+  digestTo(elementEnds[count - 1], conversation);
   return { conversation, inputs: count - 1, prefixes };
 }
 

@@ -8,6 +8,7 @@
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
  */
+import { randomUUID } from 'node:crypto';
 import type { IdList } from '../id-list.js';
 import type { DamagedLine, Message } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
@@ -64,6 +65,8 @@ export interface CurationPlan {
   dropped: Record<string, number>;
   /** Per file index, the sorted line numbers of the kept records. */
   keptLines: Map<number, Int32Array>;
+  /** Per file index, the byte offsets of the same lines (in the same order). */
+  keptOffsets: Map<number, Float64Array>;
   /** Keys of the records handled (kept, or given way to a longer trajectory) and the `seen` ones, for a later `--against`. */
   keptKeys: KeyIndex;
   /** Bytes of the dedupe and collapse indexes, for the benchmark. */
@@ -141,6 +144,8 @@ export class Curation {
       collapse: this.collapse !== null,
       toolCalls: onToolCalls !== null,
       nearDuplicates: near,
+      // --exclude, --keep-list and --against drop records after this: each record's turns must come.
+      toolCallsOnce: options.exclude === null && keepList === null && options.seen === null ? randomUUID() : null,
     };
   }
 
@@ -212,6 +217,7 @@ export class Curation {
         : nearDuplicateClusters(this.signatures, dedupe, this.options.keep, this.options.nearDuplicates!);
     if (near !== null) this.nearIndexBytes = near.byteSize;
     const linesByFile = new Map<number, number[]>();
+    const offsetsByFile = new Map<number, number[]>();
     for (const [key, group] of dedupe.index.entries()) {
       // A trajectory step given way to its longer run was handled too: a later --against skips it.
       if (this.selectedKeys === null) keptKeys.set(key, 0);
@@ -241,13 +247,20 @@ export class Curation {
         continue;
       }
       let lines = linesByFile.get(fileIndex);
-      if (lines === undefined) linesByFile.set(fileIndex, (lines = []));
+      if (lines === undefined) {
+        linesByFile.set(fileIndex, (lines = []));
+        offsetsByFile.set(fileIndex, []);
+      }
       lines.push(line);
+      offsetsByFile.get(fileIndex)!.push(dedupe.offsets.data[group]);
     }
     const keptLines = new Map<number, Int32Array>();
+    const keptOffsets = new Map<number, Float64Array>();
     let kept = 0;
     for (const [fileIndex, lines] of linesByFile) {
       keptLines.set(fileIndex, Int32Array.from(lines).sort());
+      // A file's offsets grow with its line numbers: sorted apart, they stay in step.
+      keptOffsets.set(fileIndex, Float64Array.from(offsetsByFile.get(fileIndex)!).sort());
       kept += lines.length;
     }
     const { damaged, ...dropped } = this.counts;
@@ -258,6 +271,7 @@ export class Curation {
       kept,
       dropped,
       keptLines,
+      keptOffsets,
       keptKeys,
       indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0) + (this.signatures?.byteSize ?? 0) + this.nearIndexBytes,
       uniqueKeys: dedupe.groups,

@@ -17,6 +17,8 @@ export interface Offered {
   readonly callIdWords?: Uint32Array | null;
   fileIndex: number;
   line: number;
+  /** Byte offset of the line in its file. */
+  offset: number;
   timestamp: number;
   status: Status;
 }
@@ -33,6 +35,7 @@ export class Deduplicator {
   readonly callIds = new CallIdColumn();
   readonly fileIndexes = new Column(Int32Array);
   readonly lines = new Column(Int32Array);
+  readonly offsets = new Column(Float64Array);
   readonly timestamps = new Column(Float64Array);
   /** 1 when the group's winner is an ok record. */
   readonly winnerOk = new Column(Int32Array);
@@ -74,17 +77,18 @@ export class Deduplicator {
   }
 
   private store(group: number, offered: Offered): void {
-    for (const column of [this.fileIndexes, this.lines, this.timestamps, this.winnerOk]) column.ensure(group + 1);
+    for (const column of [this.fileIndexes, this.lines, this.offsets, this.timestamps, this.winnerOk]) column.ensure(group + 1);
     this.winnerOk.data[group] = offered.status === 'ok' ? 1 : 0;
     const words = offered.callIdWords;
     if (words != null) this.callIds.setWords(group, words);
     else this.callIds.set(group, offered.callId);
     this.fileIndexes.data[group] = offered.fileIndex;
     this.lines.data[group] = offered.line;
+    this.offsets.data[group] = offered.offset;
     this.timestamps.data[group] = offered.timestamp;
   }
 
   get byteSize(): number {
-    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.timestamps.byteSize + this.winnerOk.byteSize;
+    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.offsets.byteSize + this.timestamps.byteSize + this.winnerOk.byteSize;
   }
 }

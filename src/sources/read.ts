@@ -1,4 +1,5 @@
 /** Turns trace files into batches of records and damaged lines, whichever recorder wrote them. */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
@@ -55,7 +56,7 @@ export async function* readOtherFile(file: TraceFile): AsyncGenerator<RecordBatc
   yield last;
 }
 
-function isSynalinks(file: TraceFile): boolean {
+export function isSynalinks(file: TraceFile): boolean {
   return file.source === 'synalinks' || file.source === undefined;
 }
 
@@ -120,4 +121,91 @@ export async function* readSelectedRecords(
       if (next >= wanted.length) break;
     }
   }
+}
+
+const READ_AT_CHUNK = 4 << 20;
+
+/** Fills `buffer` from `position` of the file as far as the file goes; returns the bytes read. */
+function readFull(fd: number, buffer: Buffer, position: number): number {
+  let done = 0;
+  while (done < buffer.length) {
+    const n = readSync(fd, buffer, done, buffer.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/**
+ * Records of a Synalinks file's chosen lines, found by their byte offsets (sorted, with
+ * their line numbers beside them), those in `range` only: a second pass that neither
+ * splits the unwanted lines nor counts the lines before a range that starts mid-file.
+ * Each batch is one chunk read, for the caller to finish before asking for the next.
+ */
+export function* readSynalinksLinesAt(
+  file: TraceFile,
+  lines: Int32Array,
+  offsets: Float64Array,
+  range?: ByteRange,
+  chunkSize = READ_AT_CHUNK,
+): Generator<TraceRecord[]> {
+  const start = range?.start ?? 0;
+  const end = range?.end ?? Infinity;
+  let i = 0;
+  while (i < offsets.length && offsets[i] < start) i++;
+  let last = i - 1;
+  while (last + 1 < offsets.length && offsets[last + 1] < end) last++;
+  if (last < i) return;
+  const fd = openSync(file.path, 'r');
+  let chunk = leaseChunk(chunkSize);
+  try {
+    let data = chunk.subarray(0, 0);
+    let dataStart = 0;
+    let records: TraceRecord[] = [];
+    for (; i <= last; i++) {
+      const offset = offsets[i];
+      let at = offset - dataStart;
+      let newline = at >= 0 && at < data.length ? data.indexOf(0x0a, at) : -1;
+      if (newline === -1) {
+        // The line is not whole in what is read: hand over the records of the chunk, then read on from the line.
+        if (records.length > 0) yield records;
+        records = [];
+        // As far as the last chosen line and a little of it: reading beyond costs as much as not needing it.
+        let want = Math.min(chunkSize, offsets[last] - offset + LINE_SLACK);
+        for (;;) {
+          if (chunk.length < want) chunk = Buffer.allocUnsafe(want);
+          data = chunk.subarray(0, readFull(fd, chunk.subarray(0, want), offset));
+          dataStart = offset;
+          newline = data.indexOf(0x0a);
+          // A line longer than what was read (and not cut by the end of the file): read more of it.
+          if (newline !== -1 || data.length < want) break;
+          want *= 2;
+        }
+        at = 0;
+      }
+      let lineEnd = newline === -1 ? data.length : newline;
+      if (lineEnd > at && data[lineEnd - 1] === 0x0d) lineEnd--;
+      records.push(new SynalinksRecord(data.subarray(at, lineEnd), { file: file.display, line: lines[i], offset }));
+    }
+    if (records.length > 0) yield records;
+  } finally {
+    closeSync(fd);
+    if (chunk.length <= 2 * chunkSize) spareChunk = chunk;
+  }
+}
+
+/** Read past the start of the last chosen line of a range, so most lines need no second read. */
+const LINE_SLACK = 64 << 10;
+
+/**
+ * One spare read buffer per thread, reused: a fresh 4 MB buffer per share costs page faults
+ * and external memory the collector returns late. A batch's records point into it, so each
+ * batch is finished with before the next is asked for.
+ */
+let spareChunk: Buffer | null = null;
+
+function leaseChunk(size: number): Buffer {
+  const spare = spareChunk;
+  spareChunk = null;
+  return spare !== null && spare.length >= size ? spare : Buffer.allocUnsafe(size);
 }
