@@ -231,3 +231,31 @@ describe('output safety', () => {
   // Interruption (signals, kills) is covered in fs-safety.test.ts, which waits for the run's state.
 
 });
+
+describe('copying kept lines', () => {
+  it('writes each kept line and a newline, byte for byte, whatever surrounds it in the file (BOM, CRLF, blank lines, no final newline, long lines)', async () => {
+    const { GOLDEN } = await import('./helpers.js');
+    const golden = readdirSync(GOLDEN, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+      .flatMap((e) => readFileSync(path.join(e.parentPath, e.name), 'utf8').split('\n').filter((l) => l !== ''));
+    const records = golden.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const ok = records.filter((r) => r.outputs !== null && !('exception' in r));
+    assert.ok(ok.length >= 1, 'the golden file has an ok record');
+    // Distinct records (a padding field changes nothing the dedupe key covers, so key them apart).
+    const line = (i: number, pad: number) => JSON.stringify({ ...ok[i % ok.length], inputs_hash: `${String(i).padStart(4, '0')}${'a'.repeat(60)}`, pad: 'x'.repeat(pad) });
+    const root = tempDir();
+    const dir = path.join(root, 'p', 'm');
+    mkdirSync(dir, { recursive: true });
+    const parts = [
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(`${line(0, 3)}\n${line(1, 10)}\r\n\r\n  \n${line(2, 300_000)}\n${line(0, 3)}\n${line(3, 7)}\n\n${line(4, 1)}\r\n${line(5, 2)}\n${line(6, 0)}`),
+    ];
+    writeFileSync(path.join(dir, 'm_20260101-000000.jsonl'), Buffer.concat(parts));
+    const out = path.join(tempDir(), 'out');
+    runCliJson([...['dedupe', root, '--status', 'ok'], '--out', out]);
+    const written = readFileSync(path.join(out, 'p', 'm', 'm_20260101-000000.jsonl'), 'utf8');
+    // The fourth line repeats the first: dropped. Every other line is kept, as its bytes and \n.
+    const keptLines = [line(0, 3), line(1, 10), line(2, 300_000), line(3, 7), line(4, 1), line(5, 2), line(6, 0)];
+    assert.equal(written, keptLines.map((l) => `${l}\n`).join(''));
+  });
+});

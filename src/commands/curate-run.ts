@@ -91,7 +91,7 @@ export function registerCurationCommand(
         const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
         const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
         try {
-          await copyKeptLines(plan.files, plan.keptLines, output, progress);
+          await copyKeptLines(plan.files, plan.keptLines, plan.keptOffsets, output, progress);
         } finally {
           progress.done();
         }

@@ -8,8 +8,8 @@
  */
 import path from 'node:path';
 import type { TraceFile } from '../sources/discover.js';
-import { readLineBatches } from '../sources/lines.js';
-import { readSelectedRecords } from '../sources/read.js';
+import { letEventLoopRun } from '../sources/lines.js';
+import { readLinesAt, readSelectedRecords, type LineAt } from '../sources/read.js';
 import { safeSegment } from '../export/names.js';
 import type { OutputDir, OutputFile } from './output-dir.js';
 import type { Progress } from '../progress.js';
@@ -32,9 +32,35 @@ export function rebuiltTracePath(program: string, module: string, timestamp: num
   return path.join(safeSegment(program), moduleSegment, `${moduleSegment}_${stamp(timestamp)}.jsonl`);
 }
 
+/**
+ * Writes each line followed by a newline. Lines that follow one another in the file with a
+ * bare newline between them are still together in the read buffer, newlines included: such a
+ * run goes out in one write. Returns the bytes written.
+ */
+function copyLines(batch: readonly LineAt[], out: OutputFile): number {
+  let written = 0;
+  for (let i = 0; i < batch.length; ) {
+    const first = batch[i].bytes;
+    let runEnd = first.byteOffset + first.length;
+    let j = i + 1;
+    // Only a bare newline ends a line one byte before the next begins (a CR would make it two).
+    while (j < batch.length && batch[j].bytes.buffer === first.buffer && batch[j].bytes.byteOffset === runEnd + 1) {
+      runEnd = batch[j].bytes.byteOffset + batch[j].bytes.length;
+      j++;
+    }
+    if (j === i + 1) out.writeLine(first);
+    else out.writeLine(Buffer.from(first.buffer, first.byteOffset, runEnd - first.byteOffset));
+    written += runEnd - first.byteOffset + 1;
+    i = j;
+  }
+  return written;
+}
+
 export async function copyKeptLines(
   files: readonly TraceFile[],
   keptLines: ReadonlyMap<number, Int32Array>,
+  /** The byte offsets of the same lines, in the same order. */
+  keptOffsets: ReadonlyMap<number, Float64Array>,
   output: OutputDir,
   /** Advanced per batch of lines read (Synalinks) or per file (rebuilt records). */
   progress: Progress | null = null,
@@ -61,22 +87,11 @@ export async function copyKeptLines(
   for (const [relative, indexes] of synalinks) {
     const out = fileAt(relative);
     for (const index of indexes) {
-      const lines = keptLines.get(index)!;
-      let next = 0;
-      // Each line is copied into the output before the next batch is read, so one read buffer serves.
-      for await (const batch of readLineBatches(files[index].path, undefined, undefined, true)) {
-        let bytes = 0;
-        const before = next;
-        for (const line of batch) {
-          bytes += line.bytes.length + 1;
-          if (next < lines.length && lines[next] === line.number) {
-            out.writeLine(line.bytes);
-            next++;
-            written++;
-          }
-        }
-        progress?.advance({ records: next - before, bytes });
-        if (next >= lines.length) break;
+      // Only the kept lines are read, by their offsets; each batch is copied before the next is read.
+      for (const batch of readLinesAt(files[index].path, keptOffsets.get(index)!)) {
+        written += batch.length;
+        progress?.advance({ records: batch.length, bytes: copyLines(batch, out) });
+        await letEventLoopRun();
       }
       progress?.advance({ files: 1 });
     }

@@ -52,7 +52,7 @@ function isBlank(bytes: Buffer): boolean {
 const EVENT_LOOP_TURN_MS = 20;
 let lastTurn = Date.now();
 
-async function letEventLoopRun(): Promise<void> {
+export async function letEventLoopRun(): Promise<void> {
   const now = Date.now();
   if (now - lastTurn < EVENT_LOOP_TURN_MS) return;
   await new Promise((resolve) => setImmediate(resolve));

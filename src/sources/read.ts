@@ -136,19 +136,19 @@ function readFull(fd: number, buffer: Buffer, position: number): number {
   return done;
 }
 
+/** A chosen line: its place in the offsets asked for, and its bytes without the line ending. */
+export interface LineAt {
+  index: number;
+  bytes: Buffer;
+}
+
 /**
- * Records of a Synalinks file's chosen lines, found by their byte offsets (sorted, with
- * their line numbers beside them), those in `range` only: a second pass that neither
- * splits the unwanted lines nor counts the lines before a range that starts mid-file.
- * Each batch is one chunk read, for the caller to finish before asking for the next.
+ * The chosen lines of a file, found by their byte offsets (sorted), those in `range` only: a
+ * second pass that neither splits the unwanted lines nor counts the lines before a range that
+ * starts mid-file. Each batch is one chunk read; its lines point into a buffer the next read
+ * reuses, so the caller finishes a batch before asking for the next.
  */
-export function* readSynalinksLinesAt(
-  file: TraceFile,
-  lines: Int32Array,
-  offsets: Float64Array,
-  range?: ByteRange,
-  chunkSize = READ_AT_CHUNK,
-): Generator<TraceRecord[]> {
+export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRange, chunkSize = READ_AT_CHUNK): Generator<LineAt[]> {
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
   let i = 0;
@@ -156,20 +156,20 @@ export function* readSynalinksLinesAt(
   let last = i - 1;
   while (last + 1 < offsets.length && offsets[last + 1] < end) last++;
   if (last < i) return;
-  const fd = openSync(file.path, 'r');
+  const fd = openSync(path, 'r');
   let chunk = leaseChunk(chunkSize);
   try {
     let data = chunk.subarray(0, 0);
     let dataStart = 0;
-    let records: TraceRecord[] = [];
+    let lines: LineAt[] = [];
     for (; i <= last; i++) {
       const offset = offsets[i];
       let at = offset - dataStart;
       let newline = at >= 0 && at < data.length ? data.indexOf(0x0a, at) : -1;
       if (newline === -1) {
-        // The line is not whole in what is read: hand over the records of the chunk, then read on from the line.
-        if (records.length > 0) yield records;
-        records = [];
+        // The line is not whole in what is read: hand over the lines of the chunk, then read on from the line.
+        if (lines.length > 0) yield lines;
+        lines = [];
         // As far as the last chosen line and a little of it: reading beyond costs as much as not needing it.
         let want = Math.min(chunkSize, offsets[last] - offset + LINE_SLACK);
         for (;;) {
@@ -185,12 +185,25 @@ export function* readSynalinksLinesAt(
       }
       let lineEnd = newline === -1 ? data.length : newline;
       if (lineEnd > at && data[lineEnd - 1] === 0x0d) lineEnd--;
-      records.push(new SynalinksRecord(data.subarray(at, lineEnd), { file: file.display, line: lines[i], offset }));
+      lines.push({ index: i, bytes: data.subarray(at, lineEnd) });
     }
-    if (records.length > 0) yield records;
+    if (lines.length > 0) yield lines;
   } finally {
     closeSync(fd);
     if (chunk.length <= 2 * chunkSize) spareChunk = chunk;
+  }
+}
+
+/** Records of a Synalinks file's chosen lines (`readLinesAt`), with their line numbers beside the offsets. */
+export function* readSynalinksLinesAt(
+  file: TraceFile,
+  lines: Int32Array,
+  offsets: Float64Array,
+  range?: ByteRange,
+  chunkSize = READ_AT_CHUNK,
+): Generator<TraceRecord[]> {
+  for (const batch of readLinesAt(file.path, offsets, range, chunkSize)) {
+    yield batch.map(({ index, bytes }) => new SynalinksRecord(bytes, { file: file.display, line: lines[index], offset: offsets[index] }));
   }
 }
 
