@@ -41,7 +41,7 @@ export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
+const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
 /** The index's columns and types, as `read_csv` takes them. */
 const CSV_COLUMNS = `{${INDEX_COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
 

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import type { TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
-import { conversationKey, keyOf } from '../pipeline/keys.js';
-import { forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { conversationKeyInSink, keyOf } from '../pipeline/keys.js';
+import { forEachMember, KeyMatcher } from '../canonical/scan.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { writeArray } from '../canonical/canonical.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
@@ -31,39 +31,47 @@ function tokens(usage: Usage | null, field: keyof Usage): number | null {
 }
 
 const TOOL_CALLS = new KeyMatcher(['tool_calls']);
+/** How a tool_calls member starts in canonical text, which has no spaces. */
+const TOOL_CALLS_MEMBER = Buffer.from('"tool_calls":[');
 const key = new Uint32Array(4);
 
 const sink = new ByteSink();
 const elementEnds: number[] = [];
 
-/** Whether a message calls a tool (a non-empty tool_calls list), read from the bytes without building the messages. */
-function synalinksToolCalls(record: SynalinksRecord, start: number, end: number): boolean {
-  const b = record.raw;
-  // Most records call no tool: their bytes never hold the word.
-  if (!b.includes('"tool_calls"')) return false;
-  let toolCalls = false;
-  forEachElement(b, start, end, (valueStart, valueEnd) => {
-    if (toolCalls || b[valueStart] !== 0x7b) return;
-    forEachMember(b, valueStart, valueEnd, (keyStart, keyEnd, memberStart, memberEnd) => {
-      if (TOOL_CALLS.match(b, keyStart, keyEnd) === 0 && b[memberStart] === 0x5b && b[skipWhitespace(b, memberStart + 1, memberEnd)] !== 0x5d) {
-        toolCalls = true;
-      }
+/**
+ * Whether a message calls a tool (a non-empty tool_calls list), read from the canonical
+ * messages: most hold no `"tool_calls":[`, and for the others only the message that holds it
+ * is walked. Canonical text keeps the last of a repeated key, as the parsed messages of other
+ * sources do. `ends` gives where each message's canonical text ends.
+ */
+function canonicalToolCalls(text: Buffer, ends: readonly number[]): boolean {
+  let element = 0;
+  for (let hit = text.indexOf(TOOL_CALLS_MEMBER); hit !== -1; hit = text.indexOf(TOOL_CALLS_MEMBER, ends[element])) {
+    while (ends[element] <= hit) element++;
+    // Past the array's '[' or the ',' before the element.
+    const start = element === 0 ? 1 : ends[element - 1] + 1;
+    if (text[start] !== 0x7b) continue;
+    let toolCalls = false;
+    forEachMember(text, start, ends[element], (keyStart, keyEnd, valueStart) => {
+      if (TOOL_CALLS.match(text, keyStart, keyEnd) === 0 && text[valueStart] === 0x5b && text[valueStart + 1] !== 0x5d) toolCalls = true;
     });
-  });
-  return toolCalls;
+    if (toolCalls) return true;
+  }
+  return false;
 }
 
 /**
  * The conversation key, message count and tool calls of a Synalinks record. The canonical
  * bytes are written here, as `keyOf(record, 'conversation')` writes them, so that one pass
- * over the messages also counts them.
+ * over the messages also counts them and finds the tool calls.
  */
 function synalinksMessageFacts(record: SynalinksRecord): MessageFacts {
   const [start, end] = record.span('messages')!;
   sink.reset();
   elementEnds.length = 0;
   writeArray(record.raw, start, end, sink, false, elementEnds);
-  return { conversation: hex(conversationKey(sink.view(), key)), count: elementEnds.length, toolCalls: synalinksToolCalls(record, start, end) };
+  const toolCalls = canonicalToolCalls(sink.view(), elementEnds);
+  return { conversation: hex(conversationKeyInSink(sink, key)), count: elementEnds.length, toolCalls };
 }
 
 interface MessageFacts {
