@@ -12,16 +12,37 @@ import { writeArray } from '../canonical/canonical.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
-import type { IndexBatchWriter, IndexValue } from './columns.js';
+import type { IndexRowWriter } from './columns.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {
   root: string;
   file: string;
+  /** The two as CSV cells, written once per file rather than once per row. */
+  cells: string;
 }
 
 export function placeOf(file: TraceFile): RowPlace {
-  return { root: file.root, file: path.relative(file.root, file.path).split(path.sep).join('/') };
+  const relative = path.relative(file.root, file.path).split(path.sep).join('/');
+  return { root: file.root, file: relative, cells: `${text(file.root)},${text(relative)}` };
+}
+
+const QUOTE = /"/g;
+
+/**
+ * CSV cells, typed by column: strings always quoted (so "" is the empty string), null an empty
+ * unquoted field, numbers in their shortest exact form, which the engine parses back to the same double.
+ */
+function text(value: string): string {
+  return value.includes('"') ? `"${value.replace(QUOTE, '""')}"` : `"${value}"`;
+}
+
+function maybeText(value: string | null): string {
+  return value === null ? '' : text(value);
+}
+
+function num(value: number | null): string {
+  return value === null ? '' : Object.is(value, -0) ? '-0' : String(value);
 }
 
 /** A token count as recorded, or null when unknown or not a whole number (never rounded). */
@@ -97,40 +118,62 @@ function hex(words: Uint32Array): string {
   return out;
 }
 
-export function addRow(batch: IndexBatchWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
+export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
   const facts = factsOf(record, prices);
   const usage = facts.usage;
-  const cost = facts.cost ?? facts.estimatedCost;
   const synalinks = record instanceof SynalinksRecord;
   const messages = synalinks ? synalinksMessageFacts(record) : otherMessageFacts(record);
-  const values: IndexValue[] = [
-    record.callId,
-    record.parentCallId,
-    record.source,
-    place.root,
-    place.file,
-    record.ref.line,
-    synalinks ? record.ref.offset : null,
-    synalinks ? record.raw.length : null,
-    record.program,
-    record.module,
-    record.model,
-    record.version,
-    facts.status,
-    facts.timestamp,
-    facts.duration,
-    record.inputsHash,
-    record.configHash,
-    messages.conversation,
-    tokens(usage, 'prompt_tokens'),
-    tokens(usage, 'completion_tokens'),
-    tokens(usage, 'reasoning_tokens'),
-    tokens(usage, 'cached_tokens'),
-    tokens(usage, 'total_tokens'),
-    cost,
-    facts.cost !== null ? 'reported' : facts.estimatedCost !== null ? 'estimated' : null,
-    messages.count,
-    messages.toolCalls,
-  ];
-  batch.add(values);
+  // The columns of INDEX_COLUMNS, in order.
+  rows.addLine(
+    text(record.callId) +
+      ',' +
+      maybeText(record.parentCallId) +
+      ',' +
+      text(record.source) +
+      ',' +
+      place.cells +
+      ',' +
+      num(record.ref.line) +
+      ',' +
+      (synalinks ? num(record.ref.offset) + ',' + num(record.raw.length) : ',') +
+      ',' +
+      text(record.program) +
+      ',' +
+      text(record.module) +
+      ',' +
+      maybeText(record.model) +
+      ',' +
+      maybeText(record.version) +
+      ',' +
+      text(facts.status) +
+      ',' +
+      num(facts.timestamp) +
+      ',' +
+      num(facts.duration) +
+      ',' +
+      text(record.inputsHash) +
+      ',' +
+      text(record.configHash) +
+      ',' +
+      text(messages.conversation) +
+      ',' +
+      num(tokens(usage, 'prompt_tokens')) +
+      ',' +
+      num(tokens(usage, 'completion_tokens')) +
+      ',' +
+      num(tokens(usage, 'reasoning_tokens')) +
+      ',' +
+      num(tokens(usage, 'cached_tokens')) +
+      ',' +
+      num(tokens(usage, 'total_tokens')) +
+      ',' +
+      num(facts.cost ?? facts.estimatedCost) +
+      ',' +
+      (facts.cost !== null ? '"reported"' : facts.estimatedCost !== null ? '"estimated"' : '') +
+      ',' +
+      num(messages.count) +
+      ',' +
+      (messages.toolCalls ? 'true' : 'false') +
+      '\n',
+  );
 }
