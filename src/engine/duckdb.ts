@@ -86,11 +86,6 @@ export class Engine {
     private readonly close_: () => void,
   ) {}
 
-  /** Loads the engine's native library, or throws the UserError saying it cannot be loaded. */
-  static async load(): Promise<void> {
-    await duckdb();
-  }
-
   /**
    * An in-memory engine. With `spill`, a scratch folder: past the memory limit DuckDB moves
    * blocks there, so the index of a big tree needs no more memory than a small one's.

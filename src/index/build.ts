@@ -23,7 +23,7 @@ const LISTED_DAMAGE = 20;
 
 /**
  * Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over
- * them. The engine may still be loading: the rows are read meanwhile.
+ * them. The engine may still be loading (or not have started): the rows are read meanwhile.
  */
 export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
   mkdirSync(partsDir, { recursive: true });
@@ -36,7 +36,13 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
     (result) => ({ records: result.rows.rows, bytes: result.bytes }),
     { quiet },
   );
+  // An engine that cannot load stops the run at the next share, not after the whole tree.
+  let engineError: unknown = null;
+  Promise.resolve(engine).catch((error: unknown) => {
+    engineError = error;
+  });
   for await (const share of shares) {
+    if (engineError !== null) throw engineError;
     parts.append(share.rows);
     summary.records += share.rows.rows;
     summary.bytes += share.bytes;

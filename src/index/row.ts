@@ -45,6 +45,17 @@ function num(value: number | null): string {
   return value === null ? '' : Object.is(value, -0) ? '-0' : String(value);
 }
 
+/**
+ * A number of a Synalinks record as its recorded text, which the engine parses to the same
+ * double (both round correctly): writing the shortest form of a double costs far more than
+ * copying the text. Only for values the record gives (null stays null).
+ */
+function recorded(record: SynalinksRecord, field: 'timestamp' | 'duration' | 'cost', value: number | null): string {
+  if (value === null) return '';
+  const [start, end] = record.span(field)!;
+  return record.raw.toString('latin1', start, end);
+}
+
 /** A token count as recorded, or null when unknown or not a whole number (never rounded). */
 function tokens(usage: Usage | null, field: keyof Usage): number | null {
   const value = usage?.[field];
@@ -147,9 +158,9 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       text(facts.status) +
       ',' +
-      num(facts.timestamp) +
+      (synalinks ? recorded(record, 'timestamp', facts.timestamp) : num(facts.timestamp)) +
       ',' +
-      num(facts.duration) +
+      (synalinks ? recorded(record, 'duration', facts.duration) : num(facts.duration)) +
       ',' +
       text(record.inputsHash) +
       ',' +
@@ -167,7 +178,7 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       num(tokens(usage, 'total_tokens')) +
       ',' +
-      num(facts.cost ?? facts.estimatedCost) +
+      (facts.cost !== null ? (synalinks ? recorded(record, 'cost', facts.cost) : num(facts.cost)) : num(facts.estimatedCost)) +
       ',' +
       (facts.cost !== null ? '"reported"' : facts.estimatedCost !== null ? '"estimated"' : '') +
       ',' +
