@@ -90,10 +90,11 @@ export class Engine {
    * An in-memory engine. With `spill`, a scratch folder: past the memory limit DuckDB moves
    * blocks there, so the index of a big tree needs no more memory than a small one's.
    */
-  static async open(spill: string | null, options: { memoryLimit?: string } = {}): Promise<Engine> {
+  static async open(spill: string | null, options: { memoryLimit?: string; threads?: number } = {}): Promise<Engine> {
     const { DuckDBInstance } = await duckdb();
     const instance = await DuckDBInstance.create(':memory:', {
       memory_limit: options.memoryLimit ?? '512MB',
+      ...(options.threads !== undefined ? { threads: String(options.threads) } : {}),
       ...(spill !== null ? { temp_directory: spill } : {}),
       // Extensions are never fetched: queries see the index and local files only.
       autoinstall_known_extensions: 'false',
