@@ -240,6 +240,29 @@ describe('traces index', () => {
     }
   });
 
+  it('reads timestamp, duration and cost in every recorded number form as the doubles they are', async () => {
+    // The rows carry recorded number text to the engine: each form must come back as Number(text).
+    const forms = ['1767707893.6880524', '1E+2', '-0', '-0.0', '0.1e-7', '1e-400', '123456789012345678901234567890', '2.2250738585072011e-308', '9007199254740993', '1.0', '1e300', '5e-324'];
+    const sample = path.join(SAMPLES, 'my_program', 'my_program_20260707-101530.jsonl');
+    const template = JSON.parse(readFileSync(sample, 'utf8').split('\n')[0]) as Record<string, unknown>;
+    assert.ok(template.outputs !== null && template.exception === undefined, 'the template is an ok record, so its cost counts');
+    const root = path.join(work, 'number-forms');
+    const file = path.join(root, 'my_program', 'my_program_20260707-101530.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const lines = forms.map((text, i) =>
+      JSON.stringify({ ...template, call_id: `n${i}`, timestamp: '@T@', duration: '@T@', cost: '@T@' }).replaceAll('"@T@"', text),
+    );
+    writeFileSync(file, lines.join('\n') + '\n');
+    const out = path.join(work, 'number-forms.parquet');
+    index([root], out);
+    const got = objects(await query(`SELECT timestamp, duration, cost_usd, cost_source FROM read_parquet(${sqlString(out)}) ORDER BY line`));
+    assert.deepEqual(
+      got.map((r) => [r.timestamp, r.duration, r.cost_usd, r.cost_source]),
+      // A timestamp past what a date can hold (±8.64e12 s) is no time: null, as in stats.
+      forms.map((text) => [Math.abs(Number(text)) <= 8.64e12 ? Number(text) : null, Number(text), Number(text), 'reported']),
+    );
+  });
+
   it('writes part files into a folder, or Parquet on stdout, with row groups of 131072 rows at most', async () => {
     const folder = path.join(work, 'parts') + '/';
     index([mixed], folder, [], { TRACES_INDEX_PART_ROWS: '10' });

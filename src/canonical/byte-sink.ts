@@ -11,7 +11,8 @@ export class ByteSink {
     this.length = 0;
   }
 
-  private reserve(extra: number): void {
+  /** Makes room for `extra` more bytes past `length`. */
+  reserve(extra: number): void {
     const needed = this.length + extra;
     if (needed <= this.buffer.length) return;
     let size = this.buffer.length * 2;

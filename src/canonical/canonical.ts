@@ -3,59 +3,94 @@
  * which is what Synalinks hashes. Working from the source bytes keeps every number's text
  * verbatim (`1.0` stays `1.0`, big integers stay exact), which `JSON.parse` cannot do.
  *
- * One pass: each value is validated and written as it is read; an object whose keys were
- * out of order has its already-written members moved into place afterwards, which costs
- * a memcpy instead of a second scan.
+ * One pass. Most objects hold only strings, numbers and literals under plain keys (messages,
+ * tool arguments, tool results): their members are located first and then copied once, in
+ * key order, each `"key":value` in one copy when it needs no rewriting. Other objects are
+ * written as they are read and their members moved into key order afterwards, which costs a
+ * memcpy instead of a second scan. Native copies and searches cost about as much per call as
+ * a JavaScript loop costs for a few dozen bytes, so the writer makes as few calls as it can.
  */
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 import { ByteSink } from './byte-sink.js';
-import { decodeString, isWhitespace, JsonSyntaxError, skipString, skipValue, skipWhitespace, stringHasEscape } from './scan.js';
+import { decodeString, isWhitespace, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
 
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /**
- * Members already written to the sink, as rows of one stack shared by nested objects (an
- * object's rows sit above its parent's, and are popped when it ends): where each member's
- * key and whole `"key":value` text sit. No object per member: canonical writing runs over
- * every message of every record.
+ * Where the next backslash is: one native search answers for every string before it, where
+ * a search per string would scan to the end of the line each time a line has none. Valid for
+ * `backslashBuffer` from `backslashFrom` on; reset by each entry point, as buffers get reused.
  */
-const START = 0;
-const END = 1;
-const KEY_START = 2;
-const KEY_END = 3;
-let rows = new Int32Array(4 * 256);
+let backslashBuffer: Buffer | null = null;
+let backslashFrom = 0;
+let backslashAt = 0;
+
+function nextBackslash(b: Buffer, from: number): number {
+  if (b !== backslashBuffer || from < backslashFrom || backslashAt < from) {
+    const k = b.indexOf(BACKSLASH, from);
+    backslashBuffer = b;
+    backslashFrom = from;
+    backslashAt = k === -1 ? b.length : k;
+  }
+  return backslashAt;
+}
+
+/** Whether the string token at [start, end) holds an escape. */
+function hasEscape(b: Buffer, start: number, end: number): boolean {
+  return nextBackslash(b, start + 1) < end - 1;
+}
+
+/**
+ * Members of the objects being written, four numbers each, as a stack nested objects share:
+ * while scanning a plain object, the recorded token ranges of key and value; once written,
+ * where the whole `"key":value` text and the key's text sit in the sink. Typed, so that a
+ * member costs no allocation.
+ */
+let members = new Int32Array(4 * 256);
 let top = 0;
-/** Per row, the key's decoded UTF-8 when its canonical text holds escapes (so bytes would sort wrongly). */
+/** The decoded UTF-8 of a written key whose canonical text holds escapes (so its bytes would sort wrongly), by slot. */
 const decodedKeys: (Buffer | null)[] = [];
 
-function pushRow(): number {
-  if ((top + 1) * 4 > rows.length) {
-    const grown = new Int32Array(rows.length * 2);
-    grown.set(rows);
-    rows = grown;
+function push(a: number, b: number, c: number, d: number): number {
+  if ((top + 1) * 4 > members.length) {
+    const grown = new Int32Array(members.length * 2);
+    grown.set(members);
+    members = grown;
   }
+  const at = top * 4;
+  members[at] = a;
+  members[at + 1] = b;
+  members[at + 2] = c;
+  members[at + 3] = d;
   return top++;
 }
 
 /** UTF-8 byte order is code point order, which is how orjson sorts keys. */
-function compareKeys(sink: Buffer, x: number, y: number): number {
-  const xd = decodedKeys[x];
-  const yd = decodedKeys[y];
-  if (xd !== null || yd !== null) {
-    const xs = xd ?? sink.subarray(rows[x * 4 + KEY_START], rows[x * 4 + KEY_END]);
-    const ys = yd ?? sink.subarray(rows[y * 4 + KEY_START], rows[y * 4 + KEY_END]);
-    return Buffer.compare(xs, ys);
-  }
-  const xStart = rows[x * 4 + KEY_START];
-  const yStart = rows[y * 4 + KEY_START];
-  const xl = rows[x * 4 + KEY_END] - xStart;
-  const yl = rows[y * 4 + KEY_END] - yStart;
-  const n = Math.min(xl, yl);
+function compareBytes(x: Uint8Array, xs: number, xe: number, y: Uint8Array, ys: number, ye: number): number {
+  const xl = xe - xs;
+  const yl = ye - ys;
+  const n = xl < yl ? xl : yl;
   for (let i = 0; i < n; i++) {
-    const d = sink[xStart + i] - sink[yStart + i];
+    const d = x[xs + i] - y[ys + i];
     if (d !== 0) return d;
   }
   return xl - yl;
+}
+
+/** Keys of two scanned members (tokens without escapes): their texts lie between the quotes. */
+function compareScanned(b: Buffer, i: number, j: number): number {
+  return compareBytes(b, members[i * 4] + 1, members[i * 4 + 1] - 1, b, members[j * 4] + 1, members[j * 4 + 1] - 1);
+}
+
+/** Keys of two written members. */
+function compareWritten(sink: Buffer, i: number, j: number): number {
+  const x = decodedKeys[i];
+  const y = decodedKeys[j];
+  if (x === null && y === null) return compareBytes(sink, members[i * 4 + 2], members[i * 4 + 3], sink, members[j * 4 + 2], members[j * 4 + 3]);
+  const xs = x ?? sink.subarray(members[i * 4 + 2], members[i * 4 + 3]);
+  const ys = y ?? sink.subarray(members[j * 4 + 2], members[j * 4 + 3]);
+  return Buffer.compare(xs, ys);
 }
 
 function isLowerHex(c: number): boolean {
@@ -68,7 +103,7 @@ function isLowerHex(c: number): boolean {
  * is, so it can be copied as it stands instead of decoded and re-encoded.
  */
 function escapesAreCanonical(b: Buffer, start: number, end: number): boolean {
-  for (let k = b.indexOf(0x5c, start + 1); k !== -1 && k < end - 1; k = b.indexOf(0x5c, k)) {
+  for (let k = nextBackslash(b, start + 1); k < end - 1; k = nextBackslash(b, k)) {
     const c = b[k + 1];
     if (c === 0x22 || c === 0x5c || c === 0x6e || c === 0x72 || c === 0x74 || c === 0x62 || c === 0x66) {
       k += 2;
@@ -83,8 +118,14 @@ function escapesAreCanonical(b: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** Whether the string token's recorded bytes are its canonical text. */
+function stringIsCanonical(b: Buffer, start: number, end: number): boolean {
+  return !hasEscape(b, start, end) || escapesAreCanonical(b, start, end);
+}
+
+/** Writes a string token; returns whether its canonical text holds escapes. */
 function writeString(b: Buffer, start: number, end: number, out: ByteSink): boolean {
-  if (!stringHasEscape(b, start, end)) {
+  if (!hasEscape(b, start, end)) {
     out.copy(b, start, end);
     return false;
   }
@@ -97,14 +138,118 @@ function writeString(b: Buffer, start: number, end: number, out: ByteSink): bool
   return true;
 }
 
-function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
+/** Slots in key order, for `writePlain` and `reorder`, which never nest. */
+let order = new Int32Array(256);
+
+/**
+ * Sorts the slots [base, top) by `compare` into `order`. Objects have few keys, so an
+ * insertion sort serves, with the built-in sort for big ones; both are stable, so of equal
+ * keys the last recorded comes last, which is the one a Python dict (and orjson) keeps.
+ */
+function sortSlots(base: number, compare: (i: number, j: number) => number): number {
+  const n = top - base;
+  if (order.length < n) order = new Int32Array(n * 2);
+  if (n > 32) {
+    const sorted = Array.from({ length: n }, (_, i) => base + i).sort(compare);
+    for (let i = 0; i < n; i++) order[i] = sorted[i];
+    return n;
+  }
+  for (let k = 0; k < n; k++) {
+    const slot = base + k;
+    let i = k;
+    while (i > 0 && compare(order[i - 1], slot) > 0) {
+      order[i] = order[i - 1];
+      i--;
+    }
+    order[i] = slot;
+  }
+  return n;
+}
+
+/** Writes one scanned member: in one copy when its recorded text is canonical (no space around ':', canonical escapes). */
+function writeScannedMember(b: Buffer, slot: number, out: ByteSink): void {
+  const at = slot * 4;
+  const keyStart = members[at];
+  const keyEnd = members[at + 1];
+  const valueStart = members[at + 2];
+  const valueEnd = members[at + 3];
+  const isString = b[valueStart] === QUOTE;
+  if (valueStart === keyEnd + 1 && (!isString || stringIsCanonical(b, valueStart, valueEnd))) {
+    out.copy(b, keyStart, valueEnd);
+    return;
+  }
+  out.copy(b, keyStart, keyEnd);
+  out.byte(0x3a);
+  if (isString) writeString(b, valueStart, valueEnd, out);
+  else out.copy(b, valueStart, valueEnd);
+}
+
+/** Writes the scanned members [base, top) of a plain object, in key order, the last of a repeated key only. */
+function writePlain(b: Buffer, base: number, sorted: boolean, out: ByteSink): void {
   out.byte(0x7b);
-  const base = top;
-  let sorted = true;
+  if (sorted) {
+    for (let slot = base; slot < top; slot++) {
+      if (slot > base) out.byte(0x2c);
+      writeScannedMember(b, slot, out);
+    }
+  } else {
+    const n = sortSlots(base, (i, j) => compareScanned(b, i, j));
+    let first = true;
+    for (let k = 0; k < n; k++) {
+      if (k + 1 < n && compareScanned(b, order[k], order[k + 1]) === 0) continue;
+      if (!first) out.byte(0x2c);
+      first = false;
+      writeScannedMember(b, order[k], out);
+    }
+  }
+  out.byte(0x7d);
+}
+
+function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
   p = skipWhitespace(b, p + 1, end);
   if (b[p] === 0x7d) {
+    out.byte(0x7b);
     out.byte(0x7d);
     return p + 1;
+  }
+  const base = top;
+  let sorted = true;
+  // Scan while the object is plain: keys without escapes, values that are no containers.
+  for (;;) {
+    if (b[p] !== QUOTE) throw new JsonSyntaxError('expected object key', p);
+    const keyEnd = skipString(b, p, end);
+    if (hasEscape(b, p, keyEnd)) break;
+    let valueStart = skipWhitespace(b, keyEnd, end);
+    if (b[valueStart] !== 0x3a) throw new JsonSyntaxError("expected ':'", valueStart);
+    valueStart = skipWhitespace(b, valueStart + 1, end);
+    const c = b[valueStart];
+    if (c === 0x7b || c === 0x5b) break;
+    const valueEnd = skipValue(b, valueStart, end);
+    const slot = push(p, keyEnd, valueStart, valueEnd);
+    // A repeated key also counts as out of order, which keeps only its last value.
+    if (sorted && slot > base && compareScanned(b, slot - 1, slot) >= 0) sorted = false;
+    p = skipWhitespace(b, valueEnd, end);
+    if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+    if (b[p] === 0x7d) {
+      writePlain(b, base, sorted, out);
+      top = base;
+      return p + 1;
+    }
+    if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or '}'", p);
+    p = skipWhitespace(b, p + 1, end);
+  }
+  // Not plain: the members scanned so far are written in recorded order, the rest as they are read.
+  out.byte(0x7b);
+  for (let slot = base; slot < top; slot++) {
+    if (slot > base) out.byte(0x2c);
+    const start = out.length;
+    const keyLength = members[slot * 4 + 1] - members[slot * 4];
+    writeScannedMember(b, slot, out);
+    members[slot * 4] = start;
+    members[slot * 4 + 1] = out.length;
+    members[slot * 4 + 2] = start + 1;
+    members[slot * 4 + 3] = start + keyLength - 1;
+    decodedKeys[slot] = null;
   }
   for (;;) {
     if (b[p] !== QUOTE) throw new JsonSyntaxError('expected object key', p);
@@ -112,83 +257,58 @@ function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
     const start = out.length;
     const keyTokenEnd = skipString(b, p, end);
     const escaped = writeString(b, p, keyTokenEnd, out);
-    const row = pushRow();
-    rows[row * 4 + START] = start;
-    rows[row * 4 + KEY_START] = start + 1;
-    rows[row * 4 + KEY_END] = out.length - 1;
-    decodedKeys[row] = escaped ? Buffer.from(decodeString(b, p, keyTokenEnd), 'utf8') : null;
+    const slot = push(start, 0, start + 1, out.length - 1);
+    decodedKeys[slot] = escaped ? Buffer.from(decodeString(b, p, keyTokenEnd), 'utf8') : null;
     p = skipWhitespace(b, keyTokenEnd, end);
     if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
     out.byte(0x3a);
+    // Nested objects use the slots above this one, and leave `top` as they found it.
     p = writeValue(b, skipWhitespace(b, p + 1, end), end, out);
-    // `rows` may have grown while the value was written: index it afresh.
-    rows[row * 4 + END] = out.length;
-    // A repeated key also takes the reordering path, which keeps only its last value.
-    if (row > base && sorted && compareKeys(out.buffer, row - 1, row) >= 0) sorted = false;
+    members[slot * 4 + 1] = out.length;
+    if (sorted && slot > base && compareWritten(out.buffer, slot - 1, slot) >= 0) sorted = false;
     p = skipWhitespace(b, p, end);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
     if (b[p] === 0x7d) break;
     if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or '}'", p);
     p = skipWhitespace(b, p + 1, end);
   }
-  if (!sorted) reorder(out, base, top);
+  if (!sorted) reorder(out, base);
   top = base;
   out.byte(0x7d);
   return p + 1;
 }
 
-/** Scratch space for `reorder`, which never nests (inner objects finish before outer ones). */
-let scratch = Buffer.allocUnsafe(1 << 16);
-
-/** Reused by `reorder`: the rows in key order. */
-let order = new Int32Array(64);
-
-/** Reused by `reorder`: 1 where the member at that sorted position gives way to a later one with its key. */
-let overridden = new Uint8Array(64);
-
-function reorder(out: ByteSink, first: number, last: number): void {
-  const count = last - first;
-  const regionStart = rows[first * 4 + START];
-  const regionLength = out.length - regionStart;
-  if (scratch.length < regionLength) scratch = Buffer.allocUnsafe(Math.max(regionLength, scratch.length * 2));
-  out.buffer.copy(scratch, 0, regionStart, out.length);
-  sortRows(out.buffer, first, count);
-  // A key given twice keeps its last value, as a Python dict (and so orjson) does; the sort
-  // is stable, so of equal keys the last written comes last. Compared before being overwritten.
-  if (overridden.length < count) overridden = new Uint8Array(Math.max(count, overridden.length * 2));
-  for (let i = 0; i < count; i++) overridden[i] = i + 1 < count && compareKeys(out.buffer, order[i], order[i + 1]) === 0 ? 1 : 0;
-  out.length = regionStart;
-  let written = 0;
-  for (let i = 0; i < count; i++) {
-    if (overridden[i] === 1) continue;
-    const row = order[i];
-    if (written++ > 0) out.byte(0x2c);
-    out.copy(scratch, rows[row * 4 + START] - regionStart, rows[row * 4 + END] - regionStart);
-  }
-}
-
 /**
- * Rows [first, first + count) into `order` by key. Nearly every message object needs it
- * (`content` sorts before `role`): an insertion sort (stable, which `reorder` relies on for
- * repeated keys) in a reused array, with a stable built-in sort for big objects.
+ * Moves the written members [base, top) into key order: the region is copied past its end in
+ * the sink, then each member back from there (copyWithin: no allocation, no scratch buffer).
  */
-function sortRows(buffer: Buffer, first: number, count: number): void {
-  if (order.length < count) order = new Int32Array(Math.max(count, order.length * 2));
-  if (count > 32) {
-    const sorted = Array.from({ length: count }, (_, i) => first + i).sort((x, y) => compareKeys(buffer, x, y));
-    order.set(sorted);
-    return;
-  }
-  for (let k = 0; k < count; k++) {
-    const row = first + k;
-    let i = k;
-    while (i > 0 && compareKeys(buffer, order[i - 1], row) > 0) {
-      order[i] = order[i - 1];
-      i--;
+function reorder(out: ByteSink, base: number): void {
+  const regionStart = members[base * 4];
+  const regionEnd = out.length;
+  const shift = regionEnd - regionStart;
+  const n = sortSlots(base, (i, j) => compareWritten(out.buffer, i, j));
+  // Of a repeated key, only the last value stays; compared before anything is overwritten.
+  if (skipped.length < n) skipped = new Uint8Array(n * 2);
+  for (let k = 0; k < n; k++) skipped[k] = k + 1 < n && compareWritten(out.buffer, order[k], order[k + 1]) === 0 ? 1 : 0;
+  out.reserve(shift);
+  const buffer = out.buffer;
+  buffer.copyWithin(regionEnd, regionStart, regionEnd);
+  let at = regionStart;
+  for (let k = 0; k < n; k++) {
+    if (skipped[k] === 1) continue;
+    if (at > regionStart) buffer[at++] = 0x2c;
+    const start = members[order[k] * 4] + shift;
+    const end = members[order[k] * 4 + 1] + shift;
+    if (end - start < 24) for (let i = start; i < end; i++) buffer[at++] = buffer[i];
+    else {
+      buffer.copyWithin(at, start, end);
+      at += end - start;
     }
-    order[i] = row;
   }
+  out.length = at;
 }
+
+let skipped = new Uint8Array(256);
 
 function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[], sourceSpans?: number[]): number {
   out.byte(0x5b);
@@ -232,10 +352,15 @@ function writeValue(b: Buffer, p: number, end: number, out: ByteSink): number {
   return valueEnd;
 }
 
+/** Every entry point starts here: a buffer may hold other bytes than at the last call, and a throw may have left members on the stack. */
+function begin(): void {
+  backslashBuffer = null;
+  top = 0;
+}
+
 /** Writes the canonical form of the JSON value at [start, end) of `b` into `out`. */
 export function writeCanonical(b: Buffer, start: number, end: number, out: ByteSink): void {
-  // A syntax error thrown mid-object leaves rows behind.
-  top = 0;
+  begin();
   writeValue(b, start, end, out);
 }
 
@@ -246,12 +371,19 @@ export function writeCanonical(b: Buffer, start: number, end: number, out: ByteS
  */
 export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[], sourceSpans?: number[]): void {
   if (b[start] !== 0x5b) throw new JsonSyntaxError('expected an array', start);
-  top = 0;
+  begin();
   writeArrayValue(b, start, end, out, dropLast, elementEnds, sourceSpans);
 }
 
+/** `crypto.hash` (Node 20.12 and later) hashes in one native call, without a Hash object: about 1 µs less per record. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: string) => string | Buffer }).hash;
+
 export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return oneShot !== undefined ? (oneShot('sha256', bytes, 'hex') as string) : createHash('sha256').update(bytes).digest('hex');
+}
+
+export function sha256(bytes: Uint8Array): Buffer {
+  return oneShot !== undefined ? (oneShot('sha256', bytes, 'buffer') as Buffer) : createHash('sha256').update(bytes).digest();
 }
 
 /** Canonical text of a JSON text, for tests and tools. */
@@ -259,7 +391,7 @@ export function canonicalize(json: string | Buffer): Buffer {
   const b = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const start = skipWhitespace(b, 0, b.length);
   const out = new ByteSink(b.length + 16);
-  top = 0;
+  begin();
   const end = writeValue(b, start, b.length, out);
   for (let i = end; i < b.length; i++) if (!isWhitespace(b[i])) throw new JsonSyntaxError('text after the JSON value', i);
   return Buffer.from(out.view());

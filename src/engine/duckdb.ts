@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { INDEX_COLUMNS } from '../index/columns.js';
-import { ROW_GROUP_ROWS } from '../index/parts.js';
+import { ROW_GROUP_ROWS, type IndexParts } from '../index/parts.js';
 
 type DuckDB = typeof import('@duckdb/node-api');
 type Connection = import('@duckdb/node-api').DuckDBConnection;
@@ -41,11 +41,11 @@ export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
+const PARQUET_OPTIONS = `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}`;
 /** The index's columns and types, as `read_csv` takes them. */
 const CSV_COLUMNS = `{${INDEX_COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
 
-/** The index's rows from CSV parts as IndexBatch writes them: strings quoted ("" is empty), null an empty unquoted field. */
+/** The index's rows from CSV files as IndexRowWriter writes them: strings quoted ("" is empty), null an empty unquoted field. */
 function readCsv(files: readonly string[]): string {
   return (
     `read_csv([${files.map(sqlString).join(', ')}], header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', ` +
@@ -86,19 +86,15 @@ export class Engine {
     private readonly close_: () => void,
   ) {}
 
-  /** Loads the engine's native library, or throws the UserError saying it cannot be loaded. */
-  static async load(): Promise<void> {
-    await duckdb();
-  }
-
   /**
    * An in-memory engine. With `spill`, a scratch folder: past the memory limit DuckDB moves
    * blocks there, so the index of a big tree needs no more memory than a small one's.
    */
-  static async open(spill: string | null, options: { memoryLimit?: string } = {}): Promise<Engine> {
+  static async open(spill: string | null, options: { memoryLimit?: string; threads?: number } = {}): Promise<Engine> {
     const { DuckDBInstance } = await duckdb();
     const instance = await DuckDBInstance.create(':memory:', {
       memory_limit: options.memoryLimit ?? '512MB',
+      ...(options.threads !== undefined ? { threads: String(options.threads) } : {}),
       ...(spill !== null ? { temp_directory: spill } : {}),
       // Extensions are never fetched: queries see the index and local files only.
       autoinstall_known_extensions: 'false',
@@ -110,13 +106,13 @@ export class Engine {
     });
   }
 
-  /** CSV parts of the index written so far (IndexParts), in row order. */
-  private parts: readonly string[] = [];
+  /** The index's rows on disk (IndexParts), in row order. */
+  private parts: IndexParts | null = null;
 
-  /** `records` becomes a view over the index's CSV parts, read in the engine's threads as they are queried or copied. */
-  async attachCsvIndex(parts: readonly string[]): Promise<void> {
+  /** `records` becomes a view over the index's CSV files, read in the engine's threads as they are queried or copied. */
+  async attachCsvIndex(parts: IndexParts): Promise<void> {
     this.parts = parts;
-    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM ${readCsv(parts)}`);
+    await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM ${readCsv(parts.files())}`);
   }
 
   /** The index as one Parquet file at `target`, or as one Parquet file per part in the folder `target`. */
@@ -126,8 +122,10 @@ export class Engine {
       return;
     }
     mkdirSync(target);
-    for (const [i, part] of this.parts.entries()) {
-      await this.connection.run(`COPY (SELECT * FROM ${readCsv([part])}) TO ${sqlString(path.join(target, `part-${i}.parquet`))} (${PARQUET_OPTIONS})`);
+    for (const [i, part] of (this.parts?.parts() ?? []).entries()) {
+      // The engine keeps rows in the order it reads them, through LIMIT and OFFSET too.
+      const rows = `SELECT * FROM ${readCsv(part.files)} LIMIT ${part.limit} OFFSET ${part.offset}`;
+      await this.connection.run(`COPY (${rows}) TO ${sqlString(path.join(target, `part-${i}.parquet`))} (${PARQUET_OPTIONS})`);
     }
   }
 

@@ -1,6 +1,6 @@
 /**
- * Builds the record index of a set of trace files into an engine table: rows made where the
- * records are read (worker threads for big trees), appended here in file order.
+ * Builds the record index of a set of trace files: rows made and written to disk where the
+ * records are read (worker threads for big trees), listed here in file order for the engine.
  */
 import { mkdirSync } from 'node:fs';
 import type { Engine } from '../engine/duckdb.js';
@@ -24,7 +24,7 @@ const LISTED_DAMAGE = 20;
 
 /**
  * Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over
- * them. The engine may still be loading: the rows are read meanwhile.
+ * them. The engine may still be loading (or not have started): the rows are read meanwhile.
  */
 export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
   mkdirSync(partsDir, { recursive: true });
@@ -33,23 +33,25 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
   const shares = runOverFiles(
     'index',
     discovery,
-    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin } }),
-    (result) => ({ records: result.batch.rows, bytes: result.bytes }),
+    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile() }),
+    (result) => ({ records: result.rows.rows, bytes: result.bytes }),
     { quiet },
   );
-  try {
-    for await (const share of shares) {
-      parts.append(share.batch);
-      summary.records += share.batch.rows;
-      summary.bytes += share.bytes;
-      summary.damagedLines += share.damaged.length;
-      for (const line of share.damaged) if (summary.damaged.length < LISTED_DAMAGE) summary.damaged.push(line);
-    }
-  } finally {
-    parts.close();
+  // An engine that cannot load stops the run at the next share, not after the whole tree.
+  let engineError: unknown = null;
+  Promise.resolve(engine).catch((error: unknown) => {
+    engineError = error;
+  });
+  for await (const share of shares) {
+    if (engineError !== null) throw engineError;
+    parts.append(share.rows);
+    summary.records += share.rows.rows;
+    summary.bytes += share.bytes;
+    summary.damagedLines += share.damaged.length;
+    for (const line of share.damaged) if (summary.damaged.length < LISTED_DAMAGE) summary.damaged.push(line);
   }
   await releaseWorkers();
-  await (await engine).attachCsvIndex(parts.files);
+  await (await engine).attachCsvIndex(parts);
   return summary;
 }
 

@@ -3,6 +3,7 @@
  * index`, queried by `traces sql`, and read by any engine that reads Parquet. The README's
  * "Beyond one machine" documents the same columns; a test reads them back with DuckDB.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 
 export type IndexColumnType = 'VARCHAR' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 
@@ -58,64 +59,68 @@ export const INDEX_COLUMNS: readonly IndexColumn[] = [
   column('has_tool_calls', 'BOOLEAN', true),
 ];
 
-export type IndexValue = string | number | boolean | null;
-
 /**
- * Rows of one share as CSV text (UTF-8, every string quoted, null an empty unquoted field),
- * which the engine reads in its own threads: one block crosses threads, not a value per cell,
- * and no JS thread appends values one by one.
+ * A share's rows on disk: CSV text (UTF-8, every string quoted, null an empty unquoted
+ * field), which the engine reads in its own threads. The thread that reads the share writes
+ * them, so no rows cross threads and none wait in memory: a share holds at most one buffer.
  */
-export interface IndexBatch {
+export interface IndexRowFile {
+  /** Null when the share has no rows (no file is written). */
+  file: string | null;
   rows: number;
-  csv: Uint8Array;
-  /** The byte offset where each row ends, so a batch can be cut between rows. */
-  rowEnds: Uint32Array;
 }
 
-const QUOTE = /"/g;
+/** Bytes a writer gathers before writing them out. */
+const FLUSH_BYTES = 1 << 20;
 
-/** A cell as CSV text: numbers in their shortest exact form, which the engine parses back to the same double. */
-function cell(value: IndexValue): string {
-  if (value === null) return '';
-  if (typeof value === 'string') return value.includes('"') ? `"${value.replace(QUOTE, '""')}"` : `"${value}"`;
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  return value ? 'true' : 'false';
-}
-
-/**
- * The bytes a finished batch was built in, for the next one in this thread: a new buffer grown
- * by doubling for every share cost more in page faults than the rows cost to copy.
- */
+/** The buffer of the last writer in this thread, for the next one: fresh pages cost more in page faults than the rows cost to copy. */
 let spare: Buffer | null = null;
 
-/** Builds an IndexBatch row by row. */
-export class IndexBatchWriter {
-  private bytes = spare ?? Buffer.allocUnsafe(1 << 20);
+/** Writes a share's rows, one CSV line each, to its own file. */
+export class IndexRowWriter {
+  private bytes = spare ?? Buffer.allocUnsafe(FLUSH_BYTES);
   private length = 0;
-  private readonly ends: number[] = [];
+  private fd = -1;
+  private rows = 0;
 
-  constructor() {
-    // Taken: a second writer in this thread (none today) would get a buffer of its own.
+  constructor(private readonly file: string) {
+    // Taken: a second writer in this thread at the same time would get a buffer of its own.
     spare = null;
   }
 
-  add(values: readonly IndexValue[]): void {
-    let line = cell(values[0]);
-    for (let i = 1; i < values.length; i++) line += ',' + cell(values[i]);
-    line += '\n';
+  /** A row as one line of CSV text, its newline included (see row.ts). */
+  addLine(line: string): void {
     // Room for the worst case (3 UTF-8 bytes per UTF-16 unit), so the write is never cut short.
     const most = line.length * 3;
     if (this.length + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + most));
-      this.bytes.copy(grown, 0, 0, this.length);
-      this.bytes = grown;
+      this.flush();
+      if (most > this.bytes.length) this.bytes = Buffer.allocUnsafe(most);
     }
     this.length += this.bytes.write(line, this.length);
-    this.ends.push(this.length);
+    this.rows++;
   }
 
-  finish(): IndexBatch {
-    spare = this.bytes;
-    return { rows: this.ends.length, csv: new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.length).slice(), rowEnds: Uint32Array.from(this.ends) };
+  private flush(): void {
+    if (this.length === 0) return;
+    if (this.fd === -1) this.fd = openSync(this.file, 'wx');
+    for (let at = 0; at < this.length; ) at += writeSync(this.fd, this.bytes, at, this.length - at);
+    this.length = 0;
+  }
+
+  /** Writes what is left and closes the file. */
+  finish(): IndexRowFile {
+    try {
+      this.flush();
+    } finally {
+      this.close();
+    }
+    return { file: this.rows > 0 ? this.file : null, rows: this.rows };
+  }
+
+  /** Closes the file without writing what is left (after an error); the scratch folder goes with the run. */
+  close(): void {
+    if (this.fd !== -1) closeSync(this.fd);
+    this.fd = -1;
+    if (this.bytes.length === FLUSH_BYTES) spare = this.bytes;
   }
 }

@@ -5,23 +5,55 @@
 import path from 'node:path';
 import type { TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
-import { conversationKey, keyOf } from '../pipeline/keys.js';
-import { forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { conversationKeyInSink, keyOf } from '../pipeline/keys.js';
+import { forEachMember, KeyMatcher } from '../canonical/scan.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { writeArray } from '../canonical/canonical.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
-import type { IndexBatchWriter, IndexValue } from './columns.js';
+import type { IndexRowWriter } from './columns.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {
   root: string;
   file: string;
+  /** The two as CSV cells, written once per file rather than once per row. */
+  cells: string;
 }
 
 export function placeOf(file: TraceFile): RowPlace {
-  return { root: file.root, file: path.relative(file.root, file.path).split(path.sep).join('/') };
+  const relative = path.relative(file.root, file.path).split(path.sep).join('/');
+  return { root: file.root, file: relative, cells: `${text(file.root)},${text(relative)}` };
+}
+
+const QUOTE = /"/g;
+
+/**
+ * CSV cells, typed by column: strings always quoted (so "" is the empty string), null an empty
+ * unquoted field, numbers in their shortest exact form, which the engine parses back to the same double.
+ */
+function text(value: string): string {
+  return value.includes('"') ? `"${value.replace(QUOTE, '""')}"` : `"${value}"`;
+}
+
+function maybeText(value: string | null): string {
+  return value === null ? '' : text(value);
+}
+
+function num(value: number | null): string {
+  return value === null ? '' : Object.is(value, -0) ? '-0' : String(value);
+}
+
+/**
+ * A number of a Synalinks record as its recorded text, which the engine parses to the same
+ * double (both round correctly): writing the shortest form of a double costs far more than
+ * copying the text. Only for values the record gives (null stays null).
+ */
+function recorded(record: SynalinksRecord, field: 'timestamp' | 'duration' | 'cost', value: number | null): string {
+  if (value === null) return '';
+  const [start, end] = record.span(field)!;
+  return record.raw.toString('latin1', start, end);
 }
 
 /** A token count as recorded, or null when unknown or not a whole number (never rounded). */
@@ -31,39 +63,47 @@ function tokens(usage: Usage | null, field: keyof Usage): number | null {
 }
 
 const TOOL_CALLS = new KeyMatcher(['tool_calls']);
+/** How a tool_calls member starts in canonical text, which has no spaces. */
+const TOOL_CALLS_MEMBER = Buffer.from('"tool_calls":[');
 const key = new Uint32Array(4);
 
 const sink = new ByteSink();
 const elementEnds: number[] = [];
 
-/** Whether a message calls a tool (a non-empty tool_calls list), read from the bytes without building the messages. */
-function synalinksToolCalls(record: SynalinksRecord, start: number, end: number): boolean {
-  const b = record.raw;
-  // Most records call no tool: their bytes never hold the word.
-  if (!b.includes('"tool_calls"')) return false;
-  let toolCalls = false;
-  forEachElement(b, start, end, (valueStart, valueEnd) => {
-    if (toolCalls || b[valueStart] !== 0x7b) return;
-    forEachMember(b, valueStart, valueEnd, (keyStart, keyEnd, memberStart, memberEnd) => {
-      if (TOOL_CALLS.match(b, keyStart, keyEnd) === 0 && b[memberStart] === 0x5b && b[skipWhitespace(b, memberStart + 1, memberEnd)] !== 0x5d) {
-        toolCalls = true;
-      }
+/**
+ * Whether a message calls a tool (a non-empty tool_calls list), read from the canonical
+ * messages: most hold no `"tool_calls":[`, and for the others only the message that holds it
+ * is walked. Canonical text keeps the last of a repeated key, as the parsed messages of other
+ * sources do. `ends` gives where each message's canonical text ends.
+ */
+function canonicalToolCalls(text: Buffer, ends: readonly number[]): boolean {
+  let element = 0;
+  for (let hit = text.indexOf(TOOL_CALLS_MEMBER); hit !== -1; hit = text.indexOf(TOOL_CALLS_MEMBER, ends[element])) {
+    while (ends[element] <= hit) element++;
+    // Past the array's '[' or the ',' before the element.
+    const start = element === 0 ? 1 : ends[element - 1] + 1;
+    if (text[start] !== 0x7b) continue;
+    let toolCalls = false;
+    forEachMember(text, start, ends[element], (keyStart, keyEnd, valueStart) => {
+      if (TOOL_CALLS.match(text, keyStart, keyEnd) === 0 && text[valueStart] === 0x5b && text[valueStart + 1] !== 0x5d) toolCalls = true;
     });
-  });
-  return toolCalls;
+    if (toolCalls) return true;
+  }
+  return false;
 }
 
 /**
  * The conversation key, message count and tool calls of a Synalinks record. The canonical
  * bytes are written here, as `keyOf(record, 'conversation')` writes them, so that one pass
- * over the messages also counts them.
+ * over the messages also counts them and finds the tool calls.
  */
 function synalinksMessageFacts(record: SynalinksRecord): MessageFacts {
   const [start, end] = record.span('messages')!;
   sink.reset();
   elementEnds.length = 0;
   writeArray(record.raw, start, end, sink, false, elementEnds);
-  return { conversation: hex(conversationKey(sink.view(), key)), count: elementEnds.length, toolCalls: synalinksToolCalls(record, start, end) };
+  const toolCalls = canonicalToolCalls(sink.view(), elementEnds);
+  return { conversation: hex(conversationKeyInSink(sink, key)), count: elementEnds.length, toolCalls };
 }
 
 interface MessageFacts {
@@ -89,40 +129,62 @@ function hex(words: Uint32Array): string {
   return out;
 }
 
-export function addRow(batch: IndexBatchWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
+export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
   const facts = factsOf(record, prices);
   const usage = facts.usage;
-  const cost = facts.cost ?? facts.estimatedCost;
   const synalinks = record instanceof SynalinksRecord;
   const messages = synalinks ? synalinksMessageFacts(record) : otherMessageFacts(record);
-  const values: IndexValue[] = [
-    record.callId,
-    record.parentCallId,
-    record.source,
-    place.root,
-    place.file,
-    record.ref.line,
-    synalinks ? record.ref.offset : null,
-    synalinks ? record.raw.length : null,
-    record.program,
-    record.module,
-    record.model,
-    record.version,
-    facts.status,
-    facts.timestamp,
-    facts.duration,
-    record.inputsHash,
-    record.configHash,
-    messages.conversation,
-    tokens(usage, 'prompt_tokens'),
-    tokens(usage, 'completion_tokens'),
-    tokens(usage, 'reasoning_tokens'),
-    tokens(usage, 'cached_tokens'),
-    tokens(usage, 'total_tokens'),
-    cost,
-    facts.cost !== null ? 'reported' : facts.estimatedCost !== null ? 'estimated' : null,
-    messages.count,
-    messages.toolCalls,
-  ];
-  batch.add(values);
+  // The columns of INDEX_COLUMNS, in order.
+  rows.addLine(
+    text(record.callId) +
+      ',' +
+      maybeText(record.parentCallId) +
+      ',' +
+      text(record.source) +
+      ',' +
+      place.cells +
+      ',' +
+      num(record.ref.line) +
+      ',' +
+      (synalinks ? num(record.ref.offset) + ',' + num(record.raw.length) : ',') +
+      ',' +
+      text(record.program) +
+      ',' +
+      text(record.module) +
+      ',' +
+      maybeText(record.model) +
+      ',' +
+      maybeText(record.version) +
+      ',' +
+      text(facts.status) +
+      ',' +
+      (synalinks ? recorded(record, 'timestamp', facts.timestamp) : num(facts.timestamp)) +
+      ',' +
+      (synalinks ? recorded(record, 'duration', facts.duration) : num(facts.duration)) +
+      ',' +
+      text(record.inputsHash) +
+      ',' +
+      text(record.configHash) +
+      ',' +
+      text(messages.conversation) +
+      ',' +
+      num(tokens(usage, 'prompt_tokens')) +
+      ',' +
+      num(tokens(usage, 'completion_tokens')) +
+      ',' +
+      num(tokens(usage, 'reasoning_tokens')) +
+      ',' +
+      num(tokens(usage, 'cached_tokens')) +
+      ',' +
+      num(tokens(usage, 'total_tokens')) +
+      ',' +
+      (facts.cost !== null ? (synalinks ? recorded(record, 'cost', facts.cost) : num(facts.cost)) : num(facts.estimatedCost)) +
+      ',' +
+      (facts.cost !== null ? '"reported"' : facts.estimatedCost !== null ? '"estimated"' : '') +
+      ',' +
+      num(messages.count) +
+      ',' +
+      (messages.toolCalls ? 'true' : 'false') +
+      '\n',
+  );
 }

@@ -1,37 +1,44 @@
-/** `index` over one share of the files, in a worker thread: the rows, and the damaged lines to report. */
+/** `index` over one share of the files, in a worker thread: its rows in a file of their own, and the damaged lines to report. */
 import type { DamagedLine } from '../record.js';
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
-import { IndexBatchWriter, type IndexBatch } from './columns.js';
+import { IndexRowWriter, type IndexRowFile } from './columns.js';
 import { addRow, placeOf } from './row.js';
 
 export interface IndexSharePayload {
   files: TraceFile[];
   share: WorkShare;
   prices: { data: PriceTableData; origin: string };
+  /** Where this share's rows go (a new file in the run's scratch folder). */
+  rowsFile: string;
 }
 
 export interface IndexShareResult {
-  batch: IndexBatch;
+  rows: IndexRowFile;
   damaged: DamagedLine[];
   bytes: number;
 }
 
-export async function indexShare({ files, share, prices }: IndexSharePayload): Promise<IndexShareResult> {
+export async function indexShare({ files, share, prices, rowsFile }: IndexSharePayload): Promise<IndexShareResult> {
   const table = new PriceTable(prices.data, prices.origin);
-  const rows = new IndexBatchWriter();
+  const rows = new IndexRowWriter(rowsFile);
   const damaged: DamagedLine[] = [];
   let bytes = 0;
-  for (const range of share.ranges) {
-    const file = files[range.fileIndex];
-    const place = placeOf(file);
-    for await (const batch of readFileRange(file, { start: range.start, end: range.end })) {
-      bytes += batch.bytes;
-      for (const record of batch.records) addRow(rows, record, place, table);
-      for (const line of batch.damaged) damaged.push(line);
+  try {
+    for (const range of share.ranges) {
+      const file = files[range.fileIndex];
+      const place = placeOf(file);
+      for await (const batch of readFileRange(file, { start: range.start, end: range.end })) {
+        bytes += batch.bytes;
+        for (const record of batch.records) addRow(rows, record, place, table);
+        for (const line of batch.damaged) damaged.push(line);
+      }
     }
+  } catch (error) {
+    rows.close();
+    throw error;
   }
-  return { batch: rows.finish(), damaged, bytes };
+  return { rows: rows.finish(), damaged, bytes };
 }

@@ -10,8 +10,7 @@
  * conversation, which ends with the completion).
  */
 import { ByteSink } from '../canonical/byte-sink.js';
-import { sha256 } from '../canonical/sha256.js';
-import { canonicalValueText, writeArray } from '../canonical/canonical.js';
+import { canonicalValueText, sha256, writeArray } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { Column } from './columns.js';

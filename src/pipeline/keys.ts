@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ByteSink } from '../canonical/byte-sink.js';
-import { canonicalValueText, writeCanonical } from '../canonical/canonical.js';
+import { canonicalValueText, sha256, writeCanonical } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { hexWord } from './key-index.js';
@@ -41,12 +41,17 @@ function fromHexHashes(first: string, firstOffset: number, second: string, secon
 
 const conversationSink = new ByteSink();
 
+/** Writes a Synalinks record's canonical messages into `conversationSink`, from the recorded bytes. */
+function writeConversation(record: SynalinksRecord): void {
+  const [start, end] = record.span('messages')!;
+  conversationSink.reset();
+  writeCanonical(record.raw, start, end, conversationSink);
+}
+
 /** Canonical bytes of all messages, completion included: the same answer to the same prompt. */
 export function conversationBytes(record: TraceRecord): Uint8Array {
   if (record instanceof SynalinksRecord) {
-    const [start, end] = record.span('messages')!;
-    conversationSink.reset();
-    writeCanonical(record.raw, start, end, conversationSink);
+    writeConversation(record);
     return conversationSink.view();
   }
   return Buffer.from(canonicalValueText(record.messages()), 'utf8');
@@ -55,6 +60,17 @@ export function conversationBytes(record: TraceRecord): Uint8Array {
 /** The `conversation` key of a conversation's canonical bytes (for callers that write them themselves). */
 export function conversationKey(canonicalMessages: Uint8Array, into: Uint32Array = new Uint32Array(4)): Uint32Array {
   return hashOf([canonicalMessages], into);
+}
+
+/**
+ * The `conversation` key of the canonical messages that fill `sink`, as `conversationKey`
+ * computes it: the separator byte is added in the sink, so one native call hashes it all.
+ */
+export function conversationKeyInSink(sink: ByteSink, into: Uint32Array = new Uint32Array(4)): Uint32Array {
+  sink.byte(0);
+  const digest = sha256(sink.view());
+  sink.length--;
+  return digestWords(digest, into);
 }
 
 /** Writes the record's key of the given kind into `into` (4 words) and returns it. */
@@ -69,6 +85,10 @@ export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = ne
     case 'inputs,config,module':
       return hashOf([record.inputsHash, record.configHash, record.program, record.module], into);
     case 'conversation':
+      if (record instanceof SynalinksRecord) {
+        writeConversation(record);
+        return conversationKeyInSink(conversationSink, into);
+      }
       return conversationKey(conversationBytes(record), into);
   }
 }
