@@ -144,6 +144,11 @@ async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<numb
   }
 }
 
+/** Loads the tokenizer a projection counts with, ahead of the first share (see `preloadJob`). */
+export async function warmProjection({ tokenizer }: { tokenizer: EncodingName }): Promise<void> {
+  await loadTokenCounter(tokenizer);
+}
+
 export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const counter = await loadTokenCounter(settings.tokenizer);

@@ -13,7 +13,7 @@ import type { Split } from '../pipeline/split.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
-import { runOverFiles } from '../parallel/run-shares.js';
+import { preloadJob, runOverFiles } from '../parallel/run-shares.js';
 import type { WorkShare } from '../parallel/units.js';
 import {
   getTarget,
@@ -96,7 +96,13 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
     };
     const inference = new ToolInference();
-    const plan = await planCuration(discovery, curationOptions, drop, (messages) => inference.observe(messages));
+    const plan = await planCuration(
+      discovery,
+      curationOptions,
+      drop,
+      (messages) => inference.observe(messages),
+      () => preloadJob('project', { tokenizer: options.tokenizer }),
+    );
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const datasetAt = (folder: string): Dataset => {

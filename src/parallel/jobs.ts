@@ -2,7 +2,7 @@
  * The jobs worker threads can run, by name. Each takes plain data and returns plain data.
  * Modules load on first use, so a worker (or a command) only pays for the job it runs.
  */
-import type { projectShare } from '../export/project-share.js';
+import type { projectShare, warmProjection } from '../export/project-share.js';
 import type { runsShare } from '../runs/runs-share.js';
 import type { curateShare } from '../pipeline/curate-share.js';
 import type { scanShare } from '../privacy/scan-share.js';
@@ -34,9 +34,18 @@ const LOADERS: { [J in JobName]: () => Promise<Jobs[J]> } = {
   index: async () => (await import('../index/share.js')).indexShare,
 };
 
-/** Loads a job's modules ahead of its first payload (a worker does this while it would wait anyway). */
-export async function loadJob(job: JobName): Promise<void> {
+/**
+ * What a job can prepare before its first payload beyond loading its modules, given what it
+ * needs to know: a projection loads its tokenizer (hundreds of ms, once per thread).
+ */
+const WARMERS: Partial<Record<JobName, (data: unknown) => Promise<void>>> = {
+  project: async (data) => (await import('../export/project-share.js')).warmProjection(data as Parameters<typeof warmProjection>[0]),
+};
+
+/** Loads a job's modules, and prepares it with `warm` when given, ahead of its first payload. */
+export async function loadJob(job: JobName, warm?: unknown): Promise<void> {
   await LOADERS[job]();
+  if (warm !== undefined) await WARMERS[job]?.(warm);
 }
 
 export async function runJob<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> {

@@ -45,6 +45,15 @@ export function startWorkersEarly(job: JobName, paths: readonly string[]): void 
 }
 
 /**
+ * Has the running workers prepare a job a run will hand them next, while they would wait:
+ * export's workers load the tokenizer while this thread finishes the curation plan, where the
+ * first projection share on a worker took seconds longer than the rest.
+ */
+export function preloadJob(job: JobName, warm?: unknown): void {
+  sharedPool?.preload(job, warm);
+}
+
+/**
  * Ends the worker threads now, not at exit: their heaps go back to the system, for a command
  * whose last step (index's Parquet writing) needs memory and no workers.
  */

@@ -11,9 +11,10 @@ interface JobMessage {
   payload: unknown;
 }
 
-/** Load a job's modules now; no answer. */
+/** Load a job's modules now, and prepare it with `warm` when given; no answer. */
 interface PreloadMessage {
   preload: JobName;
+  warm?: unknown;
 }
 
 async function handle(message: JobMessage): Promise<void> {
@@ -30,5 +31,5 @@ async function handle(message: JobMessage): Promise<void> {
 
 let queue = Promise.resolve();
 parentPort!.on('message', (message: JobMessage | PreloadMessage) => {
-  queue = queue.then(() => ('preload' in message ? loadJob(message.preload).catch(() => undefined) : handle(message)));
+  queue = queue.then(() => ('preload' in message ? loadJob(message.preload, message.warm).catch(() => undefined) : handle(message)));
 });

@@ -289,6 +289,8 @@ export async function planCuration(
   options: CurationOptions,
   onDrop: DropSink,
   onToolCalls: ((messages: Message[]) => void) | null = null,
+  /** Called once every record is read, before the comparing stages finish (their last, single-threaded part). */
+  whenRead: (() => void) | null = null,
 ): Promise<CurationPlan> {
   const keepList = options.keepListFile ? await readKeepList(options.keepListFile) : null;
   const curation = new Curation(discovery.files, options, onDrop, onToolCalls, keepList);
@@ -305,5 +307,6 @@ export async function planCuration(
       else curation.addCandidate(item);
     }
   }
+  whenRead?.();
   return curation.finish();
 }
