@@ -72,3 +72,71 @@ describe('starting the workers before the files are found', () => {
     assert.equal(namesAtLeast([root], 1 << 30, 3), true);
   });
 });
+
+describe('results in order, this thread reading only while it would wait', () => {
+  /** A lane whose payloads finish when the test says so. */
+  function controlledLane() {
+    const calls: { payload: unknown; finish: (value: string) => void }[] = [];
+    let arrived: (() => void) | null = null;
+    const lane = {
+      /** Once set, payloads finish as soon as they arrive. */
+      finishAtOnce: false,
+      run: (payload: unknown) =>
+        new Promise<string>((resolve) => {
+          if (lane.finishAtOnce) return resolve(`remote ${payload}`);
+          calls.push({ payload, finish: resolve });
+          arrived?.();
+        }),
+      nextCall: async () => {
+        while (calls.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
+        return calls.shift()!;
+      },
+    };
+    return lane;
+  }
+
+  it('ends when the other lanes took the last payloads while this thread had results to consume', async () => {
+    const { inOrder } = await import('../src/parallel/pool.js');
+    const remote = controlledLane();
+    const localDone: number[] = [];
+    const local = async (payload: unknown) => {
+      localDone.push(payload as number);
+      return `local ${payload}`;
+    };
+    const results = inOrder([0, 1, 2, 3], [remote.run], local);
+    // This thread takes payload 0 and the other lane payload 1; result 0 is then ready, so this
+    // thread's lane waits for the consumer instead of taking payload 2.
+    assert.deepEqual(await results.next(), { value: 'local 0', done: false });
+    const first = await remote.nextCall();
+    assert.equal(first.payload, 1);
+    first.finish('remote 1');
+    // The other lane takes both remaining payloads: nothing is left for the waiting lane.
+    const second = await remote.nextCall();
+    second.finish(`remote ${second.payload}`);
+    const third = await remote.nextCall();
+    third.finish(`remote ${third.payload}`);
+    const rest: string[] = [];
+    for await (const value of results) rest.push(value);
+    assert.deepEqual(rest, ['remote 1', 'remote 2', 'remote 3']);
+    assert.deepEqual(localDone, [0]);
+  });
+
+  it('has this thread read while the result it waits for is not in', async () => {
+    const { inOrder } = await import('../src/parallel/pool.js');
+    const remote = controlledLane();
+    const local = async (payload: unknown) => `local ${payload}`;
+    const results = inOrder([0, 1, 2, 3], [remote.run], local);
+    assert.deepEqual(await results.next(), { value: 'local 0', done: false });
+    const first = await remote.nextCall();
+    // Result 1 is not in: the consumer waits, so this thread's lane takes payload 2.
+    const pending = results.next();
+    remote.finishAtOnce = true;
+    first.finish('remote 1');
+    assert.deepEqual(await pending, { value: 'remote 1', done: false });
+    const rest: string[] = [];
+    for await (const value of results) rest.push(value);
+    assert.equal(rest[0], 'local 2');
+    assert.match(rest[1], /^(local|remote) 3$/);
+    assert.equal(rest.length, 2);
+  });
+});

@@ -103,48 +103,8 @@ export class WorkerPool {
    * third of the time while this thread fell behind.
    */
   async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
-    const n = payloads.length;
-    const settled: (Deferred<T> | null)[] = payloads.map(() => deferred<T>());
-    const workerLanes = this.size * JOBS_PER_WORKER;
-    const ahead = (workerLanes + (local ? 1 : 0)) * 4;
-    let next = 0;
-    let consumed = 0;
-    const blocked: (() => void)[] = [];
-    /** 1 once a payload's result (or error) is in. */
-    const ready = new Uint8Array(n);
-    let wakeLocal: (() => void) | null = null;
-    const lane = async (run: (payload: unknown) => Promise<T>, isLocal: boolean) => {
-      for (;;) {
-        while (next < n && next - consumed >= ahead) await new Promise<void>((resolve) => blocked.push(resolve));
-        while (isLocal && next < n && consumed < next && ready[consumed] === 1) await new Promise<void>((resolve) => (wakeLocal = resolve));
-        if (next >= n) return;
-        const i = next++;
-        try {
-          settled[i]!.resolve(await run(payloads[i]));
-        } catch (error) {
-          settled[i]!.reject(error as Error);
-        }
-        ready[i] = 1;
-      }
-    };
-    // This thread's lane first: it takes the first payload while the workers are still booting.
-    const running = local ? [lane(local, true)] : [];
-    for (let i = 0; i < workerLanes; i++) running.push(lane((payload) => this.submit<T>(job, payload), false));
-    while (consumed < n) {
-      if (ready[consumed] === 0 && wakeLocal !== null) {
-        // Nothing to consume until this result is in: this thread's lane may take a payload meanwhile.
-        const wake: () => void = wakeLocal;
-        wakeLocal = null;
-        wake();
-      }
-      const result = await settled[consumed]!.promise;
-      // Handed over: holding every result until the end kept a whole export in memory.
-      settled[consumed] = null;
-      consumed++;
-      for (const resume of blocked.splice(0)) resume();
-      yield result;
-    }
-    await Promise.all(running);
+    const remote = (payload: unknown) => this.submit<T>(job, payload);
+    yield* inOrder(payloads, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local);
   }
 
   /** Has each worker load a job's modules (and prepare it with `warm`) before its first payload arrives. */
@@ -155,6 +115,62 @@ export class WorkerPool {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
+}
+
+/**
+ * The scheduling of `WorkerPool.map`, apart from the threads: each of `lanes` (and `local`,
+ * this thread's own lane) takes the next payload when free; results are yielded in payload order.
+ */
+export async function* inOrder<T>(
+  payloads: readonly unknown[],
+  lanes: readonly ((payload: unknown) => Promise<T>)[],
+  local?: (payload: unknown) => Promise<T>,
+): AsyncGenerator<T> {
+  const n = payloads.length;
+  const settled: (Deferred<T> | null)[] = payloads.map(() => deferred<T>());
+  const ahead = (lanes.length + (local ? 1 : 0)) * 4;
+  let next = 0;
+  let consumed = 0;
+  const blocked: (() => void)[] = [];
+  /** 1 once a payload's result (or error) is in. */
+  const ready = new Uint8Array(n);
+  let wakeLocal: (() => void) | null = null;
+  const wake = (): void => {
+    const resume = wakeLocal;
+    wakeLocal = null;
+    resume?.();
+  };
+  const lane = async (run: (payload: unknown) => Promise<T>, isLocal: boolean) => {
+    for (;;) {
+      while (next < n && next - consumed >= ahead) await new Promise<void>((resolve) => blocked.push(resolve));
+      while (isLocal && next < n && consumed < next && ready[consumed] === 1) await new Promise<void>((resolve) => (wakeLocal = resolve));
+      if (next >= n) return;
+      const i = next++;
+      // The last payload is taken: a waiting local lane has nothing left to wait for.
+      if (next === n) wake();
+      try {
+        settled[i]!.resolve(await run(payloads[i]));
+      } catch (error) {
+        settled[i]!.reject(error as Error);
+      }
+      ready[i] = 1;
+    }
+  };
+  // This thread's lane first: it takes the first payload while the workers are still booting.
+  const running = local ? [lane(local, true)] : [];
+  for (const remote of lanes) running.push(lane(remote, false));
+  while (consumed < n) {
+    // Nothing to consume until this result is in: this thread's lane may take a payload meanwhile.
+    if (ready[consumed] === 0) wake();
+    const result = await settled[consumed]!.promise;
+    // Handed over: holding every result until the end kept a whole export in memory.
+    settled[consumed] = null;
+    consumed++;
+    for (const resume of blocked.splice(0)) resume();
+    yield result;
+  }
+  wake();
+  await Promise.all(running);
 }
 
 interface Deferred<T> {
