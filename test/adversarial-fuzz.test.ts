@@ -11,24 +11,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { runCli, SAMPLES, GOLDEN, tempDir, type CliResult } from './helpers.js';
+import { runCli, SAMPLES, GOLDEN, seededRandom, tempDir, type CliResult } from './helpers.js';
 import { hasOrjson, NO_ORJSON, traceFileTruth, unloadableLines, type FileTruth } from './strict-reference.js';
 
 const SEED = 20261130;
 const FILES = 40;
 const LINES_PER_FILE = 260;
 
-/** mulberry32: small, fast and the same everywhere. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function jsonlFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -185,7 +174,7 @@ interface Tree {
 }
 
 function buildTree(): Tree {
-  const random = prng(SEED);
+  const random = seededRandom(SEED);
   const seeds = seedLines();
   assert.ok(seeds.length >= 20, `expected sample lines to mutate, found ${seeds.length}`);
   const root = path.join(tempDir('traces-fuzz-'), 'tree');

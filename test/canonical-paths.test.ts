@@ -14,19 +14,9 @@ import { describe, it } from 'node:test';
 import { ByteSink } from '../src/canonical/byte-sink.js';
 import { canonicalize, canonicalValueText, writeArray, writeCanonical } from '../src/canonical/canonical.js';
 import { parseJsonText } from '../src/canonical/json-value.js';
+import { seededRandom } from './helpers.js';
 import { hasOrjson, NO_ORJSON } from './strict-reference.js';
 
-/** A small seeded generator, so a failure names a reproducible case. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Keys as a recorder may write them: plain, escaped, unicode, look-alikes of each other. */
 const KEYS = ['role', 'content', 'a', 'b', 'ab', 'a!', 'a"b', 'tool_calls', 'name', 'é', '！', '😀', 'z', ' ', 'A', 'aa', '\u2028', 'k\\ey', 'k\ney', '\u0000'];
@@ -88,7 +78,7 @@ function generate(next: () => number, shape: Shape, depth: number): string {
 }
 
 function cases(seed: number, count: number, shape: Shape): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
     // Message lists, as the conversation hash sees them, and bare values.
     const messages = Array.from({ length: 1 + Math.floor(next() * 4) }, () => generate(next, shape, 1));

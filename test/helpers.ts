@@ -72,3 +72,15 @@ export function generatedTree(options: Omit<GenerateOptions, 'out'>): { tree: st
   }
   return { tree: path.join(dir, 'tree'), expected: JSON.parse(readFileSync(expectedFile, 'utf8')) as Expected };
 }
+
+/** mulberry32: a small seeded generator, the same everywhere, so a failure names a reproducible case. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
