@@ -52,7 +52,7 @@ const NO_SPANS: readonly number[] = new Array<number>(FIELDS.length * 2).fill(-1
  * The span list `locateField` writes into: one module-level visitor rather than a closure per
  * record, since a record's constructor runs once per line of every file read.
  */
-let locating: { raw: Buffer; spans: number[] } = { raw: Buffer.alloc(0), spans: [] };
+const locating: { raw: Buffer; spans: number[] } = { raw: Buffer.alloc(0), spans: [] };
 
 function locateField(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void {
   const index = FIELD_MATCHER.match(locating.raw, keyStart, keyEnd);
@@ -164,7 +164,8 @@ export class SynalinksRecord implements TraceRecord {
     checkTextRules(b);
     const start = skipWhitespace(b, 0, b.length);
     if (b[start] !== 0x7b) throw new DamagedRecordError('not a JSON object');
-    locating = { raw: b, spans: this.spans };
+    locating.raw = b;
+    locating.spans = this.spans;
     const end = forEachMember(b, start, b.length, locateField);
     if (skipWhitespace(b, end, b.length) !== b.length) throw new DamagedRecordError('text after the JSON object');
     if (!this.has(F.synalinks_version)) throw new DamagedRecordError('no synalinks_version: not a Synalinks trace record');
