@@ -176,6 +176,7 @@ export class StatsCollector {
       }
     }
     this.lastNames = null;
+    this.lastRecordNames = null;
     const key = this.key;
     for (let i = 0; i < share.keyGroups.length; i++) {
       key.set(share.keys.subarray(i * 4, i * 4 + 4));
