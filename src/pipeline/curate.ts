@@ -225,25 +225,20 @@ export class Curation {
       const fileIndex = dedupe.fileIndexes.data[group];
       const line = dedupe.lines.data[group];
       const similar = near?.keptFor(group) ?? -1;
+      // A group's winner that gives way to another group's: reported with the record it gave way to.
+      const giveWay = (reason: string, to: number): Drop => ({
+        call_id: dedupe.callIds.get(group),
+        file: this.files[fileIndex].display,
+        line,
+        reason,
+        kept: dedupe.callIds.get(to),
+      });
       if (similar !== -1) {
-        this.drop({
-          call_id: dedupe.callIds.get(group),
-          file: this.files[fileIndex].display,
-          line,
-          reason: 'near_duplicate',
-          kept: dedupe.callIds.get(similar),
-          similarity: near!.similarity(group),
-        });
+        this.drop({ ...giveWay('near_duplicate', similar), similarity: near!.similarity(group) });
         continue;
       }
       if (container !== -1) {
-        this.drop({
-          call_id: dedupe.callIds.get(group),
-          file: this.files[fileIndex].display,
-          line,
-          reason: 'prefix',
-          kept: dedupe.callIds.get(container),
-        });
+        this.drop(giveWay('prefix', container));
         continue;
       }
       let lines = linesByFile.get(fileIndex);

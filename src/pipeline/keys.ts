@@ -75,12 +75,12 @@ export function conversationKeyInSink(sink: ByteSink, into: Uint32Array = new Ui
 
 /** Writes the record's key of the given kind into `into` (4 words) and returns it. */
 export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = new Uint32Array(4)): Uint32Array {
+  // The hash keys of a Synalinks line come straight from its bytes when the hashes are plain hex.
+  if ((kind === 'inputs,config' || kind === 'inputs') && record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
   switch (kind) {
     case 'inputs,config':
-      if (record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
       return fromHexHashes(record.inputsHash, 0, record.configHash, 0, into);
     case 'inputs':
-      if (record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
       return fromHexHashes(record.inputsHash, 0, record.inputsHash, 16, into);
     case 'inputs,config,module':
       return hashOf([record.inputsHash, record.configHash, record.program, record.module], into);
