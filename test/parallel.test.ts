@@ -139,4 +139,40 @@ describe('results in order, this thread reading only while it would wait', () =>
     assert.match(rest[1], /^(local|remote) 3$/);
     assert.equal(rest.length, 2);
   });
+
+  it("hands the other lanes their next payloads while this thread's own payload runs", async () => {
+    const { inOrder } = await import('../src/parallel/pool.js');
+    const { pause, pauseDue } = await import('../src/parallel/cooperate.js');
+    // A worker's answer arrives as an event: it is only seen when this thread's event loop turns.
+    const remoteDone: number[] = [];
+    const remote = (payload: unknown) =>
+      new Promise<string>((resolve) =>
+        setImmediate(() => {
+          remoteDone.push(payload as number);
+          resolve(`remote ${payload}`);
+        }),
+      );
+    let pauses = 0;
+    // This thread's payload: a long loop over records, as a share's loop is, pausing when due.
+    const local = async (payload: unknown) => {
+      let spin = 0;
+      for (let record = 0; remoteDone.length < 3 && record < 1e9; record++) {
+        spin = (spin + record) | 0;
+        if (pauseDue()) {
+          pauses++;
+          await pause();
+        }
+      }
+      remoteDoneMeanwhile ??= remoteDone.length;
+      return `local ${payload}`;
+    };
+    let remoteDoneMeanwhile: number | undefined;
+    const results: string[] = [];
+    for await (const value of inOrder([0, 1, 2, 3, 4, 5], [remote], local)) results.push(value);
+    // The other lane finished three payloads while payload 0 ran here: it was not left waiting.
+    assert.equal(remoteDoneMeanwhile, 3);
+    assert.ok(pauses > 0);
+    assert.deepEqual(results.slice(0, 4), ['local 0', 'remote 1', 'remote 2', 'remote 3']);
+    assert.equal(results.length, 6);
+  });
 });

@@ -26,6 +26,7 @@ import { sha256 } from '../canonical/canonical.js';
 import { writeJson } from '../canonical/json-value.js';
 import { checkJsonText, JsonSyntaxError } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
+import { pause, pauseDue } from '../parallel/cooperate.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 
 export interface ScrubSettings {
@@ -159,6 +160,7 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
   {
     for await (const batch of keptRecords(files, share, kept, offsets)) {
       for (const record of batch) {
+        if (pauseDue()) await pause();
         records++;
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
         if (record.notExportable) {
