@@ -3,7 +3,7 @@
  * records as a few typed arrays instead of an object per record: deserializing those objects
  * made that thread the bottleneck of two. There they are read through one reused view.
  */
-import type { DamagedLine, Message, Status } from '../record.js';
+import type { DamagedLine, Status } from '../record.js';
 import { STATUSES } from '../record.js';
 import type { Candidate } from './candidate.js';
 import type { TrajectoryDigests } from './collapse.js';
@@ -25,8 +25,14 @@ export interface CandidateBatch {
   /** What few rows have, by row. */
   otherCallIds: Map<number, string>;
   verdicts: Map<number, NonNullable<Candidate['verdict']>>;
-  trajectories: Map<number, TrajectoryDigests>;
-  toolCalls: Map<number, Message[]>;
+  /** Per row, the input messages of its trajectory digests, or -1 when it has none. */
+  trajectoryInputs: Int32Array;
+  /** 4 words a row: the digest of the whole conversation. */
+  conversations: Uint32Array;
+  /** Row r's input prefix digests are `prefixWords` from `prefixStarts[r]` to `prefixStarts[r + 1]`, 4 words each. */
+  prefixStarts: Int32Array;
+  prefixWords: Uint32Array;
+  toolCalls: Map<number, string[]>;
   signatures: Map<number, Uint32Array>;
   /** Damaged lines in line order, each with the row it comes before. */
   damaged: { before: number; line: DamagedLine }[];
@@ -35,6 +41,7 @@ export interface CandidateBatch {
 export class CandidateBatchWriter {
   private capacity: number;
   private batch: CandidateBatch;
+  private prefixWordsUsed = 0;
 
   constructor(expectedRows = 1024) {
     this.capacity = Math.max(16, expectedRows);
@@ -49,7 +56,10 @@ export class CandidateBatchWriter {
       callIds: new Uint32Array(this.capacity * 4),
       otherCallIds: new Map(),
       verdicts: new Map(),
-      trajectories: new Map(),
+      trajectoryInputs: new Int32Array(this.capacity),
+      conversations: new Uint32Array(this.capacity * 4),
+      prefixStarts: new Int32Array(this.capacity + 1),
+      prefixWords: new Uint32Array(this.capacity * 4),
       toolCalls: new Map(),
       signatures: new Map(),
       damaged: [],
@@ -71,6 +81,28 @@ export class CandidateBatchWriter {
     b.timestamp = grown(b.timestamp);
     b.keys = grown(b.keys, 4);
     b.callIds = grown(b.callIds, 4);
+    b.trajectoryInputs = grown(b.trajectoryInputs);
+    b.conversations = grown(b.conversations, 4);
+    const starts = new Int32Array(this.capacity + 1);
+    starts.set(b.prefixStarts);
+    b.prefixStarts = starts;
+  }
+
+  private addTrajectory(row: number, trajectory: TrajectoryDigests | null): void {
+    const b = this.batch;
+    b.trajectoryInputs[row] = trajectory === null ? -1 : trajectory.inputs;
+    if (trajectory !== null) {
+      b.conversations.set(trajectory.conversation, row * 4);
+      const needed = this.prefixWordsUsed + trajectory.prefixes.length;
+      if (needed > b.prefixWords.length) {
+        const words = new Uint32Array(Math.max(needed, b.prefixWords.length * 2));
+        words.set(b.prefixWords.subarray(0, this.prefixWordsUsed));
+        b.prefixWords = words;
+      }
+      b.prefixWords.set(trajectory.prefixes, this.prefixWordsUsed);
+      this.prefixWordsUsed = needed;
+    }
+    b.prefixStarts[row + 1] = this.prefixWordsUsed;
   }
 
   add(candidate: Candidate): void {
@@ -85,7 +117,7 @@ export class CandidateBatchWriter {
     if (candidate.key !== null) b.keys.set(candidate.key, row * 4);
     if (!uuidWords(candidate.callId, b.callIds, row * 4)) b.otherCallIds.set(row, candidate.callId);
     if (candidate.verdict !== null) b.verdicts.set(row, candidate.verdict);
-    if (candidate.trajectory !== null) b.trajectories.set(row, candidate.trajectory);
+    this.addTrajectory(row, candidate.trajectory);
     if (candidate.toolCalls !== null) b.toolCalls.set(row, candidate.toolCalls);
     if (candidate.signature !== null) b.signatures.set(row, candidate.signature);
   }
@@ -107,6 +139,10 @@ export class CandidateBatchWriter {
       timestamp: b.timestamp.slice(0, n),
       keys: b.keys.slice(0, n * 4),
       callIds: b.callIds.slice(0, n * 4),
+      trajectoryInputs: b.trajectoryInputs.slice(0, n),
+      conversations: b.conversations.slice(0, n * 4),
+      prefixStarts: b.prefixStarts.slice(0, n + 1),
+      prefixWords: b.prefixWords.slice(0, this.prefixWordsUsed),
     };
   }
 }
@@ -119,6 +155,8 @@ export class CandidateBatchWriter {
 class CandidateView implements Candidate {
   row = 0;
   private readonly keyWords = new Uint32Array(4);
+  /** The row's trajectory digests, as views of the batch's columns. */
+  private readonly digests: TrajectoryDigests = { conversation: new Uint32Array(0), inputs: 0, prefixes: new Uint32Array(0) };
 
   constructor(private readonly batch: CandidateBatch) {}
 
@@ -152,9 +190,15 @@ class CandidateView implements Candidate {
     return this.batch.verdicts.get(this.row) ?? null;
   }
   get trajectory(): TrajectoryDigests | null {
-    return this.batch.trajectories.get(this.row) ?? null;
+    const b = this.batch;
+    const inputs = b.trajectoryInputs[this.row];
+    if (inputs === -1) return null;
+    this.digests.inputs = inputs;
+    this.digests.conversation = b.conversations.subarray(this.row * 4, this.row * 4 + 4);
+    this.digests.prefixes = b.prefixWords.subarray(b.prefixStarts[this.row], b.prefixStarts[this.row + 1]);
+    return this.digests;
   }
-  get toolCalls(): Message[] | null {
+  get toolCalls(): string[] | null {
     return this.batch.toolCalls.get(this.row) ?? null;
   }
   get signature(): Uint32Array | null {

@@ -21,11 +21,11 @@ const ASSISTANT = Buffer.from('"role":"assistant"');
 /** What collapse needs of an ok record, computed where the record is read (possibly a worker). */
 export interface TrajectoryDigests {
   /** Digest of the whole conversation (4 words). */
-  conversation: number[];
+  conversation: ArrayLike<number>;
   /** Number of input messages (all but the completion). */
   inputs: number;
   /** Digests of the input prefixes that end at an assistant turn, 4 words each. */
-  prefixes: number[];
+  prefixes: ArrayLike<number>;
 }
 
 function pushWords(digest: Buffer, into: number[]): void {

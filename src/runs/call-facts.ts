@@ -27,7 +27,7 @@ export interface CallFacts {
   prefixes: string[];
 }
 
-function hexOf(words: number[], at: number): string {
+function hexOf(words: ArrayLike<number>, at: number): string {
   let out = '';
   for (let i = at; i < at + 4; i++) out += words[i].toString(16).padStart(8, '0');
   return out;
