@@ -14,6 +14,7 @@ import {
   loadToolsFile,
   summarize,
   ToolInference,
+  toolCallFacts,
   ToolsFileError,
   toolsFor,
 } from '../src/targets/index.js';
@@ -77,6 +78,28 @@ describe('ToolInference', () => {
     const def = inference.definition('f');
     assert.equal(def?.function.description, 'Inferred by traces from 2 recorded calls.');
     assert.deepEqual(def?.function.parameters, { type: 'object', properties: { x: { type: 'integer' } }, required: [] });
+  });
+
+  it('calls cross threads as facts: ids, argument names and id-less arguments holding line breaks count as the calls do', () => {
+    const messages = [
+      step([{ id: 'a\nb', name: 'f', arguments: { 'x\ny': 1 } }]),
+      step([{ id: 'a', name: 'f', arguments: { z: 'w' } }]),
+      // Same id again: the same call. Two id-less calls differ by their arguments, line breaks included.
+      step([{ id: 'a\nb', name: 'f', arguments: { 'x\ny': 2.5 } }]),
+      step([{ name: 'g', arguments: { q: 'one\ntwo' } }, { name: 'g', arguments: { q: 'one\nthree' } }, { name: 'g', arguments: { q: 'one\ntwo' } }]),
+    ];
+    const direct = new ToolInference();
+    direct.observe(messages);
+    const viaFacts = new ToolInference();
+    // As a worker hands them over: one record at a time, in order.
+    for (const m of messages) viaFacts.observeFacts(toolCallFacts([m]));
+    assert.deepEqual(viaFacts.definitions(), direct.definitions());
+    assert.deepEqual(direct.definition('f')?.function, {
+      name: 'f',
+      description: 'Inferred by traces from 2 recorded calls.',
+      parameters: { type: 'object', properties: { 'x\ny': { type: 'integer' }, z: { type: 'string' } }, required: [] },
+    });
+    assert.equal(direct.definition('g')?.function.description, 'Inferred by traces from 2 recorded calls.');
   });
 
   it('toolsFor: supplied first, inferred for the rest, nothing when no tool is called', () => {

@@ -100,7 +100,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       discovery,
       curationOptions,
       drop,
-      (messages) => inference.observe(messages),
+      (facts) => inference.observeFacts(facts),
       () => preloadJob('project', { tokenizer: options.tokenizer }),
     );
 

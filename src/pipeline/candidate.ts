@@ -10,6 +10,7 @@ import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
 import { keyOf, type KeyKind } from './keys.js';
 import { conversationWords, signatureOf } from './minhash.js';
+import { toolCallFacts } from '../targets/tools.js';
 import { selectionVerdict, type Selection } from './selection.js';
 
 export interface CandidateOptions {
@@ -45,7 +46,8 @@ export interface Candidate {
   /** Dedupe key, 4 words (absent when selection drops the record). */
   key: Uint32Array | null;
   trajectory: TrajectoryDigests | null;
-  toolCalls: Message[] | null;
+  /** `toolCallFacts` of its tool-calling turns (those new to this thread, with `toolCallsOnce`), or null. */
+  toolCalls: string[] | null;
   /** Near-duplicate signature (band hashes, then sketch), or null. */
   signature: Uint32Array | null;
 }
@@ -73,10 +75,12 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
   const messages = options.nearDuplicates ? record.messages() : null;
   if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
   if (options.toolCalls && record.raw.includes(TOOL_CALLS)) {
-    candidate.toolCalls =
+    const turns =
       messages === null && options.toolCallsOnce != null && record instanceof SynalinksRecord
         ? newToolCallTurns(record, options.toolCallsOnce, options.collapse ? messageSpans : null)
         : (messages ?? record.messages()).filter(isToolCallTurn);
+    const facts = turns === null ? [] : toolCallFacts(turns);
+    candidate.toolCalls = facts.length > 0 ? facts : null;
   }
   return candidate;
 }

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IdList } from '../id-list.js';
-import type { DamagedLine, Message } from '../record.js';
+import type { DamagedLine } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
@@ -129,7 +129,7 @@ export class Curation {
     private readonly options: CurationOptions,
     private readonly onDrop: DropSink,
     /** Sees the tool-calling assistant turns of every selected ok record (export infers tools from them). */
-    private readonly onToolCalls: ((messages: Message[]) => void) | null = null,
+    private readonly onToolCalls: ((facts: string[]) => void) | null = null,
     private readonly keepList: IdList | null = null,
   ) {
     this.dedupe = new Deduplicator(options.keep);
@@ -283,7 +283,7 @@ export async function planCuration(
   discovery: Discovery,
   options: CurationOptions,
   onDrop: DropSink,
-  onToolCalls: ((messages: Message[]) => void) | null = null,
+  onToolCalls: ((facts: string[]) => void) | null = null,
   /** Called once every record is read, before the comparing stages finish (their last, single-threaded part). */
   whenRead: (() => void) | null = null,
 ): Promise<CurationPlan> {

@@ -25,6 +25,7 @@ export {
   loadToolsFile,
   parseToolDefinitions,
   ToolInference,
+  toolCallFacts,
   ToolsFileError,
   toolsFor,
   type ExampleTools,

@@ -31,6 +31,35 @@ interface ToolObservations {
   presence: Map<string, number>;
 }
 
+type ArgumentTypes = [name: string, type: JsonSchemaType][];
+
+/**
+ * What inference takes of each tool call in the assistant turns, one short text per call:
+ * its name, its arguments' types (JSON) and what makes it distinct (its id, else its
+ * arguments), a line each; the name and the JSON hold no line break. Computed where a record
+ * is read (a worker thread for big trees), it crosses to the thread that infers as one
+ * string, not as the call's parsed arguments, and a call seen before is not parsed again.
+ */
+export function toolCallFacts(messages: readonly Message[]): string[] {
+  const facts: string[] = [];
+  for (const m of messages) {
+    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls)) continue;
+    for (const call of m.tool_calls) {
+      const fn = isObject(call) && isObject(call.function) ? call.function : null;
+      // A call no target can write (no name, or one trainers reject) describes no exported tool.
+      if (fn === null || typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name)) continue;
+      // Unparseable arguments say nothing about the schema (and such calls are never exported).
+      const args = parseArguments(fn.arguments);
+      if (args === null) continue;
+      // Calls of one agent run reappear in every later step: counted once per id, or per name and arguments when id-less.
+      const key = typeof call.id === 'string' && call.id !== '' ? `id:${call.id}` : `args:${writeJson(args.value)}`;
+      const types: ArgumentTypes = Object.entries(args.value).map(([arg, value]) => [arg, jsonSchemaType(value)]);
+      facts.push(`${fn.name}\n${JSON.stringify(types)}\n${key}`);
+    }
+  }
+  return facts;
+}
+
 export class ToolInference {
   private readonly tools = new Map<string, ToolObservations>();
   /** Definitions built since the last observation: exports ask for them once per example. */
@@ -42,38 +71,33 @@ export class ToolInference {
    * calls are counted once per id (or per name and arguments when id-less).
    */
   observe(messages: readonly Message[]): void {
-    for (const m of messages) {
-      if (m.role !== 'assistant' || !Array.isArray(m.tool_calls)) continue;
-      for (const call of m.tool_calls) {
-        const fn = isObject(call) && isObject(call.function) ? call.function : null;
-        // A call no target can write (no name, or one trainers reject) describes no exported tool.
-        if (fn === null || typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name)) continue;
-        // Unparseable arguments say nothing about the schema (and such calls are never exported).
-        const args = parseArguments(fn.arguments);
-        if (args === null) continue;
-        this.observeCall(fn.name, typeof call.id === 'string' && call.id !== '' ? call.id : null, args.value);
-      }
-    }
+    this.observeFacts(toolCallFacts(messages));
   }
 
-  private observeCall(name: string, id: string | null, args: JsonObject): void {
-    this.built.clear();
-    let tool = this.tools.get(name);
-    if (tool === undefined) {
-      tool = { calls: new Set(), types: new Map(), presence: new Map() };
-      this.tools.set(name, tool);
-    }
-    const key = id !== null ? `id:${id}` : `args:${writeJson(args)}`;
-    if (tool.calls.has(key)) return;
-    tool.calls.add(key);
-    for (const [arg, value] of Object.entries(args)) {
-      let types = tool.types.get(arg);
-      if (types === undefined) {
-        types = new Set();
-        tool.types.set(arg, types);
+  /** Records calls as `toolCallFacts` describes them. */
+  observeFacts(facts: readonly string[]): void {
+    for (const text of facts) {
+      const nameEnd = text.indexOf('\n');
+      const typesEnd = text.indexOf('\n', nameEnd + 1);
+      const name = text.slice(0, nameEnd);
+      const key = text.slice(typesEnd + 1);
+      this.built.clear();
+      let tool = this.tools.get(name);
+      if (tool === undefined) {
+        tool = { calls: new Set(), types: new Map(), presence: new Map() };
+        this.tools.set(name, tool);
       }
-      types.add(jsonSchemaType(value));
-      tool.presence.set(arg, (tool.presence.get(arg) ?? 0) + 1);
+      if (tool.calls.has(key)) continue;
+      tool.calls.add(key);
+      for (const [arg, type] of JSON.parse(text.slice(nameEnd + 1, typesEnd)) as ArgumentTypes) {
+        let types = tool.types.get(arg);
+        if (types === undefined) {
+          types = new Set();
+          tool.types.set(arg, types);
+        }
+        types.add(type);
+        tool.presence.set(arg, (tool.presence.get(arg) ?? 0) + 1);
+      }
     }
   }
 
