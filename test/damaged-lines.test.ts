@@ -196,7 +196,16 @@ describe('JSON text inside a record is read as strictly as the record', { skip }
     withCall(3, '{"q":' + '['.repeat(20000) + ']'.repeat(20000) + '}'), // too deep only once parsed
     withCall(4, '{"q":' + '{"k":'.repeat(5000) + '1' + '}'.repeat(5000) + '}'),
     withCall(5, '{"q":"fine"}'),
-  ].map((r) => Buffer.from(JSON.stringify(r)));
+    // Loads as arguments (1022 levels), but nested inside an example it would pass orjson's 1024.
+    withCall(6, '{"q":' + '['.repeat(1021) + ']'.repeat(1021) + '}'),
+  ]
+    .map((r) => Buffer.from(JSON.stringify(r)))
+    // Arguments recorded as an object, the line nested to exactly orjson's limit: an example that adds a level would pass it.
+    .concat(deepObjectArguments());
+  function deepObjectArguments(): Buffer<ArrayBuffer> {
+    const line = JSON.stringify(withCall(7, 'ARGS')).replace('"arguments":"ARGS"', `"arguments":{"q":${'['.repeat(1017)}${']'.repeat(1017)}}`);
+    return Buffer.from(line);
+  }
   const root = writeTree(lines);
 
   for (const format of ['nemo', 'openai', 'nemo-customizer']) {

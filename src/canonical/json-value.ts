@@ -144,10 +144,18 @@ export function parseJsonText(text: string | Buffer): unknown {
  * its recorded text. `indent` pretty-prints as `JSON.stringify(value, null, indent)` does.
  */
 export function writeJson(value: unknown, indent = 0): string {
-  return write(value, indent === 0 ? null : ' '.repeat(indent), '') ?? 'null';
+  deepest = 0;
+  return write(value, indent === 0 ? null : ' '.repeat(indent), '', 1) ?? 'null';
 }
 
-function write(value: unknown, step: string | null, margin: string): string | undefined {
+/** Nesting depth of the containers in the text the last `writeJson` wrote (0: none). */
+let deepest = 0;
+
+export function lastWrittenDepth(): number {
+  return deepest;
+}
+
+function write(value: unknown, step: string | null, margin: string, depth: number): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -162,6 +170,7 @@ function write(value: unknown, step: string | null, margin: string): string | un
       return undefined;
   }
   if (value instanceof String) return value.valueOf();
+  if (depth > deepest) deepest = depth;
   const inner = step === null ? '' : margin + step;
   const open = step === null ? '' : `\n${inner}`;
   const comma = step === null ? ',' : `,\n${inner}`;
@@ -171,7 +180,7 @@ function write(value: unknown, step: string | null, margin: string): string | un
     let out = '[' + open;
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out += comma;
-      out += write(value[i], step, inner) ?? 'null';
+      out += write(value[i], step, inner, depth + 1) ?? 'null';
     }
     return out + close + ']';
   }
@@ -179,7 +188,7 @@ function write(value: unknown, step: string | null, margin: string): string | un
   let first = true;
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-    const text = write((value as Record<string, unknown>)[key], step, inner);
+    const text = write((value as Record<string, unknown>)[key], step, inner, depth + 1);
     if (text === undefined) continue;
     out += (first ? '' : comma) + JSON.stringify(key) + (step === null ? ':' : ': ') + text;
     first = false;

@@ -23,8 +23,8 @@ import {
 } from '../targets/index.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
-import { writeJson } from '../canonical/json-value.js';
-import { checkJsonText, JsonSyntaxError } from '../canonical/scan.js';
+import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
+import { checkJsonText, JsonSyntaxError, MAX_DEPTH } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { pause, pauseDue } from '../parallel/cooperate.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
@@ -114,14 +114,18 @@ export interface ProjectedShare {
 
 /**
  * Appends the example as one JSON line, or returns why a strict parser (orjson) would
- * refuse it and appends nothing: every written line must load, and a string decoded from
- * recorded JSON text can hold a lone surrogate, which writeJson (JSON.stringify for strings) writes as `\ud800`.
+ * refuse it and appends nothing: every written line must load. writeJson writes JSON, so a
+ * strict parser can refuse only two things in it: a lone surrogate, which a string decoded
+ * from recorded JSON text can hold and JSON.stringify writes as an escape (`\ud800`), and
+ * nesting past its limit, which JSON text parsed out of a string can add. Only a line that may
+ * hold either is scanned.
  */
 function writeStrictLine(out: ByteSink, example: unknown): string | null {
   const lineStart = out.length;
   try {
-    out.text(writeJson(example));
-    checkJsonText(out.buffer, lineStart, out.length);
+    const text = writeJson(example);
+    out.text(text);
+    if (text.includes('\\ud') || lastWrittenDepth() >= MAX_DEPTH) checkJsonText(out.buffer, lineStart, out.length);
     return null;
   } catch (error) {
     out.length = lineStart;
