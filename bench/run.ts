@@ -631,14 +631,19 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
     }
     if (rows.length > 0) printTable(rows, expected.trace_bytes);
     if (o.only === null || o.only.has('warmup')) {
-      log('warm-up: 4 MB shares of the stats job in fresh threads, one alone, then two at once');
-      const warmup = await measureWarmup(tree, runs);
-      process.stdout.write('\nwarm-up of the stats job (fresh threads, 4 MB shares; steady = median of the last 4 of 12):\n');
-      for (const w of warmup) {
-        process.stdout.write(
-          `  ${w.threads} thread${w.threads === 1 ? ' ' : 's'}: steady ${w.steadyMs.toFixed(0)} ms per share (${w.steadyMbps.toFixed(0)} MB/s together), ` +
-            `warm-up ${w.warmupMs.toFixed(0)} ms beyond steady per thread\n`,
-        );
+      for (const [job, what] of [
+        ['stats', 'the stats job'],
+        ['check', 'the strict JSON check alone (every command makes it of every line; bytes read beforehand)'],
+      ] as const) {
+        log(`warm-up: 4 MB shares of ${what} in fresh threads, one alone, then two at once`);
+        const warmup = await measureWarmup(tree, runs, job);
+        process.stdout.write(`\nwarm-up of ${what} (fresh threads, 4 MB shares; steady = median of the last 4 of 12):\n`);
+        for (const w of warmup) {
+          process.stdout.write(
+            `  ${w.threads} thread${w.threads === 1 ? ' ' : 's'}: steady ${w.steadyMs.toFixed(0)} ms per share (${w.steadyMbps.toFixed(0)} MB/s together), ` +
+              `warm-up ${w.warmupMs.toFixed(0)} ms beyond steady per thread\n`,
+          );
+        }
       }
     }
   } finally {

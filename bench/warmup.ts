@@ -1,7 +1,7 @@
 /**
  * Where the time of a short `stats` goes besides reading: the cost of warming up. Fresh
- * worker threads each run the `stats` job over equal 4 MB shares of the tree, one thread
- * alone, then two at once, and the time of each share is kept. A thread is warm once its
+ * worker threads each run the `stats` job over the same twelve 4 MB shares of the tree, one
+ * thread alone, then two at once, and the time of each share is kept. A thread is warm once its
  * shares take their steady time (the median of its last four); what it spent beyond that on
  * the shares before is its warm-up. Two threads warming up together take longer than one
  * alone: V8's compiler and collector threads then have no idle core.
@@ -18,15 +18,19 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function runThreads(tree: string, threads: number): Promise<number[][]> {
+/** `stats`: the whole job; `check`: the strict JSON check of each line alone, on bytes already read. */
+export type WarmupJob = 'stats' | 'check';
+
+async function runThreads(tree: string, threads: number, job: WarmupJob): Promise<number[][]> {
   const found = await discover([tree]);
   const shares = planShares(fileSizes(found.files), 1, 1, SHARE).filter((s) => s.bytes >= SHARE - 1024);
-  if (shares.length < threads * SHARES_PER_THREAD) throw new Error(`warm-up needs ${threads * SHARES_PER_THREAD * 4} MB of tree`);
+  if (shares.length < SHARES_PER_THREAD) throw new Error(`warm-up needs ${SHARES_PER_THREAD * 4} MB of tree`);
   const url = new URL('./warmup-worker.js', import.meta.url);
   return Promise.all(
     Array.from({ length: threads }, (_, k) =>
       new Promise<number[]>((resolve, reject) => {
-        const worker = new Worker(url, { workerData: { files: found.files, shares: shares.slice(k * SHARES_PER_THREAD, (k + 1) * SHARES_PER_THREAD) } });
+        // Every thread the same shares: records differ in cost from one part of a tree to another.
+        const worker = new Worker(url, { workerData: { files: found.files, shares: shares.slice(0, SHARES_PER_THREAD), job } });
         worker.once('message', (times: number[]) => {
           resolve(times);
           void worker.terminate();
@@ -47,13 +51,13 @@ export interface WarmupRow {
   steadyMbps: number;
 }
 
-export async function measureWarmup(tree: string, runs: number): Promise<WarmupRow[]> {
+export async function measureWarmup(tree: string, runs: number, job: WarmupJob = 'stats'): Promise<WarmupRow[]> {
   const rows: WarmupRow[] = [];
   for (const threads of [1, 2]) {
     const steady: number[] = [];
     const warmup: number[] = [];
     for (let run = 0; run < runs; run++) {
-      for (const times of await runThreads(tree, threads)) {
+      for (const times of await runThreads(tree, threads, job)) {
         const settled = median(times.slice(-4));
         steady.push(settled);
         warmup.push(times.reduce((sum, t) => sum + Math.max(0, t - settled), 0));
