@@ -18,12 +18,28 @@ function lstatOrNull(file: string) {
   }
 }
 
+/**
+ * Removes a folder and what it holds. On a signal, worker threads still write into it until
+ * the process ends (index rows: a new file per share): a file made between the listing and the
+ * removal of its folder fails that removal, and a second pass takes it.
+ */
+function removeFolder(dir: string): void {
+  for (let pass = 1; ; pass++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || pass === 3) throw error;
+    }
+  }
+}
+
 /** A scratch folder beside `finalPath` for what is written before the rename; removed by `discard`. */
 export class Scratch {
   private readonly release: () => void;
 
   private constructor(readonly dir: string) {
-    this.release = whileRunning(() => rmSync(dir, { recursive: true, force: true }));
+    this.release = whileRunning(() => removeFolder(dir));
   }
 
   static beside(finalPath: string): Scratch {
@@ -54,7 +70,7 @@ export class Scratch {
   }
 
   discard(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    removeFolder(this.dir);
     this.release();
   }
 }

@@ -13,7 +13,6 @@ export function pauseLine(point: string): string {
  */
 export async function pauseForTest(point: string): Promise<void> {
   if (process.env.TRACES_TEST_PAUSE !== point) return;
-  process.stderr.write(`${pauseLine(point)}\n`);
   await new Promise<void>((resolve) => {
     // The timer keeps the process alive until the test's signal arrives; a minute bounds a forgotten run.
     const timer = setTimeout(() => process.exit(3), 60_000);
@@ -21,6 +20,9 @@ export async function pauseForTest(point: string): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
+    // Said once the handler is there: a test that signals as soon as it reads this line,
+    // while this thread was not scheduled, killed the run (SIGUSR2's default action).
+    process.stderr.write(`${pauseLine(point)}\n`);
   });
 }
 
