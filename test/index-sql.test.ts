@@ -263,7 +263,7 @@ describe('traces index', () => {
     );
   });
 
-  it('writes part files into a folder, or Parquet on stdout, with row groups of 131072 rows at most', async () => {
+  it('writes part files into a folder, or Parquet on stdout; a small tree is one row group within the target size', async () => {
     const folder = path.join(work, 'parts') + '/';
     index([mixed], folder, [], { TRACES_INDEX_PART_ROWS: '10' });
     const parts = readdirSync(folder);

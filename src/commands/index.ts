@@ -80,7 +80,8 @@ completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
 cost_source, messages, has_tool_calls. Unknown values are null, never 0: a cost
 is reported by the recorder or estimated from the price table (cost_source), else
 null. Damaged lines are not rows; they are listed on stderr. Rows come in file
-order, in row groups of 131,072 rows, compressed with zstd.
+order, in row groups of about 131,072 rows (the engine's target: a group can
+come out a little larger), compressed with zstd.
 
 A folder of part files suits engines best when shards are many: Spark, Trino,
 DuckDB and BigQuery read a folder (or a glob over several hosts' folders) as one
