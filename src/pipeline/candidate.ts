@@ -10,8 +10,8 @@ import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
 import { keyOf, type KeyKind } from './keys.js';
 import { conversationWords, signatureOf } from './minhash.js';
-import { toolCallFacts } from '../targets/tools.js';
 import { selectionVerdict, type Selection } from './selection.js';
+import { toolCallFacts } from '../targets/tools.js';
 
 export interface CandidateOptions {
   selection: Selection;
