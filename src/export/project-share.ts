@@ -26,7 +26,7 @@ import { sha256 } from '../canonical/canonical.js';
 import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
 import { checkJsonText, JsonSyntaxError, MAX_DEPTH } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
-import { pause, pauseDue } from '../parallel/cooperate.js';
+import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 
 export interface ScrubSettings {
@@ -164,7 +164,7 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
   {
     for await (const batch of keptRecords(files, share, kept, offsets)) {
       for (const record of batch) {
-        if (pauseDue()) await pause();
+        if (turnDue()) await letEventLoopRun();
         records++;
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
         if (record.notExportable) {

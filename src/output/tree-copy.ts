@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { TraceFile } from '../sources/discover.js';
-import { letEventLoopRun } from '../sources/lines.js';
+import { letEventLoopRun } from '../parallel/cooperate.js';
 import { readLinesAt, readSelectedRecords, type LineAt } from '../sources/read.js';
 import { safeSegment } from '../export/names.js';
 import type { OutputDir, OutputFile } from './output-dir.js';

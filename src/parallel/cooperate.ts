@@ -1,28 +1,26 @@
 /**
- * This thread runs shares too (pool.ts, `inOrder`), and while one of its shares runs nothing
- * else in the thread does: a worker's finished result waits unread and the worker gets no
- * next share. On the 200 MB bench tree the export's worker sat idle for 2.6 of its 8.5 s
- * that way. A long share here therefore lets the event loop turn every few milliseconds.
- * Worker threads have nothing else to do, so they never pause.
+ * Reads are synchronous and a share's loop never waits, so a long run would never give its
+ * thread's event loop a turn. On this (the main) thread that matters twice over: Ctrl-C and
+ * SIGTERM would wait for the end of the run, and this thread runs shares too (pool.ts,
+ * `inOrder`), so while one of them ran, a worker's finished result waited unread and the
+ * worker got no next share (on the 200 MB bench tree the export's worker sat idle 2.6 s of
+ * 8.5 s). Long loops therefore let the event loop run every few milliseconds here; workers
+ * have nothing waiting on theirs, and turn rarely.
  */
 import { isMainThread } from 'node:worker_threads';
 
-/** Longest stretch this thread works on a share without letting a worker be served. */
-const SLICE_MS = 4;
+const TURN_MS = isMainThread ? 4 : 20;
 
-let sliceStart = performance.now();
+let lastTurn = performance.now();
 
-/** Whether a share's loop on this thread should `pause()` now; cheap enough to ask per record. */
-export function pauseDue(): boolean {
-  return isMainThread && performance.now() - sliceStart >= SLICE_MS;
+/** Whether a loop should `letEventLoopRun` now; cheap enough to ask per record. */
+export function turnDue(): boolean {
+  return performance.now() - lastTurn >= TURN_MS;
 }
 
-/** Lets pending messages and the other lanes run, then starts a new slice. */
-export function pause(): Promise<void> {
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      sliceStart = performance.now();
-      resolve();
-    }),
-  );
+/** Gives the event loop a turn (pending messages, signals, other lanes) when one is due. */
+export async function letEventLoopRun(): Promise<void> {
+  if (!turnDue()) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  lastTurn = performance.now();
 }

@@ -3,6 +3,7 @@
  * exceed V8's string limit, and a single line can hold tens of MB of base64 image.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { letEventLoopRun } from '../parallel/cooperate.js';
 
 const NEWLINE = 0x0a;
 /**
@@ -43,20 +44,6 @@ function isBlank(bytes: Buffer): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
   return true;
-}
-
-/**
- * Reads are synchronous, so a long run would never return to the event loop, and Ctrl-C
- * or SIGTERM would wait for the end: give it a turn every few milliseconds.
- */
-const EVENT_LOOP_TURN_MS = 20;
-let lastTurn = Date.now();
-
-export async function letEventLoopRun(): Promise<void> {
-  const now = Date.now();
-  if (now - lastTurn < EVENT_LOOP_TURN_MS) return;
-  await new Promise((resolve) => setImmediate(resolve));
-  lastTurn = Date.now();
 }
 
 /** Newlines in [0, end) of an open file: the line number a range starts after. */

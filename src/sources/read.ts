@@ -5,7 +5,6 @@ import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
 import { readLineBatches, type ByteRange } from './lines.js';
-import { pause, pauseDue } from '../parallel/cooperate.js';
 import type { SourceRun } from './source-run.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
@@ -40,7 +39,6 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
       }
     }
     yield batch;
-    if (pauseDue()) await pause();
   }
 }
 
