@@ -204,4 +204,42 @@ describe('privacy', () => {
     for (const file of written) assert.ok(!file.startsWith('..') && !path.isAbsolute(file), file);
     assert.deepEqual(readdirSync(path.dirname(out)).sort(), ['out']);
   });
+
+  it('a secret used as a tool name: its examples are dropped, no definition carries it, the rest is written', () => {
+    // A GitHub token is a valid tool name (letters, digits, _), but its redaction is not.
+    const records = ['lookup', GITHUB_TOKEN, 'search', 'lookup'].map((tool, i) => {
+      const messages = [
+        { role: 'system', content: 'You help with operations.' },
+        { role: 'user', content: `Question ${i}: which host serves the API?` },
+        { role: 'assistant', content: '', tool_calls: [{ id: `t${i}`, type: 'function', function: { name: tool, arguments: { query: `host ${i}` } } }] },
+      ];
+      return JSON.stringify({
+        ...JSON.parse(leakyRecords()[0]),
+        call_id: `00000000-0000-4000-8000-${String(100 + i).padStart(12, '0')}`,
+        timestamp: 1783412200 + i,
+        messages,
+        inputs_hash: canonicalValueHash(messages.slice(0, -1)),
+        outputs: messages.at(-1),
+      });
+    });
+    const named = path.join(tempDir(), 'named', 'ops');
+    mkdirSync(named, { recursive: true });
+    writeFileSync(path.join(named, 'ops_20260709-120000.jsonl'), `${records.join('\n')}\n`);
+    for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+      const out = path.join(tempDir(), `named-${format}`);
+      const report = runCliJson<{ dropped: Record<string, number>; examples: { training: number; validation: number } }>(['export', path.dirname(named), '--format', format, '--out', out]);
+      assert.equal(report.dropped.redacted_tool_name, 1, format);
+      assert.equal(report.examples.training + report.examples.validation, 3, format);
+      const text = allWrittenText(out);
+      assert.ok(!text.includes(GITHUB_TOKEN), `${format}: the token left in a written file`);
+      // NeMo Customizer lines carry every tool's definition: the others are still there.
+      if (format === 'nemo-customizer') assert.match(readFileSync(path.join(out, 'training.jsonl'), 'utf8'), /"name":"search"/);
+      const drop = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').split('\n').find((l) => l.includes('redacted_tool_name'));
+      assert.match(drop ?? '', /holds what --scrub redacts \(github\)/);
+    }
+    // Asked for, the name is kept as recorded.
+    const kept = path.join(tempDir(), 'named-none');
+    assert.equal(runCli(['export', path.dirname(named), '--format', 'openai', '--out', kept, '--scrub', 'none']).status, 0);
+    assert.ok(allWrittenText(kept).includes(GITHUB_TOKEN));
+  });
 });

@@ -82,14 +82,28 @@ function holdsSecret(counts: Record<string, number>, scrub: ScrubSettings): bool
 }
 
 /**
+ * What redaction would find in a tool's name (detector names, sorted), or null. A redacted
+ * name (`[REDACTED:github]`) is no valid tool name for any target, so an example calling
+ * such a tool cannot be written, and no definition may carry the name.
+ */
+export function redactedInToolName(name: string, scrub: ScrubSettings | null): string[] | null {
+  if (scrub === null) return null;
+  const found = Object.keys(redactValue(name, scrub.options).counts);
+  return found.length > 0 ? found.sort() : null;
+}
+
+/**
  * Inferred definitions list the recorded argument names, which redaction changes in the
  * messages when they hold a secret: the definitions must say the same, and leak nothing.
+ * A tool whose name redaction would change has no definition (see `redactedInToolName`).
  */
 export function scrubDefinitions(definitions: ToolDefinition[], scrub: ScrubSettings | null): ToolDefinition[] {
   if (scrub === null) return definitions;
-  return definitions.map((d) =>
-    d.function.parameters === undefined ? d : { ...d, function: { ...d.function, parameters: redactValue(d.function.parameters, scrub.options).value } },
-  );
+  return definitions
+    .filter((d) => redactedInToolName(d.function.name, scrub) === null)
+    .map((d) =>
+      d.function.parameters === undefined ? d : { ...d, function: { ...d.function, parameters: redactValue(d.function.parameters, scrub.options).value } },
+    );
 }
 
 export interface ProjectSharePayload {
@@ -183,6 +197,11 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
         if (settings.scrub !== null) {
           const redacted = redactValue(example.messages, settings.scrub.options);
           if (Object.keys(redacted.counts).length > 0) {
+            const inName = projection.toolNames.map((name) => redactedInToolName(name, settings.scrub)).find((found) => found !== null);
+            if (inName !== undefined) {
+              items.push({ kind: 'drop', ...where, reason: 'redacted_tool_name', detail: `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name` });
+              continue;
+            }
             if (settings.scrub.dropOnSecrets && holdsSecret(redacted.counts, settings.scrub)) {
               items.push({ kind: 'drop', ...where, reason: 'secret', detail: Object.keys(redacted.counts).sort().join(', ') });
               continue;

@@ -26,7 +26,7 @@ import {
   type ValidationReport,
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
-import { scrubDefinitions, type ProjectionSettings, type ScrubSettings } from './project-share.js';
+import { redactedInToolName, scrubDefinitions, type ProjectionSettings, type ScrubSettings } from './project-share.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { CallIdColumn } from '../pipeline/columns.js';
@@ -127,7 +127,10 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       supplied,
       inferred: inferredDefinitions,
       // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
-      everyLineTools: target.name === 'nemo-customizer' ? [...new Set([...inference.names(), ...supplied.map((d) => d.function.name)])] : null,
+      everyLineTools:
+        target.name === 'nemo-customizer'
+          ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
+          : null,
       maxExampleTokens: options.maxExampleTokens,
       seed: options.seed,
       validationFraction: options.validationFraction,
