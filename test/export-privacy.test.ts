@@ -205,9 +205,9 @@ describe('privacy', () => {
     assert.deepEqual(readdirSync(path.dirname(out)).sort(), ['out']);
   });
 
-  it('a secret used as a tool name: its examples are dropped, no definition carries it, the rest is written', () => {
-    // A GitHub token is a valid tool name (letters, digits, _), but its redaction is not.
-    const records = ['lookup', GITHUB_TOKEN, 'search', 'lookup'].map((tool, i) => {
+  /** A tree of records each calling one tool, by name, as their completion. */
+  function toolCallTree(tools: string[]): string {
+    const records = tools.map((tool, i) => {
       const messages = [
         { role: 'system', content: 'You help with operations.' },
         { role: 'user', content: `Question ${i}: which host serves the API?` },
@@ -222,12 +222,18 @@ describe('privacy', () => {
         outputs: messages.at(-1),
       });
     });
-    const named = path.join(tempDir(), 'named', 'ops');
-    mkdirSync(named, { recursive: true });
-    writeFileSync(path.join(named, 'ops_20260709-120000.jsonl'), `${records.join('\n')}\n`);
+    const root = path.join(tempDir(), 'named');
+    mkdirSync(path.join(root, 'ops'), { recursive: true });
+    writeFileSync(path.join(root, 'ops', 'ops_20260709-120000.jsonl'), `${records.join('\n')}\n`);
+    return root;
+  }
+
+  it('a secret used as a tool name: its examples are dropped, no definition carries it, the rest is written', () => {
+    // A GitHub token is a valid tool name (letters, digits, _), but its redaction is not.
+    const named = toolCallTree(['lookup', GITHUB_TOKEN, 'search', 'lookup']);
     for (const format of ['openai', 'nemo', 'nemo-customizer']) {
       const out = path.join(tempDir(), `named-${format}`);
-      const report = runCliJson<{ dropped: Record<string, number>; examples: { training: number; validation: number } }>(['export', path.dirname(named), '--format', format, '--out', out]);
+      const report = runCliJson<{ dropped: Record<string, number>; examples: { training: number; validation: number } }>(['export', named, '--format', format, '--out', out]);
       assert.equal(report.dropped.redacted_tool_name, 1, format);
       assert.equal(report.examples.training + report.examples.validation, 3, format);
       const text = allWrittenText(out);
@@ -239,7 +245,21 @@ describe('privacy', () => {
     }
     // Asked for, the name is kept as recorded.
     const kept = path.join(tempDir(), 'named-none');
-    assert.equal(runCli(['export', path.dirname(named), '--format', 'openai', '--out', kept, '--scrub', 'none']).status, 0);
+    assert.equal(runCli(['export', named, '--format', 'openai', '--out', kept, '--scrub', 'none']).status, 0);
     assert.ok(allWrittenText(kept).includes(GITHUB_TOKEN));
+  });
+
+  it("a drop's detail that quotes a secret (an invalid tool name) is scrubbed as the examples are", () => {
+    // Not a valid tool name (the dot): dropped as not_representable, with the name quoted in the detail.
+    const named = toolCallTree(['lookup', `${OPENAI_KEY}.run`, 'search']);
+    const out = path.join(tempDir(), 'quoted');
+    const report = runCliJson<{ dropped: Record<string, number> }>(['export', named, '--format', 'openai', '--out', out]);
+    assert.equal(report.dropped.not_representable, 1);
+    const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8');
+    assert.match(manifest, /tool name .*\[REDACTED:openai\]/);
+    assert.ok(!allWrittenText(out).includes(OPENAI_KEY));
+    const none = path.join(tempDir(), 'quoted-none');
+    runCliJson(['export', named, '--format', 'openai', '--out', none, '--scrub', 'none']);
+    assert.ok(readFileSync(path.join(none, '_traces', 'manifest.jsonl'), 'utf8').includes(OPENAI_KEY), 'asked for, the detail is kept');
   });
 });

@@ -29,6 +29,7 @@ import { Dataset, SPLITS } from './dataset.js';
 import { redactedInToolName, scrubDefinitions, type ProjectionSettings, type ScrubSettings } from './project-share.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
+import { redactValue } from '../privacy/index.js';
 import { CallIdColumn } from '../pipeline/columns.js';
 
 export interface ExportOptions {
@@ -92,6 +93,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
+      // A detail may quote the record (a tool name, a role): scrubbed as the examples are.
+      if (options.scrub !== null && d.detail !== undefined) d = { ...d, detail: redactValue(d.detail, options.scrub.options).value };
       manifest.writeLine(JSON.stringify(d));
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
     };
