@@ -254,8 +254,9 @@ describe('copying kept lines', () => {
     const out = path.join(tempDir(), 'out');
     runCliJson([...['dedupe', root, '--status', 'ok'], '--out', out]);
     const written = readFileSync(path.join(out, 'p', 'm', 'm_20260101-000000.jsonl'), 'utf8');
-    // The fourth line repeats the first: dropped. Every other line is kept, as its bytes and \n.
-    const keptLines = [line(0, 3), line(1, 10), line(2, 300_000), line(3, 7), line(4, 1), line(5, 2), line(6, 0)];
+    // The first line starts with a BOM, which orjson refuses: damaged, so the fourth line (its
+    // record again) is the first of its key. Every other line is kept, as its bytes and \n.
+    const keptLines = [line(1, 10), line(2, 300_000), line(0, 3), line(3, 7), line(4, 1), line(5, 2), line(6, 0)];
     assert.equal(written, keptLines.map((l) => `${l}\n`).join(''));
   });
 });

@@ -6,7 +6,7 @@ import { readLineBatches, type Line } from '../src/sources/lines.js';
 import { discover, whyNotTraceFile } from '../src/sources/discover.js';
 import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
-import { GOLDEN, SAMPLES, tempDir } from './helpers.js';
+import { GOLDEN, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
 
 async function rangeLines(file: string, start: number, end: number, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
@@ -21,17 +21,35 @@ async function allLines(file: string, chunkSize?: number): Promise<Line[]> {
 }
 
 describe('line splitting on bytes', () => {
-  it('strips a BOM and CRLF, skips blank lines, keeps numbers and offsets', async () => {
+  it('strips CRLF, keeps a BOM (orjson refuses the line), skips blank lines, keeps numbers and offsets', async () => {
     const file = path.join(tempDir(), 'a.jsonl');
     writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}\r\n\r\n  \n{"b":"é"}\n')]));
     const lines = await allLines(file);
     assert.deepEqual(
       lines.map((l) => [l.bytes.toString(), l.number, l.offset, l.terminated]),
       [
-        ['{"a":1}', 1, 3, true],
+        ['\ufeff{"a":1}', 1, 0, true],
         ['{"b":"é"}', 4, 17, true],
       ],
     );
+  });
+
+  it('a trace file saved with a BOM: its first line is damaged for every command, and says why', () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, 'p', 'm'), { recursive: true });
+    const sample = readFileSync(path.join(SAMPLES, 'my_program', 'my_program_20260707-101530.jsonl'));
+    const file = path.join(root, 'p', 'm', 'm_20260101-000000.jsonl');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), sample, sample]));
+    const stats = runCliJson<{ records: number; damaged_lines: number }>(['stats', root]);
+    assert.equal(stats.records, 1);
+    assert.equal(stats.damaged_lines, 1);
+    const said = runCli(['stats', root]);
+    assert.match(said.stdout + said.stderr, /m_20260101-000000\.jsonl:1: .*byte order mark \(BOM\).*UTF-8 without BOM/);
+    assert.match(runCli(['verify', root]).stdout, /1 records checked, 0 mismatches, 1 damaged line/);
+    const out = path.join(tempDir(), 'out');
+    runCliJson(['dedupe', root, '--out', out]);
+    const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8');
+    assert.match(manifest, /"line":1,"reason":"damaged","detail":"starts with a byte order mark/);
   });
 
   it('joins lines that span chunks and flags an unterminated last line', async () => {
@@ -88,10 +106,7 @@ describe('reading chosen lines by their offsets', () => {
   it('gives the same bytes and places as splitting the whole file, for every range and chunk size', async () => {
     const file = path.join(tempDir(), 'at.jsonl');
     const record = (i: number, pad: number) => `{"synalinks_version":"1","call_id":"c${i}","messages":[{"role":"user","content":"${'é'.repeat(pad)}"}]}`;
-    const text = Buffer.concat([
-      Buffer.from([0xef, 0xbb, 0xbf]),
-      Buffer.from([record(0, 3), record(1, 5000), '', '  ', record(3, 0), record(4, 70)].join('\r\n') + '\n' + record(5, 9)),
-    ]);
+    const text = Buffer.from([record(0, 3), record(1, 5000), '', '  ', record(3, 0), record(4, 70)].join('\r\n') + '\n' + record(5, 9));
     writeFileSync(file, text);
     const whole = (await allLines(file)).map((l) => ({ bytes: l.bytes.toString('latin1'), line: l.number, offset: l.offset }));
     assert.equal(whole.length, 5);

@@ -72,7 +72,6 @@ def file_lines(data):
     """(line number, bytes) of the non-blank lines, split as traces splits them."""
     out = []
     for number, line in enumerate(data.split(b'\n'), 1):
-        if number == 1 and line.startswith(b'\xef\xbb\xbf'): line = line[3:]
         if line.endswith(b'\r'): line = line[:-1]
         if line.strip(b' \t\r') == b'': continue
         out.append((number, line))

@@ -14,7 +14,7 @@ const NEWLINE = 0x0a;
 const CHUNK_SIZE = 256 << 10;
 
 export interface Line {
-  /** The line's bytes without the line ending (LF or CRLF) and without a leading BOM. */
+  /** The line's bytes without the line ending (LF or CRLF); a leading BOM stays (see trimLine). */
   bytes: Buffer;
   /** 1-based. */
   number: number;
@@ -30,12 +30,14 @@ export interface ByteRange {
   end: number;
 }
 
-function trimLine(bytes: Buffer, offset: number, isFirst: boolean): { bytes: Buffer; offset: number } {
-  let start = 0;
+/**
+ * The line without its CR (JSON whitespace, which a strict parser accepts too). A byte order
+ * mark stays: orjson refuses a line that starts with one, so for every command it is damaged.
+ */
+function trimLine(bytes: Buffer, offset: number): { bytes: Buffer; offset: number } {
   let end = bytes.length;
-  if (isFirst && end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
-  if (end > start && bytes[end - 1] === 0x0d) end--;
-  return { bytes: bytes.subarray(start, end), offset: offset + start };
+  if (end > 0 && bytes[end - 1] === 0x0d) end--;
+  return { bytes: bytes.subarray(0, end), offset };
 }
 
 function isBlank(bytes: Buffer): boolean {
@@ -142,7 +144,7 @@ export async function* readLineBatches(
           raw = data.subarray(p, nl);
         }
         lineNumber++;
-        const { bytes, offset } = trimLine(raw, fileOffset, lineNumber === 1);
+        const { bytes, offset } = trimLine(raw, fileOffset);
         if (!isBlank(bytes)) batch.push({ bytes, number: lineNumber, offset, terminated: true });
         fileOffset += raw.length + 1;
         p = nl + 1;
@@ -161,7 +163,7 @@ export async function* readLineBatches(
     if (pendingLength > 0 && fileOffset < end) {
       lineNumber++;
       const raw = Buffer.concat(pending, pendingLength);
-      const { bytes, offset } = trimLine(raw, fileOffset, lineNumber === 1);
+      const { bytes, offset } = trimLine(raw, fileOffset);
       if (!isBlank(bytes)) yield [{ bytes, number: lineNumber, offset, terminated: false }];
     }
     if (reused !== null) {

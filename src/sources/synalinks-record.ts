@@ -144,6 +144,13 @@ function readUsage(b: Buffer, start: number, end: number): Usage | null {
   return usageRead as Usage;
 }
 
+/** What a line starting with a byte order mark is told (orjson refuses it, as every command does). */
+const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM';
+
+function startsWithBom(b: Buffer): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+}
+
 export class SynalinksRecord implements TraceRecord {
   readonly source = 'synalinks' as const;
   /**
@@ -163,7 +170,7 @@ export class SynalinksRecord implements TraceRecord {
     // (this check and the validating walk below), or not a Synalinks record.
     checkTextRules(b);
     const start = skipWhitespace(b, 0, b.length);
-    if (b[start] !== 0x7b) throw new DamagedRecordError('not a JSON object');
+    if (b[start] !== 0x7b) throw new DamagedRecordError(startsWithBom(b) ? BOM_REASON : 'not a JSON object');
     locating.raw = b;
     locating.spans = this.spans;
     const end = forEachMember(b, start, b.length, locateField);
