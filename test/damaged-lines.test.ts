@@ -299,3 +299,42 @@ describe('Ask and klieo recordings nested past the limit are damaged, not a cras
     assertNoCrash('export', runCli(['export', root, '--format', 'nemo', '--out', path.join(root, 'out')]));
   });
 });
+
+describe('Ask and klieo recordings are read as strictly as trace lines', { skip }, () => {
+  it('a raw control character, invalid UTF-8, a lone surrogate or a BOM damages the file, as orjson refuses it', () => {
+    const ask = readFileSync(path.join(FIXTURES, 'ask', 'message-tools', 'recording.json'));
+    const klieo = readFileSync(path.join(FIXTURES, 'klieo', 'writer-completed.json'));
+    // Each spoils one string of the recording (or its start); the key stays.
+    const spoil = (doc: Buffer, field: string, how: 'control' | 'utf8' | 'surrogate' | 'bom'): Buffer => {
+      if (how === 'bom') return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), doc]);
+      const text = doc.toString('latin1');
+      const at = text.indexOf(`"${field}": "`) + field.length + 5;
+      assert.ok(at > field.length + 5, `${field} in the fixture`);
+      const insert = how === 'control' ? Buffer.from([0x01]) : how === 'utf8' ? Buffer.from([0xc3, 0x28]) : Buffer.from('\\ud800x');
+      return Buffer.concat([doc.subarray(0, at), insert, doc.subarray(at)]);
+    };
+    const hows = ['control', 'utf8', 'surrogate', 'bom'] as const;
+    const docs = hows.flatMap((how) => [
+      { how, source: 'ask', bytes: spoil(ask, 'content', how) },
+      { how, source: 'klieo', bytes: spoil(klieo, 'prompt', how) },
+    ]);
+    // The reference: orjson refuses every spoiled document, and loads the fixtures themselves.
+    const verdicts = strictVerdicts([ask, klieo, ...docs.map((d) => d.bytes)]);
+    assert.deepEqual(verdicts.slice(0, 2), [null, null]);
+    assert.ok(verdicts.slice(2).every((v) => v !== null), JSON.stringify(verdicts));
+    const root = tempDir('traces-strict-recordings-');
+    docs.forEach((d, i) => {
+      const dir = d.source === 'ask' ? path.join(root, 'ask', `spoiled-${i}`) : path.join(root, 'klieo');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, d.source === 'ask' ? 'recording.json' : `run-${i}.json`), d.bytes);
+    });
+    const stats = runCli(['stats', root, '--json']);
+    assertNoCrash('stats', stats);
+    const reasons = (JSON.parse(stats.stdout) as { damaged: { file: string; reason: string }[] }).damaged.map((d) => d.reason);
+    assert.equal(reasons.length, docs.length, reasons.join('\n'));
+    for (const pattern of [/raw control character/, /invalid UTF-8/, /lone surrogate/, /byte order mark/]) {
+      assert.equal(reasons.filter((r) => pattern.test(r)).length, 2, `${pattern}: ${reasons.join(' | ')}`);
+    }
+    assertNoCrash('export', runCli(['export', root, '--format', 'nemo', '--out', path.join(root, 'out')]));
+  });
+});

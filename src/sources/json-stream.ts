@@ -4,7 +4,6 @@
  * recording is never held as one string nor as one parsed value.
  */
 import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
@@ -90,6 +89,10 @@ class Walker {
   }
 
   token(token: Token): void {
+    // A lone surrogate can only come from an escape (the bytes are valid UTF-8): orjson refuses it.
+    if ((token.name === 'stringValue' || token.name === 'keyValue') && LONE_SURROGATE.test(token.value as string)) {
+      throw new JsonStreamError('a string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)');
+    }
     // The same bound as trace lines: the walkers after reading recurse, and orjson refuses deeper.
     if (token.name === 'startObject' || token.name === 'startArray') {
       if (++this.depth > MAX_DEPTH) throw new JsonStreamError(`nested deeper than ${MAX_DEPTH} levels`);
@@ -123,10 +126,49 @@ class Walker {
   }
 }
 
-/** Events of a JSON file, in batches (one per chunk read). Throws JsonStreamError on broken JSON. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What stream-json lets through and orjson refuses, in the bytes: a raw control byte inside a
+ * string. Fed chunk after chunk; throws JsonStreamError.
+ */
+class RawControlCheck {
+  private inString = false;
+  private escaped = false;
+
+  check(bytes: Uint8Array): void {
+    let inString = this.inString;
+    let escaped = this.escaped;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i];
+      if (!inString) {
+        if (c === 0x22) inString = true;
+      } else if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+      else if (c < 0x20) throw new JsonStreamError(`a string holds a raw control character (0x${c.toString(16).padStart(2, '0')}), which strict JSON parsers refuse`);
+    }
+    this.inString = inString;
+    this.escaped = escaped;
+  }
+}
+
+/**
+ * Events of a JSON file, in batches (one per chunk read). Throws JsonStreamError on what
+ * orjson would not load: broken JSON, invalid UTF-8, a byte order mark, a raw control
+ * character or a lone surrogate in a string, nesting past MAX_DEPTH.
+ */
 export async function* streamJson(path: string, options: JsonStreamOptions = {}): AsyncGenerator<JsonEvent[]> {
   const parse = jsonParser({ packValues: true, streamValues: false, jsonStreaming: options.multiple === true });
-  const decoder = new StringDecoder('utf8');
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const controls = new RawControlCheck();
+  const decode = (bytes?: Uint8Array): string => {
+    try {
+      return bytes === undefined ? decoder.decode() : decoder.decode(bytes, { stream: true });
+    } catch {
+      throw new JsonStreamError('invalid UTF-8');
+    }
+  };
   const events: JsonEvent[] = [];
   const walker = new Walker(options, events);
   const take = (result: unknown) => {
@@ -150,14 +192,19 @@ export async function* streamJson(path: string, options: JsonStreamOptions = {})
       const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
       const { bytesRead } = await handle.read(chunk, 0, CHUNK_SIZE, null);
       if (bytesRead === 0) break;
-      let text = decoder.write(chunk.subarray(0, bytesRead));
-      if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      const bytes = chunk.subarray(0, bytesRead);
+      run(() => {
+        if (first && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+          throw new JsonStreamError('starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM');
+        }
+        controls.check(bytes);
+        return parse(decode(bytes));
+      });
       first = false;
-      run(() => parse(text));
       // Values completed before a syntax error are still handed out.
       if (events.length > 0) yield events.splice(0);
     }
-    run(() => parse(decoder.end()));
+    run(() => parse(decode()));
     run(() => parse(none as never));
     if (failure === null && !walker.idle) failure = new JsonStreamError('unexpected end of file');
     if (events.length > 0) yield events.splice(0);
