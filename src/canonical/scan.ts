@@ -29,6 +29,13 @@ const BACKSLASH = 0x5c;
  */
 export const MAX_DEPTH = 1024;
 
+/** Why a text starting with a byte order mark is refused (orjson: "byte order mark (BOM) is not supported"). */
+export const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM';
+
+export function startsWithBom(b: Uint8Array): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+}
+
 export function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

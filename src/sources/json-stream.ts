@@ -8,7 +8,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { JsonNumber } from '../canonical/json-value.js';
-import { MAX_DEPTH } from '../canonical/scan.js';
+import { BOM_REASON, MAX_DEPTH, startsWithBom } from '../canonical/scan.js';
 
 export type JsonEvent =
   /** A member of top-level object number `doc` (0-based), parsed whole. */
@@ -194,9 +194,7 @@ export async function* streamJson(path: string, options: JsonStreamOptions = {})
       if (bytesRead === 0) break;
       const bytes = chunk.subarray(0, bytesRead);
       run(() => {
-        if (first && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-          throw new JsonStreamError('starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM');
-        }
+        if (first && startsWithBom(bytes)) throw new JsonStreamError(BOM_REASON);
         controls.check(bytes);
         return parse(decode(bytes));
       });

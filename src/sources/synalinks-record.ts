@@ -6,7 +6,7 @@
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
 import { parseJson } from '../canonical/json-value.js';
-import { checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace } from '../canonical/scan.js';
+import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace, startsWithBom } from '../canonical/scan.js';
 import { hexWordOfBytes } from '../pipeline/key-index.js';
 import { classify, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
@@ -142,13 +142,6 @@ function readUsage(b: Buffer, start: number, end: number): Usage | null {
   usageRead = {};
   forEachMember(b, start, end, readUsageField);
   return usageRead as Usage;
-}
-
-/** What a line starting with a byte order mark is told (orjson refuses it, as every command does). */
-const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM';
-
-function startsWithBom(b: Buffer): boolean {
-  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }
 
 export class SynalinksRecord implements TraceRecord {
