@@ -6,7 +6,7 @@ import { readLineBatches, type Line } from '../src/sources/lines.js';
 import { discover, whyNotTraceFile } from '../src/sources/discover.js';
 import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
-import { GOLDEN, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, tempDir } from './helpers.js';
 
 async function rangeLines(file: string, start: number, end: number, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
@@ -21,6 +21,30 @@ async function allLines(file: string, chunkSize?: number): Promise<Line[]> {
 }
 
 describe('line splitting on bytes', () => {
+  it('numbers the lines of ranges read in any order, twice, and after the file changed, as a whole read does', async () => {
+    const file = path.join(tempDir(), 'ranges.jsonl');
+    const random = seededRandom(7);
+    const write = (lines: number) => {
+      const parts: string[] = [];
+      for (let i = 0; i < lines; i++) parts.push(random() < 0.05 ? '' : `{"i":${i},"pad":"${'x'.repeat(Math.floor(random() * 300))}"}${random() < 0.2 ? '\r' : ''}`);
+      writeFileSync(file, parts.join('\n') + '\n');
+    };
+    for (const lines of [3000, 2000]) {
+      write(lines);
+      const whole = (await allLines(file)).map((l) => `${l.number}@${l.offset}`);
+      const size = readFileSync(file).length;
+      // Random cuts, and cuts a few bytes after others (a line may start in a range of a few bytes, or none).
+      const spread = Array.from({ length: 12 }, () => Math.floor(random() * size));
+      const near = spread.slice(0, 6).map((c) => Math.min(size, c + 1 + Math.floor(random() * 400)));
+      const cuts = [0, ...[...new Set([...spread, ...near])].sort((a, b) => a - b), size];
+      // Shuffled, and each range twice: later ranges may count on from an earlier one's start, or not.
+      const order = [...cuts.keys()].slice(0, -1).flatMap((i) => [i, i]).sort(() => random() - 0.5);
+      const got = new Map<number, string[]>();
+      for (const i of order) got.set(i, (await rangeLines(file, cuts[i], cuts[i + 1], 256)).map((l) => `${l.number}@${l.offset}`));
+      assert.deepEqual([...got.keys()].sort((a, b) => a - b).flatMap((i) => got.get(i)!), whole, `${lines} lines`);
+    }
+  });
+
   it('strips CRLF, keeps a BOM (orjson refuses the line), skips blank lines, keeps numbers and offsets', async () => {
     const file = path.join(tempDir(), 'a.jsonl');
     writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}\r\n\r\n  \n{"b":"é"}\n')]));

@@ -48,11 +48,52 @@ function isBlank(bytes: Buffer): boolean {
   return true;
 }
 
+/**
+ * Newline counts at the range starts this thread has met, by file: a later range of the same
+ * file counts on from the nearest one before it, not from byte 0. A big file is cut into many
+ * ranges, and counting each from the start read the file again per range (quadratic); each
+ * thread now reads it about once. A file that changed (size, mtime, inode) starts over.
+ */
+interface Checkpoints {
+  identity: string;
+  /** Offsets, ascending, and the newlines before each. */
+  at: number[];
+  newlines: number[];
+}
+const checkpoints = new Map<string, Checkpoints>();
+/** Files remembered at most per thread: a run reads files one after another. */
+const CHECKPOINT_FILES = 64;
+
 /** Newlines in [0, end) of an open file: the line number a range starts after. */
-function countNewlines(fd: number, end: number): number {
-  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_SIZE, Math.max(1, end)));
+function countNewlines(path: string, fd: number, end: number): number {
+  const stat = fstatSync(fd);
+  const identity = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  let known = checkpoints.get(path);
+  if (known === undefined || known.identity !== identity) {
+    if (checkpoints.size >= CHECKPOINT_FILES) checkpoints.clear();
+    known = { identity, at: [], newlines: [] };
+    checkpoints.set(path, known);
+  }
+  let from = 0;
   let count = 0;
-  for (let position = 0; position < end; ) {
+  let k = known.at.length - 1;
+  while (k >= 0 && known.at[k] > end) k--;
+  if (k >= 0) {
+    from = known.at[k];
+    count = known.newlines[k];
+  }
+  count += newlinesBetween(fd, from, end);
+  if (k < 0 || known.at[k] !== end) {
+    known.at.splice(k + 1, 0, end);
+    known.newlines.splice(k + 1, 0, count);
+  }
+  return count;
+}
+
+function newlinesBetween(fd: number, start: number, end: number): number {
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_SIZE, Math.max(1, end - start)));
+  let count = 0;
+  for (let position = start; position < end; ) {
     const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
     if (read === 0) break;
     for (let at = chunk.indexOf(NEWLINE, 0); at !== -1 && at < read; at = chunk.indexOf(NEWLINE, at + 1)) count++;
@@ -84,7 +125,7 @@ export async function* readLineBatches(
     let skipPartialLine = false;
     if (position > 0) {
       // The range starts mid-file: its first line is the first one that starts in it.
-      lineNumber = countNewlines(fd, position);
+      lineNumber = countNewlines(path, fd, position);
       const before = Buffer.alloc(1);
       readSync(fd, before, 0, 1, position - 1);
       skipPartialLine = before[0] !== NEWLINE;
