@@ -2,7 +2,7 @@
  * Splits a file into lines on bytes, never decoding the file as one string: trace files can
  * exceed V8's string limit, and a single line can hold tens of MB of base64 image.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { letEventLoopRun } from '../parallel/cooperate.js';
 
 const NEWLINE = 0x0a;
@@ -34,10 +34,8 @@ export interface ByteRange {
  * The line without its CR (JSON whitespace, which a strict parser accepts too). A byte order
  * mark stays: orjson refuses a line that starts with one, so for every command it is damaged.
  */
-function trimLine(bytes: Buffer, offset: number): { bytes: Buffer; offset: number } {
-  let end = bytes.length;
-  if (end > 0 && bytes[end - 1] === 0x0d) end--;
-  return { bytes: bytes.subarray(0, end), offset };
+function trimLine(bytes: Buffer): Buffer {
+  return bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, bytes.length - 1) : bytes;
 }
 
 function isBlank(bytes: Buffer): boolean {
@@ -65,8 +63,7 @@ const checkpoints = new Map<string, Checkpoints>();
 const CHECKPOINT_FILES = 64;
 
 /** Newlines in [0, end) of an open file: the line number a range starts after. */
-function countNewlines(path: string, fd: number, end: number): number {
-  const stat = fstatSync(fd);
+function countNewlines(path: string, fd: number, stat: Stats, end: number): number {
   const identity = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
   let known = checkpoints.get(path);
   if (known === undefined || known.identity !== identity) {
@@ -118,14 +115,15 @@ export async function* readLineBatches(
   // the thread pool, while paying a round trip per call for it.
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    const size = stat.size;
     const end = Math.min(range?.end ?? size, size);
     let position = range?.start ?? 0;
     let lineNumber = 0;
     let skipPartialLine = false;
     if (position > 0) {
       // The range starts mid-file: its first line is the first one that starts in it.
-      lineNumber = countNewlines(path, fd, position);
+      lineNumber = countNewlines(path, fd, stat, position);
       const before = Buffer.alloc(1);
       readSync(fd, before, 0, 1, position - 1);
       skipPartialLine = before[0] !== NEWLINE;
@@ -185,8 +183,8 @@ export async function* readLineBatches(
           raw = data.subarray(p, nl);
         }
         lineNumber++;
-        const { bytes, offset } = trimLine(raw, fileOffset);
-        if (!isBlank(bytes)) batch.push({ bytes, number: lineNumber, offset, terminated: true });
+        const bytes = trimLine(raw);
+        if (!isBlank(bytes)) batch.push({ bytes, number: lineNumber, offset: fileOffset, terminated: true });
         fileOffset += raw.length + 1;
         p = nl + 1;
       }
@@ -204,8 +202,8 @@ export async function* readLineBatches(
     if (pendingLength > 0 && fileOffset < end) {
       lineNumber++;
       const raw = Buffer.concat(pending, pendingLength);
-      const { bytes, offset } = trimLine(raw, fileOffset);
-      if (!isBlank(bytes)) yield [{ bytes, number: lineNumber, offset, terminated: false }];
+      const bytes = trimLine(raw);
+      if (!isBlank(bytes)) yield [{ bytes, number: lineNumber, offset: fileOffset, terminated: false }];
     }
     if (reused !== null) {
       returnBuffer(reused);
