@@ -4,7 +4,7 @@
  * (files cut mid-way, shares finishing out of order).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { generatedTree, runCli, tempDir } from './helpers.js';
@@ -54,6 +54,29 @@ describe('one thread or several', () => {
       assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
     });
   }
+
+  it('filter of two roots with the same layout writes the same files (two inputs to each output file)', () => {
+    const copy = path.join(tempDir(), 'copy');
+    cpSync(tree, copy, { recursive: true });
+    const outOne = path.join(tempDir(), 'one');
+    const outShared = path.join(tempDir(), 'shared');
+    const args = ['filter', tree, copy, '--status', 'ok'];
+    const one = runCli([...args, '--out', outOne], { env: ONE_THREAD });
+    const shared = runCli([...args, '--out', outShared], { env: SHARED_OUT });
+    assert.equal(one.status, 0, one.stderr);
+    assert.equal(shared.status, 0, shared.stderr);
+    const a = snapshot(outOne);
+    const b = snapshot(outShared);
+    for (const name of Object.keys(a)) if (!name.endsWith('run.json')) assert.equal(b[name], a[name], name);
+    assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
+    // Each output file holds the kept lines of both roots, one after the other: the copy's are the same.
+    const traces = Object.entries(b).filter(([n]) => n.endsWith('.jsonl') && !n.startsWith('_traces'));
+    assert.ok(traces.length > 1);
+    for (const [name, text] of traces) {
+      const half = text.slice(0, text.length / 2);
+      assert.ok(half.length > 0 && text === half + half, name);
+    }
+  });
 });
 
 describe('starting the workers before the files are found', () => {

@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { planCuration, type CurationPlan } from '../pipeline/curate.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, type OutputFile } from '../output/output-dir.js';
-import { copyKeptLines } from '../output/tree-copy.js';
+import { TreeCopy } from '../output/tree-copy.js';
 import { fileSizes } from '../parallel/units.js';
 import { Progress } from '../progress.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
@@ -83,15 +83,22 @@ export function registerCurationCommand(
       if (output !== null) {
         manifest = flags.manifest !== undefined ? output.createAt(path.resolve(flags.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
       }
-      const plan = await planCuration(discovery, options, (drop) => {
-        if (manifest !== null) manifest.writeLine(JSON.stringify(drop));
-        else digest!.add(drop);
-      });
+      let copy: TreeCopy | null = null;
+      const plan = await planCuration(
+        discovery,
+        options,
+        (drop) => {
+          if (manifest !== null) manifest.writeLine(JSON.stringify(drop));
+          else digest!.add(drop);
+        },
+        // The copy starts while the last drops are written (in worker threads, when the run has them).
+        { whenKept: output === null ? undefined : (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)) },
+      );
       if (output !== null) {
         const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
         const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
         try {
-          await copyKeptLines(plan.files, plan.keptLines, plan.keptOffsets, output, progress);
+          await (copy ?? new TreeCopy(plan.files, plan.keptLines, plan.keptOffsets, output)).finish(progress);
         } finally {
           progress.done();
         }

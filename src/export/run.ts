@@ -99,13 +99,10 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
     };
     const inference = new ToolInference();
-    const plan = await planCuration(
-      discovery,
-      curationOptions,
-      drop,
-      (facts) => inference.observeFacts(facts),
-      () => preloadJob('project', { tokenizer: options.tokenizer }),
-    );
+    const plan = await planCuration(discovery, curationOptions, drop, {
+      onToolCalls: (facts) => inference.observeFacts(facts),
+      whenRead: () => preloadJob('project', { tokenizer: options.tokenizer }),
+    });
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const datasetAt = (folder: string): Dataset => {

@@ -6,7 +6,7 @@
  * everything it created; a run killed outright leaves no marker, so the next run calls
  * the folder incomplete, and `--force` cleans it. Every path passes `checkOutputPath`.
  */
-import { type Stats, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { type Stats, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
@@ -33,19 +33,42 @@ export class OutputFile {
   constructor(
     public finalPath: string,
     readonly tempPath: string,
+    fd?: number,
   ) {
-    mkdirSync(path.dirname(tempPath), { recursive: true });
-    // 'wx': a name that exists (a link planted there included) is never opened.
-    this.fd = openSync(tempPath, 'wx');
+    if (fd === undefined) {
+      mkdirSync(path.dirname(tempPath), { recursive: true });
+      // 'wx': a name that exists (a link planted there included) is never opened.
+      fd = openSync(tempPath, 'wx');
+    }
+    this.fd = fd;
+  }
+
+  /**
+   * The temporary file of an OutputFile, opened again to write it from another thread (which
+   * then owns its content). Never through a link and never created anew: if the run was aborted
+   * meanwhile and its staging removed, this fails rather than write anywhere else.
+   */
+  static reopen(tempPath: string): OutputFile {
+    return new OutputFile(tempPath, tempPath, openSync(tempPath, constants.O_WRONLY | constants.O_NOFOLLOW));
   }
 
   write(data: Uint8Array | string): void {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    this.bytes += bytes.length;
     if (OutputFile.owner !== this) {
       OutputFile.owner?.flush();
       OutputFile.owner = this;
     }
+    if (typeof data === 'string') {
+      // A UTF-16 unit takes at most 3 bytes: a string sure to fit is encoded straight into the buffer, with no copy of its own.
+      if (data.length * 3 > WRITE_BUFFER - this.used) this.flush();
+      if (data.length * 3 <= WRITE_BUFFER - this.used) {
+        const written = OutputFile.buffer.write(data, this.used, 'utf8');
+        this.used += written;
+        this.bytes += written;
+        return;
+      }
+    }
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    this.bytes += bytes.length;
     if (bytes.length > WRITE_BUFFER - this.used) {
       this.flush();
       if (bytes.length > WRITE_BUFFER) {

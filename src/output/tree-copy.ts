@@ -8,12 +8,12 @@
  */
 import path from 'node:path';
 import type { TraceFile } from '../sources/discover.js';
-import { letEventLoopRun } from '../parallel/cooperate.js';
-import { readLinesAt, readSelectedRecords, type LineAt } from '../sources/read.js';
+import { runOnWorker, workerCount } from '../parallel/run-shares.js';
+import { readSelectedRecords } from '../sources/read.js';
+import { copyClaimed, type CopyTotals, type LineCopyTask } from './line-copy.js';
 import { safeSegment } from '../export/names.js';
 import type { OutputDir, OutputFile } from './output-dir.js';
 import type { Progress } from '../progress.js';
-import { addToList } from '../lists.js';
 
 /** The path of a trace file inside an output tree: its path below its root. */
 export function relativeTracePath(file: TraceFile): string {
@@ -33,84 +33,81 @@ export function rebuiltTracePath(program: string, module: string, timestamp: num
 }
 
 /**
- * Writes each line followed by a newline. Lines that follow one another in the file with a
- * bare newline between them are still together in the read buffer, newlines included: such a
- * run goes out in one write. Returns the bytes written.
+ * A copy of the kept lines into a tree with the input's layout, started as soon as the kept
+ * lines are known: the worker threads of the run (when it has them) start on the trace lines
+ * while this thread still reports the drops; `finish` joins in, copies the rebuilt records of
+ * other recorders, and waits for the workers.
  */
-function copyLines(batch: readonly LineAt[], out: OutputFile): number {
-  let written = 0;
-  for (let i = 0; i < batch.length; ) {
-    const first = batch[i].bytes;
-    let runEnd = first.byteOffset + first.length;
-    let j = i + 1;
-    // Only a bare newline ends a line one byte before the next begins (a CR would make it two).
-    while (j < batch.length && batch[j].bytes.buffer === first.buffer && batch[j].bytes.byteOffset === runEnd + 1) {
-      runEnd = batch[j].bytes.byteOffset + batch[j].bytes.length;
-      j++;
-    }
-    if (j === i + 1) out.writeLine(first);
-    else out.writeLine(Buffer.from(first.buffer, first.byteOffset, runEnd - first.byteOffset));
-    written += runEnd - first.byteOffset + 1;
-    i = j;
-  }
-  return written;
-}
+export class TreeCopy {
+  private readonly lineCopies: LineCopyTask[] = [];
+  /** How many of `lineCopies` the threads have claimed (shared with the workers). */
+  private readonly claims = new Int32Array(new SharedArrayBuffer(4));
+  private readonly others: number[] = [];
+  private readonly opened = new Map<string, OutputFile>();
+  /** The workers' parts, already running. */
+  private readonly elsewhere: Promise<CopyTotals>[] = [];
 
-export async function copyKeptLines(
-  files: readonly TraceFile[],
-  keptLines: ReadonlyMap<number, Int32Array>,
-  /** The byte offsets of the same lines, in the same order. */
-  keptOffsets: ReadonlyMap<number, Float64Array>,
-  output: OutputDir,
-  /** Advanced per batch of lines read (Synalinks) or per file (rebuilt records). */
-  progress: Progress | null = null,
-): Promise<number> {
-  // Files from different roots with the same relative path go into one output file.
-  const opened = new Map<string, OutputFile>();
-  const fileAt = (relative: string) => {
-    let out = opened.get(relative);
-    if (out === undefined) opened.set(relative, (out = output.create(relative)));
-    return out;
-  };
-  const synalinks = new Map<string, number[]>();
-  const others: number[] = [];
-  files.forEach((file, index) => {
-    if (!keptLines.has(index)) return;
-    if (file.source !== undefined && file.source !== 'synalinks') {
-      others.push(index);
-      return;
+  constructor(
+    private readonly files: readonly TraceFile[],
+    private readonly keptLines: ReadonlyMap<number, Int32Array>,
+    /** The byte offsets of the same lines, in the same order. */
+    keptOffsets: ReadonlyMap<number, Float64Array>,
+    private readonly output: OutputDir,
+  ) {
+    const byRelative = new Map<string, LineCopyTask>();
+    files.forEach((file, index) => {
+      if (!keptLines.has(index)) return;
+      if (file.source !== undefined && file.source !== 'synalinks') {
+        this.others.push(index);
+        return;
+      }
+      // Files from different roots with the same relative path go into one output file.
+      const relative = relativeTracePath(file);
+      let task = byRelative.get(relative);
+      if (task === undefined) {
+        byRelative.set(relative, (task = { tempPath: this.fileAt(relative).tempPath, sources: [] }));
+        this.lineCopies.push(task);
+      }
+      task.sources.push({ path: file.path, offsets: keptOffsets.get(index)! });
+    });
+    for (let i = 0; i < Math.min(workerCount(), this.lineCopies.length); i++) {
+      const part = runOnWorker('copy', { tasks: this.lineCopies, claims: this.claims })!;
+      // A failure is reported by `finish`; until then it must not count as unhandled.
+      part.catch(() => undefined);
+      this.elsewhere.push(part);
     }
-    const relative = relativeTracePath(file);
-    addToList(synalinks, relative, index);
-  });
-  let written = 0;
-  for (const [relative, indexes] of synalinks) {
-    const out = fileAt(relative);
-    for (const index of indexes) {
-      // Only the kept lines are read, by their offsets; each batch is copied before the next is read.
-      for (const batch of readLinesAt(files[index].path, keptOffsets.get(index)!)) {
-        written += batch.length;
-        progress?.advance({ records: batch.length, bytes: copyLines(batch, out) });
-        await letEventLoopRun();
+  }
+
+  private fileAt(relative: string): OutputFile {
+    let out = this.opened.get(relative);
+    if (out === undefined) this.opened.set(relative, (out = this.output.create(relative)));
+    return out;
+  }
+
+  /** Copies what is left in this thread, waits for the workers' parts; returns the records written. */
+  async finish(progress: Progress | null = null): Promise<number> {
+    let written = (await copyClaimed(this.lineCopies, this.claims, progress)).records;
+    for (const index of this.others) {
+      // One output file per source file and module, named after its first kept record.
+      const paths = new Map<string, string>();
+      for await (const { records } of readSelectedRecords(this.files, new Map([[index, this.keptLines.get(index)!]]))) {
+        for (const record of records) {
+          const key = `${record.program}\0${record.module}`;
+          let relative = paths.get(key);
+          if (relative === undefined) paths.set(key, (relative = rebuiltTracePath(record.program, record.module, record.timestamp)));
+          this.fileAt(relative).writeLine(record.raw);
+          written++;
+        }
+        progress?.advance({ records: records.length });
       }
       progress?.advance({ files: 1 });
     }
-  }
-  for (const index of others) {
-    // One output file per source file and module, named after its first kept record.
-    const paths = new Map<string, string>();
-    for await (const { records } of readSelectedRecords(files, new Map([[index, keptLines.get(index)!]]))) {
-      for (const record of records) {
-        const key = `${record.program}\0${record.module}`;
-        let relative = paths.get(key);
-        if (relative === undefined) paths.set(key, (relative = rebuiltTracePath(record.program, record.module, record.timestamp)));
-        fileAt(relative).writeLine(record.raw);
-        written++;
-      }
-      progress?.advance({ records: records.length });
+    for (const part of this.elsewhere) {
+      const done = await part;
+      written += done.records;
+      progress?.advance(done);
     }
-    progress?.advance({ files: 1 });
+    for (const out of this.opened.values()) out.close();
+    return written;
   }
-  for (const out of opened.values()) out.close();
-  return written;
 }

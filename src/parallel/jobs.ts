@@ -9,6 +9,7 @@ import type { scanShare } from '../privacy/scan-share.js';
 import type { statsShare } from '../stats/share.js';
 import type { verifyShare } from '../canonical/verify-share.js';
 import type { indexShare } from '../index/share.js';
+import type { copyShare } from '../output/line-copy.js';
 
 interface Jobs {
   stats: typeof statsShare;
@@ -18,6 +19,7 @@ interface Jobs {
   scan: typeof scanShare;
   runs: typeof runsShare;
   index: typeof indexShare;
+  copy: typeof copyShare;
 }
 
 export type JobName = keyof Jobs;
@@ -32,6 +34,7 @@ const LOADERS: { [J in JobName]: () => Promise<Jobs[J]> } = {
   scan: async () => (await import('../privacy/scan-share.js')).scanShare,
   runs: async () => (await import('../runs/runs-share.js')).runsShare,
   index: async () => (await import('../index/share.js')).indexShare,
+  copy: async () => (await import('../output/line-copy.js')).copyShare,
 };
 
 /**

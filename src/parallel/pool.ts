@@ -80,8 +80,18 @@ export class WorkerPool {
     return this.idle.shift()!;
   }
 
-  private async submit<T>(job: string, payload: unknown): Promise<T> {
-    const worker = await this.acquire();
+  /**
+   * Runs `job` on the next free worker. A free worker gets the job now, not after this
+   * thread's next await: a caller that goes on with synchronous work meanwhile (curation
+   * writing its drops while a worker copies) would otherwise hold the job back until it ends.
+   */
+  run<T>(job: string, payload: unknown): Promise<T> {
+    const worker = this.idle.shift();
+    if (worker !== undefined) return this.post<T>(worker, job, payload);
+    return this.acquire().then((next) => this.post<T>(next, job, payload));
+  }
+
+  private post<T>(worker: Worker, job: string, payload: unknown): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -103,7 +113,7 @@ export class WorkerPool {
    * third of the time while this thread fell behind.
    */
   async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
-    const remote = (payload: unknown) => this.submit<T>(job, payload);
+    const remote = (payload: unknown) => this.run<T>(job, payload);
     yield* inOrder(payloads, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local);
   }
 

@@ -63,6 +63,17 @@ export async function releaseWorkers(): Promise<void> {
   await pool?.close();
 }
 
+/** How many worker threads this run has running and able to take a job (0: none, work stays in this thread). */
+export function workerCount(): number {
+  return sharedPool === null || sharedPool.broken ? 0 : sharedPool.size;
+}
+
+/** Runs one job on a worker thread of this run; null when it has none (see `workerCount`). */
+export function runOnWorker<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> | null {
+  if (sharedPool === null || sharedPool.broken) return null;
+  return sharedPool.run<JobResult<J>>(job, payload);
+}
+
 function discardPool(): void {
   void sharedPool?.close();
   sharedPool = null;

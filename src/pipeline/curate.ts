@@ -78,6 +78,9 @@ export interface CurationPlan {
 
 export type DropSink = (drop: Drop) => void;
 
+/** What a plan keeps: per file index, the sorted line numbers, and their byte offsets in the same order. */
+export type KeptLines = Pick<CurationPlan, 'keptLines' | 'keptOffsets'>;
+
 /** Pending duplicates: group, file index, line, and the call_id as 4 words (or a side table). */
 class PendingDuplicates {
   private readonly spill = new SpillFile(7);
@@ -198,65 +201,90 @@ export class Curation {
     }
   }
 
-  /** Resolves duplicates and prefixes, reports their drops, and returns what is kept. */
-  finish(): CurationPlan {
-    const { dedupe, collapse } = this;
+  /**
+   * Resolves duplicates and prefixes, reports their drops, and returns what is kept. What is
+   * kept is known before the drops are reported, and handed to `whenKept` then: the kept lines
+   * can be copied while the drops are written. The drops keep their order (duplicates first).
+   */
+  finish(whenKept: ((kept: KeptLines) => void) | null = null): CurationPlan {
     try {
-      for (const { group, fileIndex, line, callId } of this.pending.entries()) {
-        this.onDrop({ call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) });
-      }
+      return this.resolve(whenKept);
     } finally {
       this.pending.dispose();
     }
-    const keptKeys = new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
-    if (this.options.seen !== null) for (const [key] of this.options.seen.entries()) keptKeys.set(key, 0);
-    if (this.selectedKeys !== null) for (const [key] of this.selectedKeys.entries()) keptKeys.set(key, 0);
+  }
+
+  /**
+   * The winners that do not give way, as sorted line numbers and byte offsets per file: a
+   * counting sort of the groups by file, in typed arrays (a group is a dense number).
+   */
+  private keptByFile(gaveWay: (group: number) => boolean): KeptLines & { kept: number } {
+    const { dedupe } = this;
+    const fileIndexes = dedupe.fileIndexes.data;
+    const starts = new Int32Array(this.files.length + 1);
+    const keptGroups = new Int32Array(dedupe.groups);
+    let kept = 0;
+    for (let group = 0; group < dedupe.groups; group++) {
+      if (gaveWay(group)) continue;
+      keptGroups[kept++] = group;
+      starts[fileIndexes[group] + 1]++;
+    }
+    for (let i = 1; i < starts.length; i++) starts[i] += starts[i - 1];
+    const lines = new Int32Array(kept);
+    const offsets = new Float64Array(kept);
+    const next = starts.slice(0, this.files.length);
+    for (let i = 0; i < kept; i++) {
+      const group = keptGroups[i];
+      const at = next[fileIndexes[group]]++;
+      lines[at] = dedupe.lines.data[group];
+      offsets[at] = dedupe.offsets.data[group];
+    }
+    const keptLines = new Map<number, Int32Array>();
+    const keptOffsets = new Map<number, Float64Array>();
+    for (let fileIndex = 0; fileIndex < this.files.length; fileIndex++) {
+      const start = starts[fileIndex];
+      const end = starts[fileIndex + 1];
+      if (start === end) continue;
+      // Copies, not views: each may go to another thread, and a view would take the whole buffer along.
+      keptLines.set(fileIndex, lines.slice(start, end).sort());
+      // A file's offsets grow with its line numbers: sorted apart, they stay in step.
+      keptOffsets.set(fileIndex, offsets.slice(start, end).sort());
+    }
+    return { keptLines, keptOffsets, kept };
+  }
+
+  private resolve(whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
+    const { dedupe, collapse } = this;
     const near =
       this.signatures === null
         ? null
         : nearDuplicateClusters(this.signatures, dedupe, this.options.keep, this.options.nearDuplicates!);
     if (near !== null) this.nearIndexBytes = near.byteSize;
-    const linesByFile = new Map<number, number[]>();
-    const offsetsByFile = new Map<number, number[]>();
+    // A group's winner gives way to a similar group's (near duplicates) or to a longer run of its trajectory.
+    const gaveWay = (group: number): boolean => (near !== null && near.keptFor(group) !== -1) || (collapse !== null && collapse.containerOf(group) !== -1);
+    const { keptLines, keptOffsets, kept } = this.keptByFile(gaveWay);
+    whenKept?.({ keptLines, keptOffsets });
+    for (const { group, fileIndex, line, callId } of this.pending.entries()) {
+      this.onDrop({ call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) });
+    }
+    const keptKeys = new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
+    if (this.options.seen !== null) for (const [key] of this.options.seen.entries()) keptKeys.set(key, 0);
+    if (this.selectedKeys !== null) for (const [key] of this.selectedKeys.entries()) keptKeys.set(key, 0);
     for (const [key, group] of dedupe.index.entries()) {
       // A trajectory step given way to its longer run was handled too: a later --against skips it.
       if (this.selectedKeys === null) keptKeys.set(key, 0);
-      const container = collapse?.containerOf(group) ?? -1;
-      const fileIndex = dedupe.fileIndexes.data[group];
-      const line = dedupe.lines.data[group];
+      if (!gaveWay(group)) continue;
+      // Reported with the record it gave way to.
       const similar = near?.keptFor(group) ?? -1;
-      // A group's winner that gives way to another group's: reported with the record it gave way to.
-      const giveWay = (reason: string, to: number): Drop => ({
+      const drop: Drop = {
         call_id: dedupe.callIds.get(group),
-        file: this.files[fileIndex].display,
-        line,
-        reason,
-        kept: dedupe.callIds.get(to),
-      });
-      if (similar !== -1) {
-        this.drop({ ...giveWay('near_duplicate', similar), similarity: near!.similarity(group) });
-        continue;
-      }
-      if (container !== -1) {
-        this.drop(giveWay('prefix', container));
-        continue;
-      }
-      let lines = linesByFile.get(fileIndex);
-      if (lines === undefined) {
-        linesByFile.set(fileIndex, (lines = []));
-        offsetsByFile.set(fileIndex, []);
-      }
-      lines.push(line);
-      offsetsByFile.get(fileIndex)!.push(dedupe.offsets.data[group]);
-    }
-    const keptLines = new Map<number, Int32Array>();
-    const keptOffsets = new Map<number, Float64Array>();
-    let kept = 0;
-    for (const [fileIndex, lines] of linesByFile) {
-      keptLines.set(fileIndex, Int32Array.from(lines).sort());
-      // A file's offsets grow with its line numbers: sorted apart, they stay in step.
-      keptOffsets.set(fileIndex, Float64Array.from(offsetsByFile.get(fileIndex)!).sort());
-      kept += lines.length;
+        file: this.files[dedupe.fileIndexes.data[group]].display,
+        line: dedupe.lines.data[group],
+        reason: similar !== -1 ? 'near_duplicate' : 'prefix',
+        kept: dedupe.callIds.get(similar !== -1 ? similar : collapse!.containerOf(group)),
+      };
+      if (similar !== -1) drop.similarity = near!.similarity(group);
+      this.drop(drop);
     }
     const { damaged, ...dropped } = this.counts;
     return {
@@ -283,12 +311,17 @@ export async function planCuration(
   discovery: Discovery,
   options: CurationOptions,
   onDrop: DropSink,
-  onToolCalls: ((facts: string[]) => void) | null = null,
-  /** Called once every record is read, before the comparing stages finish (their last, single-threaded part). */
-  whenRead: (() => void) | null = null,
+  hooks: {
+    /** Sees the tool-calling assistant turns of every selected ok record. */
+    onToolCalls?: (facts: string[]) => void;
+    /** Called once every record is read, before the comparing stages finish (their last, single-threaded part). */
+    whenRead?: () => void;
+    /** Called with what is kept as soon as it is known, before the last drops are reported. */
+    whenKept?: (kept: KeptLines) => void;
+  } = {},
 ): Promise<CurationPlan> {
   const keepList = options.keepListFile ? await readKeepList(options.keepListFile) : null;
-  const curation = new Curation(discovery.files, options, onDrop, onToolCalls, keepList);
+  const curation = new Curation(discovery.files, options, onDrop, hooks.onToolCalls ?? null, keepList);
   await pauseForTest('reading');
   const results = runOverFiles(
     'curate',
@@ -302,6 +335,6 @@ export async function planCuration(
       else curation.addCandidate(item);
     }
   }
-  whenRead?.();
-  return curation.finish();
+  hooks.whenRead?.();
+  return curation.finish(hooks.whenKept ?? null);
 }
