@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse,warmup]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup]
  *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
  *
  * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
@@ -43,7 +43,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,tokenizer,browse,warmup] [--memory [--big-mb 1024]]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup] [--memory [--big-mb 1024]]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -84,6 +84,8 @@ interface Cmd {
   outDir?: string;
   /** Added to the environment (TRACES_WORKERS=1 for the one-thread runs). */
   env?: Record<string, string>;
+  /** Options for node itself, before the script. */
+  nodeFlags?: string[];
 }
 
 interface RunResult {
@@ -114,7 +116,7 @@ function runOnce(cmd: Cmd): Promise<RunResult> {
   rmSync(rssFile, { force: true });
   const [exe, argv] =
     cmd.kind === 'node'
-      ? [process.execPath, ['--import', PRELOAD, cmd.script, ...cmd.args]]
+      ? [process.execPath, [...(cmd.nodeFlags ?? []), '--import', PRELOAD, cmd.script, ...cmd.args]]
       : [pythonExecutable(), [PY_WRAP, cmd.script, ...cmd.args]];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -507,8 +509,15 @@ function operations(tree: string, expected: Expected, out: (name: string) => str
       baselines: [ours('traces export, 1 thread', exportArgs('export-1t'), out('export-1t'), oneThread)],
       check: exportCheck,
     },
+    // The baseline is traces with V8's default inlining budget (see src/v8-tuning.ts): base/ours is what the tuning gains.
+    {
+      name: 'v8: stats',
+      ours: stats,
+      baselines: [{ ...ours('traces stats, V8 default inlining', ['stats', tree, '--json']), nodeFlags: ['--max-inlined-bytecode-size-cumulative=920'] }],
+      check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
+    },
   ];
-  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name }));
+  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name.startsWith('v8') ? 'v8' : op.name }));
 }
 
 /**
@@ -676,7 +685,7 @@ async function main(): Promise<void> {
     if (o.only === null || o.only.has('near-quality')) await nearDuplicateQuality(Math.min(o.mb, 20), o.seed);
     process.stdout.write(
       `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files; ` +
-        'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains).\n' +
+        'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains; for the v8 row: what src/v8-tuning.ts gains).\n' +
         `fixed cost in every time: \`traces stats\` on an empty tree takes ${median(startup.ours).toFixed(2)} s` +
         (startup.python.length > 0 ? `, the Python stats loop ${median(startup.python).toFixed(2)} s.\n` : '.\n'),
     );

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import '../dist/src/v8-tuning.js';
 import { main } from '../dist/src/cli.js';
 
 main(process.argv).then((code) => {
