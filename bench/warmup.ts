@@ -7,6 +7,8 @@
  * alone: V8's compiler and collector threads then have no idle core.
  */
 import { Worker } from 'node:worker_threads';
+// The V8 settings traces runs with (bin/traces.js imports this first): they hold for the threads started here.
+import '../src/v8-tuning.js';
 import { discover } from '../src/sources/discover.js';
 import { fileSizes, planShares } from '../src/parallel/units.js';
 
