@@ -133,4 +133,16 @@ describe('line copies shared out by claims', () => {
       await pool.close();
     }
   });
+
+  it("a worker's failed copy comes back as the file-system error it was, naming the file", async () => {
+    const dir = tempDir();
+    const missing = path.join(dir, 'gone.jsonl');
+    const tasks: LineCopyTask[] = [{ tempPath: new OutputFile(path.join(dir, 'out'), path.join(dir, 'out.tmp')).tempPath, sources: [{ path: missing, offsets: Float64Array.from([0]) }] }];
+    const pool = new WorkerPool(1);
+    try {
+      await assert.rejects(pool.run('copy', { tasks, claims: new Int32Array(new SharedArrayBuffer(4)) }), { code: 'ENOENT', path: missing });
+    } finally {
+      await pool.close();
+    }
+  });
 });
