@@ -4,13 +4,15 @@
  * through a link and never created anew.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { copyClaimed, type LineCopyTask } from '../src/output/line-copy.js';
 import { OutputFile } from '../src/output/output-dir.js';
 import { WorkerPool } from '../src/parallel/pool.js';
-import { tempDir } from './helpers.js';
+import { GOLDEN, REPO, tempDir } from './helpers.js';
 
 const MB = 1 << 20;
 
@@ -66,6 +68,48 @@ describe('buffered writes', () => {
         .join('');
     assert.equal(readFileSync(path.join(dir, 'a.tmp'), 'utf8'), expect((i) => i % 3 !== 0));
     assert.equal(readFileSync(path.join(dir, 'b.tmp'), 'utf8'), expect((i) => i % 3 === 0));
+  });
+});
+
+describe('many files written at once', () => {
+  /** Descriptors this process holds (Linux: /proc), or null where that cannot be read. */
+  const openDescriptors = (): number | null => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : null);
+
+  it('hold a bounded number of descriptors, each file getting all its lines in order', () => {
+    const dir = tempDir();
+    const before = openDescriptors();
+    const files = Array.from({ length: 300 }, (_, i) => new OutputFile(path.join(dir, `f${i}`), path.join(dir, `f${i}.tmp`)));
+    let most = 0;
+    for (let round = 0; round < 3; round++) {
+      files.forEach((file, i) => {
+        // Big writes too, which go past the shared buffer straight to the descriptor.
+        file.writeLine(i % 50 === 0 ? 'b'.repeat(1 << 21) : `file ${i} round ${round}`);
+        if (before !== null && i % 25 === 0) most = Math.max(most, openDescriptors()! - before);
+      });
+    }
+    for (const file of files) file.close();
+    if (before !== null) assert.ok(most <= 64 + 2, `at most 64 files open at once, saw ${most}`);
+    files.forEach((file, i) => {
+      const line = (round: number) => (i % 50 === 0 ? 'b'.repeat(1 << 21) : `file ${i} round ${round}`);
+      assert.equal(readFileSync(file.tempPath, 'utf8'), [0, 1, 2].map((r) => `${line(r)}\n`).join(''), file.tempPath);
+    });
+  });
+
+  it('never write through a link planted while a file was closed to make room', () => {
+    const dir = tempDir();
+    const victim = path.join(dir, 'victim');
+    writeFileSync(victim, 'keep me\n');
+    const first = new OutputFile(path.join(dir, 'first'), path.join(dir, 'first.tmp'));
+    first.writeLine('before');
+    // Enough other files to close `first`'s descriptor.
+    const others = Array.from({ length: 70 }, (_, i) => new OutputFile(path.join(dir, `o${i}`), path.join(dir, `o${i}.tmp`)));
+    for (const other of others) other.writeLine('x');
+    unlinkSync(first.tempPath);
+    symlinkSync(victim, first.tempPath);
+    first.writeLine('after');
+    assert.throws(() => first.close(), { code: 'ELOOP' });
+    for (const other of others) other.close();
+    assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');
   });
 });
 
@@ -144,5 +188,57 @@ describe('line copies shared out by claims', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('the open-file limit', () => {
+  /** A tree of `modules` modules, one trace file each, with two distinct ok records (from the golden record). */
+  function wideTree(modules: number): string {
+    const root = path.join(tempDir(), 'tree');
+    const golden = readdirSync(path.join(GOLDEN, 'my_program', 'first_generator'))[0]!;
+    const records = readFileSync(path.join(GOLDEN, 'my_program', 'first_generator', golden), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const record = records.find((r) => r.outputs != null && !('exception' in r))!;
+    for (let i = 0; i < modules; i++) {
+      const folder = path.join(root, 'wide', `mod${i}`);
+      mkdirSync(folder, { recursive: true });
+      const lines = [0, 1].map((j) =>
+        JSON.stringify({ ...record, module: `mod${i}`, call_id: `00000000-0000-4000-8000-${String(i).padStart(6, '0')}${String(j).padStart(6, '0')}`, inputs_hash: createHash('sha256').update(`${i}-${j}`).digest('hex') }),
+      );
+      writeFileSync(path.join(folder, `mod${i}_20260101-000000.jsonl`), `${lines.join('\n')}\n`);
+    }
+    return root;
+  }
+
+  /** The CLI with at most `limit` open files (bash's ulimit), one thread or several. */
+  function runLimited(limit: number, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string } {
+    const result = spawnSync('bash', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, path.join(REPO, 'bin', 'traces.js'), ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    return { status: result.status, stderr: result.stderr };
+  }
+
+  it('filter and dedupe write more files than may be open at once', () => {
+    const tree = wideTree(300);
+    for (const [command, env] of [['filter', { TRACES_WORKERS: '1' }], ['dedupe', { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(64 << 10) }]] as const) {
+      const out = path.join(tempDir(), 'out');
+      const run = runLimited(200, [command, tree, '--out', out], env);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readdirSync(path.join(out, 'wide')).length, 300);
+      assert.equal(readFileSync(path.join(out, 'wide', 'mod7', 'mod7_20260101-000000.jsonl'), 'utf8'), readFileSync(path.join(tree, 'wide', 'mod7', 'mod7_20260101-000000.jsonl'), 'utf8'));
+    }
+  });
+
+  it('export writes one dataset per module for more modules than files may be open', () => {
+    const tree = wideTree(260);
+    const out = path.join(tempDir(), 'out');
+    const run = runLimited(200, ['export', tree, '--format', 'nemo', '--group-by', 'module', '--out', out]);
+    assert.equal(run.status, 0, run.stderr);
+    const program = readdirSync(out).find((name) => !name.startsWith('_') && !name.endsWith('.json'));
+    assert.ok(program !== undefined, `${readdirSync(out).join(", ")}: ${run.stderr}`);
+    assert.equal(readdirSync(path.join(out, program)).length, 260);
   });
 });

@@ -86,54 +86,103 @@ class SplitFiles {
   }
 }
 
-/** The lines of one group set aside, in a temporary file: each its call_id and inspection, then the line. */
+/** Bytes a held group keeps in memory before it writes them to its file… */
+const HELD_IN_MEMORY = 64 << 10;
+/** …and all held groups together. */
+const ALL_HELD_IN_MEMORY = 8 << 20;
+
+/**
+ * The lines of one group set aside: each its call_id and inspection, then the line. Kept in
+ * memory up to HELD_IN_MEMORY (ALL_HELD_IN_MEMORY for all groups), then added to a temporary
+ * file, opened only while written or read: an export of one dataset per module may hold a group aside for each of thousands of
+ * datasets, and a descriptor each would pass the open-file limit.
+ */
 class HeldGroup {
-  private readonly dir = new RunTempDir();
-  private readonly fd = openSync(path.join(this.dir.path, 'lines.bin'), 'wx+');
+  private static inMemory = 0;
+  private dir: RunTempDir | null = null;
+  /** Bytes in the file. */
   private bytes = 0;
+  private readonly pending: Buffer[] = [];
+  private pendingBytes = 0;
 
   constructor(readonly fraction: number) {}
+
+  private get file(): string {
+    this.dir ??= new RunTempDir();
+    return path.join(this.dir.path, 'lines.bin');
+  }
 
   add(line: Uint8Array, inspection: Inspection, callId: string): void {
     const header = Buffer.from(JSON.stringify({ callId, inspection }), 'utf8');
     const lengths = Buffer.alloc(8);
     lengths.writeUInt32LE(header.length, 0);
     lengths.writeUInt32LE(line.length, 4);
-    for (const part of [lengths, header, line]) {
-      let done = 0;
-      while (done < part.length) done += writeSync(this.fd, part, done, part.length - done, this.bytes + done);
-      this.bytes += part.length;
+    for (const part of [lengths, header, Buffer.from(line)]) {
+      this.pending.push(part);
+      this.pendingBytes += part.length;
+      HeldGroup.inMemory += part.length;
     }
+    if (this.pendingBytes >= HELD_IN_MEMORY || HeldGroup.inMemory >= ALL_HELD_IN_MEMORY) this.spill();
+  }
+
+  /** Adds what is in memory to the file. */
+  private spill(): void {
+    const fd = openSync(this.file, this.bytes === 0 ? 'wx' : 'a');
+    try {
+      for (const part of this.pending) {
+        for (let done = 0; done < part.length; ) done += writeSync(fd, part, done, part.length - done);
+        this.bytes += part.length;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    this.forgetPending();
+  }
+
+  private forgetPending(): void {
+    HeldGroup.inMemory -= this.pendingBytes;
+    this.pending.length = 0;
+    this.pendingBytes = 0;
   }
 
   /** Hands every line back in the order added, then removes the file. */
   drain(into: SplitFiles): void {
+    let fd = -1;
     try {
+      // Held lines in memory are read from there; once any went to the file, all go, and are read back one by one.
+      const inMemory = this.bytes === 0 ? Buffer.concat(this.pending) : null;
+      if (inMemory === null) {
+        this.spill();
+        fd = openSync(this.file, 'r');
+      }
+      const total = inMemory?.length ?? this.bytes;
       let position = 0;
       const read = (length: number): Buffer => {
-        const buffer = Buffer.alloc(length);
-        let done = 0;
-        while (done < length) done += readSync(this.fd, buffer, done, length - done, position + done);
+        if (inMemory !== null) return inMemory.subarray(position, (position += length));
+        const buffer = Buffer.allocUnsafe(length);
+        for (let done = 0; done < length; ) {
+          const n = readSync(fd, buffer, done, length - done, position + done);
+          if (n === 0) throw new Error(`${this.file}: shorter than written`);
+          done += n;
+        }
         position += length;
         return buffer;
       };
-      while (position < this.bytes) {
+      while (position < total) {
         const lengths = read(8);
         const { callId, inspection } = JSON.parse(read(lengths.readUInt32LE(0)).toString('utf8')) as { callId: string; inspection: Inspection };
         into.write(read(lengths.readUInt32LE(4)), inspection, callId);
       }
     } finally {
+      if (fd !== -1) closeSync(fd);
       this.dispose();
     }
   }
 
   dispose(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // Already closed.
-    }
-    this.dir.remove();
+    this.forgetPending();
+    this.dir?.remove();
+    this.dir = null;
   }
 }
 

@@ -20,12 +20,25 @@ export const COMPLETE_MARKER = path.join('_traces', 'complete');
 /** Written before the files are moved into place: what an interrupted move may have left. */
 const MOVING_LIST = path.join('_traces', 'moving');
 
-/** A file being written: buffered, and only visible under its final name after commit. */
+/** Descriptors OutputFiles keep open at once, per thread: far below the usual limits (256 on macOS, 1024 on Linux). */
+const MAX_OPEN_FILES = 64;
+
+/**
+ * A file being written: buffered, and only visible under its final name after commit.
+ *
+ * A run may write thousands of files at once (a tree copy, one dataset per module), more
+ * than a process may hold open. At most MAX_OPEN_FILES stay open; the least recently
+ * written is closed and opened again, to append, when next written. Again means the staging
+ * file this run created: never through a link, never created anew.
+ */
 export class OutputFile {
-  private readonly fd: number;
+  /** -1 while closed to make room for others (or for good, once `closed`). */
+  private fd: number;
   /** Shared by every file: a run writes one file at a time, and a buffer per open file would add up. */
   private static readonly buffer = Buffer.allocUnsafe(WRITE_BUFFER);
   private static owner: OutputFile | null = null;
+  /** The files with an open descriptor, least recently written first. */
+  private static readonly open = new Set<OutputFile>();
   private used = 0;
   bytes = 0;
   closed = false;
@@ -35,27 +48,70 @@ export class OutputFile {
     readonly tempPath: string,
     fd?: number,
   ) {
+    OutputFile.makeRoom();
     if (fd === undefined) {
       mkdirSync(path.dirname(tempPath), { recursive: true });
       // 'wx': a name that exists (a link planted there included) is never opened.
       fd = openSync(tempPath, 'wx');
     }
     this.fd = fd;
+    OutputFile.open.add(this);
   }
 
   /**
    * The temporary file of an OutputFile, opened again to write it from another thread (which
-   * then owns its content). Never through a link and never created anew: if the run was aborted
-   * meanwhile and its staging removed, this fails rather than write anywhere else.
+   * then owns its content), or to add to it once its other writers are done (`append`). Never
+   * through a link and never created anew: if the run was aborted meanwhile and its staging
+   * removed, this fails rather than write anywhere else.
    */
-  static reopen(tempPath: string): OutputFile {
-    return new OutputFile(tempPath, tempPath, openSync(tempPath, constants.O_WRONLY | constants.O_NOFOLLOW));
+  static reopen(tempPath: string, options: { append?: boolean } = {}): OutputFile {
+    OutputFile.makeRoom();
+    return new OutputFile(tempPath, tempPath, openSync(tempPath, OutputFile.reopenFlags(options.append === true)));
+  }
+
+  private static reopenFlags(append: boolean): number {
+    return constants.O_WRONLY | constants.O_NOFOLLOW | (append ? constants.O_APPEND : 0);
+  }
+
+  /** Closes the least recently written files until one more may open. */
+  private static makeRoom(): void {
+    for (const file of OutputFile.open) {
+      if (OutputFile.open.size < MAX_OPEN_FILES) return;
+      file.release();
+    }
+  }
+
+  /** Closes the descriptor (not the file for good): the next write opens it again. */
+  private release(): void {
+    try {
+      if (OutputFile.owner === this) this.flush();
+    } finally {
+      if (OutputFile.owner === this) OutputFile.owner = null;
+      OutputFile.open.delete(this);
+      const fd = this.fd;
+      this.fd = -1;
+      closeSync(fd);
+    }
+  }
+
+  /** The descriptor to write with, opened again if it was closed to make room; marks the file as just written. */
+  private descriptor(): number {
+    if (this.closed) throw new Error(`${this.tempPath}: written after it was closed`);
+    OutputFile.open.delete(this);
+    if (this.fd === -1) {
+      OutputFile.makeRoom();
+      this.fd = openSync(this.tempPath, OutputFile.reopenFlags(true));
+    }
+    OutputFile.open.add(this);
+    return this.fd;
   }
 
   write(data: Uint8Array | string): void {
     if (OutputFile.owner !== this) {
-      OutputFile.owner?.flush();
+      // The buffer is this file's from here, whether or not the last owner's flush succeeds.
+      const previous = OutputFile.owner;
       OutputFile.owner = this;
+      previous?.flush();
     }
     if (typeof data === 'string') {
       // A UTF-16 unit takes at most 3 bytes: a string sure to fit is encoded straight into the buffer, with no copy of its own.
@@ -72,7 +128,7 @@ export class OutputFile {
     if (bytes.length > WRITE_BUFFER - this.used) {
       this.flush();
       if (bytes.length > WRITE_BUFFER) {
-        writeSync(this.fd, bytes);
+        writeAll(this.descriptor(), bytes);
         return;
       }
     }
@@ -87,19 +143,32 @@ export class OutputFile {
   }
 
   private flush(): void {
-    if (this.used > 0) writeSync(this.fd, OutputFile.buffer, 0, this.used);
-    this.used = 0;
+    if (this.used === 0) return;
+    try {
+      writeAll(this.descriptor(), OutputFile.buffer.subarray(0, this.used));
+    } finally {
+      // Written or failed, the buffered bytes are done with: a failure stops the run.
+      this.used = 0;
+    }
   }
 
   close(): void {
     if (this.closed) return;
-    if (OutputFile.owner === this) {
-      this.flush();
-      OutputFile.owner = null;
+    try {
+      if (OutputFile.owner === this) this.flush();
+    } finally {
+      if (OutputFile.owner === this) OutputFile.owner = null;
+      OutputFile.open.delete(this);
+      if (this.fd !== -1) closeSync(this.fd);
+      this.fd = -1;
+      this.closed = true;
     }
-    closeSync(this.fd);
-    this.closed = true;
   }
+}
+
+/** Writes all of `bytes`: a write may take fewer than asked. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 const NEWLINE = Buffer.from('\n');

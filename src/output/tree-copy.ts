@@ -12,7 +12,7 @@ import { runOnWorker, workerCount } from '../parallel/run-shares.js';
 import { readSelectedRecords } from '../sources/read.js';
 import { copyClaimed, type CopyTotals, type LineCopyTask } from './line-copy.js';
 import { safeSegment } from '../export/names.js';
-import type { OutputDir, OutputFile } from './output-dir.js';
+import { OutputFile, type OutputDir } from './output-dir.js';
 import type { Progress } from '../progress.js';
 
 /** The path of a trace file inside an output tree: its path below its root. */
@@ -43,6 +43,9 @@ export class TreeCopy {
   /** How many of `lineCopies` the threads have claimed (shared with the workers). */
   private readonly claims = new Int32Array(new SharedArrayBuffer(4));
   private readonly others: number[] = [];
+  /** The line copies by output path (relative to the output folder). */
+  private readonly copied = new Map<string, LineCopyTask>();
+  /** Files the rebuilt records are written to, open until the end. */
   private readonly opened = new Map<string, OutputFile>();
   /** The workers' parts, already running. */
   private readonly elsewhere: Promise<CopyTotals>[] = [];
@@ -54,7 +57,7 @@ export class TreeCopy {
     keptOffsets: ReadonlyMap<number, Float64Array>,
     private readonly output: OutputDir,
   ) {
-    const byRelative = new Map<string, LineCopyTask>();
+    const byRelative = this.copied;
     files.forEach((file, index) => {
       if (!keptLines.has(index)) return;
       if (file.source !== undefined && file.source !== 'synalinks') {
@@ -65,7 +68,11 @@ export class TreeCopy {
       const relative = relativeTracePath(file);
       let task = byRelative.get(relative);
       if (task === undefined) {
-        byRelative.set(relative, (task = { tempPath: this.fileAt(relative).tempPath, sources: [] }));
+        // Created here, written by whichever thread claims it: no descriptor stays open
+        // meanwhile, so a tree of thousands of files stays within the open-file limit.
+        const created = this.output.create(relative);
+        created.close();
+        byRelative.set(relative, (task = { tempPath: created.tempPath, sources: [] }));
         this.lineCopies.push(task);
       }
       task.sources.push({ path: file.path, offsets: keptOffsets.get(index)! });
@@ -78,15 +85,25 @@ export class TreeCopy {
     }
   }
 
+  /** Where rebuilt records with this output path go: after the copied lines, when a trace file has the same path. */
   private fileAt(relative: string): OutputFile {
     let out = this.opened.get(relative);
-    if (out === undefined) this.opened.set(relative, (out = this.output.create(relative)));
+    if (out === undefined) {
+      const copied = this.copied.get(relative);
+      out = copied !== undefined ? OutputFile.reopen(copied.tempPath, { append: true }) : this.output.create(relative);
+      this.opened.set(relative, out);
+    }
     return out;
   }
 
-  /** Copies what is left in this thread, waits for the workers' parts; returns the records written. */
+  /** Copies what is left in this thread, waits for the workers' parts, then writes the rebuilt records; returns the records written. */
   async finish(progress: Progress | null = null): Promise<number> {
     let written = (await copyClaimed(this.lineCopies, this.claims, progress)).records;
+    for (const part of this.elsewhere) {
+      const done = await part;
+      written += done.records;
+      progress?.advance(done);
+    }
     for (const index of this.others) {
       // One output file per source file and module, named after its first kept record.
       const paths = new Map<string, string>();
@@ -101,11 +118,6 @@ export class TreeCopy {
         progress?.advance({ records: records.length });
       }
       progress?.advance({ files: 1 });
-    }
-    for (const part of this.elsewhere) {
-      const done = await part;
-      written += done.records;
-      progress?.advance(done);
     }
     for (const out of this.opened.values()) out.close();
     return written;
