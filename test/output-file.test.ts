@@ -54,6 +54,19 @@ describe('buffered writes', () => {
     assert.equal(out.bytes, expected.length);
   });
 
+  it('name the file when a write fails (a full disk: /dev/full)', (t) => {
+    if (!existsSync('/dev/full')) return t.skip('no /dev/full here');
+    const full = OutputFile.reopen('/dev/full');
+    full.writeLine('a line the disk has no room for');
+    assert.throws(() => full.close(), { code: 'ENOSPC', path: '/dev/full' });
+    // Closed all the same: the next file's writes are its own.
+    const dir = tempDir();
+    const next = new OutputFile(path.join(dir, 'next'), path.join(dir, 'next.tmp'));
+    next.writeLine('fine');
+    next.close();
+    assert.equal(readFileSync(next.tempPath, 'utf8'), 'fine\n');
+  });
+
   it('keep the bytes of two files apart while they take turns', () => {
     const dir = tempDir();
     const a = new OutputFile(path.join(dir, 'a'), path.join(dir, 'a.tmp'));

@@ -128,7 +128,7 @@ export class OutputFile {
     if (bytes.length > WRITE_BUFFER - this.used) {
       this.flush();
       if (bytes.length > WRITE_BUFFER) {
-        writeAll(this.descriptor(), bytes);
+        this.writeOut(bytes);
         return;
       }
     }
@@ -145,10 +145,21 @@ export class OutputFile {
   private flush(): void {
     if (this.used === 0) return;
     try {
-      writeAll(this.descriptor(), OutputFile.buffer.subarray(0, this.used));
+      this.writeOut(OutputFile.buffer.subarray(0, this.used));
     } finally {
       // Written or failed, the buffered bytes are done with: a failure stops the run.
       this.used = 0;
+    }
+  }
+
+  /** Writes bytes out now; an error names the file (a write by descriptor names none), by the name it will have. */
+  private writeOut(bytes: Uint8Array): void {
+    try {
+      writeAll(this.descriptor(), bytes);
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      if (typeof e.code === 'string' && e.path === undefined) e.path = this.finalPath;
+      throw error;
     }
   }
 
