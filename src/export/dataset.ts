@@ -94,8 +94,9 @@ const ALL_HELD_IN_MEMORY = 8 << 20;
 /**
  * The lines of one group set aside: each its call_id and inspection, then the line. Kept in
  * memory up to HELD_IN_MEMORY (ALL_HELD_IN_MEMORY for all groups), then added to a temporary
- * file, opened only while written or read: an export of one dataset per module may hold a group aside for each of thousands of
- * datasets, and a descriptor each would pass the open-file limit.
+ * file, opened only while written or read: an export of one dataset per module may hold a
+ * group aside for each of thousands of datasets, and a descriptor each would pass the
+ * open-file limit.
  */
 class HeldGroup {
   private static inMemory = 0;

@@ -57,7 +57,6 @@ export class TreeCopy {
     keptOffsets: ReadonlyMap<number, Float64Array>,
     private readonly output: OutputDir,
   ) {
-    const byRelative = this.copied;
     files.forEach((file, index) => {
       if (!keptLines.has(index)) return;
       if (file.source !== undefined && file.source !== 'synalinks') {
@@ -66,13 +65,13 @@ export class TreeCopy {
       }
       // Files from different roots with the same relative path go into one output file.
       const relative = relativeTracePath(file);
-      let task = byRelative.get(relative);
+      let task = this.copied.get(relative);
       if (task === undefined) {
         // Created here, written by whichever thread claims it: no descriptor stays open
         // meanwhile, so a tree of thousands of files stays within the open-file limit.
         const created = this.output.create(relative);
         created.close();
-        byRelative.set(relative, (task = { tempPath: created.tempPath, sources: [] }));
+        this.copied.set(relative, (task = { tempPath: created.tempPath, sources: [] }));
         this.lineCopies.push(task);
       }
       task.sources.push({ path: file.path, offsets: keptOffsets.get(index)! });
