@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readLineBatches, type Line } from '../src/sources/lines.js';
@@ -176,18 +176,37 @@ describe('finding trace files', () => {
     assert.deepEqual(skipped, [...expected.skipped_paths].sort());
   });
 
-  it('does not hang on a symlink loop and follows links to real folders', async () => {
+  it('does not hang on a symlink loop and follows links to real folders, reading each file once', async () => {
     const root = tempDir();
     const moduleDir = path.join(root, 'prog', 'gen');
     mkdirSync(moduleDir, { recursive: true });
     writeFileSync(path.join(moduleDir, 'gen_20260101-000000.jsonl'), '');
     symlinkSync(root, path.join(root, 'prog', 'loop'));
+    // Another way to the same folder, found first ('alias' sorts before 'prog'): the real path wins.
     symlinkSync(path.join(root, 'prog'), path.join(root, 'alias'));
+    // A folder reached only through a link is read there.
+    const outside = tempDir();
+    mkdirSync(path.join(outside, 'other'), { recursive: true });
+    writeFileSync(path.join(outside, 'other', 'other_20260101-000000.jsonl'), '');
+    mkdirSync(path.join(root, 'linked'));
+    symlinkSync(path.join(outside, 'other'), path.join(root, 'linked', 'other'));
     const found = await discover([root]);
-    assert.deepEqual(found.files.map((f) => path.relative(root, f.path)).sort(), [
-      'alias/gen/gen_20260101-000000.jsonl',
-      'prog/gen/gen_20260101-000000.jsonl',
-    ]);
+    assert.deepEqual(found.files.map((f) => path.relative(root, f.path)).sort(), ['linked/other/other_20260101-000000.jsonl', 'prog/gen/gen_20260101-000000.jsonl']);
+  });
+
+  it('counts a record once however many ways lead to its file (a root named twice, nested roots, a link)', () => {
+    const root = path.join(tempDir(), 'tree');
+    cpSync(SAMPLES, root, { recursive: true });
+    // A program folder of the samples that holds trace files.
+    const program = 'my_program';
+    assert.ok(readdirSync(path.join(root, program)).length > 0);
+    symlinkSync(path.join(root, program), path.join(root, 'alias'));
+    const once = runCliJson<{ records: number; files: number }>(['stats', SAMPLES]);
+    for (const roots of [[root], [root, root], [root, path.join(root, program)], [path.join(root, 'alias'), root]]) {
+      const got = runCliJson<{ records: number; files: number }>(['stats', ...roots]);
+      assert.equal(got.records, once.records, roots.join(' '));
+      assert.equal(got.files, once.files, roots.join(' '));
+    }
   });
 
   it('names a root that does not exist', async () => {

@@ -256,7 +256,31 @@ export async function discover(roots: readonly string[], options: DiscoverOption
     if (real === undefined) realFolders.set(folder, (real = realInputs([folder])[0]!));
     if (!named_.some((input) => isInside(path.join(real!, path.basename(file.path)), input)) && !result.inputs.includes(real)) result.inputs.push(real);
   }
-  const seen = new Set<string>();
-  result.files = result.files.filter((f) => !seen.has(f.path) && seen.add(f.path));
+  result.files = oncePerFile(result.files, (file) => realFolders.get(path.dirname(file.path)) === path.dirname(file.path));
   return result;
+}
+
+/** What a file is on disk, whatever the path to it: device and inode (the path itself when it cannot be read). */
+function identityOf(file: string): string {
+  try {
+    const info = statSync(file);
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * Each file once, in discovery order, though reached by several paths (a root named twice, a
+ * root inside another, a link to a folder inside a root): read twice, its records would count
+ * twice and a tree copy would hold them twice. Of its paths, one with no link on the way wins.
+ */
+function oncePerFile(files: readonly TraceFile[], isRealPath: (file: TraceFile) => boolean): TraceFile[] {
+  const identities = files.map((file) => identityOf(file.path));
+  const chosen = new Map<string, TraceFile>();
+  files.forEach((file, i) => {
+    const kept = chosen.get(identities[i]);
+    if (kept === undefined || (!isRealPath(kept) && isRealPath(file))) chosen.set(identities[i], file);
+  });
+  return files.filter((file, i) => chosen.get(identities[i]) === file);
 }
