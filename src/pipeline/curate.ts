@@ -218,14 +218,14 @@ export class Curation {
    * The winners that do not give way, as sorted line numbers and byte offsets per file: a
    * counting sort of the groups by file, in typed arrays (a group is a dense number).
    */
-  private keptByFile(gaveWay: (group: number) => boolean): KeptLines & { kept: number } {
+  private keptByFile(gaveWay: Uint8Array): KeptLines & { kept: number } {
     const { dedupe } = this;
     const fileIndexes = dedupe.fileIndexes.data;
     const starts = new Int32Array(this.files.length + 1);
     const keptGroups = new Int32Array(dedupe.groups);
     let kept = 0;
     for (let group = 0; group < dedupe.groups; group++) {
-      if (gaveWay(group)) continue;
+      if (gaveWay[group] === 1) continue;
       keptGroups[kept++] = group;
       starts[fileIndexes[group] + 1]++;
     }
@@ -260,8 +260,13 @@ export class Curation {
         ? null
         : nearDuplicateClusters(this.signatures, dedupe, this.options.keep, this.options.nearDuplicates!);
     if (near !== null) this.nearIndexBytes = near.byteSize;
-    // A group's winner gives way to a similar group's (near duplicates) or to a longer run of its trajectory.
-    const gaveWay = (group: number): boolean => (near !== null && near.keptFor(group) !== -1) || (collapse !== null && collapse.containerOf(group) !== -1);
+    // 1 where a group's winner gives way to a similar group's (near duplicates) or to a longer run of its trajectory.
+    const gaveWay = new Uint8Array(dedupe.groups);
+    if (near !== null || collapse !== null) {
+      for (let group = 0; group < dedupe.groups; group++) {
+        if ((near !== null && near.keptFor(group) !== -1) || (collapse !== null && collapse.containerOf(group) !== -1)) gaveWay[group] = 1;
+      }
+    }
     const { keptLines, keptOffsets, kept } = this.keptByFile(gaveWay);
     whenKept?.({ keptLines, keptOffsets });
     for (const { group, fileIndex, line, callId } of this.pending.entries()) {
@@ -273,7 +278,7 @@ export class Curation {
     for (const [key, group] of dedupe.index.entries()) {
       // A trajectory step given way to its longer run was handled too: a later --against skips it.
       if (this.selectedKeys === null) keptKeys.set(key, 0);
-      if (!gaveWay(group)) continue;
+      if (gaveWay[group] === 0) continue;
       // Reported with the record it gave way to.
       const similar = near?.keptFor(group) ?? -1;
       const drop: Drop = {
