@@ -467,6 +467,41 @@ describe('traces sql', () => {
     assert.equal(runCli(['sql', 'SELECT 1', SAMPLES, '--index', idx]).status, 2);
   });
 
+  it('reads the index only: a query writes no file (over a trace or the index) and reads no other, and cannot lift that', () => {
+    const tree = path.join(tempDir('traces-sql-'), 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const traceFile = path.join(tree, 'my_program', 'generator', readdirSync(path.join(tree, 'my_program', 'generator')).find((f) => f.endsWith('.jsonl'))!);
+    const traceBefore = readFileSync(traceFile);
+    const indexBefore = readFileSync(idx);
+    const secret = path.join(work, 'secret.txt');
+    writeFileSync(secret, 'not for queries\n');
+    const elsewhere = path.join(work, 'written-by-a-query.csv');
+    const attempts: [string, string[]][] = [
+      [`COPY (SELECT 1 AS x) TO ${sqlString(traceFile)} (FORMAT csv)`, [tree]],
+      [`COPY (SELECT * FROM records) TO ${sqlString(idx)}`, ['--index', idx]],
+      [`COPY (SELECT 1 AS x) TO ${sqlString(elsewhere)} (FORMAT csv)`, ['--index', idx]],
+      [`EXPORT DATABASE ${sqlString(path.join(work, 'exported'))}`, ['--index', idx]],
+      [`ATTACH ${sqlString(path.join(work, 'attached.db'))}`, ['--index', idx]],
+      [`SELECT * FROM read_text(${sqlString(secret)})`, ['--index', idx]],
+      [`SELECT * FROM read_text(${sqlString(secret)})`, [tree]],
+      ['SET enable_external_access = true', ['--index', idx]],
+      ['INSTALL httpfs', ['--index', idx]],
+    ];
+    for (const [query, where] of attempts) {
+      const run = runCli(['sql', query, ...where]);
+      assert.equal(run.status, 2, `${query}: ${run.stderr}`);
+      assert.match(run.stderr.trim().split('\n').at(-1)!, /^traces: (query failed: .*(Permission Error|locked)|\w[\w ]* is not allowed: traces sql reads the records and writes nothing)/, query);
+      assert.doesNotMatch(run.stderr, /not for queries/);
+    }
+    assert.ok(readFileSync(traceFile).equals(traceBefore), 'the trace file is unchanged');
+    assert.ok(readFileSync(idx).equals(indexBefore), 'the index is unchanged');
+    for (const name of ['written-by-a-query.csv', 'exported', 'attached.db']) assert.equal(existsSync(path.join(work, name)), false, name);
+    // Queries that only read, in several statements, still run.
+    const script = runCli(['sql', "CREATE TEMP TABLE ok AS SELECT * FROM records WHERE status = 'ok'; SELECT count(*) AS n FROM ok", '--index', idx, '--json']);
+    assert.equal(script.status, 0, script.stderr);
+    assert.ok((JSON.parse(script.stdout) as { n: number }[])[0]!.n > 0);
+  });
+
   it('leaves no scratch folder behind and does not load DuckDB for other commands', () => {
     const probe = spawnSync(
       process.execPath,

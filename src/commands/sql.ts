@@ -1,6 +1,7 @@
 /** `traces sql`: SQL over the record index (the `records` view), from a Parquet index or built on the fly. */
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType } from '../engine/duckdb.js';
@@ -38,6 +39,8 @@ export function registerSql(program: Command): void {
 Without --index, the index of the roots is built first (in a scratch folder,
 removed afterwards). The columns are those of traces index (see traces index
 --help). Integers beyond 2^53, dates and decimals print as text in --json.
+A query reads the index only and writes no file (COPY, EXPORT, ATTACH and
+INSTALL are refused): print rows with --csv or --json and redirect them.
 An error in the query is one line on stderr, exit code 2.
 
 Examples:
@@ -57,11 +60,14 @@ Examples:
       try {
         if (flags.index !== undefined) {
           engine = await Engine.open(null);
+          const index = path.resolve(flags.index);
+          const folder = statSync(index).isDirectory();
           try {
-            await engine.attachIndex(flags.index, statSync(flags.index).isDirectory());
+            await engine.attachIndex(index, folder);
           } catch (error) {
             throw new UserError(`--index ${flags.index}: not a readable Parquet index (${(error as Error).message.split('\n')[0]})`);
           }
+          await engine.confine(folder ? { directories: [index], files: [] } : { directories: [], files: [index] });
         } else {
           const prices = loadPriceTable(flags.prices);
           const discovery = await findTraceFiles(roots, flags);
@@ -69,8 +75,9 @@ Examples:
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
           reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
+          await engine.confine({ directories: [scratch.dir], files: [] });
         }
-        const result = await engine.query(query);
+        const result = await engine.query(query, { readOnly: true });
         if (flags.json) printJson(result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, row[i]]))));
         else if (flags.csv) process.stdout.write(renderCsv(result));
         else process.stdout.write(renderTable(result));

@@ -135,14 +135,58 @@ export class Engine {
     await this.connection.run(`CREATE VIEW ${INDEX_TABLE} AS SELECT * FROM read_parquet(${sqlString(source)})`);
   }
 
-  /** Runs a user's query; an error in it is a UserError of one line. */
-  async query(sql: string): Promise<QueryResult> {
+  /**
+   * Confines every query from here on to the index's own files: `directories` (and all
+   * below them) and `files`. Nothing else is read or written, so a query cannot write over
+   * a trace (`COPY … TO 'run.jsonl'`) or read another file, and no query can lift this:
+   * the configuration is locked.
+   */
+  async confine(access: { directories: readonly string[]; files: readonly string[] }): Promise<void> {
+    const list = (items: readonly string[]) => `[${items.map(sqlString).join(', ')}]`;
+    const directories = access.directories.map((dir) => (dir.endsWith(path.sep) ? dir : dir + path.sep));
+    if (directories.length > 0) await this.connection.run(`SET allowed_directories = ${list(directories)}`);
+    if (access.files.length > 0) await this.connection.run(`SET allowed_paths = ${list(access.files)}`);
+    await this.connection.run('SET enable_external_access = false');
+    await this.connection.run('SET lock_configuration = true');
+  }
+
+  /**
+   * Runs a query; an error in it is a UserError of one line. With `readOnly` (a user's query),
+   * only statements that write nothing outside the engine's memory run: one that writes files
+   * (COPY, EXPORT) or attaches a database is refused before it runs, as it could write into the
+   * index, the one place `confine` leaves open.
+   */
+  async query(sql: string, options: { readOnly?: boolean } = {}): Promise<QueryResult> {
+    const { StatementType } = await duckdb();
+    const refused = new Map<number, string>([
+      [StatementType.COPY, 'COPY'],
+      [StatementType.COPY_DATABASE, 'COPY FROM DATABASE'],
+      [StatementType.EXPORT, 'EXPORT DATABASE'],
+      [StatementType.ATTACH, 'ATTACH'],
+      [StatementType.DETACH, 'DETACH'],
+      [StatementType.LOAD, 'LOAD or INSTALL'],
+      [StatementType.EXTENSION, 'an extension statement'],
+      [StatementType.UPDATE_EXTENSIONS, 'UPDATE EXTENSIONS'],
+    ]);
     let reader;
     try {
-      reader = await this.connection.runAndReadAll(sql);
+      const statements = await this.connection.extractStatements(sql);
+      // One after another, as a script runs: a statement may use what an earlier one made (a temporary table).
+      for (let i = 0; i < statements.count; i++) {
+        const statement = await statements.prepare(i);
+        const what = options.readOnly === true ? refused.get(statement.statementType) : undefined;
+        if (what !== undefined) {
+          throw new UserError(`${what} is not allowed: traces sql reads the records and writes nothing; print the rows with --csv or --json and redirect them to a file`);
+        }
+        reader = await statement.runAndReadAll();
+      }
     } catch (error) {
-      throw new UserError(`query failed: ${firstLine(error)}`);
+      if (error instanceof UserError) throw error;
+      const line = firstLine(error).replace(/^Failed to extract statements: /, '');
+      const hint = /file system operations are disabled/.test(line) ? ' (traces sql reads the index only: no other file, and writes none)' : '';
+      throw new UserError(`query failed: ${line}${hint}`);
     }
+    if (reader === undefined) throw new UserError('query failed: no statement to run');
     return {
       columns: reader.columnNames(),
       types: reader.columnTypes().map(String),
