@@ -12,8 +12,9 @@
  * has an example, that group's lines wait aside on disk, and go where they hashed as soon
  * as they cannot be needed.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { RunTempDir } from '../pipeline/spill.js';
+import { writeAll } from '../output/write-all.js';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import { sideOf, type Split } from '../pipeline/split.js';
@@ -131,7 +132,7 @@ class HeldGroup {
     const fd = openSync(this.file, this.bytes === 0 ? 'wx' : 'a');
     try {
       for (const part of this.pending) {
-        for (let done = 0; done < part.length; ) done += writeSync(fd, part, done, part.length - done);
+        writeAll(fd, part);
         this.bytes += part.length;
       }
     } finally {

@@ -3,7 +3,8 @@
  * index`, queried by `traces sql`, and read by any engine that reads Parquet. The README's
  * "Beyond one machine" documents the same columns; a test reads them back with DuckDB.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { writeAll } from '../output/write-all.js';
 
 export type IndexColumnType = 'VARCHAR' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 
@@ -103,7 +104,7 @@ export class IndexRowWriter {
   private flush(): void {
     if (this.length === 0) return;
     if (this.fd === -1) this.fd = openSync(this.file, 'wx');
-    for (let at = 0; at < this.length; ) at += writeSync(this.fd, this.bytes, at, this.length - at);
+    writeAll(this.fd, this.bytes, this.length);
     this.length = 0;
   }
 

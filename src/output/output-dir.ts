@@ -6,12 +6,13 @@
  * everything it created; a run killed outright leaves no marker, so the next run calls
  * the folder incomplete, and `--force` cleans it. Every path passes `checkOutputPath`.
  */
-import { type Stats, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { type Stats, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
 import { checkOutputPath, isInside } from './output-path.js';
 import { pauseForTestSync } from './test-pause.js';
+import { writeAll } from './write-all.js';
 
 const TEMP_MARK = '.traces-partial-';
 const WRITE_BUFFER = 1 << 20;
@@ -175,11 +176,6 @@ export class OutputFile {
       this.closed = true;
     }
   }
-}
-
-/** Writes all of `bytes`: a write may take fewer than asked. */
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 const NEWLINE = Buffer.from('\n');
@@ -442,7 +438,7 @@ export class OutputDir {
     removeEntry(temp);
     const fd = openSync(temp, 'wx');
     try {
-      writeSync(fd, lines.map((l) => `${l}\n`).join(''));
+      writeAll(fd, Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8'));
     } finally {
       closeSync(fd);
     }
