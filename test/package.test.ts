@@ -45,6 +45,7 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
     assert.ok(files.includes('bin/traces.js'));
     for (const name of ['README.md', 'LICENSE', 'package.json']) assert.ok(files.includes(name), name);
     assert.ok(files.some((f) => f.startsWith('samples/synalinks/') && f.endsWith('.jsonl')), 'the samples ship');
+    for (const encoding of ['o200k_base', 'cl100k_base']) assert.ok(files.includes(`dist/src/targets/token-ranks/${encoding}.v8`), `the prebuilt ${encoding} table ships`);
     const unexpected = files.filter((f) => !/^(dist\/src\/|bin\/|samples\/synalinks\/|README\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'));
     assert.deepEqual(unexpected, [], 'nothing else ships: no tests, sources, maps or tooling');
 
@@ -53,7 +54,7 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
     const manifest = JSON.parse(spawnSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' }).stdout);
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts?.[script], undefined, script);
     // The clone's own package.json keeps `prepare` (npm ci builds there) once packing is over.
-    assert.equal(JSON.parse(readFileSync(path.join(clone, 'package.json'), 'utf8')).scripts.prepare, 'tsc -p tsconfig.json');
+    assert.equal(JSON.parse(readFileSync(path.join(clone, 'package.json'), 'utf8')).scripts.prepare, 'tsc -p tsconfig.json && node tools/token-ranks.mjs');
     assert.ok(!existsSync(path.join(clone, 'package.json.before-pack')));
 
     const prefix = path.join(path.dirname(clone), 'prefix');

@@ -12,6 +12,7 @@ import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { isJsonObject, writeJson } from '../canonical/json-value.js';
 import { PieceCounts } from './piece-counts.js';
 import { PieceSplitter, referenceSplitRegex } from './token-pieces.js';
+import { loadRanks } from './token-ranks.js';
 export { summarize, type Distribution } from './distribution.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -110,21 +111,17 @@ class TextCounts {
 }
 
 async function importEncoding(encoding: EncodingName): Promise<{ api: GptEncoding; splitter: PieceSplitter }> {
-  const { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
-  switch (encoding) {
-    case 'o200k_base':
-      return {
-        api: (await import('gpt-tokenizer/encoding/o200k_base')).default,
-        splitter: new PieceSplitter('o200k', referenceSplitRegex(O200K_TOKEN_SPLIT_REGEX)),
-      };
-    case 'cl100k_base':
-      return {
-        api: (await import('gpt-tokenizer/encoding/cl100k_base')).default,
-        splitter: new PieceSplitter('cl100k', referenceSplitRegex(CL100K_TOKEN_SPLIT_REGEX)),
-      };
-    default:
-      throw new Error(`unknown encoding ${JSON.stringify(encoding)} (known: ${ENCODING_NAMES.join(', ')})`);
-  }
+  if (!ENCODING_NAMES.includes(encoding)) throw new Error(`unknown encoding ${JSON.stringify(encoding)} (known: ${ENCODING_NAMES.join(', ')})`);
+  const [{ O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX }, { GptEncoding: Encoding }, ranks] = await Promise.all([
+    import('gpt-tokenizer/encodingParams/constants'),
+    import('gpt-tokenizer/GptEncoding'),
+    loadRanks(encoding),
+  ]);
+  // What gpt-tokenizer's own encoding module does with the same table.
+  const api = Encoding.getEncodingApi(encoding, () => ranks);
+  return encoding === 'o200k_base'
+    ? { api, splitter: new PieceSplitter('o200k', referenceSplitRegex(O200K_TOKEN_SPLIT_REGEX)) }
+    : { api, splitter: new PieceSplitter('cl100k', referenceSplitRegex(CL100K_TOKEN_SPLIT_REGEX)) };
 }
 
 /** The part of gpt-tokenizer's byte-pair encoder a piece's count needs (not in its typings). */
