@@ -24,16 +24,16 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   sql: async () => (await import('./commands/sql.js')).registerSql,
 };
 
-/** The job each command that reads trace files runs in worker threads. */
-const READING_JOBS: Record<string, JobName> = {
-  stats: 'stats',
-  verify: 'verify',
-  dedupe: 'curate',
-  filter: 'curate',
-  export: 'curate',
-  scan: 'scan',
-  runs: 'runs',
-  index: 'index',
+/** The jobs each command that reads trace files runs in worker threads, in order. */
+const READING_JOBS: Record<string, readonly JobName[]> = {
+  stats: ['stats'],
+  verify: ['verify'],
+  dedupe: ['curate', 'copy'],
+  filter: ['curate', 'copy'],
+  export: ['curate', 'project'],
+  scan: ['scan'],
+  runs: ['runs'],
+  index: ['index'],
 };
 
 const VERSION = '0.1.0';
@@ -101,9 +101,9 @@ function exitCleanlyOnFileSystemErrors(): void {
 export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   exitCleanlyOnFileSystemErrors();
-  const job = Object.hasOwn(READING_JOBS, argv[2] ?? '') ? READING_JOBS[argv[2]!] : undefined;
-  if (job !== undefined && !argv.includes('--help') && !argv.includes('-h')) {
-    startWorkersEarly(job, argv.slice(3).filter((arg) => !arg.startsWith('-')));
+  const jobs = Object.hasOwn(READING_JOBS, argv[2] ?? '') ? READING_JOBS[argv[2]!] : undefined;
+  if (jobs !== undefined && !argv.includes('--help') && !argv.includes('-h')) {
+    startWorkersEarly(jobs, argv.slice(3).filter((arg) => !arg.startsWith('-')));
   }
   const program = await buildProgram(argv);
   try {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { planKeptShares } from '../src/parallel/units.js';
 import { generatedTree, runCli, tempDir } from './helpers.js';
 
 const ONE_THREAD = { TRACES_WORKERS: '1' };
@@ -192,5 +193,73 @@ describe('results in order, this thread reading only while it would wait', () =>
     assert.equal(remoteDoneMeanwhile, 3);
     assert.deepEqual(results.slice(0, 4), ['local 0', 'remote 1', 'remote 2', 'remote 3']);
     assert.equal(results.length, 6);
+  });
+});
+
+describe("export's projection shares, cut by kept records", () => {
+  // Four files: kept lines every 1,000 bytes in the first, none in the second, a rebuilt
+  // recording (Ask or klieo: never cut) with 700 kept, and a short one with 3.
+  const sizes = [5_000_000, 2_000_000, 900_000, 10_000];
+  const offsetsOf = (count: number, step: number) => Float64Array.from({ length: count }, (_, i) => 17 + i * step);
+  const keptOffsets = new Map<number, Float64Array>([
+    [0, offsetsOf(4_900, 1_000)],
+    [2, new Float64Array(700)],
+    [3, offsetsOf(3, 2_000)],
+  ]);
+  const cuttable = (fileIndex: number) => fileIndex !== 2;
+
+  it('hands every kept line to exactly one share, in order, at most the asked number per share', () => {
+    const shares = planKeptShares(sizes, keptOffsets, cuttable, 2, 1024);
+    const seen = new Map<number, number[]>();
+    const perShare: number[] = [];
+    for (const share of shares) {
+      let records = 0;
+      for (const range of share.ranges) {
+        const offsets = keptOffsets.get(range.fileIndex) ?? new Float64Array(0);
+        // As export selects them: the kept lines that start inside the range (a rebuilt recording's all sit at 0).
+        const inside = [...offsets.keys()].filter((i) => offsets[i] >= range.start && offsets[i] < range.end);
+        records += inside.length;
+        seen.set(range.fileIndex, [...(seen.get(range.fileIndex) ?? []), ...inside]);
+      }
+      perShare.push(records);
+    }
+    for (const [fileIndex, offsets] of keptOffsets) assert.deepEqual(seen.get(fileIndex), [...offsets.keys()], `file ${fileIndex}`);
+    // Only the uncut recording (700 kept) can push a share past the 1,024 asked for.
+    assert.ok(perShare.every((n) => n <= 1024 + 700), perShare.join(' '));
+    assert.ok(perShare.filter((n) => n > 1024).length <= 1, perShare.join(' '));
+    assert.ok(perShare.length >= Math.ceil(5_603 / 1024), perShare.join(' '));
+    // Smaller towards the end, so the threads finish together.
+    assert.ok(perShare[perShare.length - 2] < 1024, perShare.join(' '));
+  });
+
+  it('covers every byte of every file once, cutting only where allowed', () => {
+    const shares = planKeptShares(sizes, keptOffsets, cuttable, 2, 300);
+    const ranges = shares.flatMap((share) => share.ranges);
+    for (const fileIndex of sizes.keys()) {
+      const mine = ranges.filter((r) => r.fileIndex === fileIndex);
+      assert.equal(mine[0].start, 0, `file ${fileIndex} starts at 0`);
+      assert.equal(mine[mine.length - 1].end, Infinity, `file ${fileIndex} runs to its end`);
+      for (let i = 1; i < mine.length; i++) assert.equal(mine[i].start, mine[i - 1].end, `file ${fileIndex} is contiguous`);
+      if (!cuttable(fileIndex) || !keptOffsets.has(fileIndex)) assert.equal(mine.length, 1, `file ${fileIndex} is not cut`);
+      // A cut falls on a kept line's start: that line goes whole to the next share.
+      for (const range of mine.slice(1)) assert.ok(keptOffsets.get(fileIndex)!.includes(range.start));
+    }
+    assert.equal(
+      shares.reduce((sum, share) => sum + share.bytes, 0),
+      sizes.reduce((a, b) => a + b, 0),
+      'the shares account for every byte (progress)',
+    );
+  });
+
+  it('gives one share to a tree with nothing kept', () => {
+    const shares = planKeptShares([100, 200], new Map(), () => true, 2, 1024);
+    assert.equal(shares.length, 1);
+    assert.deepEqual(
+      shares[0].ranges.map((r) => [r.fileIndex, r.start, r.end]),
+      [
+        [0, 0, Infinity],
+        [1, 0, Infinity],
+      ],
+    );
   });
 });

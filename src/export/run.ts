@@ -13,8 +13,9 @@ import type { Split } from '../pipeline/split.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
+import { isSynalinks } from '../sources/read.js';
 import { preloadJob, runOverFiles } from '../parallel/run-shares.js';
-import type { WorkShare } from '../parallel/units.js';
+import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
   getTarget,
   loadToolsFile,
@@ -51,7 +52,10 @@ export interface ExportOptions {
 /** OpenAI's Files API limit; other targets have none we know of. */
 const OPENAI_FILE_LIMIT = 512 * 1024 * 1024;
 const CONTEXT_WARNING = 65_536;
-const PROJECT_SHARE_BYTES = 4 << 20;
+/** Kept records per projection share: about 2 MB of example lines on the bench tree. */
+const PROJECT_SHARE_RECORDS = 1024;
+/** A recorded call's usual size, to turn TRACES_SHARE_BYTES (tests, tuning) into records. */
+const RECORD_BYTES = 2048;
 
 export interface ExportResult {
   plan: CurationPlan;
@@ -150,8 +154,18 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         settings,
       }),
       (result) => ({ records: result.records, bytes: 0 }),
-      // A share's examples are held until written: keep shares small.
-      { maxShareBytes: PROJECT_SHARE_BYTES, label: 'writing' },
+      {
+        // A share's examples are held until written: shares stay small.
+        planShares: (sizes, threads, forcedShareBytes) =>
+          planKeptShares(
+            sizes,
+            plan.keptOffsets,
+            (fileIndex) => isSynalinks(discovery.files[fileIndex]),
+            threads,
+            forcedShareBytes !== null ? Math.max(1, Math.round(forcedShareBytes / RECORD_BYTES)) : PROJECT_SHARE_RECORDS,
+          ),
+        label: 'writing',
+      },
     );
     for await (const { items, lines } of projected) {
       let lineStart = 0;

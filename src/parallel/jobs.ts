@@ -45,6 +45,16 @@ const WARMERS: Partial<Record<JobName, (data: unknown) => Promise<void>>> = {
   project: async (data) => (await import('../export/project-share.js')).warmProjection(data as Parameters<typeof warmProjection>[0]),
 };
 
+/**
+ * The young generation of a worker (MB), by the jobs its run hands it. A projection builds and
+ * drops objects for every message: its worker spent 1.2 s of 6.7 in scavenges at 4 MB and 0.6 s
+ * at 32 on the 200 MB bench tree, and the export ran about 3% faster at the same peak memory.
+ * The reading jobs gained nothing from it, so they keep 4 MB, 11 MB less resident per worker.
+ */
+export function youngGenerationMb(jobs: readonly JobName[]): number {
+  return jobs.includes('project') ? 32 : 4;
+}
+
 /** Loads a job's modules, and prepares it with `warm` when given, ahead of its first payload. */
 export async function loadJob(job: JobName, warm?: unknown): Promise<void> {
   await LOADERS[job]();

@@ -33,10 +33,13 @@ export class WorkerPool {
   private nextId = 0;
   broken = false;
 
-  constructor(readonly size: number) {
+  /** `youngGenerationMb`: small keeps each worker's resident memory down (see jobs.ts' `youngGenerationMb`). */
+  constructor(
+    readonly size: number,
+    youngGenerationMb = 4,
+  ) {
     for (let i = 0; i < size; i++) {
-      // A small young generation keeps each worker's resident memory down; records die young anyway.
-      const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+      const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
       worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string; code?: string; path?: string; syscall?: string; errno?: number } }) => {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);

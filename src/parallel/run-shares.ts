@@ -4,7 +4,7 @@
  */
 import { defaultRoot, type Discovery } from '../sources/discover.js';
 import { Progress } from '../progress.js';
-import { runJob, type JobName, type JobPayload, type JobResult } from './jobs.js';
+import { runJob, youngGenerationMb, type JobName, type JobPayload, type JobResult } from './jobs.js';
 import { defaultWorkerCount, WorkerPool } from './pool.js';
 import { namesAtLeast } from './size-probe.js';
 import { fileSizes, planShares, type WorkShare } from './units.js';
@@ -18,12 +18,16 @@ const PARALLEL_MIN_BYTES = 32 << 20;
  */
 let sharedPool: WorkerPool | null = null;
 
-function poolOf(size: number): WorkerPool {
+/** What the command will hand the workers (see `startWorkersEarly`), whenever its pool is made. */
+let commandJobs: readonly JobName[] = [];
+
+/** The run's pool of `size` workers; `jobs`, and the command's, set their heap when the pool is made here. */
+function poolOf(size: number, jobs: readonly JobName[]): WorkerPool {
   if (sharedPool !== null && (sharedPool.size !== size || sharedPool.broken)) {
     void sharedPool.close();
     sharedPool = null;
   }
-  sharedPool ??= new WorkerPool(size);
+  sharedPool ??= new WorkerPool(size, youngGenerationMb([...commandJobs, ...jobs]));
   return sharedPool;
 }
 
@@ -33,15 +37,17 @@ function poolOf(size: number): WorkerPool {
  * job as this thread takes to get there, so both begin together. Measured on the 200 MB bench
  * tree, the second thread otherwise began its first share 120 to 450 ms after this one.
  * Only for trees big enough for threads: a worker still booting delays the exit of a short run
- * by about 50 ms.
+ * by about 50 ms. `jobs` are what the command hands the workers, in order: the first is
+ * loaded now, and all of them choose the workers' heap (see `youngGenerationMb`).
  */
-export function startWorkersEarly(job: JobName, paths: readonly string[]): void {
+export function startWorkersEarly(jobs: readonly JobName[], paths: readonly string[]): void {
+  commandJobs = jobs;
   const threads = defaultWorkerCount();
   if (threads <= 1) return;
   // Forced shares (tests, tuning) use workers however small the tree: start them here too.
   const forced = Number(process.env.TRACES_SHARE_BYTES) > 0;
   if (!forced && !namesAtLeast(paths.length > 0 ? paths : [defaultRoot()], PARALLEL_MIN_BYTES)) return;
-  poolOf(threads - 1).preload(job);
+  poolOf(threads - 1, jobs).preload(jobs[0]);
 }
 
 /**
@@ -85,8 +91,11 @@ export async function* runOverFiles<J extends JobName>(
   payloadFor: (share: WorkShare) => JobPayload<J>,
   progressOf: (result: JobResult<J>) => { records: number; bytes: number },
   options: {
-    /** Bytes of input per share at most: jobs whose results are big (export lines) want smaller shares. */
-    maxShareBytes?: number;
+    /**
+     * The shares, when not cut by input bytes (`planShares`): given the file sizes, the threads,
+     * and the share size in bytes TRACES_SHARE_BYTES asks for (null when unset).
+     */
+    planShares?: (sizes: readonly number[], threads: number, forcedShareBytes: number | null) => WorkShare[];
     /** No progress line: the terminal belongs to someone else (the browser). */
     quiet?: boolean;
     /** What the progress line says the run is doing (default `reading`). */
@@ -102,9 +111,9 @@ export async function* runOverFiles<J extends JobName>(
   const forcedShareBytes = shareBytesFromEnv > 0 ? shareBytesFromEnv : null;
   const parallel = threads > 1 && (forcedShareBytes !== null || total >= PARALLEL_MIN_BYTES);
   // Shares bound what one result holds, in this thread too.
-  const shares = planShares(sizes, Math.max(1, threads), undefined, forcedShareBytes ?? options.maxShareBytes);
+  const shares = options.planShares?.(sizes, Math.max(1, threads), forcedShareBytes) ?? planShares(sizes, Math.max(1, threads), undefined, forcedShareBytes ?? undefined);
   // This thread works too (it would only wait), so one worker fewer than threads.
-  const pool = parallel ? poolOf(threads - 1) : null;
+  const pool = parallel ? poolOf(threads - 1, [job]) : null;
   // Started early for a tree that turned out small: not needed.
   if (!parallel && sharedPool !== null) discardPool();
   let failed = true;
