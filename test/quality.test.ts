@@ -11,6 +11,8 @@ import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { parseJsonText, writeJson } from '../src/canonical/json-value.js';
 import { conversationWords, estimatedSimilarity, signatureOf, BANDS } from '../src/pipeline/minhash.js';
 import { getTarget } from '../src/targets/index.js';
+import { EXAMPLES_FILE, Provenance } from '../src/export/provenance.js';
+import { OutputDir } from '../src/output/output-dir.js';
 import { runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
 
 type Message = Record<string, unknown>;
@@ -279,5 +281,34 @@ describe('empty validation files', () => {
     const root = four(['one', 'two', 'three', 'four']);
     assert.ok(!existsSync(path.join(exportTree(root, ['--format', 'nemo-customizer', '--validation-fraction', '0']).out, 'validation.jsonl')));
     assert.equal(readFileSync(path.join(exportTree(root, ['--format', 'nemo', '--validation-fraction', '0']).out, 'validation.jsonl'), 'utf8'), '');
+  });
+});
+
+describe('provenance rows (_traces/examples.jsonl)', () => {
+  it('are exactly the JSON of each row, merges followed through chains, for uuid and other call_ids alike', () => {
+    const dir = path.join(tempDir(), 'out');
+    const output = OutputDir.open(dir, { force: false, roots: [] });
+    const provenance = new Provenance();
+    const shard = output.create('train "quoted" é.jsonl');
+    const other = output.create(path.join('mod', 'validation.jsonl'));
+    const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const ids = [uuid(1), 'run:7 "x"\\', uuid(2), '01J9Z8CAPT:2', uuid(3)];
+    ids.forEach((id, i) => provenance.written(i % 2 === 0 ? shard : other, i + 1, id));
+    // A chain (uuid(1) <- uuid(9) <- 'klieo:4'), a non-uuid winner with a uuid loser, and a loop back to a winner.
+    provenance.merged(uuid(1), uuid(9));
+    provenance.merged(uuid(9), 'klieo:4');
+    provenance.merged('run:7 "x"\\', uuid(8));
+    provenance.merged(uuid(3), uuid(7));
+    provenance.merged(uuid(7), uuid(3));
+    provenance.write(output);
+    output.commit();
+    const expected = [
+      { file: 'train "quoted" é.jsonl', line: 1, call_id: uuid(1), merged: ['klieo:4', uuid(9)] },
+      { file: 'mod/validation.jsonl', line: 2, call_id: 'run:7 "x"\\', merged: [uuid(8)] },
+      { file: 'train "quoted" é.jsonl', line: 3, call_id: uuid(2), merged: [] },
+      { file: 'mod/validation.jsonl', line: 4, call_id: '01J9Z8CAPT:2', merged: [] },
+      { file: 'train "quoted" é.jsonl', line: 5, call_id: uuid(3), merged: [uuid(7)] },
+    ];
+    assert.equal(readFileSync(path.join(dir, EXAMPLES_FILE), 'utf8'), expected.map((row) => `${JSON.stringify(row)}\n`).join(''));
   });
 });

@@ -81,18 +81,29 @@ export class Provenance {
     }
   }
 
-  /** Writes DIR/_traces/examples.jsonl; call once every file has its final name. */
+  /**
+   * Writes DIR/_traces/examples.jsonl; call once every file has its final name. It runs after
+   * the last example, with the other threads idle: a row is put together as text (the same text
+   * JSON.stringify gives), and the merges are looked up by the words the row already holds.
+   */
   write(output: OutputDir): void {
     const file = output.create(EXAMPLES_FILE);
-    const names = this.files.map((f) => path.relative(output.dir, f.finalPath).split(path.sep).join('/'));
+    const names = this.files.map((f) => JSON.stringify(path.relative(output.dir, f.finalPath).split(path.sep).join('/')));
     let index = 0;
     try {
       for (const row of this.rows.read()) {
-        const callId = this.otherIds.get(index++) ?? uuidText(row, 2);
-        const merged: string[] = [];
-        this.mergedInto(callId, merged, new Set([callId]));
-        merged.reverse();
-        file.writeLine(JSON.stringify({ file: names[row[0]], line: row[1], call_id: callId, merged }));
+        const other = this.otherIds.size > 0 ? this.otherIds.get(index) : undefined;
+        index++;
+        // A uuid's text needs no escaping.
+        const callId = other ?? uuidText(row, 2);
+        const words = other === undefined ? row.subarray(2) : (callIdWords(other, this.key), this.key);
+        let merged = '[]';
+        if (this.heads.get(words) !== -1) {
+          const list: string[] = [];
+          this.mergedInto(callId, list, new Set([callId]));
+          merged = JSON.stringify(list.reverse());
+        }
+        file.writeLine(`{"file":${names[row[0]]},"line":${row[1]},"call_id":${other === undefined ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}}`);
       }
     } finally {
       this.dispose();
