@@ -26,6 +26,13 @@ const FILE_SYSTEM_CODES: Record<string, string> = {
   EEXIST: 'a file already exists there',
   ENAMETOOLONG: 'file name too long',
   EXDEV: 'cannot move across devices',
+  EFBIG: 'file too large (the file-size limit, ulimit -f, or the file system)',
+  EBUSY: 'resource busy',
+  ETXTBSY: 'file busy',
+  ESTALE: 'stale file handle (a network file system)',
+  ENXIO: 'no such device',
+  ENODEV: 'no such device',
+  EOVERFLOW: 'file too large to read here',
 };
 
 /**
@@ -42,6 +49,8 @@ export function describeFileSystemError(error: unknown): string | null {
       ? 'free some space or write elsewhere'
       : e.code === 'EMFILE' || e.code === 'ENFILE'
         ? 'raise the open-file limit (ulimit -n) and rerun'
-        : 'check the path and its permissions, then rerun';
+        : e.code === 'EFBIG'
+          ? 'raise the file-size limit (ulimit -f), write smaller files (export --max-file-mb) or write elsewhere'
+          : 'check the path and its permissions, then rerun';
   return `${where}${FILE_SYSTEM_CODES[e.code]} (${e.code}${typeof e.syscall === 'string' ? ` in ${e.syscall}` : ''}): ${todo}`;
 }

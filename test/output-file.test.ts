@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { copyClaimed, type LineCopyTask } from '../src/output/line-copy.js';
 import { OutputFile } from '../src/output/output-dir.js';
 import { WorkerPool } from '../src/parallel/pool.js';
-import { GOLDEN, REPO, tempDir } from './helpers.js';
+import { generatedTree, GOLDEN, REPO, tempDir } from './helpers.js';
 
 const MB = 1 << 20;
 
@@ -254,4 +254,41 @@ describe('the open-file limit', () => {
     assert.ok(program !== undefined, `${readdirSync(out).join(", ")}: ${run.stderr}`);
     assert.equal(readdirSync(path.join(out, program)).length, 260);
   });
+});
+
+describe('the file-size limit (ulimit -f)', () => {
+  /** The CLI with files of at most `kb` KB (bash's ulimit -f counts 1024-byte blocks). */
+  function runSizeLimited(kb: number, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string } {
+    const result = spawnSync('bash', ['-c', `ulimit -f ${kb} && exec "$0" "$@"`, process.execPath, path.join(REPO, 'bin', 'traces.js'), ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    return { status: result.status, stderr: result.stderr };
+  }
+
+  const OURS = /^traces: \/\S+: file too large .*\(EFBIG in write\): raise the file-size limit \(ulimit -f\)/;
+  // The Parquet file the engine (DuckDB) writes: the index's rows, in small shares, fit under the limit.
+  const ENGINE = /^traces: writing the index: IO Error: Could not write file "\/\S+": File too large: .*raise the file-size limit \(ulimit -f\)/;
+  // Output files, the drop spill in the temp folder, the index's rows and its Parquet file each hit it first in one of these.
+  const runs: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+    ['dedupe (one thread)', ['dedupe'], { TRACES_WORKERS: '1' }, OURS],
+    ['dedupe (workers)', ['dedupe'], { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(256 << 10) }, OURS],
+    ['filter', ['filter', '--status', 'ok'], {}, OURS],
+    ['export', ['export', '--format', 'nemo'], { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(256 << 10) }, OURS],
+    ['index (its rows)', ['index'], { TRACES_WORKERS: '1' }, OURS],
+    ['index (its Parquet file)', ['index'], { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(64 << 10) }, ENGINE],
+  ];
+  for (const [name, command, env, expected] of runs) {
+    it(`${name} stops with one line naming the file, and leaves nothing`, () => {
+      const tree = generatedTree({ mb: 3, seed: 29 }).tree;
+      const out = path.join(tempDir(), command[0] === 'index' ? 'index.parquet' : 'out');
+      const run = runSizeLimited(24, [...command, tree, '--out', out], env);
+      assert.equal(run.status, 2, run.stderr);
+      const lines = run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('\r'));
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0], expected);
+      assert.ok(!existsSync(out), 'nothing was kept');
+      assert.deepEqual(readdirSync(path.dirname(out)), [], 'no temporary file was left beside it');
+    });
+  }
 });

@@ -4,11 +4,12 @@
  * until the JSON is printed: a big tree can drop millions of records.
  */
 import { once } from 'node:events';
-import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Drop } from '../pipeline/curate.js';
 import { RunTempDir } from '../pipeline/spill.js';
+import { writeAll } from '../output/write-all.js';
 import { withUnreadableInputs } from './common.js';
 import { formatCount } from '../format.js';
 
@@ -27,7 +28,7 @@ export type AllDrops = 'print' | 'keep' | 'none';
 export class DropDigest {
   private readonly counts = new Map<string, number>();
   private readonly firsts = new Map<string, Drop[]>();
-  private spill: { dir: RunTempDir; fd: number; pending: string } | null = null;
+  private spill: { dir: RunTempDir; file: string; fd: number; pending: string } | null = null;
   total = 0;
 
   constructor(private readonly options: { all: AllDrops }) {}
@@ -98,7 +99,8 @@ export class DropDigest {
   private keep(drop: Drop): void {
     if (this.spill === null) {
       const dir = new RunTempDir();
-      this.spill = { dir, fd: openSync(path.join(dir.path, 'drops.jsonl'), 'wx'), pending: '' };
+      const file = path.join(dir.path, 'drops.jsonl');
+      this.spill = { dir, file, fd: openSync(file, 'wx'), pending: '' };
     }
     this.spill.pending += `${JSON.stringify(drop)}\n`;
     if (this.spill.pending.length >= 1 << 16) this.flush();
@@ -106,7 +108,7 @@ export class DropDigest {
 
   private flush(): void {
     if (this.spill === null || this.spill.pending === '') return;
-    writeSync(this.spill.fd, this.spill.pending);
+    writeAll(this.spill.fd, this.spill.pending, this.spill.file);
     this.spill.pending = '';
   }
 

@@ -117,15 +117,23 @@ export class Engine {
 
   /** The index as one Parquet file at `target`, or as one Parquet file per part in the folder `target`. */
   async writeParquet(target: string, folder: boolean): Promise<void> {
-    if (!folder) {
-      await this.connection.run(`COPY (SELECT * FROM ${INDEX_TABLE}) TO ${sqlString(target)} (${PARQUET_OPTIONS})`);
-      return;
-    }
-    mkdirSync(target);
-    for (const [i, part] of (this.parts?.parts() ?? []).entries()) {
-      // The engine keeps rows in the order it reads them, through LIMIT and OFFSET too.
-      const rows = `SELECT * FROM ${readCsv(part.files)} LIMIT ${part.limit} OFFSET ${part.offset}`;
-      await this.connection.run(`COPY (${rows}) TO ${sqlString(path.join(target, `part-${i}.parquet`))} (${PARQUET_OPTIONS})`);
+    try {
+      if (!folder) {
+        await this.connection.run(`COPY (SELECT * FROM ${INDEX_TABLE}) TO ${sqlString(target)} (${PARQUET_OPTIONS})`);
+        return;
+      }
+      mkdirSync(target);
+      for (const [i, part] of (this.parts?.parts() ?? []).entries()) {
+        // The engine keeps rows in the order it reads them, through LIMIT and OFFSET too.
+        const rows = `SELECT * FROM ${readCsv(part.files)} LIMIT ${part.limit} OFFSET ${part.offset}`;
+        await this.connection.run(`COPY (${rows}) TO ${sqlString(path.join(target, `part-${i}.parquet`))} (${PARQUET_OPTIONS})`);
+      }
+    } catch (error) {
+      // The disk or the memory, not our own SQL: one line the user can act on.
+      if (/^(IO|Out of Memory) Error/.test(firstLine(error))) {
+        throw new UserError(`writing the index: ${firstLine(error)}: free some space or memory, raise the file-size limit (ulimit -f) or write elsewhere`);
+      }
+      throw error;
     }
   }
 

@@ -132,7 +132,7 @@ class HeldGroup {
     const fd = openSync(this.file, this.bytes === 0 ? 'wx' : 'a');
     try {
       for (const part of this.pending) {
-        writeAll(fd, part);
+        writeAll(fd, part, this.file);
         this.bytes += part.length;
       }
     } finally {

@@ -104,7 +104,7 @@ export class IndexRowWriter {
   private flush(): void {
     if (this.length === 0) return;
     if (this.fd === -1) this.fd = openSync(this.file, 'wx');
-    writeAll(this.fd, this.bytes, this.length);
+    writeAll(this.fd, this.bytes, this.file, this.length);
     this.length = 0;
   }
 

@@ -153,15 +153,9 @@ export class OutputFile {
     }
   }
 
-  /** Writes bytes out now; an error names the file (a write by descriptor names none), by the name it will have. */
+  /** Writes bytes out now; an error names the file by the name it will have. */
   private writeOut(bytes: Uint8Array): void {
-    try {
-      writeAll(this.descriptor(), bytes);
-    } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      if (typeof e.code === 'string' && e.path === undefined) e.path = this.finalPath;
-      throw error;
-    }
+    writeAll(this.descriptor(), bytes, this.finalPath);
   }
 
   close(): void {
@@ -438,7 +432,7 @@ export class OutputDir {
     removeEntry(temp);
     const fd = openSync(temp, 'wx');
     try {
-      writeAll(fd, Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8'));
+      writeAll(fd, lines.map((l) => `${l}\n`).join(''), final);
     } finally {
       closeSync(fd);
     }

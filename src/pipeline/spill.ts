@@ -3,10 +3,11 @@
  * facts that are only resolved at the end of a run (a duplicate's final winner) stay on
  * disk rather than growing memory with the number of records.
  */
-import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStale, whileRunning } from '../output/cleanup.js';
+import { writeAll } from '../output/write-all.js';
 
 const BUFFER_ROWS = 8192;
 /** `traces-spill-<pid>-XXXXXX`: the pid tells a later run whether its maker is gone. */
@@ -69,7 +70,7 @@ export class SpillFile {
 
   private flush(): void {
     if (this.buffered === 0) return;
-    writeSync(this.fd, new Uint8Array(this.buffer.buffer, 0, this.buffered * this.width * 4));
+    writeAll(this.fd, new Uint8Array(this.buffer.buffer, 0, this.buffered * this.width * 4), this.file);
     this.buffered = 0;
   }
 

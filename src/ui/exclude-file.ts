@@ -2,9 +2,10 @@
  * The exclusion file: one call_id per line, `#` starts a comment, blank lines ignored.
  * `--exclude FILE` of dedupe, filter and export reads the same format.
  */
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { checkOutputPath } from '../output/output-path.js';
+import { writeAll } from '../output/write-all.js';
 
 export const DEFAULT_EXCLUDE_FILE = 'traces-exclude.txt';
 
@@ -44,7 +45,7 @@ export function writeExcludeFile(file: string, text: string, inputs: readonly st
   rmSync(temporary, { force: true });
   const fd = openSync(temporary, 'wx');
   try {
-    writeSync(fd, text);
+    writeAll(fd, text, target);
   } catch (error) {
     closeSync(fd);
     rmSync(temporary, { force: true });
