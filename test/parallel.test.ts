@@ -196,6 +196,57 @@ describe('results in order, this thread reading only while it would wait', () =>
   });
 });
 
+describe('a run stopped before its end', () => {
+  it('starts no payload once its consumer stops early, in any lane', async () => {
+    const { inOrder } = await import('../src/parallel/pool.js');
+    const started: string[] = [];
+    const remote = async (payload: unknown) => {
+      started.push(`remote ${payload}`);
+      return `remote ${payload}`;
+    };
+    const local = async (payload: unknown) => {
+      started.push(`local ${payload}`);
+      return `local ${payload}`;
+    };
+    const payloads = Array.from({ length: 40 }, (_, i) => i);
+    for await (const value of inOrder(payloads, [remote], local)) {
+      if (value === 'local 0') break;
+    }
+    const seen = started.length;
+    // Give every lane its chances to take more.
+    for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(started.length, seen, started.join(', '));
+    assert.ok(seen < payloads.length, started.join(', '));
+  });
+
+  it('an abort rejects the result awaited, and a payload this thread took but had not begun never runs', async () => {
+    const { inOrder } = await import('../src/parallel/pool.js');
+    const started: string[] = [];
+    const remoteCalls: (() => void)[] = [];
+    const remote = (payload: unknown) =>
+      new Promise<string>((resolve) => {
+        started.push(`remote ${payload}`);
+        remoteCalls.push(() => resolve(`remote ${payload}`));
+      });
+    const local = async (payload: unknown) => {
+      started.push(`local ${payload}`);
+      return `local ${payload}`;
+    };
+    const controller = new AbortController();
+    const results = inOrder([0, 1, 2, 3, 4, 5], [remote], local, controller.signal);
+    // Started now and read later (export starts its examples while it reports its last drops):
+    // this thread's lane has taken payload 0 but runs nothing until its thread is free.
+    const first = results.next();
+    assert.deepEqual(started, ['remote 1']);
+    controller.abort(new Error('stopped by the test'));
+    await assert.rejects(first, /stopped by the test/);
+    for (const finish of remoteCalls.splice(0)) finish();
+    for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['remote 1'], 'nothing started after the abort');
+    assert.deepEqual(await results.next(), { value: undefined, done: true });
+  });
+});
+
 describe("export's projection shares, cut by kept records", () => {
   // Four files: kept lines every 1,000 bytes in the first, none in the second, a rebuilt
   // recording (Ask or klieo: never cut) with 700 kept, and a short one with 3.

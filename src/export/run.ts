@@ -8,13 +8,13 @@
  */
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { planCuration, type CurationOptions, type CurationPlan, type Drop } from '../pipeline/curate.js';
+import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
 import { isSynalinks } from '../sources/read.js';
-import { preloadJob, runOverFiles } from '../parallel/run-shares.js';
+import { preloadJob, runOverFiles, startedNow } from '../parallel/run-shares.js';
 import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
   getTarget,
@@ -27,7 +27,7 @@ import {
   type ValidationReport,
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
-import { redactedInToolName, scrubDefinitions, type ProjectionSettings, type ScrubSettings } from './project-share.js';
+import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings, type ScrubSettings } from './project-share.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { redactValue } from '../privacy/index.js';
@@ -93,6 +93,9 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
   const datasets = new Map<string, Dataset>();
+  /** The examples of the kept records, in file order, started as soon as the plan knows them. */
+  let projected: AsyncGenerator<ProjectedShare> | null = null;
+  const stopProjection = new AbortController();
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
     const exportDrops: Record<string, number> = {};
@@ -103,10 +106,56 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
     };
     const inference = new ToolInference();
+    let inferredDefinitions: ToolDefinition[] = [];
+    const startProjection = (kept: KeptLines): AsyncGenerator<ProjectedShare> => {
+      // Every tool call of the plan has been seen: its definitions are final.
+      inferredDefinitions = scrubDefinitions(inference.definitions(), options.scrub);
+      const settings: ProjectionSettings = {
+        scrub: options.scrub,
+        format: target.name,
+        reasoning,
+        supplied,
+        inferred: inferredDefinitions,
+        // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
+        everyLineTools:
+          target.name === 'nemo-customizer'
+            ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
+            : null,
+        maxExampleTokens: options.maxExampleTokens,
+        seed: options.seed,
+        validationFraction: options.validationFraction,
+        tokenizer: options.tokenizer,
+        groupByModule: options.groupBy === 'module',
+      };
+      return startedNow(
+        runOverFiles(
+          'project',
+          discovery,
+          (share) => ({ files: discovery.files, share, ...keptOfShare(kept, share), settings }),
+          (result) => ({ records: result.records, bytes: 0 }),
+          {
+            // A share's examples are held until written: shares stay small.
+            planShares: (sizes, threads, forcedShareBytes) =>
+              planKeptShares(
+                sizes,
+                kept.keptOffsets,
+                (fileIndex) => isSynalinks(discovery.files[fileIndex]),
+                threads,
+                forcedShareBytes !== null ? Math.max(1, Math.round(forcedShareBytes / RECORD_BYTES)) : PROJECT_SHARE_RECORDS,
+              ),
+            label: 'writing',
+            signal: stopProjection.signal,
+          },
+        ),
+      );
+    };
     const plan = await planCuration(discovery, curationOptions, drop, {
       onToolCalls: (facts) => inference.observeFacts(facts),
       whenRead: () => preloadJob('project', { tokenizer: options.tokenizer }),
+      // The workers start on the examples while this thread reports the last drops.
+      whenKept: (kept) => (projected = startProjection(kept)),
     });
+    projected ??= startProjection(plan);
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const datasetAt = (folder: string): Dataset => {
@@ -123,50 +172,9 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const digest = new Uint32Array(4);
     if (options.groupBy === 'none') datasetAt('');
 
-    const inferredDefinitions = scrubDefinitions(inference.definitions(), options.scrub);
-    const settings: ProjectionSettings = {
-      scrub: options.scrub,
-      format: target.name,
-      reasoning,
-      supplied,
-      inferred: inferredDefinitions,
-      // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
-      everyLineTools:
-        target.name === 'nemo-customizer'
-          ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
-          : null,
-      maxExampleTokens: options.maxExampleTokens,
-      seed: options.seed,
-      validationFraction: options.validationFraction,
-      tokenizer: options.tokenizer,
-      groupByModule: options.groupBy === 'module',
-    };
     const inferredUsed = new Set<string>();
     const redactions: Record<string, number> = {};
     const partial: string[] = [];
-    const projected = runOverFiles(
-      'project',
-      discovery,
-      (share) => ({
-        files: discovery.files,
-        share,
-        ...keptOfShare(plan, share),
-        settings,
-      }),
-      (result) => ({ records: result.records, bytes: 0 }),
-      {
-        // A share's examples are held until written: shares stay small.
-        planShares: (sizes, threads, forcedShareBytes) =>
-          planKeptShares(
-            sizes,
-            plan.keptOffsets,
-            (fileIndex) => isSynalinks(discovery.files[fileIndex]),
-            threads,
-            forcedShareBytes !== null ? Math.max(1, Math.round(forcedShareBytes / RECORD_BYTES)) : PROJECT_SHARE_RECORDS,
-          ),
-        label: 'writing',
-      },
-    );
     for await (const { items, lines } of projected) {
       let lineStart = 0;
       for (const item of items) {
@@ -220,6 +228,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     output.commit();
     return { plan, report, invalid };
   } catch (error) {
+    // Started, maybe never read: no share starts after this, and its workers stop.
+    if (projected !== null) stopProjection.abort(new Error('export stopped'));
     output.abort();
     throw error;
   } finally {
@@ -245,7 +255,7 @@ function lowerBound(values: Float64Array, value: number): number {
  * those, since a typed array crosses to a worker with its whole buffer. Files of other
  * recorders have every offset 0, so they go whole to the share holding their start.
  */
-function keptOfShare(plan: CurationPlan, share: WorkShare): { kept: Map<number, Int32Array>; offsets: Map<number, Float64Array> } {
+function keptOfShare(plan: KeptLines, share: WorkShare): { kept: Map<number, Int32Array>; offsets: Map<number, Float64Array> } {
   const kept = new Map<number, Int32Array>();
   const offsets = new Map<number, Float64Array>();
   for (const range of share.ranges) {

@@ -115,9 +115,9 @@ export class WorkerPool {
    * reads nearly as much as a worker. Taking shares regardless left export's worker idle a
    * third of the time while this thread fell behind.
    */
-  async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>): AsyncGenerator<T> {
+  async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>, signal?: AbortSignal): AsyncGenerator<T> {
     const remote = (payload: unknown) => this.run<T>(job, payload);
-    yield* inOrder(payloads, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local);
+    yield* inOrder(payloads, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local, signal);
   }
 
   /** Has each worker load a job's modules (and prepare it with `warm`) before its first payload arrives. */
@@ -133,11 +133,14 @@ export class WorkerPool {
 /**
  * The scheduling of `WorkerPool.map`, apart from the threads: each of `lanes` (and `local`,
  * this thread's own lane) takes the next payload when free; results are yielded in payload order.
+ * Once the consumer stops (returns, throws or `signal` aborts), no lane takes another payload,
+ * and an abort rejects the result being waited for.
  */
 export async function* inOrder<T>(
   payloads: readonly unknown[],
   lanes: readonly ((payload: unknown) => Promise<T>)[],
   local?: (payload: unknown) => Promise<T>,
+  signal?: AbortSignal,
 ): AsyncGenerator<T> {
   const n = payloads.length;
   const settled: (Deferred<T> | null)[] = payloads.map(() => deferred<T>());
@@ -153,15 +156,24 @@ export async function* inOrder<T>(
     wakeLocal = null;
     resume?.();
   };
+  let stopped = false;
+  const stop = (): void => {
+    stopped = true;
+    wake();
+    for (const resume of blocked.splice(0)) resume();
+  };
   const lane = async (run: (payload: unknown) => Promise<T>, isLocal: boolean) => {
     for (;;) {
-      while (next < n && next - consumed >= ahead) await new Promise<void>((resolve) => blocked.push(resolve));
-      while (isLocal && next < n && consumed < next && ready[consumed] === 1) await new Promise<void>((resolve) => (wakeLocal = resolve));
-      if (next >= n) return;
+      while (!stopped && next < n && next - consumed >= ahead) await new Promise<void>((resolve) => blocked.push(resolve));
+      while (!stopped && isLocal && next < n && consumed < next && ready[consumed] === 1) await new Promise<void>((resolve) => (wakeLocal = resolve));
+      if (stopped || next >= n) return;
       const i = next++;
       // The last payload is taken: a waiting local lane has nothing left to wait for.
       if (next === n) wake();
       try {
+        // This thread's payload waits for its thread to be free: a run stopped meanwhile does not start it.
+        if (isLocal) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (stopped) throw new Error('stopped');
         settled[i]!.resolve(await run(payloads[i]));
       } catch (error) {
         settled[i]!.reject(error as Error);
@@ -169,21 +181,38 @@ export async function* inOrder<T>(
       ready[i] = 1;
     }
   };
+  let aborted: Promise<never> | null = null;
+  if (signal !== undefined) {
+    aborted = new Promise<never>((_, reject) => {
+      const abort = () => {
+        stop();
+        reject(signal.reason);
+      };
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort, { once: true });
+    });
+    aborted.catch(() => undefined);
+  }
   // This thread's lane first: it takes the first payload while the workers are still booting.
   const running = local ? [lane(local, true)] : [];
   for (const remote of lanes) running.push(lane(remote, false));
-  while (consumed < n) {
-    // Nothing to consume until this result is in: this thread's lane may take a payload meanwhile.
-    if (ready[consumed] === 0) wake();
-    const result = await settled[consumed]!.promise;
-    // Handed over: holding every result until the end kept a whole export in memory.
-    settled[consumed] = null;
-    consumed++;
-    for (const resume of blocked.splice(0)) resume();
-    yield result;
+  try {
+    while (consumed < n) {
+      // Nothing to consume until this result is in: this thread's lane may take a payload meanwhile.
+      if (ready[consumed] === 0) wake();
+      const pending = settled[consumed]!.promise;
+      const result = await (aborted === null ? pending : Promise.race([pending, aborted]));
+      // Handed over: holding every result until the end kept a whole export in memory.
+      settled[consumed] = null;
+      consumed++;
+      for (const resume of blocked.splice(0)) resume();
+      yield result;
+    }
+    wake();
+    await Promise.all(running);
+  } finally {
+    stop();
   }
-  wake();
-  await Promise.all(running);
 }
 
 interface Deferred<T> {

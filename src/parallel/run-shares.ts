@@ -5,7 +5,7 @@
 import { defaultRoot, type Discovery } from '../sources/discover.js';
 import { Progress } from '../progress.js';
 import { runJob, youngGenerationMb, type JobName, type JobPayload, type JobResult } from './jobs.js';
-import { defaultWorkerCount, WorkerPool } from './pool.js';
+import { defaultWorkerCount, inOrder, WorkerPool } from './pool.js';
 import { namesAtLeast } from './size-probe.js';
 import { fileSizes, planShares, type WorkShare } from './units.js';
 
@@ -85,6 +85,27 @@ function discardPool(): void {
   sharedPool = null;
 }
 
+/**
+ * A run started now and read later: its lanes take their first payloads at once, so the workers
+ * work while this thread finishes something else (export's last drops). A failure meanwhile is
+ * thrown where the results are read. `return` stops the run, read or not.
+ */
+export function startedNow<T>(results: AsyncGenerator<T>): AsyncGenerator<T> {
+  let first: Promise<IteratorResult<T>> | null = results.next();
+  first.catch(() => undefined);
+  const started: AsyncGenerator<T> = {
+    next: () => {
+      const head = first;
+      first = null;
+      return head ?? results.next();
+    },
+    return: (value) => results.return(value),
+    throw: (error) => results.throw(error),
+    [Symbol.asyncIterator]: () => started,
+  };
+  return started;
+}
+
 export async function* runOverFiles<J extends JobName>(
   job: J,
   discovery: Discovery,
@@ -100,6 +121,8 @@ export async function* runOverFiles<J extends JobName>(
     quiet?: boolean;
     /** What the progress line says the run is doing (default `reading`). */
     label?: string;
+    /** Stops the run: no share is started after, and the result awaited is rejected. */
+    signal?: AbortSignal;
   } = {},
 ): AsyncGenerator<JobResult<J>> {
   const sizes = fileSizes(discovery.files);
@@ -120,10 +143,8 @@ export async function* runOverFiles<J extends JobName>(
   try {
     const results: AsyncIterable<JobResult<J>> =
       pool !== null
-        ? pool.map<JobResult<J>>(job, shares.map(payloadFor), (payload) => runJob(job, payload as JobPayload<J>))
-        : (async function* () {
-            for (const share of shares) yield await runJob(job, payloadFor(share));
-          })();
+        ? pool.map<JobResult<J>>(job, shares.map(payloadFor), (payload) => runJob(job, payload as JobPayload<J>), options.signal)
+        : inOrder(shares, [], (share) => runJob(job, payloadFor(share as WorkShare)), options.signal);
     let shareIndex = 0;
     for await (const result of results) {
       const share = shares[shareIndex++];
