@@ -127,27 +127,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         tokenizer: options.tokenizer,
         groupByModule: options.groupBy === 'module',
       };
-      return startedNow(
-        runOverFiles(
-          'project',
-          discovery,
-          (share) => ({ files: discovery.files, share, ...keptOfShare(kept, share), settings }),
-          (result) => ({ records: result.records, bytes: 0 }),
-          {
-            // A share's examples are held until written: shares stay small.
-            planShares: (sizes, threads, forcedShareBytes) =>
-              planKeptShares(
-                sizes,
-                kept.keptOffsets,
-                (fileIndex) => isSynalinks(discovery.files[fileIndex]),
-                threads,
-                forcedShareBytes !== null ? Math.max(1, Math.round(forcedShareBytes / RECORD_BYTES)) : PROJECT_SHARE_RECORDS,
-              ),
-            label: 'writing',
-            signal: stopProjection.signal,
-          },
-        ),
-      );
+      return projectKept(discovery, kept, settings, stopProjection.signal);
     };
     const plan = await planCuration(discovery, curationOptions, drop, {
       onToolCalls: (facts) => inference.observeFacts(facts),
@@ -236,6 +216,34 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     for (const dataset of datasets.values()) dataset.dispose();
     provenance.dispose();
   }
+}
+
+/**
+ * The examples of the kept records, in file order, in shares of kept records (see
+ * `planKeptShares`); started now, read later (see `startedNow`).
+ */
+function projectKept(discovery: Discovery, kept: KeptLines, settings: ProjectionSettings, signal: AbortSignal): AsyncGenerator<ProjectedShare> {
+  return startedNow(
+    runOverFiles(
+      'project',
+      discovery,
+      (share) => ({ files: discovery.files, share, ...keptOfShare(kept, share), settings }),
+      (result) => ({ records: result.records, bytes: 0 }),
+      {
+        // A share's examples are held until written: shares stay small.
+        planShares: (sizes, threads, forcedShareBytes) =>
+          planKeptShares(
+            sizes,
+            kept.keptOffsets,
+            (fileIndex) => isSynalinks(discovery.files[fileIndex]),
+            threads,
+            forcedShareBytes !== null ? Math.max(1, Math.round(forcedShareBytes / RECORD_BYTES)) : PROJECT_SHARE_RECORDS,
+          ),
+        label: 'writing',
+        signal,
+      },
+    ),
+  );
 }
 
 /** First index of the sorted `values` at or past `value`. */
