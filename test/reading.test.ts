@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readLineBatches, type Line } from '../src/sources/lines.js';
@@ -207,6 +207,36 @@ describe('finding trace files', () => {
       assert.equal(got.records, once.records, roots.join(' '));
       assert.equal(got.files, once.files, roots.join(' '));
     }
+  });
+
+  it('reports a file or folder whose name is not UTF-8 (Node cannot open it by name) instead of passing it over', (t) => {
+    // Two copies of the samples: in one, a trace file and a module folder get names that are not
+    // UTF-8 (0xff and 0xfe never occur in it); in the other, they are removed.
+    const renamed = path.join(tempDir(), 'tree');
+    const removed = path.join(tempDir(), 'tree');
+    cpSync(SAMPLES, renamed, { recursive: true });
+    cpSync(SAMPLES, removed, { recursive: true });
+    const module = path.join('my_program', 'generator');
+    const traceFile = readdirSync(path.join(renamed, module)).find((name) => name.endsWith('.jsonl'))!;
+    const otherModule = path.join('my_program', 'generator_cot');
+    try {
+      renameSync(path.join(renamed, module, traceFile), Buffer.concat([Buffer.from(path.join(renamed, module, 'generator_')), Buffer.from([0xff]), Buffer.from('_20260707-143002.jsonl')]));
+      renameSync(path.join(renamed, otherModule), Buffer.concat([Buffer.from(path.join(renamed, otherModule)), Buffer.from([0xfe])]));
+    } catch (error) {
+      t.skip(`this file system refuses names that are not UTF-8: ${(error as Error).message}`);
+      return;
+    }
+    rmSync(path.join(removed, module, traceFile));
+    rmSync(path.join(removed, otherModule), { recursive: true });
+    const run = runCli(['stats', renamed, '--json']);
+    assert.equal(run.status, 1, run.stderr);
+    const got = JSON.parse(run.stdout) as { records: number; files: number; unreadable_inputs: { path: string; reason: string }[] };
+    assert.equal(got.unreadable_inputs.length, 2, run.stderr);
+    for (const entry of got.unreadable_inputs) assert.match(entry.reason, /name is not valid UTF-8.*rename it/);
+    assert.equal(run.stderr.match(/name is not valid UTF-8/g)?.length, 2, run.stderr);
+    const without = runCliJson<{ records: number; files: number }>(['stats', removed]);
+    assert.equal(got.records, without.records);
+    assert.equal(got.files, without.files);
   });
 
   it('names a root that does not exist', async () => {

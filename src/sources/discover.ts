@@ -89,9 +89,20 @@ async function otherSource(full: string, forced: SourceKind | undefined): Promis
   return kind === 'synalinks' ? null : kind;
 }
 
+/**
+ * A name that is not UTF-8 on disk reaches a string path with U+FFFD in place of its bad
+ * bytes, and that path names nothing: such a file or folder must be reported, not passed over.
+ */
+function notUtf8Name(target: string): boolean {
+  return target.includes('\uFFFD');
+}
+
 /** Why a file cannot be read, in words, or null when it can. */
-export function unreadableReason(error: unknown): string {
+export function unreadableReason(error: unknown, target?: string): string {
   const e = error as NodeJS.ErrnoException;
+  if (e?.code === 'ENOENT' && target !== undefined && notUtf8Name(target)) {
+    return 'cannot read: its name is not valid UTF-8, and Node cannot open anything by such a name: rename it (ENOENT)';
+  }
   const words: Record<string, string> = {
     EACCES: 'permission denied',
     EPERM: 'not permitted',
@@ -110,7 +121,7 @@ function readable(file: string): string | null {
     accessSync(file, constants.R_OK);
     return null;
   } catch (error) {
-    return unreadableReason(error);
+    return unreadableReason(error, file);
   }
 }
 
@@ -159,7 +170,7 @@ function walk(absolute: string, into: Discovery): string[] {
       try {
         return call(target, ...rest);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error) });
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || notUtf8Name(target)) into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error, target) });
         throw error;
       }
     };
