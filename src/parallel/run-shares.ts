@@ -88,7 +88,8 @@ function discardPool(): void {
 /**
  * A run started now and read later: its lanes take their first payloads at once, so the workers
  * work while this thread finishes something else (export's last drops). A failure meanwhile is
- * thrown where the results are read. `return` stops the run, read or not.
+ * thrown where the results are read. To stop it before it is read, abort its `signal` (see
+ * `runOverFiles`): `return` would wait for the result its first `next` awaits.
  */
 export function startedNow<T>(results: AsyncGenerator<T>): AsyncGenerator<T> {
   let first: Promise<IteratorResult<T>> | null = results.next();
