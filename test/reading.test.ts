@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symli
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readLineBatches, type Line } from '../src/sources/lines.js';
-import { discover, whyNotTraceFile } from '../src/sources/discover.js';
+import { discover, TOO_DEEP, whyNotTraceFile } from '../src/sources/discover.js';
 import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
 import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, tempDir } from './helpers.js';
@@ -237,6 +237,24 @@ describe('finding trace files', () => {
     const without = runCliJson<{ records: number; files: number }>(['stats', removed]);
     assert.equal(got.records, without.records);
     assert.equal(got.files, without.files);
+  });
+
+  it('says so when the folder named holds a tree rather than being its root, and names the root', async () => {
+    const parent = tempDir();
+    const tree = path.join(parent, 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    // The tree's module files sit one folder too deep from the parent; its programs' own files do not.
+    const moduleFiles = (await discover([tree])).files.filter((f) => path.relative(tree, f.path).split(path.sep).length === 3).map((f) => f.path);
+    assert.ok(moduleFiles.length >= 3);
+    const found = await discover([parent]);
+    const tooDeep = found.skipped.filter((s) => s.reason.startsWith(TOO_DEEP));
+    assert.deepEqual(tooDeep.map((s) => path.resolve(s.path)).sort(), [...moduleFiles].sort());
+    assert.deepEqual([...new Set(tooDeep.map((s) => path.resolve(s.treeRoot!)))], [tree]);
+    const run = runCli(['stats', parent]);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, new RegExp(`traces: ${moduleFiles.length} trace files lie one folder deeper than <program>/<module>/ and were not read: name the folder that holds the program folders, as \\S*tree\\n`));
+    // Named as its root, the tree reads whole and says nothing of the kind.
+    assert.doesNotMatch(runCli(['stats', tree]).stderr, /deeper/);
   });
 
   it('names a root that does not exist', async () => {

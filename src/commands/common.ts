@@ -3,8 +3,9 @@ import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { UserError } from '../errors.js';
-import { discover, type Discovery, type UnreadableInput } from '../sources/discover.js';
+import { discover, TOO_DEEP, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
+import { formatCount } from '../format.js';
 
 /**
  * Inputs that could not be read in this run. They are reported like damaged lines: named on
@@ -59,6 +60,15 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     for (const skipped of discovery.skipped) {
       if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${skipped.path}: ${skipped.reason}\n`);
     }
+  }
+  // Naming the folder above a tree reads part of it under the wrong names: always said.
+  const tooDeep = discovery.skipped.filter((skipped) => skipped.reason.startsWith(TOO_DEEP));
+  if (tooDeep.length > 0) {
+    const trees = [...new Set(tooDeep.map((skipped) => skipped.treeRoot))];
+    process.stderr.write(
+      `traces: ${formatCount(tooDeep.length)} trace file${tooDeep.length === 1 ? '' : 's'} lie ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
+        `name the folder that holds the program folders, as ${trees.slice(0, 3).join(', ')}${trees.length > 3 ? ', …' : ''}\n`,
+    );
   }
   return discovery;
 }

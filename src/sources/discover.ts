@@ -33,6 +33,8 @@ export interface DiscoverOptions {
 export interface SkippedFile {
   path: string;
   reason: string;
+  /** For a trace file below a tree's depth (`TOO_DEEP`): the root of the tree it belongs to, as shown. */
+  treeRoot?: string;
 }
 
 /** A file or folder under a root that could not be read: reported like a damaged line, never silently dropped. */
@@ -157,34 +159,49 @@ function treeRootOf(file: string): string | null {
   return path.dirname(path.dirname(folder));
 }
 
+/** Trace files are at most this many folders below a tree root (`<program>/<module>/<file>`). */
+const TREE_DEPTH = 3;
+
 /**
- * Files under `absolute`, three folders deep at most (so link loops end), as sorted
- * `/`-separated relative paths. fast-glob skips what it cannot read (`suppressErrors`); the
- * file-system calls it is handed note each such folder or link first, so it is reported as
- * unreadable instead of vanishing. A dangling link holds nothing and is passed over.
+ * Files under `absolute`, as sorted `/`-separated relative paths: three folders deep, where a
+ * tree's trace files are, and one more, only to tell a user who named the folder above a
+ * tree (see `TOO_DEEP`); the bound also ends link loops. fast-glob skips what it cannot read
+ * (`suppressErrors`); the file-system calls it is handed note each such folder or link within
+ * the tree's depth first, so it is reported as unreadable instead of vanishing. A dangling
+ * link holds nothing and is passed over.
  */
 function walk(absolute: string, into: Discovery): string[] {
   const noting =
-    <A extends unknown[], R>(call: (target: string, ...rest: A) => R) =>
+    <A extends unknown[], R>(call: (target: string, ...rest: A) => R, deepest: number) =>
     (target: string, ...rest: A): R => {
       try {
         return call(target, ...rest);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || notUtf8Name(target)) into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error, target) });
+        const depth = path.relative(absolute, target).split(path.sep).filter((part) => part !== '').length;
+        const reported = depth <= deepest && ((error as NodeJS.ErrnoException).code !== 'ENOENT' || notUtf8Name(target));
+        if (reported) into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error, target) });
         throw error;
       }
     };
-  const entries = fg.sync(['*', '*/*', '*/*/*'], {
+  const entries = fg.sync(['*', '*/*', '*/*/*', '*/*/*/*'], {
     cwd: absolute,
     onlyFiles: true,
     followSymbolicLinks: true,
     suppressErrors: true,
-    deep: 3,
+    deep: TREE_DEPTH + 1,
     dot: false,
-    fs: { readdirSync: noting(readdirSync) as typeof readdirSync, statSync: noting(statSync) as typeof statSync },
+    fs: {
+      // Folders whose entries are within the tree's depth, and entries within it.
+      readdirSync: noting(readdirSync, TREE_DEPTH - 1) as typeof readdirSync,
+      statSync: noting(statSync, TREE_DEPTH) as typeof statSync,
+    },
   });
   return entries.sort();
 }
+
+/** Why a trace file one folder below a tree's depth is not read: the user named the folder above the tree. */
+export const TOO_DEEP = 'one folder deeper than <program>/<module>/';
+const TREE_ROOT_HINT = 'name the folder that holds the program folders (a Synalinks root, as ~/.synalinks)';
 
 async function discoverRoot(root: string, into: Discovery, options: DiscoverOptions): Promise<void> {
   const absolute = path.resolve(root);
@@ -223,6 +240,14 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
   const insideTree = entries.some((relative) => !relative.includes('/') && TRACE_FILE_NAME.exec(relative)?.groups?.stem === path.basename(absolute));
   for (const relative of entries) {
     const full = path.join(absolute, relative);
+    const parts = relative.split('/');
+    if (parts.length > TREE_DEPTH) {
+      // Read as a tree, the folder above would misname programs and modules: said, not read.
+      if (whyNotTraceFile(parts.slice(-TREE_DEPTH).join('/')) === null) {
+        into.skipped.push({ path: displayPath(full), reason: `${TOO_DEEP}: ${TREE_ROOT_HINT}`, treeRoot: displayPath(treeRootOf(full) ?? path.dirname(path.dirname(path.dirname(full)))) });
+      }
+      continue;
+    }
     const unreadable = readable(full);
     if (unreadable !== null) {
       into.unreadable!.push({ path: displayPath(full), reason: unreadable });
