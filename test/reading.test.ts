@@ -253,6 +253,8 @@ describe('finding trace files', () => {
     const run = runCli(['stats', parent]);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stderr, new RegExp(`traces: ${moduleFiles.length} trace files lie one folder deeper than <program>/<module>/ and were not read: name the folder that holds the program folders, as \\S*tree\\n`));
+    const json = runCliJson<{ not_read_too_deep?: Record<string, number> }>(['stats', parent]);
+    assert.deepEqual(Object.entries(json.not_read_too_deep ?? {}).map(([root, n]) => [path.resolve(root), n]), [[tree, moduleFiles.length]]);
     // Named as its root, the tree reads whole and says nothing of the kind.
     assert.doesNotMatch(runCli(['stats', tree]).stderr, /deeper/);
   });

@@ -12,6 +12,8 @@ import { formatCount } from '../format.js';
  * stderr, listed in --json (`unreadable_inputs`), and the run exits 1 (see cli.ts).
  */
 export const unreadableInputs: UnreadableInput[] = [];
+/** Trace files found below a tree's depth, by the root of their tree (see `TOO_DEEP`): said in every command's JSON too. */
+const tooDeepFiles = new Map<string, number>();
 
 export interface ReadOptions {
   verbose?: boolean;
@@ -63,6 +65,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   }
   // Naming the folder above a tree reads part of it under the wrong names: always said.
   const tooDeep = discovery.skipped.filter((skipped) => skipped.reason.startsWith(TOO_DEEP));
+  for (const skipped of tooDeep) tooDeepFiles.set(skipped.treeRoot!, (tooDeepFiles.get(skipped.treeRoot!) ?? 0) + 1);
   if (tooDeep.length > 0) {
     const trees = [...new Set(tooDeep.map((skipped) => skipped.treeRoot))];
     process.stderr.write(
@@ -73,12 +76,16 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   return discovery;
 }
 
-/** Every command's JSON object names the inputs it could not read, as it counts damaged lines. */
+/**
+ * Every command's JSON object names the inputs it could not read, as it counts damaged lines,
+ * and counts the trace files found too deep to read, by the root to name instead.
+ */
 export function withUnreadableInputs<T>(value: T): T {
-  if (unreadableInputs.length > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    return { ...value, unreadable_inputs: unreadableInputs };
-  }
-  return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  let extended = value;
+  if (unreadableInputs.length > 0) extended = { ...extended, unreadable_inputs: unreadableInputs };
+  if (tooDeepFiles.size > 0) extended = { ...extended, not_read_too_deep: Object.fromEntries(tooDeepFiles) };
+  return extended;
 }
 
 export function printJson(value: unknown): void {
