@@ -17,6 +17,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -572,3 +573,69 @@ function mkfifoSyncOrSkip(file: string): void {
   const made = spawnSync('mkfifo', [file]);
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`);
 }
+
+describe('an input rewritten between the plan and the second read', () => {
+  /** Runs until the plan has every line's place (TRACES_TEST_PAUSE=planned), calls `change`, and lets the run go on. */
+  async function changedAfterPlanning(args: string[], change: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, TRACES_TEST_PAUSE: 'planned' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let changed = false;
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (!changed && stderr.includes('test pause at planned')) {
+        changed = true;
+        change();
+        child.kill('SIGUSR2');
+      }
+    });
+    const code = await exited;
+    assert.ok(changed, `the run never paused: ${stderr}`);
+    return { code, stderr };
+  }
+
+  const cases: [string, string[], NodeJS.ProcessEnv][] = [
+    ['dedupe, one thread', ['dedupe'], { TRACES_WORKERS: '1' }],
+    ['dedupe, workers copying', ['dedupe'], { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '4096' }],
+    ['export, one thread', ['export', '--format', 'nemo'], { TRACES_WORKERS: '1' }],
+    ['export, workers projecting', ['export', '--format', 'nemo'], { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '4096' }],
+  ];
+  for (const [name, command, env] of cases) {
+    for (const [how, rewrite] of [
+      ['cut short', (file: string) => truncateSync(file, 0)],
+      // Every later line moves by 8 bytes: a kept line's planned place now falls inside another line.
+      ['rewritten with a line put first', (file: string) => writeFileSync(file, `{"x":1}\n${readFileSync(file, 'utf8')}`)],
+    ] as const) {
+      it(`${name}: a trace file ${how} stops the run with one line, and nothing is written`, async () => {
+        const tree = path.join(tempDir(), 'tree');
+        cpSync(SAMPLES, tree, { recursive: true });
+        const module = path.join(tree, 'my_program', 'generator_cot');
+        const file = path.join(module, readdirSync(module).find((f) => f.endsWith('.jsonl'))!);
+        const out = path.join(tempDir(), 'out');
+        const run = await changedAfterPlanning([...command, tree, '--out', out], () => rewrite(file), env);
+        assert.equal(run.code, 2, run.stderr);
+        const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
+        assert.equal(lines.length, 1, run.stderr);
+        assert.match(lines[0], new RegExp(`^traces: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: changed while traces was reading it \\(no record starts at byte \\d+ any more\\): rerun`));
+        assert.equal(existsSync(out), false, 'nothing was written');
+      });
+    }
+  }
+
+  it('a file appended to meanwhile (a recorder still writing) is read as planned', async () => {
+    const tree = path.join(tempDir(), 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const module = path.join(tree, 'my_program', 'generator_cot');
+    const file = path.join(module, readdirSync(module).find((f) => f.endsWith('.jsonl'))!);
+    const unchanged = path.join(tempDir(), 'unchanged');
+    assert.equal(runCli(['dedupe', tree, '--out', unchanged]).status, 0);
+    const out = path.join(tempDir(), 'out');
+    const run = await changedAfterPlanning(['dedupe', tree, '--out', out], () => writeFileSync(file, `${readFileSync(file, 'utf8')}{"appended": true}\n`), {
+      TRACES_WORKERS: '2',
+      TRACES_SHARE_BYTES: '4096',
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const relative = path.relative(tree, file);
+    assert.equal(readFileSync(path.join(out, relative), 'utf8'), readFileSync(path.join(unchanged, relative), 'utf8'));
+  });
+});

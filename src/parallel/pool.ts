@@ -4,10 +4,30 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { UserError } from '../errors.js';
 
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+}
+
+/** An error as a worker sends it (worker.ts): its message, stack, file-system fields and, for a user's error, its exit code. */
+interface WorkerError {
+  message: string;
+  stack?: string;
+  code?: string;
+  path?: string;
+  syscall?: string;
+  errno?: number;
+  userExitCode?: 1 | 2;
+}
+
+/** The error again on this thread: a user's error stays one (one line, its exit code), a file-system error keeps its fields. */
+function errorFromWorker({ message, stack, userExitCode, ...fields }: WorkerError): Error {
+  if (userExitCode !== undefined) return new UserError(message, userExitCode);
+  const error = Object.assign(new Error(message), fields);
+  error.stack = stack;
+  return error;
 }
 
 export function defaultWorkerCount(): number {
@@ -40,18 +60,14 @@ export class WorkerPool {
   ) {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(new URL('./worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
-      worker.on('message', (message: { id: number; result?: unknown; error?: { message: string; stack?: string; code?: string; path?: string; syscall?: string; errno?: number } }) => {
+      worker.on('message', (message: { id: number; result?: unknown; error?: WorkerError }) => {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);
         this.setLoad(worker, -1);
         this.release(worker);
         if (pending === undefined) return;
-        if (message.error !== undefined) {
-          const { message: text, stack, ...fields } = message.error;
-          const error = Object.assign(new Error(text), fields);
-          error.stack = stack;
-          pending.reject(error);
-        } else pending.resolve(message.result);
+        if (message.error !== undefined) pending.reject(errorFromWorker(message.error));
+        else pending.resolve(message.result);
       });
       worker.on('error', (error) => {
         this.broken = true;

@@ -3,6 +3,7 @@
  * after another, in the order they came (the pool queues the next one ahead of time).
  */
 import { parentPort } from 'node:worker_threads';
+import { UserError } from '../errors.js';
 import { loadJob, runJob, type JobName } from './jobs.js';
 
 interface JobMessage {
@@ -23,9 +24,10 @@ async function handle(message: JobMessage): Promise<void> {
     parentPort!.postMessage({ id: message.id, result });
   } catch (error) {
     const e = (error instanceof Error ? error : new Error(String(error))) as NodeJS.ErrnoException;
-    // The file-system fields travel too: the main thread reports such an error as one line, not a stack.
+    // The file-system fields travel too, and whether it is a user's error: the main thread reports either as one line, not a stack.
     const { code, path, syscall, errno } = e;
-    parentPort!.postMessage({ id: message.id, error: { message: e.message, stack: e.stack, code, path, syscall, errno } });
+    const userExitCode = error instanceof UserError ? error.exitCode : undefined;
+    parentPort!.postMessage({ id: message.id, error: { message: e.message, stack: e.stack, code, path, syscall, errno, userExitCode } });
   }
 }
 

@@ -341,5 +341,6 @@ export async function planCuration(
     }
   }
   hooks.whenRead?.();
+  await pauseForTest('planned');
   return curation.finish(hooks.whenKept ?? null);
 }

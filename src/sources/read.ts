@@ -1,6 +1,7 @@
 /** Turns trace files into batches of records and damaged lines, whichever recorder wrote them. */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
@@ -136,6 +137,10 @@ function readFull(fd: number, buffer: Buffer, position: number): number {
   return done;
 }
 
+function lineChanged(path: string, offset: number): UserError {
+  return new UserError(`${path}: changed while traces was reading it (no record starts at byte ${offset} any more): rerun once nothing rewrites it`);
+}
+
 /** A chosen line: its place in the offsets asked for, and its bytes without the line ending. */
 export interface LineAt {
   index: number;
@@ -147,6 +152,10 @@ export interface LineAt {
  * second pass that neither splits the unwanted lines nor counts the lines before a range that
  * starts mid-file. Each batch is one chunk read; its lines point into a buffer the next read
  * reuses, so the caller finishes a batch before asking for the next.
+ *
+ * The offsets come from an earlier pass. A file rewritten or cut short since then would put
+ * other bytes there, copied or exported as if they were the record: each chosen line must
+ * still start a line (the byte before it a newline) and hold something, or the run stops.
  */
 export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRange, chunkSize = READ_AT_CHUNK): Generator<LineAt[]> {
   const start = range?.start ?? 0;
@@ -164,27 +173,32 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
     let lines: LineAt[] = [];
     for (; i <= last; i++) {
       const offset = offsets[i];
+      // The byte before the line is read too, to check that a line still starts there.
+      const from = offset > 0 ? offset - 1 : 0;
       let at = offset - dataStart;
-      let newline = at >= 0 && at < data.length ? data.indexOf(0x0a, at) : -1;
+      let newline = from >= dataStart && at < data.length ? data.indexOf(0x0a, at) : -1;
       if (newline === -1) {
         // The line is not whole in what is read: hand over the lines of the chunk, then read on from the line.
         if (lines.length > 0) yield lines;
         lines = [];
         // As far as the last chosen line and a little of it: reading beyond costs as much as not needing it.
-        let want = Math.min(chunkSize, offsets[last] - offset + LINE_SLACK);
+        let want = Math.min(chunkSize, offsets[last] - from + LINE_SLACK);
+        at = offset - from;
         for (;;) {
           if (chunk.length < want) chunk = Buffer.allocUnsafe(want);
-          data = chunk.subarray(0, readFull(fd, chunk.subarray(0, want), offset));
-          dataStart = offset;
-          newline = data.indexOf(0x0a);
+          data = chunk.subarray(0, readFull(fd, chunk.subarray(0, want), from));
+          dataStart = from;
+          newline = data.indexOf(0x0a, at);
           // A line longer than what was read (and not cut by the end of the file): read more of it.
           if (newline !== -1 || data.length < want) break;
           want *= 2;
         }
-        at = 0;
       }
       let lineEnd = newline === -1 ? data.length : newline;
       if (lineEnd > at && data[lineEnd - 1] === 0x0d) lineEnd--;
+      if (lineEnd <= at || (offset > 0 && data[at - 1] !== 0x0a)) {
+        throw lineChanged(path, offset);
+      }
       lines.push({ index: i, bytes: data.subarray(at, lineEnd) });
     }
     if (lines.length > 0) yield lines;
@@ -203,7 +217,15 @@ export function* readSynalinksLinesAt(
   chunkSize = READ_AT_CHUNK,
 ): Generator<TraceRecord[]> {
   for (const batch of readLinesAt(file.path, offsets, range, chunkSize)) {
-    yield batch.map(({ index, bytes }) => new SynalinksRecord(bytes, { file: file.display, line: lines[index], offset: offsets[index] }));
+    yield batch.map(({ index, bytes }) => {
+      try {
+        return new SynalinksRecord(bytes, { file: file.display, line: lines[index], offset: offsets[index] });
+      } catch (error) {
+        // The first pass read a record here: what is there now is another line.
+        if (error instanceof DamagedRecordError || error instanceof JsonSyntaxError) throw lineChanged(file.path, offsets[index]);
+        throw error;
+      }
+    });
   }
 }
 
