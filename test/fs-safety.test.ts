@@ -639,3 +639,41 @@ describe('an input rewritten between the plan and the second read', () => {
     assert.equal(readFileSync(path.join(out, relative), 'utf8'), readFileSync(path.join(unchanged, relative), 'utf8'));
   });
 });
+
+describe('an input reached by a second path (a bind mount)', () => {
+  it('is refused as an output by either path, and its files stay as they were', (t) => {
+    const base = tempDir();
+    const source = path.join(base, 'source');
+    const mounted = path.join(base, 'mounted');
+    mkdirSync(source);
+    mkdirSync(mounted);
+    cpSync(SAMPLES, path.join(source, 'tree'), { recursive: true });
+    const mount = spawnSync('mount', ['--bind', source, mounted], { encoding: 'utf8' });
+    if (mount.status !== 0) {
+      t.skip(`no bind mount here (needs root): ${(mount.stderr || mount.error?.message || '').trim()}`);
+      return;
+    }
+    try {
+      const tree = path.join(source, 'tree');
+      const traceFile = path.join('my_program', 'generator', readdirSync(path.join(tree, 'my_program', 'generator')).find((f) => f.endsWith('.jsonl'))!);
+      const before = readFileSync(path.join(tree, traceFile));
+      const out = path.join(base, 'out');
+      for (const [args, where] of [
+        [['dedupe', tree, '--out', out, '--manifest', path.join(mounted, 'tree', traceFile), '--force'], /--manifest \S+ is inside the input/],
+        [['filter', tree, '--out', path.join(mounted, 'tree', 'filtered')], /--out \S+ is inside the input/],
+        [['dedupe', path.join(tree, 'my_program'), '--out', mounted, '--force'], /--out \S+ contains the input/],
+        [['export', path.join(mounted, 'tree'), '--format', 'nemo', '--out', out, '--manifest', path.join(tree, traceFile), '--force'], /--manifest \S+ is inside the input/],
+      ] as const) {
+        const run = runCli([...args]);
+        assert.equal(run.status, 2, run.stderr);
+        assert.match(run.stderr, where);
+        assert.ok(readFileSync(path.join(tree, traceFile)).equals(before), `${args.join(' ')} changed an input`);
+        assert.equal(existsSync(out), false);
+      }
+      // A path that is no input's is written as usual.
+      assert.equal(runCli(['dedupe', tree, '--out', out, '--manifest', path.join(base, 'drops.jsonl')]).status, 0);
+    } finally {
+      spawnSync('umount', [mounted]);
+    }
+  });
+});

@@ -1,10 +1,10 @@
 /**
  * The one check every path a run writes passes (`--out`, `--manifest`, browse's exclusion
  * file, any file inside an output folder): never an input, inside one or around one,
- * compared by real path; never through a symbolic link; never over an existing file
+ * compared by real path and by what each is on disk; never through a symbolic link; never over an existing file
  * without `--force`; never under a regular file.
  */
-import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
@@ -56,6 +56,26 @@ function isSystemLink(component: string): boolean {
   return component !== home && isInside(home, component);
 }
 
+/** What a path is on disk (device and inode, links followed), or null when nothing is there. */
+function identityOf(file: string): string | null {
+  try {
+    const info = statSync(file);
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The identities of a path and of every folder above it, nearest first. */
+function identitiesUp(file: string): string[] {
+  const identities: string[] = [];
+  for (let at = path.resolve(file); ; at = path.dirname(at)) {
+    const identity = identityOf(at);
+    if (identity !== null) identities.push(identity);
+    if (path.dirname(at) === at) return identities;
+  }
+}
+
 /** Resolves, checks and describes an output path, or throws a UserError (exit 2) saying what to do. */
 export function checkOutputPath(target: OutputTarget): CheckedPath {
   const { flag, given } = target;
@@ -93,8 +113,17 @@ export function checkOutputPath(target: OutputTarget): CheckedPath {
   // The deepest existing component, resolved, plus the parts still to be created.
   const real = path.join(realpathSync(current), ...parts.slice(missingFrom));
 
+  // A folder mounted twice (a bind mount) has two real paths: each path is also compared by what it is on disk.
+  const above = identitiesUp(current);
+  const own = existing !== null ? above[0] : null;
   for (const input of target.inputs) {
-    const where = real === input ? 'is' : isInside(real, input) ? 'is inside' : isInside(input, real) ? 'contains' : null;
+    let where = real === input ? 'is' : isInside(real, input) ? 'is inside' : isInside(input, real) ? 'contains' : null;
+    const inputIdentity = where === null ? identityOf(input) : null;
+    if (inputIdentity !== null) {
+      if (own === inputIdentity) where = 'is';
+      else if (above.includes(inputIdentity)) where = 'is inside';
+      else if (own !== null && existing!.isDirectory() && identitiesUp(input).includes(own)) where = 'contains';
+    }
     if (where !== null) {
       throw new UserError(`${flag} ${given} ${where} the input ${input}: traces never writes into what it reads; choose a path outside the traces being read`);
     }
