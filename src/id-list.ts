@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { UserError } from './errors.js';
+import { readsAlso } from './output/output-path.js';
 
 /** Where a listed id was read. */
 export interface ListedId {
@@ -111,6 +112,7 @@ export function readIdListFiles(flag: string, files: readonly string[]): IdList 
   const list = new IdList();
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
+    readsAlso(file);
     let text: string;
     try {
       text = readFileSync(file, 'utf8');

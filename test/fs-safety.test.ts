@@ -677,3 +677,44 @@ describe('an input reached by a second path (a bind mount)', () => {
     }
   });
 });
+
+describe('files and folders other flags name are inputs too', () => {
+  it('no output is, is inside or contains a keep-list, an exclusion list, an --against output, a tools, rules or prices file', () => {
+    const base = tempDir();
+    const tree = path.join(base, 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const lists = path.join(base, 'lists');
+    mkdirSync(lists);
+    const ids = path.join(lists, 'ids.txt');
+    writeFileSync(ids, '# call_ids\nnot-a-call\n');
+    const tools = path.join(lists, 'tools.json');
+    writeFileSync(tools, '[]\n');
+    const rules = path.join(lists, 'rules.json');
+    writeFileSync(rules, '[{"name": "ticket", "pattern": "TCK-[0-9]{6}"}]\n');
+    const prices = path.join(lists, 'prices.json');
+    writeFileSync(prices, readFileSync(path.join(REPO, 'src', 'pricing', 'default-prices.json')));
+    const earlier = path.join(base, 'earlier');
+    assert.equal(runCli(['dedupe', tree, '--out', earlier]).status, 0);
+    const snapshot = () =>
+      [ids, tools, rules, prices, ...readdirSync(earlier, { recursive: true }).map((f) => path.join(earlier, String(f)))]
+        .filter((f) => lstatSync(f).isFile())
+        .map((f) => `${f}:${createHash('sha256').update(readFileSync(f)).digest('hex')}`);
+    const before = snapshot();
+    const out = path.join(base, 'out');
+    for (const [args, expected] of [
+      [['dedupe', tree, '--keep-list', ids, '--out', out, '--manifest', ids, '--force'], /--manifest \S+ is the input/],
+      [['filter', tree, '--exclude', ids, '--out', out, '--manifest', ids, '--force'], /--manifest \S+ is the input/],
+      [['dedupe', tree, '--against', earlier, '--out', earlier, '--force'], /--out \S+ is the input/],
+      [['dedupe', tree, '--against', earlier, '--out', path.join(earlier, 'next')], /--out \S+ is inside the input/],
+      [['export', tree, '--format', 'openai', '--tools', tools, '--out', lists, '--force'], /--out \S+ contains the input/],
+      [['export', tree, '--format', 'openai', '--scrub-rules', rules, '--out', out, '--manifest', rules, '--force'], /--manifest \S+ is the input/],
+      [['index', tree, '--prices', prices, '--out', prices, '--force'], /--out \S+ is the input/],
+    ] as const) {
+      const run = runCli([...args]);
+      assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, expected);
+      assert.deepEqual(snapshot(), before, `${args.join(' ')} changed an input`);
+      assert.equal(existsSync(out), false);
+    }
+  });
+});

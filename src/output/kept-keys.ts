@@ -9,6 +9,7 @@ import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import type { KeyKind } from '../pipeline/keys.js';
 import { COMPLETE_MARKER, type OutputDir } from './output-dir.js';
+import { readsAlso } from './output-path.js';
 
 export const META_DIR = '_traces';
 const KEYS_FILE = 'keys.bin';
@@ -40,6 +41,7 @@ export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunI
 }
 
 export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
+  readsAlso(dir);
   const runPath = path.join(dir, META_DIR, RUN_FILE);
   const keysPath = path.join(dir, META_DIR, KEYS_FILE);
   if (existsSync(path.join(dir, META_DIR)) && !existsSync(path.join(dir, COMPLETE_MARKER))) {

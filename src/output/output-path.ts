@@ -76,6 +76,18 @@ function identitiesUp(file: string): string[] {
   }
 }
 
+/**
+ * What the run reads besides its trace files, named by other flags (--keep-list, --exclude,
+ * --against, --tools, --rules, --prices): no path the run writes may be one, be inside one or
+ * contain one either, whichever flag names it. Real paths, as `inputs`.
+ */
+const otherInputs = new Set<string>();
+
+/** Notes a file or folder the run reads (see `otherInputs`); its readers call this. */
+export function readsAlso(file: string): void {
+  for (const real of realInputs([file])) otherInputs.add(real);
+}
+
 /** Resolves, checks and describes an output path, or throws a UserError (exit 2) saying what to do. */
 export function checkOutputPath(target: OutputTarget): CheckedPath {
   const { flag, given } = target;
@@ -116,7 +128,7 @@ export function checkOutputPath(target: OutputTarget): CheckedPath {
   // A folder mounted twice (a bind mount) has two real paths: each path is also compared by what it is on disk.
   const above = identitiesUp(current);
   const own = existing !== null ? above[0] : null;
-  for (const input of target.inputs) {
+  for (const input of [...target.inputs, ...otherInputs]) {
     let where = real === input ? 'is' : isInside(real, input) ? 'is inside' : isInside(input, real) ? 'contains' : null;
     const inputIdentity = where === null ? identityOf(input) : null;
     if (inputIdentity !== null) {
@@ -125,7 +137,7 @@ export function checkOutputPath(target: OutputTarget): CheckedPath {
       else if (own !== null && existing!.isDirectory() && identitiesUp(input).includes(own)) where = 'contains';
     }
     if (where !== null) {
-      throw new UserError(`${flag} ${given} ${where} the input ${input}: traces never writes into what it reads; choose a path outside the traces being read`);
+      throw new UserError(`${flag} ${given} ${where} the input ${input}: traces never writes into what it reads; choose a path outside its inputs (the traces, and the files and folders other flags name)`);
     }
   }
   if (existing !== null) {

@@ -8,6 +8,7 @@ import { isIntegerText, parseJsonText, writeJson } from '../canonical/json-value
 import type { Message } from '../record.js';
 import { isObject, parseArguments, TOOL_NAME_PATTERN } from './messages.js';
 import type { JsonObject } from './target.js';
+import { readsAlso } from '../output/output-path.js';
 
 export type JsonSchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
 
@@ -175,6 +176,7 @@ export class ToolsFileError extends Error {}
  * `{name, description?, parameters?}` form is accepted and wrapped.
  */
 export async function loadToolsFile(path: string): Promise<ToolDefinition[]> {
+  readsAlso(path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
