@@ -266,6 +266,26 @@ describe('--manifest and other named files', () => {
     refused(runCli(['browse', tree, '--exclude', path.join(base, 'ex-link')]), /symbolic link/);
     check();
   });
+
+  it("browse refuses an existing --exclude file that is no list of call_ids, since w would write over it", async () => {
+    const { readExcludeFile } = await import('../src/ui/exclude-file.js');
+    const base = tempDir();
+    const notes = path.join(base, 'notes.txt');
+    writeFileSync(notes, '# Plans\nCall the vendor on Monday.\n');
+    const run = runCli(['browse', SAMPLES, '--exclude', notes]);
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /--exclude \S+ exists and is not a list of call_ids \("Call the vendor on Monday\." is no call_id\); browse writes this file when you press w/);
+    assert.equal(readFileSync(notes, 'utf8'), '# Plans\nCall the vendor on Monday.\n');
+    for (const json of ['{"call_id": "x"}', '["a", "b"]', 'a,b']) {
+      writeFileSync(notes, `${json}\n`);
+      assert.throws(() => readExcludeFile(notes), /is not a list of call_ids/, json);
+    }
+    // A list of Synalinks, Ask and klieo ids, with comments and blank lines, is read; a missing file is an empty list.
+    const list = path.join(base, 'list.txt');
+    writeFileSync(list, '# traces browse\n9e0e124a-0496-429e-ab25-80de74b5da64\n\n01J9Z8CAPT:2  # a klieo step\n');
+    assert.deepEqual([...readExcludeFile(list)], ['9e0e124a-0496-429e-ab25-80de74b5da64', '01J9Z8CAPT:2']);
+    assert.deepEqual([...readExcludeFile(path.join(base, 'missing.txt'))], []);
+  });
 });
 
 describe('roots inside a tree, and runs that find nothing', () => {

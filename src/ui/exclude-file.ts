@@ -4,6 +4,8 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { UserError } from '../errors.js';
+import { isWellFormedId } from '../id-list.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
 
@@ -19,10 +21,28 @@ export function parseExcludeText(text: string): string[] {
   return ids;
 }
 
-/** The call_ids of an existing exclusion file, or an empty set when there is none. */
-export function readExcludeFile(file: string): Set<string> {
+/**
+ * The call_ids of an existing exclusion file, or an empty set when there is none. browse
+ * writes this file back when asked to, so a file that is no list of call_ids (another file
+ * named by mistake: a line with spaces, quotes or brackets) is refused here, before anything
+ * could be written over it.
+ */
+export function readExcludeFile(file: string, flag = '--exclude'): Set<string> {
   if (!existsSync(file)) return new Set();
-  return new Set(parseExcludeText(readFileSync(file, 'utf8')));
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UserError(`${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const ids = parseExcludeText(text);
+  const stray = ids.find((id) => !isWellFormedId(id));
+  if (stray !== undefined) {
+    throw new UserError(
+      `${flag} ${file} exists and is not a list of call_ids (${JSON.stringify(stray.slice(0, 60))} is no call_id); browse writes this file when you press w: name a new file, or a list traces wrote`,
+    );
+  }
+  return new Set(ids);
 }
 
 export function formatExcludeText(callIds: readonly string[], now = new Date()): string {

@@ -70,14 +70,10 @@ export function paintUntilLoaded(store: IndexStore, stdout: NodeJS.WriteStream, 
 export async function browse(roots: readonly string[], options: BrowseOptions = {}): Promise<number> {
   const stdin = process.stdin;
   const stdout = process.stdout;
-  if (!stdin.isTTY || !stdout.isTTY) throw new UserError('browse is interactive: run it in a terminal (stdin and stdout must be a TTY)');
+  // Before the terminal check: a file that could not be saved back is said wherever browse runs.
   const excludePath = options.exclude ?? DEFAULT_EXCLUDE_FILE;
-  let preloaded: Set<string>;
-  try {
-    preloaded = readExcludeFile(excludePath);
-  } catch (error) {
-    throw new UserError(`cannot read ${excludePath}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const preloaded = readExcludeFile(excludePath);
+  if (!stdin.isTTY || !stdout.isTTY) throw new UserError('browse is interactive: run it in a terminal (stdin and stdout must be a TTY)');
   // React's development build is several times slower; this is an end-user program.
   process.env.NODE_ENV ??= 'production';
   const title = roots.length > 0 ? roots.join(' ') : '(default root)';
