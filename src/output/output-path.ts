@@ -1,8 +1,8 @@
 /**
  * The one check every path a run writes passes (`--out`, `--manifest`, browse's exclusion
  * file, any file inside an output folder): never an input, inside one or around one,
- * compared by real path and by what each is on disk; never through a symbolic link; never over an existing file
- * without `--force`; never under a regular file.
+ * compared by real path and by what each is on disk; never through a symbolic link; never
+ * over an existing file without `--force`; never under a regular file.
  */
 import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
@@ -78,7 +78,7 @@ function identitiesUp(file: string): string[] {
 
 /**
  * What the run reads besides its trace files, named by other flags (--keep-list, --exclude,
- * --against, --tools, --rules, --prices): no path the run writes may be one, be inside one or
+ * --against, --tools, --scrub-rules, --prices): no path the run writes may be one, be inside one or
  * contain one either, whichever flag names it. Real paths, as `inputs`.
  */
 const otherInputs = new Set<string>();
