@@ -272,12 +272,17 @@ export class Curation {
     for (const { group, fileIndex, line, callId } of this.pending.entries()) {
       this.onDrop({ call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) });
     }
-    const keptKeys = new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
+    // The keys a later --against skips: every dedupe key, a trajectory step given way to its
+    // longer run included (handled too), and those of --against; with a selection, its keys.
+    // Without either of the latter, that is the dedupe index itself, and it serves as it is.
+    const ownKeys = this.options.seen === null && this.selectedKeys === null;
+    const keptKeys = ownKeys ? dedupe.index : new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
     if (this.options.seen !== null) for (const [key] of this.options.seen.entries()) keptKeys.set(key, 0);
     if (this.selectedKeys !== null) for (const [key] of this.selectedKeys.entries()) keptKeys.set(key, 0);
-    for (const [key, group] of dedupe.index.entries()) {
-      // A trajectory step given way to its longer run was handled too: a later --against skips it.
-      if (this.selectedKeys === null) keptKeys.set(key, 0);
+    // Nothing to walk the index for when it is the kept keys and no winner gave way.
+    const walk = !ownKeys || near !== null || collapse !== null;
+    for (const [key, group] of walk ? dedupe.index.entries() : []) {
+      if (!ownKeys && this.selectedKeys === null) keptKeys.set(key, 0);
       if (gaveWay[group] === 0) continue;
       // Reported with the record it gave way to.
       const similar = near?.keptFor(group) ?? -1;

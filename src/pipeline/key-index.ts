@@ -68,6 +68,30 @@ export class KeyIndex {
     if (this.size * 10 > this.capacity * 7) this.grow();
   }
 
+  /**
+   * The keys, 16 bytes each with every word big-endian, in blocks of at most `blockKeys` keys
+   * (a block is reused: write it out before asking for the next). No array per key.
+   */
+  *keyBlocks(blockKeys = 4096): Generator<Uint8Array> {
+    const block = new Uint8Array(16 * blockKeys);
+    const view = new DataView(block.buffer);
+    let used = 0;
+    for (let slot = 0; slot < this.capacity; slot++) {
+      if (this.values[slot] === EMPTY) continue;
+      const base = slot * 4;
+      view.setUint32(used, this.keys[base]);
+      view.setUint32(used + 4, this.keys[base + 1]);
+      view.setUint32(used + 8, this.keys[base + 2]);
+      view.setUint32(used + 12, this.keys[base + 3]);
+      used += 16;
+      if (used === block.length) {
+        yield block;
+        used = 0;
+      }
+    }
+    if (used > 0) yield block.subarray(0, used);
+  }
+
   *entries(): Generator<[Uint32Array, number]> {
     for (let slot = 0; slot < this.capacity; slot++) {
       if (this.values[slot] !== EMPTY) yield [this.keys.subarray(slot * 4, slot * 4 + 4), this.values[slot]];
