@@ -80,7 +80,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
  * Every command's JSON object names the inputs it could not read, as it counts damaged lines,
  * and counts the trace files found too deep to read, by the root to name instead.
  */
-export function withUnreadableInputs<T>(value: T): T {
+export function withInputsReport<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   let extended = value;
   if (unreadableInputs.length > 0) extended = { ...extended, unreadable_inputs: unreadableInputs };
@@ -89,7 +89,7 @@ export function withUnreadableInputs<T>(value: T): T {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(withUnreadableInputs(value), null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(withInputsReport(value), null, 2)}\n`);
 }
 
 /**

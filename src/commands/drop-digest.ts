@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Drop } from '../pipeline/curate.js';
 import { RunTempDir } from '../pipeline/spill.js';
 import { writeAll } from '../output/write-all.js';
-import { withUnreadableInputs } from './common.js';
+import { withInputsReport } from './common.js';
 import { formatCount } from '../format.js';
 
 /** Examples shown per reason without -v. */
@@ -66,7 +66,7 @@ export class DropDigest {
 
   /** `summary` as indented JSON with a last member `drops`: every drop, one object a line. */
   async printJson(summary: Record<string, unknown>): Promise<void> {
-    const head = JSON.stringify(withUnreadableInputs(summary), null, 2).replace(/\n}$/, '');
+    const head = JSON.stringify(withInputsReport(summary), null, 2).replace(/\n}$/, '');
     const write = async (text: string) => {
       if (!process.stdout.write(text)) await once(process.stdout, 'drain');
     };
