@@ -57,7 +57,7 @@ function isSystemLink(component: string): boolean {
 }
 
 /** What a path is on disk (device and inode, links followed), or null when nothing is there. */
-function identityOf(file: string): string | null {
+export function identityOf(file: string): string | null {
   try {
     const info = statSync(file);
     return `${info.dev}:${info.ino}`;

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import fg from 'fast-glob';
-import { isInside, realInputs } from '../output/output-path.js';
+import { identityOf, isInside, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
 import { detectSource } from './detect.js';
 
@@ -296,15 +296,6 @@ export async function discover(roots: readonly string[], options: DiscoverOption
   return result;
 }
 
-/** What a file is on disk, whatever the path to it: device and inode (the path itself when it cannot be read). */
-function identityOf(file: string): string {
-  try {
-    const info = statSync(file);
-    return `${info.dev}:${info.ino}`;
-  } catch {
-    return file;
-  }
-}
 
 /**
  * Each file once, in discovery order, though reached by several paths (a root named twice, a
@@ -312,7 +303,8 @@ function identityOf(file: string): string {
  * twice and a tree copy would hold them twice. Of its paths, one with no link on the way wins.
  */
 function oncePerFile(files: readonly TraceFile[], isRealPath: (file: TraceFile) => boolean): TraceFile[] {
-  const identities = files.map((file) => identityOf(file.path));
+  // What a file is on disk, whatever the path to it (the path itself when it cannot be read).
+  const identities = files.map((file) => identityOf(file.path) ?? file.path);
   const chosen = new Map<string, TraceFile>();
   files.forEach((file, i) => {
     const kept = chosen.get(identities[i]);
