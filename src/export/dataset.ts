@@ -12,8 +12,9 @@
  * has an example, that group's lines wait aside on disk, and go where they hashed as soon
  * as they cannot be needed.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { RunTempDir } from '../pipeline/spill.js';
+import { readFull } from '../sources/read.js';
 import { writeAll } from '../output/write-all.js';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
@@ -162,11 +163,7 @@ class HeldGroup {
       const read = (length: number): Buffer => {
         if (inMemory !== null) return inMemory.subarray(position, (position += length));
         const buffer = Buffer.allocUnsafe(length);
-        for (let done = 0; done < length; ) {
-          const n = readSync(fd, buffer, done, length - done, position + done);
-          if (n === 0) throw new Error(`${this.file}: shorter than written`);
-          done += n;
-        }
+        if (readFull(fd, buffer, position) < length) throw new Error(`${this.file}: shorter than written`);
         position += length;
         return buffer;
       };

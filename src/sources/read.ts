@@ -127,7 +127,7 @@ export async function* readSelectedRecords(
 const READ_AT_CHUNK = 4 << 20;
 
 /** Fills `buffer` from `position` of the file as far as the file goes; returns the bytes read. */
-function readFull(fd: number, buffer: Buffer, position: number): number {
+export function readFull(fd: number, buffer: Buffer, position: number): number {
   let done = 0;
   while (done < buffer.length) {
     const n = readSync(fd, buffer, done, buffer.length - done, position + done);
