@@ -56,6 +56,25 @@ describe('canonical JSON matches orjson OPT_SORT_KEYS byte for byte', () => {
     assert.equal(canonicalize('["\\u0008\\u0009\\u000a\\u000c\\u000d"]').toString(), '["\\b\\t\\n\\f\\r"]');
   });
 
+  it('rewrites any mix of escapes byte for byte as decoding and JSON.stringify would, keys sorted by their decoded text', () => {
+    // The rewrite never makes a JavaScript string, so texts past V8's string length still hash.
+    const pieces = ['a', 'é', '😀', '\\u00e9', '\\u00E9', '\\/', '\\"', '\\\\', '\\n', '\\u000A', '\\u001f', '\\u0000', '\\u007f',
+      '\\ud83d\\ude00', '\\uD83D\\uDE00', '\\u2028', '\\uffff', '\\b', '\\f', '\\u0022', '\\u005c', 'x'.repeat(40)];
+    let seed = 7;
+    const pick = () => pieces[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length];
+    for (let n = 0; n < 400; n++) {
+      const token = Array.from({ length: 1 + (n % 9) }, pick).join('');
+      const key = Array.from({ length: 1 + (n % 4) }, pick).join('');
+      const text = `{"${key}":"${token}","${pick()}":1,"m":"${token}"}`;
+      const value = JSON.parse(text) as Record<string, unknown>;
+      const expected = `{${Object.keys(value)
+        .sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+        .map((k) => `${JSON.stringify(k)}:${JSON.stringify(value[k])}`)
+        .join(',')}}`;
+      assert.equal(canonicalize(text).toString(), expected, text);
+    }
+  });
+
   it('copies escapes that are already orjson\'s as they stand', () => {
     const text = '{"k\\"ey":"a\\"b\\\\c\\nd\\u001fe\\u0000","a":1}';
     assert.equal(canonicalize(text).toString(), '{"a":1,"k\\"ey":"a\\"b\\\\c\\nd\\u001fe\\u0000"}');

@@ -10,13 +10,13 @@ import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, tempDir } from './he
 
 async function rangeLines(file: string, start: number, end: number, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
-  for await (const batch of readLineBatches(file, { start, end }, chunkSize)) lines.push(...batch);
+  for await (const batch of readLineBatches(file, { range: { start, end }, chunkSize })) lines.push(...batch);
   return lines;
 }
 
 async function allLines(file: string, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
-  for await (const batch of readLineBatches(file, undefined, chunkSize)) lines.push(...batch);
+  for await (const batch of readLineBatches(file, { chunkSize })) lines.push(...batch);
   return lines;
 }
 
@@ -118,7 +118,7 @@ describe('reading with one reused buffer', () => {
     const expected = (await allLines(file)).map((l) => [l.number, l.offset, l.bytes.toString(), l.terminated]);
     for (const chunkSize of [7, 64, 1000, 1 << 20]) {
       const seen: unknown[] = [];
-      for await (const batch of readLineBatches(file, undefined, chunkSize, true)) {
+      for await (const batch of readLineBatches(file, { chunkSize, transient: true })) {
         for (const l of batch) seen.push([l.number, l.offset, l.bytes.toString(), l.terminated]);
       }
       assert.deepEqual(seen, expected, `chunk ${chunkSize}`);

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { defaultPriceTable, PriceTable } from '../src/pricing/table.js';
 import { discover } from '../src/sources/discover.js';
 import { readFiles } from '../src/sources/read.js';
-import { groupRuns, listRuns, runConversation, sortRuns, type Run } from '../src/runs/runs.js';
+import { groupRuns, sortRuns, type Run } from '../src/runs/runs.js';
 import { FIXTURES, runCli, SAMPLES, tempDir } from './helpers.js';
 
 const ASK = path.join(FIXTURES, 'ask');
@@ -42,21 +42,6 @@ describe('runs: grouping', () => {
     ]);
     assert.equal(runs.length, records - 8 + 2);
     assert.ok(runs.filter((r) => r.program !== 'math_agent').every((r) => r.steps === 1));
-  });
-
-  it('the browser can open a run as one conversation: the last step holds every turn', async () => {
-    const { discovery, runs } = await listRuns([SAMPLES]);
-    const agent = runs.find((r) => r.program === 'math_agent')!;
-    const messages = await runConversation(discovery.files, agent);
-    assert.equal(messages[messages.length - 1].role, 'assistant');
-    assert.ok(messages.some((m) => m.role === 'tool'));
-    const klieo = await listRuns([KLIEO]);
-    const writer = klieo.runs.find((r) => r.id === '01J9Z3K7Q2')!;
-    const conversation = await runConversation(klieo.discovery.files, writer);
-    assert.deepEqual(
-      conversation.map((m) => m.role),
-      ['user', 'assistant', 'tool', 'assistant'],
-    );
   });
 
   it('Ask: one recording is one run', async () => {

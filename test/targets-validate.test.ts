@@ -107,6 +107,14 @@ describe('validate report', () => {
   const good = '{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"}]}';
   const noSystem = '{"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"}]}';
 
+  it('splits a file at \\n only, as trainers read JSONL: a bare CR is whitespace inside a line; blank lines are numbered', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'traces-validate-')), 'cr.jsonl');
+    writeFileSync(file, `${good.replace('"messages":', '"messages":\r')}\r\n \t\n${noSystem}\n\n`);
+    const report = await validateFile(file, TARGETS.nemo);
+    assert.equal(report.examples, 2);
+    assert.deepEqual(report.errors.map((e) => [e.code, e.lines]), [['blank_line', [2, 4]]]);
+  });
+
   it('counts examples without system or user message and warns under 10 examples (openai)', async () => {
     const report = await validateLines([good, noSystem, noSystem], TARGETS.openai);
     assert.equal(report.examples, 3);

@@ -12,7 +12,8 @@
  */
 import crypto, { createHash } from 'node:crypto';
 import { ByteSink } from './byte-sink.js';
-import { decodeString, isWhitespace, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
+import { decodedStringBytes, writeCanonicalString } from './string-escapes.js';
+import { isWhitespace, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -64,6 +65,15 @@ function push(a: number, b: number, c: number, d: number): number {
   members[at + 2] = c;
   members[at + 3] = d;
   return top++;
+}
+
+const keyScratch = new ByteSink(256);
+
+/** The decoded UTF-8 of a key token that holds escapes: a copy, since slots outlive the scratch. */
+function decodedKey(b: Buffer, start: number, end: number): Buffer {
+  keyScratch.reset();
+  decodedStringBytes(b, start, end, keyScratch);
+  return Buffer.from(keyScratch.view());
 }
 
 /** UTF-8 byte order is code point order, which is how orjson sorts keys. */
@@ -133,8 +143,7 @@ function writeString(b: Buffer, start: number, end: number, out: ByteSink): bool
     out.copy(b, start, end);
     return true;
   }
-  // JSON.stringify escapes exactly what orjson escapes for well-formed strings.
-  out.text(JSON.stringify(decodeString(b, start, end)));
+  writeCanonicalString(b, start, end, out);
   return true;
 }
 
@@ -258,7 +267,7 @@ function writeObject(b: Buffer, p: number, end: number, out: ByteSink): number {
     const keyTokenEnd = skipString(b, p, end);
     const escaped = writeString(b, p, keyTokenEnd, out);
     const slot = push(start, 0, start + 1, out.length - 1);
-    decodedKeys[slot] = escaped ? Buffer.from(decodeString(b, p, keyTokenEnd), 'utf8') : null;
+    decodedKeys[slot] = escaped ? decodedKey(b, p, keyTokenEnd) : null;
     p = skipWhitespace(b, keyTokenEnd, end);
     if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
     out.byte(0x3a);

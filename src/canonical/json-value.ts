@@ -148,6 +148,15 @@ export function writeJson(value: unknown, indent = 0): string {
   return write(value, indent === 0 ? null : ' '.repeat(indent), '', 1) ?? 'null';
 }
 
+/**
+ * The pretty JSON of `value` as it would stand inside a larger text at `margin`: lets a file
+ * too large to be one string (past about 536 MB) be written a piece at a time.
+ */
+export function writeJsonAt(value: unknown, indent: number, margin: string): string {
+  deepest = 0;
+  return write(value, ' '.repeat(indent), margin, 1) ?? 'null';
+}
+
 /** Nesting depth of the containers in the text the last `writeJson` wrote (0: none). */
 let deepest = 0;
 

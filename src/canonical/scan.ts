@@ -8,6 +8,7 @@
  * a line orjson rejects is a damaged line for every command.
  */
 import { isUtf8 } from 'node:buffer';
+import { formatBytes } from '../format.js';
 
 export class JsonSyntaxError extends Error {
   constructor(
@@ -212,10 +213,40 @@ export function checkJsonText(b: Buffer, start = 0, end = b.length): void {
   if (after !== end) throw new JsonSyntaxError('text after the JSON value', after);
 }
 
+/**
+ * A text longer than a JavaScript string may be (2^29 - 24 UTF-16 units, about 536 MB):
+ * a record orjson loads may hold one (a tool's output, an image as base64), and is no
+ * damaged line, but what needs it as a string (a message to export, `--grep`, the privacy
+ * scan) cannot have it. Each says so for that record and goes on.
+ */
+export class TextTooLongError extends Error {
+  constructor(readonly bytes: number | null) {
+    super(`a text${bytes !== null ? ` of ${formatBytes(bytes)}` : ''} in it is longer than traces can hold as a string (about 536 MB of text, JavaScript's limit)`);
+  }
+}
+
+/** The error as a TextTooLongError when it is V8 refusing to make a string that long, else null. */
+export function textTooLong(error: unknown, bytes: number | null = null): TextTooLongError | null {
+  if (error instanceof TextTooLongError) return error;
+  // Node's Buffer#toString says ERR_STRING_TOO_LONG; V8 itself (JSON.stringify, concatenation) a RangeError.
+  const tooLong = (error as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG' || (error instanceof RangeError && error.message === 'Invalid string length');
+  if (tooLong) return new TextTooLongError(bytes);
+  return null;
+}
+
+/** `TRACES_TEST_MAX_TEXT=<units>`: a lower limit than V8's, so tests reach the too-long path without half a gigabyte. */
+const TEST_MAX_TEXT = Number(process.env.TRACES_TEST_MAX_TEXT ?? Infinity);
+
 /** Decodes a string token's text; `p` at the opening quote, `stringEnd` past the closing quote. */
 export function decodeString(b: Buffer, p: number, stringEnd: number): string {
-  if (!stringHasEscape(b, p, stringEnd)) return b.toString('utf8', p + 1, stringEnd - 1);
-  return JSON.parse(b.toString('utf8', p, stringEnd)) as string;
+  let text: string;
+  try {
+    text = stringHasEscape(b, p, stringEnd) ? (JSON.parse(b.toString('utf8', p, stringEnd)) as string) : b.toString('utf8', p + 1, stringEnd - 1);
+  } catch (error) {
+    throw textTooLong(error, stringEnd - p) ?? error;
+  }
+  if (text.length > TEST_MAX_TEXT) throw new TextTooLongError(stringEnd - p);
+  return text;
 }
 
 /**

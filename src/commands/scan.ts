@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
-import type { RecordFinding } from '../privacy/scan-share.js';
+import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { addToList, appendAll } from '../lists.js';
 import { formatCount } from '../format.js';
@@ -21,7 +21,8 @@ export function registerScan(program: Command): void {
       'after',
       `
 Previews show only the first and last characters of what was found, so the
-report itself leaks nothing. Exit 1 when anything is found.
+report itself leaks nothing. Exit 1 when anything is found, or when a record
+could not be scanned (a text too long to hold; listed on stderr).
 
 Examples:
   traces scan
@@ -31,7 +32,9 @@ Examples:
       const options = parseScrub(flags.kinds, flags.scrubRules, '--kinds');
       const discovery = await findTraceFiles(roots, flags);
       const findings: RecordFinding[] = [];
+      const notScanned: UnscannedRecord[] = [];
       let records = 0;
+      let damaged = 0;
       if (options !== null) {
         const shares = runOverFiles(
           'scan',
@@ -41,21 +44,37 @@ Examples:
         );
         for await (const result of shares) {
           appendAll(findings, result.findings);
+          appendAll(notScanned, result.notScanned);
           records += result.records;
+          damaged += result.damaged;
         }
       }
       const byDetector = new Map<string, RecordFinding[]>();
       for (const f of findings) addToList(byDetector, f.detector, f);
+      for (const r of notScanned) process.stderr.write(`traces: ${r.file}:${r.line}: ${r.call_id}: not scanned: ${r.reason}\n`);
       if (flags.json) {
-        printJson({ records, findings: findings.length, by_detector: Object.fromEntries([...byDetector].map(([d, l]) => [d, l.length])), details: findings });
+        printJson({
+          records,
+          findings: findings.length,
+          by_detector: Object.fromEntries([...byDetector].map(([d, l]) => [d, l.length])),
+          details: findings,
+          not_scanned: notScanned,
+          damaged_lines: damaged,
+        });
       } else {
         for (const [detector, list] of [...byDetector].sort(([a], [b]) => a.localeCompare(b))) {
           process.stdout.write(`${detector} (${list[0].kind}): ${list.length}\n`);
           for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${f.file}:${f.line} ${f.call_id} ${f.path}: ${f.preview}\n`);
           if (list.length > LISTED_PER_DETECTOR) process.stdout.write(`  … ${list.length - LISTED_PER_DETECTOR} more (--json lists all)\n`);
         }
-        process.stdout.write(`${formatCount(records)} records scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
+        process.stdout.write(
+          `${formatCount(records - notScanned.length)} records scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}` +
+            (notScanned.length > 0 ? `, ${notScanned.length} record${notScanned.length === 1 ? '' : 's'} not scanned (listed above)` : '') +
+            (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not scanned (see traces stats)` : '') +
+            '\n',
+        );
       }
-      process.exitCode = findings.length > 0 ? 1 : 0;
+      // A record that could not be scanned may hold anything: no all-clear.
+      process.exitCode = findings.length > 0 || notScanned.length > 0 ? 1 : 0;
     });
 }

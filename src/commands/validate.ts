@@ -1,8 +1,7 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { ENCODING_NAMES, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type ValidationReport } from '../targets/index.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
@@ -24,19 +23,12 @@ export function describeValidation(report: ValidationReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * The file's lines as bytes, as `validateFile` reads them (Latin-1 gives each byte back as one
- * character, so invalid UTF-8 is found, not replaced by U+FFFD), advancing `progress`.
- */
+/** The file's lines as `validateFile` reads them, advancing `progress`. */
 async function* linesCounted(file: string, progress: Progress): AsyncGenerator<Buffer> {
-  const input = createReadStream(file, { encoding: 'latin1' });
-  input.on('data', (chunk) => {
-    progress.bytes += chunk.length;
-  });
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const line of fileLines(file, (bytes) => (progress.bytes += bytes))) {
     progress.records++;
     if ((progress.records & 1023) === 0) progress.tick();
-    yield Buffer.from(line, 'latin1');
+    yield line;
   }
 }
 

@@ -17,12 +17,13 @@
  * `traces` reads these files back as Ask recordings and rebuilds the same conversations.
  */
 import path from 'node:path';
-import { parseJsonText, writeJson } from '../canonical/json-value.js';
+import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
+import { textTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
-import { OutputDir } from '../output/output-dir.js';
+import { OutputDir, type OutputFile } from '../output/output-dir.js';
 import { classOfToolName } from '../sources/ask.js';
 import type { Discovery } from '../sources/discover.js';
 import { readSelectedRecords } from '../sources/read.js';
@@ -124,6 +125,38 @@ interface Recording {
   latest: number | null;
 }
 
+/** The conversation a recording takes from the record, or why it has none. */
+function exportableMessages(record: TraceRecord): { messages: Message[] } | { reason: string; detail: string } {
+  if (record.notExportable) return { reason: 'not_exportable', detail: record.notExportable };
+  let messages: Message[];
+  try {
+    messages = record.messages();
+  } catch (error) {
+    const tooLong = textTooLong(error);
+    if (tooLong === null) throw error;
+    return { reason: 'text_too_long', detail: tooLong.message };
+  }
+  if (record.status !== 'ok' || messages.length === 0 || messages[messages.length - 1].role !== 'assistant') {
+    return { reason: 'no_completion', detail: `status ${record.status}` };
+  }
+  return { messages };
+}
+
+/**
+ * Writes a recording as `writeJson(…, 2)` would, one interaction at a time: a module's
+ * recording can hold more text than one string can.
+ */
+function writeRecording(file: OutputFile, test: string, recordedAt: string, interactions: readonly unknown[]): void {
+  file.write(`{\n  "test": ${JSON.stringify(test)},\n  "recorded_at": ${JSON.stringify(recordedAt)},\n  "interactions": `);
+  if (interactions.length === 0) file.write('[]');
+  else {
+    file.write('[');
+    interactions.forEach((interaction, i) => file.write(`${i > 0 ? ',' : ''}\n    ${writeJsonAt(interaction, 2, '    ')}`));
+    file.write('\n  ]');
+  }
+  file.write('\n}\n');
+}
+
 export async function runAskRecordingExport(
   discovery: Discovery,
   curationOptions: CurationOptions,
@@ -140,19 +173,13 @@ export async function runAskRecordingExport(
     for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
       for (const record of records) {
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
-        const messages = record.messages();
-        const notExportable = record.notExportable ?? null;
-        let reason: string | null = null;
-        let detail = '';
-        if (notExportable !== null) [reason, detail] = ['not_exportable', notExportable];
-        else if (record.status !== 'ok' || messages.length === 0 || messages[messages.length - 1].role !== 'assistant') {
-          [reason, detail] = ['no_completion', `status ${record.status}`];
-        }
-        if (reason !== null) {
-          exportDrops[reason] = (exportDrops[reason] ?? 0) + 1;
-          drop({ ...where, reason, detail });
+        const read = exportableMessages(record);
+        if ('reason' in read) {
+          exportDrops[read.reason] = (exportDrops[read.reason] ?? 0) + 1;
+          drop({ ...where, ...read });
           continue;
         }
+        const messages = read.messages;
         const test = recordingTestName(record.program, record.module);
         let recording = recordings.get(test);
         if (recording === undefined) recordings.set(test, (recording = { test, interactions: [], conversations: 0, latest: null }));
@@ -166,7 +193,7 @@ export async function runAskRecordingExport(
     for (const recording of [...recordings.values()].sort((a, b) => a.test.localeCompare(b.test))) {
       const recordedAt = new Date((recording.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const file = path.join(recording.test, 'recording.yml');
-      output.create(file).write(`${writeJson({ test: recording.test, recorded_at: recordedAt, interactions: recording.interactions }, 2)}\n`);
+      writeRecording(output.create(file), recording.test, recordedAt, recording.interactions);
       files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions.length });
     }
     const report = {

@@ -19,12 +19,14 @@ import {
   type EncodingName,
   type Inspection,
   type ReasoningMode,
+  type Target,
+  type TokenCounter,
   type ToolDefinition,
 } from '../targets/index.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
-import { checkJsonText, JsonSyntaxError, MAX_DEPTH } from '../canonical/scan.js';
+import { checkJsonText, JsonSyntaxError, MAX_DEPTH, textTooLong } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
@@ -169,80 +171,94 @@ export async function warmProjection({ tokenizer }: { tokenizer: EncodingName })
   await loadTokenCounter(tokenizer);
 }
 
+/** What projecting a share's records shares: the target, the tokenizer, the settings and the lines written so far. */
+interface ProjectionContext {
+  target: Target;
+  counter: TokenCounter;
+  settings: ProjectionSettings;
+  exampleLines: ByteSink;
+}
+
+/** The record as an example, its line appended to `exampleLines`, or why it cannot be one. */
+function projectRecord(record: TraceRecord, { target, counter, settings, exampleLines }: ProjectionContext): ProjectedItem {
+  const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
+  if (record.notExportable) {
+    return { kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable };
+  }
+  const messages = record.messages();
+  const projection = target.project(messages, { reasoning: settings.reasoning });
+  if (!projection.ok) {
+    return { kind: 'drop', ...where, reason: projection.reason, detail: projection.detail };
+  }
+  let example = projection.example;
+  // After dedupe (keys are the recorded hashes), before token counting (counts are of what is written).
+  let redactions: Record<string, number> | null = null;
+  if (settings.scrub !== null) {
+    const redacted = redactValue(example.messages, settings.scrub.options);
+    if (Object.keys(redacted.counts).length > 0) {
+      const inName = projection.toolNames.map((name) => redactedInToolName(name, settings.scrub)).find((found) => found !== null);
+      if (inName !== undefined) {
+        return { kind: 'drop', ...where, reason: 'redacted_tool_name', detail: `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name` };
+      }
+      if (settings.scrub.dropOnSecrets && holdsSecret(redacted.counts, settings.scrub)) {
+        return { kind: 'drop', ...where, reason: 'secret', detail: Object.keys(redacted.counts).sort().join(', ') };
+      }
+      redactions = redacted.counts;
+      example = { ...example, messages: redacted.value };
+    }
+  }
+  const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
+  if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
+  if (settings.maxExampleTokens !== null) {
+    const tokens = countExampleTokens(counter, example);
+    if (tokens.total > settings.maxExampleTokens) {
+      return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
+    }
+  }
+  const lineStart = exampleLines.length;
+  const unwritable = writeStrictLine(exampleLines, example);
+  if (unwritable !== null) {
+    return { kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable };
+  }
+  const folder = settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
+  // Compared only with the digests of this export, whose folders are all '' or none is: one native call for the common case.
+  const line = exampleLines.view().subarray(lineStart);
+  const digest = folder === '' ? sha256(line) : createHash('sha256').update(folder).update('\0').update(line).digest();
+  return {
+    kind: 'example',
+    bytes: exampleLines.length - lineStart,
+    call_id: record.callId,
+    file: record.ref.file,
+    line: record.ref.line,
+    fraction: groupFraction(groupKey(record.program, messages), settings.seed),
+    digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
+    folder,
+    inspection: inspectExample(target, counter, example),
+    inferredTools: tools.inferred,
+    partial: record.partial ? record.callId : null,
+    redactions,
+  };
+}
+
 export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const counter = await loadTokenCounter(settings.tokenizer);
   const items: ProjectedItem[] = [];
   const exampleLines = new ByteSink();
+  const context: ProjectionContext = { target, counter, settings, exampleLines };
   let records = 0;
-  {
-    for await (const batch of keptRecords(files, share, kept, offsets)) {
-      for (const record of batch) {
-        if (turnDue()) await letEventLoopRun();
-        records++;
-        const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
-        if (record.notExportable) {
-          items.push({ kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable });
-          continue;
-        }
-        const messages = record.messages();
-        const projection = target.project(messages, { reasoning: settings.reasoning });
-        if (!projection.ok) {
-          items.push({ kind: 'drop', ...where, reason: projection.reason, detail: projection.detail });
-          continue;
-        }
-        let example = projection.example;
-        // After dedupe (keys are the recorded hashes), before token counting (counts are of what is written).
-        let redactions: Record<string, number> | null = null;
-        if (settings.scrub !== null) {
-          const redacted = redactValue(example.messages, settings.scrub.options);
-          if (Object.keys(redacted.counts).length > 0) {
-            const inName = projection.toolNames.map((name) => redactedInToolName(name, settings.scrub)).find((found) => found !== null);
-            if (inName !== undefined) {
-              items.push({ kind: 'drop', ...where, reason: 'redacted_tool_name', detail: `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name` });
-              continue;
-            }
-            if (settings.scrub.dropOnSecrets && holdsSecret(redacted.counts, settings.scrub)) {
-              items.push({ kind: 'drop', ...where, reason: 'secret', detail: Object.keys(redacted.counts).sort().join(', ') });
-              continue;
-            }
-            redactions = redacted.counts;
-            example = { ...example, messages: redacted.value };
-          }
-        }
-        const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
-        if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
-        if (settings.maxExampleTokens !== null) {
-          const tokens = countExampleTokens(counter, example);
-          if (tokens.total > settings.maxExampleTokens) {
-            items.push({ kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` });
-            continue;
-          }
-        }
-        const lineStart = exampleLines.length;
-        const unwritable = writeStrictLine(exampleLines, example);
-        if (unwritable !== null) {
-          items.push({ kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable });
-          continue;
-        }
-        const folder = settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
-        // Compared only with the digests of this export, whose folders are all '' or none is: one native call for the common case.
-        const line = exampleLines.view().subarray(lineStart);
-        const digest = folder === '' ? sha256(line) : createHash('sha256').update(folder).update('\0').update(line).digest();
-        items.push({
-          kind: 'example',
-          bytes: exampleLines.length - lineStart,
-          call_id: record.callId,
-          file: record.ref.file,
-          line: record.ref.line,
-          fraction: groupFraction(groupKey(record.program, messages), settings.seed),
-          digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
-          folder,
-          inspection: inspectExample(target, counter, example),
-          inferredTools: tools.inferred,
-          partial: record.partial ? record.callId : null,
-          redactions,
-        });
+  for await (const batch of keptRecords(files, share, kept, offsets)) {
+    for (const record of batch) {
+      if (turnDue()) await letEventLoopRun();
+      records++;
+      const lineStart = exampleLines.length;
+      try {
+        items.push(projectRecord(record, context));
+      } catch (error) {
+        const tooLong = textTooLong(error);
+        if (tooLong === null) throw error;
+        exampleLines.length = lineStart;
+        items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: tooLong.message });
       }
     }
   }

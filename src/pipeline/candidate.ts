@@ -4,7 +4,7 @@
  * or a worker), and only this small summary travels to the stage that compares records.
  */
 import { parseJson } from '../canonical/json-value.js';
-import { forEachElement } from '../canonical/scan.js';
+import { forEachElement, textTooLong } from '../canonical/scan.js';
 import type { Message, Status, TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
@@ -42,7 +42,7 @@ export interface Candidate {
   /** Epoch seconds; 0 when unknown. */
   timestamp: number;
   /** Why selection drops the record, or null. */
-  verdict: { reason: 'status' | 'filter'; detail: string } | null;
+  verdict: { reason: 'status' | 'filter' | 'text_too_long'; detail: string } | null;
   /** Dedupe key, 4 words (absent when selection drops the record). */
   key: Uint32Array | null;
   trajectory: TrajectoryDigests | null;
@@ -53,23 +53,36 @@ export interface Candidate {
 }
 
 export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions): Candidate {
-  const status = record.status;
   const candidate: Candidate = {
     callId: record.callId,
     line: record.ref.line,
     offset: record.ref.offset,
     fileIndex,
-    status,
+    status: record.status,
     timestamp: record.timestamp ?? 0,
-    verdict: selectionVerdict(options.selection, record),
+    verdict: null,
     key: null,
     trajectory: null,
     toolCalls: null,
     signature: null,
   };
-  if (candidate.verdict !== null) return candidate;
+  try {
+    describe(record, candidate, options);
+  } catch (error) {
+    const tooLong = textTooLong(error);
+    if (tooLong === null) throw error;
+    // What a stage needs of its text cannot be had: the record is dropped, and says why.
+    Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, key: null, trajectory: null, toolCalls: null, signature: null });
+  }
+  return candidate;
+}
+
+/** Fills in the verdict and, for a selected record, what the comparing stages need. */
+function describe(record: TraceRecord, candidate: Candidate, options: CandidateOptions): void {
+  candidate.verdict = selectionVerdict(options.selection, record);
+  if (candidate.verdict !== null) return;
   candidate.key = keyOf(record, options.key);
-  if (status !== 'ok') return candidate;
+  if (candidate.status !== 'ok') return;
   messageSpans.length = 0;
   if (options.collapse) candidate.trajectory = trajectoryDigests(record, messageSpans);
   const messages = options.nearDuplicates ? record.messages() : null;
@@ -82,7 +95,6 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     const facts = turns === null ? [] : toolCallFacts(turns);
     candidate.toolCalls = facts.length > 0 ? facts : null;
   }
-  return candidate;
 }
 
 const TOOL_CALLS = Buffer.from('"tool_calls"');

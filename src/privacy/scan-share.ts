@@ -2,6 +2,7 @@
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
+import { textTooLong } from '../canonical/scan.js';
 import { scanValue } from './redact.js';
 import type { PrivacyOptions } from './types.js';
 
@@ -16,8 +17,17 @@ export interface RecordFinding {
   preview: string;
 }
 
+/** A record whose text could not be scanned: it may hold anything. */
+export interface UnscannedRecord {
+  call_id: string;
+  file: string;
+  line: number;
+  reason: string;
+}
+
 export async function scanShare({ files, share, options }: { files: TraceFile[]; share: WorkShare; options: PrivacyOptions }) {
   const findings: RecordFinding[] = [];
+  const notScanned: UnscannedRecord[] = [];
   let records = 0;
   let bytes = 0;
   let damaged = 0;
@@ -27,7 +37,16 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
       damaged += batch.damaged.length;
       for (const record of batch.records) {
         records++;
-        for (const finding of scanValue(record.messages(), options, 'messages')) {
+        let found: ReturnType<typeof scanValue>;
+        try {
+          found = scanValue(record.messages(), options, 'messages');
+        } catch (error) {
+          const tooLong = textTooLong(error);
+          if (tooLong === null) throw error;
+          notScanned.push({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: tooLong.message });
+          continue;
+        }
+        for (const finding of found) {
           findings.push({
             detector: finding.detector,
             kind: finding.kind,
@@ -41,5 +60,5 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
       }
     }
   }
-  return { findings, records, bytes, damaged };
+  return { findings, notScanned, records, bytes, damaged };
 }

@@ -10,13 +10,12 @@
  *   started no later than it did.
  *
  * Per run: steps, status, tokens, cost reported and estimated apart (and unpriced steps,
- * never counted as $0), duration, program. `listRuns` is what the browser calls.
+ * never counted as $0), duration, program. The browser groups its runs with `groupRuns` too.
  */
-import type { Message, SourceKind } from '../record.js';
+import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
-import { discover, type Discovery, type DiscoverOptions, type TraceFile } from '../sources/discover.js';
-import { readSelectedRecords } from '../sources/read.js';
+import type { Discovery, TraceFile } from '../sources/discover.js';
 import type { SourceRun } from '../sources/source-run.js';
 import type { CallFacts } from './call-facts.js';
 import type { RunsShareResult } from './runs-share.js';
@@ -238,32 +237,4 @@ export async function groupRuns(discovery: Discovery, prices: PriceTable | null,
   );
   for await (const share of shares) grouper.add(share);
   return grouper.finish();
-}
-
-/** For the browser: the runs under `roots`, in start order. */
-export async function listRuns(
-  roots: readonly string[],
-  options: DiscoverOptions & { prices?: PriceTable | null; sort?: RunSort } = {},
-): Promise<{ discovery: Discovery; runs: Run[] }> {
-  const discovery = await discover(roots, { source: options.source });
-  const runs = await groupRuns(discovery, options.prices ?? null, true);
-  return { discovery, runs: sortRuns(runs, options.sort ?? 'start') };
-}
-
-/**
- * A run as one conversation: the longest conversation among its calls (for agent runs,
- * the last step's, which holds every earlier turn).
- */
-export async function runConversation(files: readonly TraceFile[], run: Run): Promise<Message[]> {
-  const wanted = new Map<number, number[]>();
-  for (const call of run.calls) addToList(wanted, call.fileIndex, call.line);
-  const lines = new Map([...wanted].map(([i, l]) => [i, Int32Array.from(l).sort()]));
-  let longest: Message[] = [];
-  for await (const { records } of readSelectedRecords(files, lines)) {
-    for (const record of records) {
-      const messages = record.messages();
-      if (messages.length >= longest.length) longest = messages;
-    }
-  }
-  return longest;
 }

@@ -19,7 +19,7 @@
  *
  * `ref.line` is the 1-based position of the interaction in the file.
  */
-import { JsonStreamError, streamJson } from './json-stream.js';
+import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { canonicalValueText } from '../canonical/canonical.js';
 import { writeJson } from '../canonical/json-value.js';
 import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../record.js';
@@ -402,7 +402,7 @@ export async function* readAskFile(file: TraceFile): AsyncGenerator<AskBatch & {
     if (!(error instanceof JsonStreamError)) throw error;
     const out: AskBatch = { records: [], damaged: [], runs: [] };
     rebuilder.drain(out, true);
-    out.damaged.push({ file: file.display, line: last + 1, offset: 0, reason: `broken JSON after interaction ${last}: ${error.message}` });
+    out.damaged.push({ file: file.display, line: last + 1, offset: 0, reason: `${error instanceof JsonTooLongError ? 'unreadable' : 'broken JSON'} after interaction ${last}: ${error.message}` });
     out.runs.push(rebuilder.run());
     yield { ...out, bytes: 0 };
   }

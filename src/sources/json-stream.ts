@@ -8,7 +8,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { JsonNumber } from '../canonical/json-value.js';
-import { BOM_REASON, MAX_DEPTH, startsWithBom } from '../canonical/scan.js';
+import { BOM_REASON, MAX_DEPTH, startsWithBom, textTooLong } from '../canonical/scan.js';
 
 export type JsonEvent =
   /** A member of top-level object number `doc` (0-based), parsed whole. */
@@ -21,6 +21,9 @@ export type JsonEvent =
   | { kind: 'end'; doc: number };
 
 export class JsonStreamError extends Error {}
+
+/** The JSON is valid (orjson loads it), but holds a text too long to build: what follows it cannot be read. */
+export class JsonTooLongError extends JsonStreamError {}
 
 /** Numbers are assembled as their recorded text (`JsonNumber`), never rounded through parseFloat. */
 function keepingNumberText(assembler: Assembler): Assembler {
@@ -182,7 +185,8 @@ export async function* streamJson(path: string, options: JsonStreamOptions = {})
     try {
       take(fn());
     } catch (error) {
-      failure = error instanceof JsonStreamError ? error : new JsonStreamError((error as Error).message);
+      const tooLong = textTooLong(error);
+      failure = error instanceof JsonStreamError ? error : tooLong !== null ? new JsonTooLongError(tooLong.message) : new JsonStreamError((error as Error).message);
     }
   };
   const handle = await open(path, 'r');

@@ -20,7 +20,7 @@
  */
 import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../record.js';
 import type { TraceFile } from './discover.js';
-import { JsonStreamError, streamJson } from './json-stream.js';
+import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
 import { isObject, num, str, type Json } from './json-values.js';
@@ -281,7 +281,7 @@ export async function* readKlieoFile(file: TraceFile): AsyncGenerator<KlieoBatch
     if (!(error instanceof JsonStreamError)) throw error;
     yield {
       records: [],
-      damaged: [{ file: file.display, line: nextLine, offset: 0, reason: `broken JSON after ${documents} run value(s): ${error.message}` }],
+      damaged: [{ file: file.display, line: nextLine, offset: 0, reason: `${error instanceof JsonTooLongError ? 'unreadable' : 'broken JSON'} after ${documents} run value(s): ${error.message}` }],
       runs: [],
       bytes: 0,
     };

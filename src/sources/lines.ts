@@ -99,18 +99,23 @@ function newlinesBetween(fd: number, start: number, end: number): number {
   return count;
 }
 
+export interface LineReadOptions {
+  /** Only the lines that start in this range. */
+  range?: ByteRange;
+  chunkSize?: number;
+  /** Reuse one read buffer: each batch's lines are valid only until the next batch is asked for. */
+  transient?: boolean;
+  /** Yield blank lines too (a trainer refuses them, so `validate` reports them). */
+  blank?: boolean;
+}
+
 /**
- * Yields the non-blank lines of a file (or of the lines starting in `range`) in batches,
+ * Yields the non-blank lines (every line, with `blank`) of a file (or of the lines starting in `range`) in batches,
  * one per chunk read, so callers pay one await per few MB rather than per line. Each
  * chunk is a fresh buffer: lines handed out stay valid after the next read.
  */
-export async function* readLineBatches(
-  path: string,
-  range?: ByteRange,
-  chunkSize = CHUNK_SIZE,
-  /** Reuse one read buffer: each batch's lines are valid only until the next batch is asked for. */
-  transient = false,
-): AsyncGenerator<Line[]> {
+export async function* readLineBatches(path: string, options: LineReadOptions = {}): AsyncGenerator<Line[]> {
+  const { range, chunkSize = CHUNK_SIZE, transient = false, blank = false } = options;
   // Synchronous reads: a reader works through one file at a time and gains nothing from
   // the thread pool, while paying a round trip per call for it.
   const fd = openSync(path, 'r');
@@ -184,7 +189,7 @@ export async function* readLineBatches(
         }
         lineNumber++;
         const bytes = trimLine(raw);
-        if (!isBlank(bytes)) batch.push({ bytes, number: lineNumber, offset: fileOffset, terminated: true });
+        if (blank || !isBlank(bytes)) batch.push({ bytes, number: lineNumber, offset: fileOffset, terminated: true });
         fileOffset += raw.length + 1;
         p = nl + 1;
       }
@@ -203,7 +208,7 @@ export async function* readLineBatches(
       lineNumber++;
       const raw = Buffer.concat(pending, pendingLength);
       const bytes = trimLine(raw);
-      if (!isBlank(bytes)) yield [{ bytes, number: lineNumber, offset: fileOffset, terminated: false }];
+      if (blank || !isBlank(bytes)) yield [{ bytes, number: lineNumber, offset: fileOffset, terminated: false }];
     }
     if (reused !== null) {
       returnBuffer(reused);

@@ -27,7 +27,7 @@ export function damageReason(error: unknown, terminated: boolean): string {
 
 /** Records of a Synalinks trace file, or of the lines that start in `range`. */
 export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, transient = false): AsyncGenerator<RecordBatch> {
-  for await (const lines of readLineBatches(file.path, range, undefined, transient)) {
+  for await (const lines of readLineBatches(file.path, { range, transient })) {
     const batch: RecordBatch = { file, records: [], damaged: [], bytes: 0 };
     for (const line of lines) {
       batch.bytes += line.bytes.length + 1;
@@ -109,7 +109,7 @@ export async function* readSelectedRecords(
       }
       continue;
     }
-    for await (const batch of readLineBatches(file.path, range, undefined, true)) {
+    for await (const batch of readLineBatches(file.path, { range, transient: true })) {
       const records: TraceRecord[] = [];
       for (const line of batch) {
         while (next < wanted.length && wanted[next] < line.number) next++;

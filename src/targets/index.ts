@@ -43,6 +43,7 @@ export {
 } from './tokens.js';
 export {
   DEFAULT_TOKEN_LIMIT,
+  fileLines,
   validateFile,
   validateLines,
   LineValidator,

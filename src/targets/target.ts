@@ -50,6 +50,7 @@ export type ErrorClass =
   | 'invalid_json'
   | 'blank_line'
   | 'bom'
+  | 'text_too_long'
   // The OpenAI cookbook's classes.
   | 'data_type'
   | 'missing_messages_list'

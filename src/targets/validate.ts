@@ -3,9 +3,9 @@
  * line without loading the file, and summarizes what a trainer would say
  * (the OpenAI cookbook's report, extended to tools and the NeMo formats).
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { parseJsonText } from '../canonical/json-value.js';
+import { isWhitespace, textTooLong } from '../canonical/scan.js';
+import { readLineBatches } from '../sources/lines.js';
 import { summarize, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
@@ -53,15 +53,22 @@ export interface ValidationReport {
   ok: boolean;
 }
 
+/**
+ * Every line of a file as its bytes (so invalid UTF-8 is found, not replaced), blank ones
+ * included, however long: a line is split at `\n` only, as trainers read JSONL. `onRead`
+ * hears how many bytes each line took.
+ */
+export async function* fileLines(path: string, onRead?: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for await (const batch of readLineBatches(path, { blank: true })) {
+    for (const line of batch) {
+      onRead?.(line.bytes.length + 1);
+      yield line.bytes;
+    }
+  }
+}
+
 export async function validateFile(path: string, target: Target, opts: ValidateOptions = {}): Promise<ValidationReport> {
-  // Load first: readline drops the lines it emits before iteration starts.
-  const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
-  // Latin-1 maps each byte to one character, so each line's bytes come back exactly and
-  // invalid UTF-8 is found rather than replaced by U+FFFD.
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'latin1' }), crlfDelay: Infinity });
-  const validator = new LineValidator(target, counter, counter.encoding, opts.tokenLimit);
-  for await (const line of lines) validator.addBytes(Buffer.from(line, 'latin1'));
-  return validator.report(path);
+  return validateLines(fileLines(path), target, opts, path);
 }
 
 /** The same over any source of lines (each without its line end): bytes as read, or text. */
@@ -137,7 +144,7 @@ export class LineValidator {
       this.tally.add({ code: 'bom', severity: 'error', line: 1, message: 'the file starts with a byte order mark' });
       bytes = bytes.subarray(3);
     }
-    if (bytes.toString('utf8').trim() === '') {
+    if (bytes.every(isWhitespace)) {
       this.tally.add({ code: 'blank_line', severity: 'error', line: this.lineNo, message: 'blank line' });
       return;
     }
@@ -149,7 +156,9 @@ export class LineValidator {
       value = parseJsonText(bytes);
     } catch (e) {
       this.examples += 1;
-      this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: (e as Error).message });
+      const tooLong = textTooLong(e);
+      if (tooLong !== null) this.tally.add({ code: 'text_too_long', severity: 'error', line: this.lineNo, message: `${tooLong.message}; no trainer takes an example that long` });
+      else this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: (e as Error).message });
       return;
     }
     this.check(value);

@@ -9,11 +9,11 @@ import { keyHex, keyOf } from '../pipeline/keys.js';
 import type { EntryInfo } from './index-store.js';
 import {
   elementsOf,
-  isString,
   membersOf,
   prettyJson,
   prettyJsonText,
   scanMessages,
+  shownStringAt,
   stringAt,
   type MessageSpans,
   type Span,
@@ -71,12 +71,12 @@ class RowBuilder {
     this.rows.push({ segs: [] });
   }
 
-  /** Wrapped text, each row prefixed by `indent`. */
-  text(text: string, indent: string, style: Style = {}): void {
+  /** Wrapped text, each row prefixed by `indent`; `leftOut` bytes of it were never decoded (`shownStringAt`). */
+  text(text: string, indent: string, style: Style = {}, leftOut = 0): void {
     let t = text.replace(/\s+$/, '');
-    let cut = '';
+    let cut = leftOut > 0 ? `… (${formatBytes(leftOut)} more not shown)` : '';
     if (t.length > MAX_BLOCK_CHARS) {
-      cut = `… (${formatBytes(Buffer.byteLength(t.slice(MAX_BLOCK_CHARS)))} more not shown)`;
+      cut = `… (${formatBytes(Buffer.byteLength(t.slice(MAX_BLOCK_CHARS)) + leftOut)} more not shown)`;
       t = t.slice(0, MAX_BLOCK_CHARS);
     }
     for (const row of wrap(sanitize(t), this.width - indent.length)) this.push([{ text: indent }, { text: row, ...style }]);
@@ -105,8 +105,11 @@ function lineCount(text: string): number {
   return n;
 }
 
-function contentText(b: Buffer, span: Span): string {
-  return stringAt(b, span) ?? b.toString('utf8', span[0], span[1]);
+/** Bytes of a text decoded to show it: a screen shows MAX_BLOCK_CHARS of it at most, and it may be longer than a string can be. */
+const SHOWN_BYTES = 8 * MAX_BLOCK_CHARS;
+
+function contentText(b: Buffer, span: Span): { text: string; leftOut: number } {
+  return shownStringAt(b, span, SHOWN_BYTES) ?? { text: b.toString('utf8', span[0], Math.min(span[1], span[0] + SHOWN_BYTES)), leftOut: Math.max(0, span[1] - span[0] - SHOWN_BYTES) };
 }
 
 function renderParts(out: RowBuilder, b: Buffer, span: Span, indent: string): void {
@@ -114,8 +117,9 @@ function renderParts(out: RowBuilder, b: Buffer, span: Span, indent: string): vo
     const members = membersOf(b, part);
     const type = stringAt(b, members.get('type') ?? null);
     const text = members.get('text');
-    if (type === 'text' && text !== undefined && isString(b, text)) {
-      out.text(stringAt(b, text)!, indent);
+    const shown = type === 'text' && text !== undefined ? shownStringAt(b, text, SHOWN_BYTES) : null;
+    if (shown !== null) {
+      out.text(shown.text, indent, {}, shown.leftOut);
       continue;
     }
     const image = members.get('image_url');
@@ -137,16 +141,16 @@ function renderContent(out: RowBuilder, b: Buffer, m: MessageSpans, structured: 
   if (span === null) return;
   const c = b[span[0]];
   if (c === 0x22) {
-    const text = stringAt(b, span)!;
+    const { text, leftOut } = shownStringAt(b, span, SHOWN_BYTES)!;
     if (text === '') return;
-    if (structured || m.role === 'assistant' || m.role === 'tool') {
+    if ((structured || m.role === 'assistant' || m.role === 'tool') && leftOut === 0) {
       const pretty = prettyJsonText(text);
       if (pretty !== null) {
         out.json(pretty, '  ', { color: structured ? 'greenBright' : undefined });
         return;
       }
     }
-    out.text(text, '  ');
+    out.text(text, '  ', {}, leftOut);
   } else if (c === 0x5b) {
     renderParts(out, b, span, '  ');
   } else {
@@ -170,11 +174,11 @@ function renderToolCalls(out: RowBuilder, b: Buffer, span: Span, toolOfCall: Map
     ]);
     const args = fnMembers.get('arguments');
     if (args === undefined) continue;
-    if (isString(b, args)) {
-      const text = stringAt(b, args)!;
-      const pretty = prettyJsonText(text);
+    const shown = shownStringAt(b, args, SHOWN_BYTES);
+    if (shown !== null) {
+      const pretty = shown.leftOut === 0 ? prettyJsonText(shown.text) : null;
       if (pretty !== null) out.json(pretty, '    ');
-      else out.text(text, '    ');
+      else out.text(shown.text, '    ', {}, shown.leftOut);
     } else {
       out.json(prettyJson(b, args), '    ');
     }
@@ -224,9 +228,10 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     out.push(header);
     if ((role === 'system' || role === 'developer') && m.content !== null) {
       const fold = `system:${k}`;
-      const text = contentText(b, m.content);
+      const { text, leftOut } = contentText(b, m.content);
       if (!options.isOpen(fold)) {
-        out.push([{ text: '  ' }, { text: `▸ ${role} prompt folded (${lineCount(text)} lines, ${text.length} chars): Enter unfolds`, dim: true }], fold);
+        const size = leftOut > 0 ? `${formatBytes(m.content[1] - m.content[0])}` : `${lineCount(text)} lines, ${text.length} chars`;
+        out.push([{ text: '  ' }, { text: `▸ ${role} prompt folded (${size}): Enter unfolds`, dim: true }], fold);
       } else {
         out.push([{ text: '  ' }, { text: `▾ ${role} prompt`, dim: true }], fold);
         out.inFold = fold;
@@ -236,13 +241,14 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
     } else {
       if (m.reasoning !== null) {
         const fold = `reasoning:${k}`;
-        const text = contentText(b, m.reasoning);
+        const { text, leftOut } = contentText(b, m.reasoning);
         if (!options.isOpen(fold)) {
-          out.push([{ text: '  ' }, { text: `▸ reasoning folded (${lineCount(text)} lines): Enter unfolds`, dim: true, italic: true }], fold);
+          const size = leftOut > 0 ? formatBytes(m.reasoning[1] - m.reasoning[0]) : `${lineCount(text)} lines`;
+          out.push([{ text: '  ' }, { text: `▸ reasoning folded (${size}): Enter unfolds`, dim: true, italic: true }], fold);
         } else {
           out.push([{ text: '  ' }, { text: '▾ reasoning', dim: true, italic: true }], fold);
           out.inFold = fold;
-          out.text(text, '  │ ', { dim: true, italic: true });
+          out.text(text, '  │ ', { dim: true, italic: true }, leftOut);
           out.inFold = undefined;
         }
       }

@@ -425,7 +425,7 @@ export class IndexStore extends EventEmitter {
     for (let f = 0; f < this.files.length && !this.closed; f++) {
       const file = this.files[f];
       try {
-        for await (const lines of readLineBatches(file.path, undefined, this.chunkSize)) {
+        for await (const lines of readLineBatches(file.path, { chunkSize: this.chunkSize })) {
           if (this.closed) return;
           let bytes = 0;
           for (const line of lines) {

@@ -174,28 +174,56 @@ export function tidyPreview(text: string): string {
 }
 
 /**
+ * Texts longer than this are searched by their start only: a message may hold more than a
+ * JavaScript string can (about 536 MB), and a search over hundreds of megabytes would stall
+ * the screen anyway.
+ */
+const SEARCHED_BYTES = 1 << 24;
+
+/** The text of the value at `span` to search: a string's text, or other JSON as written; its start when long. */
+function searchedText(b: Buffer, span: Span): string {
+  if (b[span[0]] === QUOTE) return stringPrefix(b, span, SEARCHED_BYTES);
+  return b.toString('utf8', span[0], Math.min(span[1], span[0] + SEARCHED_BYTES));
+}
+
+/**
  * The text a search runs over: every message's content (text parts only, not image data),
  * reasoning, tool calls and their results, and the exception.
  */
 export function searchTextOf(b: Buffer, messages: Span, exception: string | null): string {
   const parts: string[] = [];
+  let length = 0;
+  const add = (text: string): void => {
+    // Joined, the parts must still make one string.
+    if (length + text.length > 16 * SEARCHED_BYTES) return;
+    parts.push(text);
+    length += text.length + 1;
+  };
   for (const m of scanMessages(b, messages)) {
     if (m.content !== null) {
-      const c = b[m.content[0]];
-      if (c === QUOTE) parts.push(decodeString(b, m.content[0], m.content[1]));
-      else if (c === OPEN_BRACKET) {
+      if (b[m.content[0]] === OPEN_BRACKET) {
         for (const part of elementsOf(b, m.content)) {
           const t = membersOf(b, part).get('text');
-          if (t !== undefined && b[t[0]] === QUOTE) parts.push(decodeString(b, t[0], t[1]));
+          if (t !== undefined && b[t[0]] === QUOTE) add(searchedText(b, t));
         }
-      } else parts.push(b.toString('utf8', m.content[0], m.content[1]));
+      } else add(searchedText(b, m.content));
     }
-    if (m.reasoning !== null && b[m.reasoning[0]] === QUOTE) parts.push(decodeString(b, m.reasoning[0], m.reasoning[1]));
-    if (m.toolCalls !== null) parts.push(b.toString('utf8', m.toolCalls[0], m.toolCalls[1]));
-    if (m.name !== null) parts.push(m.name);
+    if (m.reasoning !== null && b[m.reasoning[0]] === QUOTE) add(searchedText(b, m.reasoning));
+    if (m.toolCalls !== null) add(searchedText(b, m.toolCalls));
+    if (m.name !== null) add(m.name);
   }
-  if (exception !== null) parts.push(exception);
+  if (exception !== null) add(exception);
   return parts.join('\n');
+}
+
+/**
+ * A string token's text to show, or null when the span is not a string: a text longer than
+ * `maxBytes` is decoded only that far (a screen shows a fraction of it, and it may be longer
+ * than a string can be), and `leftOut` counts the bytes not decoded.
+ */
+export function shownStringAt(b: Buffer, span: Span | null, maxBytes: number): { text: string; leftOut: number } | null {
+  if (span === null || b[span[0]] !== QUOTE) return null;
+  return { text: stringPrefix(b, span, maxBytes), leftOut: Math.max(0, span[1] - span[0] - maxBytes) };
 }
 
 const MAX_STRING_TOKEN = 4000;
