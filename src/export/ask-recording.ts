@@ -16,6 +16,7 @@
  *
  * `traces` reads these files back as Ask recordings and rebuilds the same conversations.
  */
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
 import { textTooLong } from '../canonical/scan.js';
@@ -23,10 +24,11 @@ import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js'
 import { planCuration } from '../pipeline/curate.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
-import { OutputDir, type OutputFile } from '../output/output-dir.js';
+import { OutputDir, OutputFile } from '../output/output-dir.js';
+import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask.js';
 import type { Discovery } from '../sources/discover.js';
-import { readSelectedRecords } from '../sources/read.js';
+import { readFull, readSelectedRecords } from '../sources/read.js';
 import { safeSegment } from './names.js';
 
 export interface AskRecordingOptions {
@@ -118,11 +120,45 @@ export function conversationInteractions(messages: readonly Message[], record: P
   return interactions;
 }
 
-interface Recording {
-  test: string;
-  interactions: Json[];
-  conversations: number;
-  latest: number | null;
+/**
+ * A recording being gathered. Its interactions go to a scratch file as they come, already
+ * written as they will stand in the recording: a tree's recordings can hold more than memory.
+ */
+class Recording {
+  private readonly body: OutputFile;
+  interactions = 0;
+  conversations = 0;
+  latest: number | null = null;
+
+  constructor(
+    readonly test: string,
+    scratch: RunTempDir,
+    index: number,
+  ) {
+    const file = path.join(scratch.path, `${index}.json`);
+    this.body = new OutputFile(file, file);
+  }
+
+  add(interactions: readonly Json[], timestamp: number | null): void {
+    for (const interaction of interactions) this.body.write(`${this.interactions++ > 0 ? ',' : ''}\n    ${writeJsonAt(interaction, 2, '    ')}`);
+    this.conversations++;
+    if (timestamp !== null && (this.latest === null || timestamp > this.latest)) this.latest = timestamp;
+  }
+
+  /** Writes the recording as `writeJson(…, 2)` would have: the header, the interactions gathered, the end. */
+  writeTo(file: OutputFile): void {
+    const recordedAt = new Date((this.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    file.write(`{\n  "test": ${JSON.stringify(this.test)},\n  "recorded_at": ${JSON.stringify(recordedAt)},\n  "interactions": ${this.interactions > 0 ? '[' : '[]'}`);
+    this.body.close();
+    const fd = openSync(this.body.finalPath, 'r');
+    try {
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (let position = 0, n; (n = readFull(fd, chunk, position)) > 0; position += n) file.write(chunk.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
+    file.write(this.interactions > 0 ? '\n  ]\n}\n' : '\n}\n');
+  }
 }
 
 /** The conversation a recording takes from the record, or why it has none. */
@@ -142,27 +178,13 @@ function exportableMessages(record: TraceRecord): { messages: Message[] } | { re
   return { messages };
 }
 
-/**
- * Writes a recording as `writeJson(…, 2)` would, one interaction at a time: a module's
- * recording can hold more text than one string can.
- */
-function writeRecording(file: OutputFile, test: string, recordedAt: string, interactions: readonly unknown[]): void {
-  file.write(`{\n  "test": ${JSON.stringify(test)},\n  "recorded_at": ${JSON.stringify(recordedAt)},\n  "interactions": `);
-  if (interactions.length === 0) file.write('[]');
-  else {
-    file.write('[');
-    interactions.forEach((interaction, i) => file.write(`${i > 0 ? ',' : ''}\n    ${writeJsonAt(interaction, 2, '    ')}`));
-    file.write('\n  ]');
-  }
-  file.write('\n}\n');
-}
-
 export async function runAskRecordingExport(
   discovery: Discovery,
   curationOptions: CurationOptions,
   options: AskRecordingOptions,
 ): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
+  let scratch: RunTempDir | null = null;
   try {
     const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
@@ -170,6 +192,7 @@ export async function runAskRecordingExport(
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
     const recordings = new Map<string, Recording>();
+    scratch = new RunTempDir();
     for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
       for (const record of records) {
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
@@ -182,19 +205,16 @@ export async function runAskRecordingExport(
         const messages = read.messages;
         const test = recordingTestName(record.program, record.module);
         let recording = recordings.get(test);
-        if (recording === undefined) recordings.set(test, (recording = { test, interactions: [], conversations: 0, latest: null }));
-        recording.interactions.push(...conversationInteractions(messages, record));
-        recording.conversations++;
-        if (record.timestamp !== null && (recording.latest === null || record.timestamp > recording.latest)) recording.latest = record.timestamp;
+        if (recording === undefined) recordings.set(test, (recording = new Recording(test, scratch, recordings.size)));
+        recording.add(conversationInteractions(messages, record), record.timestamp);
         if (record.partial) partial.push(record.callId);
       }
     }
     const files: Record<string, unknown>[] = [];
     for (const recording of [...recordings.values()].sort((a, b) => a.test.localeCompare(b.test))) {
-      const recordedAt = new Date((recording.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const file = path.join(recording.test, 'recording.yml');
-      writeRecording(output.create(file), recording.test, recordedAt, recording.interactions);
-      files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions.length });
+      recording.writeTo(output.create(file));
+      files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions });
     }
     const report = {
       format: 'ask-recording',
@@ -215,8 +235,10 @@ export async function runAskRecordingExport(
     output.create('report.json').write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
     output.commit();
+    scratch.remove();
     return { plan, report };
   } catch (error) {
+    scratch?.remove();
     output.abort();
     throw error;
   }
