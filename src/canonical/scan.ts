@@ -236,9 +236,17 @@ export function textTooLong(error: unknown, bytes: number | null = null): TextTo
 
 /** `TRACES_TEST_MAX_TEXT=<units>`: a lower limit than V8's, so tests reach the too-long path without half a gigabyte. */
 const TEST_MAX_TEXT = Number(process.env.TRACES_TEST_MAX_TEXT ?? Infinity);
+/** A token of fewer bytes decodes to fewer UTF-16 units, so it cannot be too long: only longer ones take the checked path. */
+const CHECKED_FROM_BYTES = Math.min(2 ** 26, TEST_MAX_TEXT);
 
 /** Decodes a string token's text; `p` at the opening quote, `stringEnd` past the closing quote. */
 export function decodeString(b: Buffer, p: number, stringEnd: number): string {
+  if (stringEnd - p > CHECKED_FROM_BYTES) return decodeLongString(b, p, stringEnd);
+  if (!stringHasEscape(b, p, stringEnd)) return b.toString('utf8', p + 1, stringEnd - 1);
+  return JSON.parse(b.toString('utf8', p, stringEnd)) as string;
+}
+
+function decodeLongString(b: Buffer, p: number, stringEnd: number): string {
   let text: string;
   try {
     text = stringHasEscape(b, p, stringEnd) ? (JSON.parse(b.toString('utf8', p, stringEnd)) as string) : b.toString('utf8', p + 1, stringEnd - 1);
