@@ -4,6 +4,7 @@
  */
 import { writeJson } from '../canonical/json-value.js';
 import type { Message, Status, TraceRecord } from '../record.js';
+import { epochSecondsOf } from '../time.js';
 import { costOver, secondsOver } from './limit-text.js';
 
 export interface Selection {
@@ -111,12 +112,11 @@ function versionMatches(text: string | null, ranges: readonly VersionRange[]): b
   });
 }
 
-/** ISO 8601 date or date-time (a date alone is UTC midnight), or epoch seconds; null when neither. */
+/** ISO 8601 date or date-time (without a zone, UTC: a date alone is UTC midnight), or epoch seconds; null when neither. */
 export function parseTime(text: string): number | null {
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : ms / 1000;
+  return epochSecondsOf(text);
 }
 
 /** The texts `--grep` searches: contents, reasoning and tool-call arguments. */

@@ -22,6 +22,7 @@
 import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { canonicalValueText } from '../canonical/canonical.js';
 import { writeJson } from '../canonical/json-value.js';
+import { epochSecondsOf } from '../time.js';
 import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../record.js';
 import type { TraceFile } from './discover.js';
 import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
@@ -222,8 +223,7 @@ export class AskRebuilder {
   setRecordedAt(value: unknown): void {
     this.sawRecordedAt = true;
     this.recordedAt = str(value);
-    const ms = this.recordedAt === null ? NaN : Date.parse(this.recordedAt);
-    this.timestamp = Number.isNaN(ms) ? null : ms / 1000;
+    this.timestamp = this.recordedAt === null ? null : epochSecondsOf(this.recordedAt);
   }
 
   /**

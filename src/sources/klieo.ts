@@ -25,6 +25,7 @@ import { RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
 import { isObject, num, str, type Json } from './json-values.js';
 import { writeJson } from '../canonical/json-value.js';
+import { epochSecondsOf } from '../time.js';
 
 
 export interface KlieoBatch {
@@ -38,8 +39,7 @@ export interface KlieoBatch {
 function epoch(value: unknown): number | null {
   const text = str(value);
   if (text === null) return null;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : ms / 1000;
+  return epochSecondsOf(text);
 }
 
 function textOf(value: unknown): string | null {

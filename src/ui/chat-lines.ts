@@ -325,7 +325,7 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   }
   field('call_id', record.callId);
   field('parent_call_id', record.parentCallId ?? 'null');
-  field('timestamp', Number.isFinite(info.timestamp) ? `${formatLongTime(info.timestamp)}  (${info.timestamp})` : 'null');
+  field('timestamp', Number.isFinite(info.timestamp) ? `${formatLongTime(info.timestamp)} UTC  (${info.timestamp})` : 'null');
   field('duration', Number.isFinite(info.duration) ? `${formatDuration(info.duration)}  (${info.duration} s)` : 'null');
   field('model', record.model ?? '(unknown)');
   const stale = staleAccounting(info.file.source, info.status);

@@ -154,7 +154,7 @@ export function entryRow(store: IndexStore, entry: number, columns: Column[], ma
 }
 
 export function headerSegs(columns: Column[]): Seg[] {
-  const segs: Seg[] = [{ text: '    ' + padEnd('time', 14) }];
+  const segs: Seg[] = [{ text: '    ' + padEnd('time (UTC)', 14) }];
   for (const column of columns) segs.push({ text: ' ' + cell(column.title, column) });
   segs.push({ text: ' first user message' });
   return segs.map((s) => ({ ...s, dim: true, bold: true }));
@@ -220,7 +220,7 @@ export function runRow(run: Run): Seg[] {
 }
 
 export function runHeaderSegs(): Seg[] {
-  const text = `    ${padEnd('started', 14)} ${padStart('steps', 5)} ${padStart('tokens', 7)} ${padStart('cost', 9)} ${padStart('duration', 8)} program  source  modules`;
+  const text = `    ${padEnd('started (UTC)', 14)} ${padStart('steps', 5)} ${padStart('tokens', 7)} ${padStart('cost', 9)} ${padStart('duration', 8)} program  source  modules`;
   return [{ text, dim: true, bold: true }];
 }
 

@@ -145,17 +145,19 @@ function two(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-/** Local time `MM-DD HH:MM:SS`, the list's time column. */
+/**
+ * `MM-DD HH:MM:SS` in UTC, the list's time column. UTC as every other output shows times
+ * (stats, runs) and as `--since` reads them: a time copied from the browser selects the same
+ * records on any machine.
+ */
 export function formatShortTime(epochSeconds: number): string {
   if (!Number.isFinite(epochSeconds)) return '';
   const d = new Date(epochSeconds * 1000);
-  return `${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return `${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
 }
 
-/** Local time `YYYY-MM-DD HH:MM:SS.mmm`. */
+/** `YYYY-MM-DD HH:MM:SS.mmm` in UTC. */
 export function formatLongTime(epochSeconds: number): string {
   if (!Number.isFinite(epochSeconds)) return '';
-  const d = new Date(epochSeconds * 1000);
-  const ms = String(d.getMilliseconds()).padStart(3, '0');
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${ms}`;
+  return new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 23);
 }

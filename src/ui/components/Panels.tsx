@@ -82,7 +82,7 @@ export function statsRows(stats: NodeStats, store: IndexStore, title: string, wi
   const timed = stats.records;
   field('duration', timed > 0 ? `total ${formatDuration(stats.durationSum)}, mean ${formatDuration(stats.durationSum / timed)}, max ${formatDuration(stats.durationMax)}` : '');
   if (Number.isFinite(stats.firstTimestamp)) {
-    field('calls', `${formatLongTime(stats.firstTimestamp).slice(0, 16)} to ${formatLongTime(stats.lastTimestamp).slice(0, 16)}`);
+    field('calls', `${formatLongTime(stats.firstTimestamp).slice(0, 16)} to ${formatLongTime(stats.lastTimestamp).slice(0, 16)} UTC`);
   }
   field('models', stats.models.map(({ model, records }) => `${model}\u00a0${records}`).join(' · '));
   field('files', String(stats.files));

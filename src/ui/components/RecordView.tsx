@@ -14,7 +14,7 @@ export function summarySegs(info: EntryInfo, marked: boolean, groupSize: number)
   if (info.status === 'damaged') {
     segs.push({ text: `  ${info.file.display}:${info.line}`, color: 'magenta' });
   } else {
-    segs.push({ text: `  ${formatLongTime(info.timestamp).slice(0, 19)}`, dim: true });
+    segs.push({ text: `  ${formatLongTime(info.timestamp).slice(0, 19)} UTC`, dim: true });
     if (info.model) segs.push({ text: `  ${info.model}` });
     if (info.tokens >= 0) segs.push({ text: `  ${formatTokens(info.tokens)} tok`, dim: true });
     if (Number.isFinite(info.cost)) segs.push({ text: `  ${formatUsd(info.cost)}`, dim: true });

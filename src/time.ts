@@ -1,0 +1,16 @@
+/**
+ * Times given as text, read the same on every machine. `Date.parse` reads an ISO 8601 date
+ * alone as UTC but a date-time without a zone as the machine's local time, so `--since
+ * 2026-07-07T10:00` kept other records in Tokyo than in CI, and a recorder's zone-less
+ * timestamps moved with the reader's TZ. Here a time without a zone is UTC, always.
+ */
+
+/** An ISO 8601 date-time with no zone designator (`T` or a space between date and time). */
+const ZONELESS_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
+
+/** Epoch seconds of a time written as text (ISO 8601, or what `Date.parse` reads with its zone); null when unreadable. */
+export function epochSecondsOf(text: string): number | null {
+  const zoneless = ZONELESS_DATE_TIME.exec(text.trim());
+  const ms = Date.parse(zoneless !== null ? `${zoneless[1]}T${zoneless[2]}Z` : text);
+  return Number.isNaN(ms) ? null : ms / 1000;
+}
