@@ -84,7 +84,7 @@ describe('dry runs on a 3,000-record tree', () => {
       const line = result.stdout.split('\n').find((l) => l.startsWith(`${label} `));
       assert.ok(line, label);
       const want = Object.entries(counts)
-        .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, n]) => `${name} (${n})`)
         .join(', ');
       assert.equal(line.replace(/^\S+\s+/, ''), want);

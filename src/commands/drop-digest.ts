@@ -12,6 +12,7 @@ import { RunTempDir } from '../pipeline/spill.js';
 import { writeAll } from '../output/write-all.js';
 import { withInputsReport } from './common.js';
 import { formatCount } from '../format.js';
+import { compareText } from '../order.js';
 
 /** Examples shown per reason without -v. */
 export const EXAMPLES_PER_REASON = 3;
@@ -54,7 +55,7 @@ export class DropDigest {
   /** Per reason, most drops first: `filter: 400 records, e.g.` and the first few. */
   examples(): string {
     const out: string[] = [];
-    for (const [reason, count] of [...this.counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))) {
+    for (const [reason, count] of [...this.counts].sort(([a, x], [b, y]) => y - x || compareText(a, b))) {
       const firsts = this.firsts.get(reason) ?? [];
       const noun = reason === 'damaged' ? 'line' : 'record';
       out.push(`would drop ${formatCount(count)} ${noun}${count === 1 ? '' : 's'} as ${reason}${count > firsts.length ? `, first ${firsts.length}` : ''}:`);

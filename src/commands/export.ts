@@ -7,6 +7,7 @@ import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, root
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
+import { compareText } from '../order.js';
 
 interface ExportFlags extends CurationFlags {
   format: string;
@@ -46,7 +47,7 @@ function scrubSettings(flags: ExportFlags): ScrubSettings | null {
 /** What the scrubber replaced, by detector, the most frequent first: report.json holds the same counts. */
 export function redactionSummary(scrub: { redactions: Record<string, number> } | null): string {
   if (scrub === null) return 'redacted nothing (--scrub none)';
-  const kinds = Object.entries(scrub.redactions).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const kinds = Object.entries(scrub.redactions).sort(([a, x], [b, y]) => y - x || compareText(a, b));
   const total = kinds.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return 'redacted nothing: no detector found anything';
   return `redacted ${formatCount(total)} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}`;

@@ -6,6 +6,7 @@ import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { addToList, appendAll } from '../lists.js';
 import { formatCount } from '../format.js';
+import { compareText } from '../order.js';
 
 const LISTED_PER_DETECTOR = 10;
 
@@ -62,7 +63,7 @@ Examples:
           damaged_lines: damaged,
         });
       } else {
-        for (const [detector, list] of [...byDetector].sort(([a], [b]) => a.localeCompare(b))) {
+        for (const [detector, list] of [...byDetector].sort(([a], [b]) => compareText(a, b))) {
           process.stdout.write(`${detector} (${list[0].kind}): ${list.length}\n`);
           for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${f.file}:${f.line} ${f.call_id} ${f.path}: ${f.preview}\n`);
           if (list.length > LISTED_PER_DETECTOR) process.stdout.write(`  … ${list.length - LISTED_PER_DETECTOR} more (--json lists all)\n`);

@@ -30,6 +30,7 @@ import { classOfToolName } from '../sources/ask.js';
 import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { safeSegment } from './names.js';
+import { compareText } from '../order.js';
 
 export interface AskRecordingOptions {
   out: string;
@@ -211,7 +212,7 @@ export async function runAskRecordingExport(
       }
     }
     const files: Record<string, unknown>[] = [];
-    for (const recording of [...recordings.values()].sort((a, b) => a.test.localeCompare(b.test))) {
+    for (const recording of [...recordings.values()].sort((a, b) => compareText(a.test, b.test))) {
       const file = path.join(recording.test, 'recording.yml');
       recording.writeTo(output.create(file));
       files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions });

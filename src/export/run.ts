@@ -32,6 +32,7 @@ import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { redactValue } from '../privacy/index.js';
 import { CallIdColumn } from '../pipeline/columns.js';
+import { compareText } from '../order.js';
 
 export interface ExportOptions {
   format: string;
@@ -186,7 +187,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
     const notes: string[] = [];
-    for (const [folder, dataset] of [...datasets].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [folder, dataset] of [...datasets].sort(([a], [b]) => compareText(a, b))) {
       const finished = dataset.finish();
       for (const split of SPLITS) {
         for (const { file, report } of finished.filter((f) => f.split === split)) {
@@ -354,7 +355,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
             kinds: [...options.scrub.options.kinds].map((k) => (k === 'secret' ? 'secrets' : k)),
             custom_rules: (options.scrub.options.rules ?? []).map((r) => r.name),
             drop_on_secrets: options.scrub.dropOnSecrets,
-            redactions: Object.fromEntries(Object.entries(input.redactions).sort(([a], [b]) => a.localeCompare(b))),
+            redactions: Object.fromEntries(Object.entries(input.redactions).sort(([a], [b]) => compareText(a, b))),
           },
     tools: {
       supplied: input.supplied.map((d) => d.function.name),

@@ -5,6 +5,7 @@ import { KeyIndex } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
+import { compareText } from '../order.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;
 export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
@@ -190,7 +191,7 @@ export class StatsCollector {
   }
 
   toJSON(): Record<string, unknown> {
-    const sorted = (dimension: GroupDimension) => [...this.groups[dimension]].sort(([a], [b]) => a.localeCompare(b));
+    const sorted = (dimension: GroupDimension) => [...this.groups[dimension]].sort(([a], [b]) => compareText(a, b));
     return {
       records: this.total.records,
       ok: this.total.ok,

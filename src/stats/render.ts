@@ -4,6 +4,7 @@ import type { GroupDimension, StatsCollector } from './collect.js';
 import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd } from '../format.js';
 import type { QuantileSketch } from './quantiles.js';
 import { isoOrNull, type Tally } from './tally.js';
+import { compareText } from '../order.js';
 
 /** A quantile of a sketch, marked `≈` when it comes from the histogram rather than the values. */
 function quantileText(sketch: QuantileSketch, q: number): string {
@@ -44,7 +45,7 @@ function costSummary(t: Tally, prices: string | null): string {
 
 function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): string {
   const rows = [...groups]
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareText(a, b))
     .map(([name, t]) => [
       name,
       formatCount(t.records),
@@ -61,7 +62,7 @@ function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): stri
 
 /** `name (count)` for each group, the most common first (ties by name), so the main one reads first. */
 function byCount(groups: Map<string, Tally>): string {
-  const sorted = [...groups].sort(([a, x], [b, y]) => y.records - x.records || a.localeCompare(b));
+  const sorted = [...groups].sort(([a, x], [b, y]) => y.records - x.records || compareText(a, b));
   return sorted.map(([name, g]) => `${name} (${formatCount(g.records)})`).join(', ') || '-';
 }
 

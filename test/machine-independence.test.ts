@@ -1,14 +1,15 @@
 /**
- * A time without a zone means UTC everywhere: in --since/--until, in recorders' timestamps,
- * in the browser. The same command keeps the same records on a laptop in Tokyo and in CI.
+ * The same command gives the same output on every machine: a time without a zone means UTC
+ * everywhere (--since/--until, recorders' timestamps, the browser), and text is ordered by
+ * code point, not by the machine's locale. A laptop in Tokyo or Stockholm and CI agree.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { epochSecondsOf } from '../src/time.js';
 import { formatLongTime, formatShortTime } from '../src/ui/text.js';
-import { FIXTURES, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
 
 const ZONES = ['UTC', 'Asia/Tokyo', 'America/New_York'];
 
@@ -63,5 +64,31 @@ describe('times without a zone are UTC, whatever the machine TZ', () => {
         assert.equal(formatLongTime(t), '2026-07-07 23:15:30.456', TZ);
       }
     });
+  });
+});
+
+describe('text is ordered by code point, whatever the machine locale', () => {
+  const LOCALES = ['C.UTF-8', 'en_US.UTF-8', 'sv_SE.UTF-8', 'tr_TR.UTF-8'];
+  // Orders that en_US, sv_SE and tr_TR collation disagree on.
+  const NAMES = ['zeta', 'äpfel', 'Beta', 'ılık', 'Ilık', 'apple'];
+
+  it('stats and the export report list programs in the same order in every locale', () => {
+    const tree = tempDir();
+    const lines = readFileSync(path.join(SAMPLES, 'my_program', 'generator_cot', 'generator_cot_20260707-101530.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    NAMES.forEach((name, i) => {
+      mkdirSync(path.join(tree, name, name), { recursive: true });
+      const own = lines.map((l) => l.replaceAll('"my_program"', JSON.stringify(name)).replaceAll('"generator_cot"', JSON.stringify(name)).replace(/"call_id":"[0-9a-f]/, `"call_id":"${i}`));
+      writeFileSync(path.join(tree, name, name, `${name}_20260707-101530.jsonl`), own.join('\n') + '\n');
+    });
+    const outputs = LOCALES.map((locale) => {
+      const env = { LC_ALL: locale, LANG: locale };
+      const out = path.join(tempDir(), 'out');
+      const exported = runCli(['export', tree, '--format', 'nemo', '--group-by', 'module', '--out', out], { env });
+      assert.equal(exported.status, 0, exported.stderr);
+      return [runCli(['stats', tree], { env }).stdout, runCli(['stats', tree, '--json'], { env }).stdout, readFileSync(path.join(out, 'report.json'), 'utf8').replace(/"out": .*\n/, '')];
+    });
+    for (const [i, output] of outputs.entries()) assert.deepEqual(output, outputs[0], LOCALES[i]);
+    const programs = Object.keys((JSON.parse(outputs[0][1]) as { programs: Record<string, unknown> }).programs);
+    assert.deepEqual(programs, [...NAMES].sort(), 'code point order');
   });
 });
