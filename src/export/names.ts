@@ -1,12 +1,20 @@
 /** Folder names built from record fields, made safe: they can never leave the output folder. */
+import { createHash } from 'node:crypto';
 
 const UNSAFE = /[^A-Za-z0-9._-]/g;
+const MAX_KEPT = 120;
 
-/** One path segment from a program or module name: no separators, no `..`, never empty. */
+/**
+ * One path segment from a program or module name: no separators, no `..`, never empty, and
+ * never the segment of another name. A name that is not already safe keeps its safe
+ * characters and gains `-` and 8 hex digits of its sha256: without them `翻訳` and `要約`
+ * (both `__`), or `a/b` and `a_b`, shared one folder, and two modules' examples one dataset.
+ */
 export function safeSegment(name: string): string {
-  let segment = name.replace(UNSAFE, '_').slice(0, 120);
+  let segment = name.replace(UNSAFE, '_').slice(0, MAX_KEPT);
   if (segment === '' || /^\.+$/.test(segment)) segment = `_${segment}`;
   // Hidden folders are easy to miss, and `.` prefixes are how `..` sneaks in.
   if (segment.startsWith('.')) segment = `_${segment.slice(1)}`;
-  return segment;
+  if (segment === name) return segment;
+  return `${segment}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
