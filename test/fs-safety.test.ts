@@ -737,4 +737,25 @@ describe('files and folders other flags name are inputs too', () => {
       assert.equal(existsSync(out), false);
     }
   });
+
+  it('a temporary folder (TMPDIR) inside the traces is refused before anything is written there', () => {
+    const tree = path.join(tempDir(), 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const tmp = path.join(tree, 'tmp');
+    mkdirSync(tmp);
+    const out = path.join(path.dirname(tree), 'out');
+    for (const args of [
+      ['dedupe', tree, '--out', out],
+      ['export', tree, '--format', 'openai', '--out', out],
+      ['index', tree, '--out', '-'],
+      ['sql', 'SELECT 1', tree],
+    ]) {
+      const run = runCli(args, { env: { TMPDIR: tmp } });
+      assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /temporary folder \S+ \(TMPDIR\) is inside the input/);
+      assert.deepEqual(readdirSync(tmp), [], `${args.join(' ')} wrote into the input`);
+      assert.equal(existsSync(out), false);
+    }
+    assert.equal(runCli(['stats', tree], { env: { TMPDIR: tmp } }).status, 0, 'stats writes no temporary file');
+  });
 });

@@ -1,6 +1,5 @@
 /** `traces index`: one Parquet row per record, for SQL here (`traces sql`) or in any engine. */
 import { createReadStream, lstatSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
@@ -107,7 +106,7 @@ Examples:
           ? null
           : checkOutputPath({ flag: '--out', given: target.path, kind: target.kind, inputs: discovery.inputs ?? [], force: flags.force === true || emptyFolder }).absolute;
       if (target.kind === 'folder' && finalPath !== null) checkFolderToReplace(finalPath);
-      const scratch = finalPath === null ? Scratch.in(tmpdir()) : Scratch.beside(finalPath);
+      const scratch = finalPath === null ? Scratch.inTemp() : Scratch.beside(finalPath);
       // Loaded here, not at the top: the engine's native library is for this command and `sql` only.
       const { Engine } = await import('../engine/duckdb.js');
       const { buildIndex, reportDamage } = await import('../index/build.js');

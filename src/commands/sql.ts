@@ -1,6 +1,5 @@
 /** `traces sql`: SQL over the record index (the `records` view), from a Parquet index or built on the fly. */
 import { existsSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
@@ -71,7 +70,7 @@ Examples:
         } else {
           const prices = loadPriceTable(flags.prices);
           const discovery = await findTraceFiles(roots, flags);
-          scratch = Scratch.in(tmpdir());
+          scratch = Scratch.inTemp();
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
           reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));

@@ -5,8 +5,10 @@
  * folder is removed on a signal or a crash, like every temporary of the run (cleanup.ts).
  */
 import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { whileRunning } from './cleanup.js';
+import { checkTempFolder } from './output-path.js';
 
 const SCRATCH_PREFIX = '.traces-tmp-';
 
@@ -47,8 +49,10 @@ export class Scratch {
     return new Scratch(mkdtempSync(path.join(path.dirname(finalPath), `${SCRATCH_PREFIX}${path.basename(finalPath)}-`)));
   }
 
-  static in(folder: string): Scratch {
-    return new Scratch(mkdtempSync(path.join(folder, SCRATCH_PREFIX)));
+  /** A scratch folder in the system's temporary folder, which must not be inside an input. */
+  static inTemp(): Scratch {
+    checkTempFolder(tmpdir());
+    return new Scratch(mkdtempSync(path.join(tmpdir(), SCRATCH_PREFIX)));
   }
 
   file(name: string): string {

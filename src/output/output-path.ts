@@ -77,15 +77,29 @@ function identitiesUp(file: string): string[] {
 }
 
 /**
- * What the run reads besides its trace files, named by other flags (--keep-list, --exclude,
- * --against, --tools, --scrub-rules, --prices): no path the run writes may be one, be inside one or
- * contain one either, whichever flag names it. Real paths, as `inputs`.
+ * What the run reads: its trace roots (noted by discovery) and the files other flags name
+ * (--keep-list, --exclude, --against, --tools, --scrub-rules, --prices). No path the run
+ * writes may be one, be inside one or contain one either, whichever flag names it. Real
+ * paths, as `inputs`.
  */
-const otherInputs = new Set<string>();
+const knownInputs = new Set<string>();
 
-/** Notes a file or folder the run reads (see `otherInputs`); its readers call this. */
+/** Notes a file or folder the run reads (see `knownInputs`); its readers call this. */
 export function readsAlso(file: string): void {
-  for (const real of realInputs([file])) otherInputs.add(real);
+  for (const real of realInputs([file])) knownInputs.add(real);
+}
+
+/**
+ * Refuses a temporary folder inside what the run reads (TMPDIR set to a folder of traces):
+ * its scratch files would appear among the user's traces while it runs.
+ */
+export function checkTempFolder(folder: string): void {
+  const real = realInputs([folder])[0]!;
+  for (const input of knownInputs) {
+    if (real === input || isInside(real, input)) {
+      throw new UserError(`the temporary folder ${folder} (TMPDIR) is inside the input ${input}: traces never writes into what it reads; set TMPDIR to a folder outside it`);
+    }
+  }
 }
 
 /** Resolves, checks and describes an output path, or throws a UserError (exit 2) saying what to do. */
@@ -128,7 +142,7 @@ export function checkOutputPath(target: OutputTarget): CheckedPath {
   // A folder mounted twice (a bind mount) has two real paths: each path is also compared by what it is on disk.
   const above = identitiesUp(current);
   const own = existing !== null ? above[0] : null;
-  for (const input of [...target.inputs, ...otherInputs]) {
+  for (const input of [...target.inputs, ...knownInputs]) {
     let where = real === input ? 'is' : isInside(real, input) ? 'is inside' : isInside(input, real) ? 'contains' : null;
     const inputIdentity = where === null ? identityOf(input) : null;
     if (inputIdentity !== null) {

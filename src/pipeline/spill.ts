@@ -7,6 +7,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStale, whileRunning } from '../output/cleanup.js';
+import { checkTempFolder } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
 
 const BUFFER_ROWS = 8192;
@@ -36,6 +37,7 @@ export class RunTempDir {
   private readonly release: () => void;
 
   constructor() {
+    checkTempFolder(tmpdir());
     removeStaleSpills();
     this.path = mkdtempSync(path.join(tmpdir(), `${PREFIX}${process.pid}-`));
     this.release = whileRunning(() => rmSync(this.path, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import fg from 'fast-glob';
-import { identityOf, isInside, realInputs } from '../output/output-path.js';
+import { identityOf, isInside, readsAlso, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
 import { detectSource } from './detect.js';
 
@@ -293,6 +293,7 @@ export async function discover(roots: readonly string[], options: DiscoverOption
     if (!named_.some((input) => isInside(path.join(real!, path.basename(file.path)), input)) && !result.inputs.includes(real)) result.inputs.push(real);
   }
   result.files = oncePerFile(result.files, (file) => realFolders.get(path.dirname(file.path)) === path.dirname(file.path));
+  for (const input of result.inputs) readsAlso(input);
   return result;
 }
 
