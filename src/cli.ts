@@ -70,11 +70,15 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   return program;
 }
 
-/** `traces stats --json | head` closes the pipe early: that is the reader's choice, not an error. */
+/**
+ * `traces stats --json | head` closes the pipe early: that is the reader's choice, not an
+ * error. Any other failure to write standard output (a full disk under `> file`) is named so.
+ */
 function exitQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      if (stream === process.stdout) error.path ??= 'standard output';
       throw error;
     });
   }

@@ -9,10 +9,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  closeSync,
   cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -412,6 +414,24 @@ describe('unreadable inputs and unwritable outputs', () => {
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     }
     assert.deepEqual(readdirSync(readOnly), []);
+  });
+
+  it('standard output on a full disk is named in one line, exit 2', { skip: existsSync('/dev/full') ? false : 'no /dev/full' }, () => {
+    for (const args of [
+      ['stats', SAMPLES, '--json'],
+      ['index', SAMPLES, '--out', '-'],
+      ['sql', 'SELECT call_id FROM records', SAMPLES, '--csv'],
+    ]) {
+      const full = openSync('/dev/full', 'w');
+      try {
+        const result = spawnSync(process.execPath, [BIN, ...args], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+        assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+        assert.match(result.stderr, /^traces: standard output: no space left on the device/m);
+        assert.doesNotMatch(result.stderr, /\n\s+at /);
+      } finally {
+        closeSync(full);
+      }
+    }
   });
 });
 
