@@ -107,22 +107,32 @@ export class IdList {
   }
 }
 
+/** The ids of an id list's text, with their line numbers: one per line, `#` starts a comment anywhere, blank lines ignored. */
+export function idsOfText(text: string): { id: string; line: number }[] {
+  const ids: { id: string; line: number }[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const id = raw.replace(/#.*/, '').trim();
+    if (id !== '') ids.push({ id, line: index + 1 });
+  });
+  return ids;
+}
+
+/** The text of an id file a flag names, or a UserError saying why it cannot be read. */
+export function readIdFileText(flag: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UserError(`${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
 /** Reads the id files one flag names (the flag may repeat) into one list. */
 export function readIdListFiles(flag: string, files: readonly string[]): IdList {
   const list = new IdList();
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
     readsAlso(file);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UserError(`${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-    text.split(/\r?\n/).forEach((raw, index) => {
-      const id = raw.replace(/#.*/, '').trim();
-      if (id !== '') list.add({ id, file, line: index + 1 });
-    });
+    for (const { id, line } of idsOfText(readIdFileText(flag, file))) list.add({ id, file, line });
   }
   return list;
 }

@@ -2,23 +2,18 @@
  * The exclusion file: one call_id per line, `#` starts a comment, blank lines ignored.
  * `--exclude FILE` of dedupe, filter and export reads the same format.
  */
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { isWellFormedId } from '../id-list.js';
+import { idsOfText, isWellFormedId, readIdFileText } from '../id-list.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
 
 export const DEFAULT_EXCLUDE_FILE = 'traces-exclude.txt';
 
+/** The call_ids of an exclusion file's text, read as `--exclude` reads it (`idsOfText`). */
 export function parseExcludeText(text: string): string[] {
-  const ids: string[] = [];
-  // As commands/curation-options.ts reads it: `#` starts a comment, anywhere on a line.
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.replace(/#.*/, '').trim();
-    if (line !== '') ids.push(line);
-  }
-  return ids;
+  return idsOfText(text).map(({ id }) => id);
 }
 
 /**
@@ -29,13 +24,7 @@ export function parseExcludeText(text: string): string[] {
  */
 export function readExcludeFile(file: string, flag = '--exclude'): Set<string> {
   if (!existsSync(file)) return new Set();
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UserError(`${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  const ids = parseExcludeText(text);
+  const ids = parseExcludeText(readIdFileText(flag, file));
   const stray = ids.find((id) => !isWellFormedId(id));
   if (stray !== undefined) {
     throw new UserError(
