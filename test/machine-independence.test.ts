@@ -41,6 +41,13 @@ describe('times without a zone are UTC, whatever the machine TZ', () => {
     }
   });
 
+  it('sql works in UTC: a day or an hour of to_timestamp(timestamp) is the same in every TZ', () => {
+    const query = "SELECT date_trunc('day', to_timestamp(timestamp)) AS day, hour(to_timestamp(timestamp)) AS hour, count(*) AS calls FROM records GROUP BY ALL ORDER BY 1, 2";
+    const results = ZONES.map((TZ) => runCliJson<unknown[]>(['sql', query, SAMPLES], { env: { TZ } }));
+    for (const [i, result] of results.entries()) assert.deepEqual(result, results[0], ZONES[i]);
+    assert.deepEqual((results[0] as { hour: number }[]).map((r) => r.hour), [8, 12, 7, 14]);
+  });
+
   it('epochSecondsOf: zone-less ISO date-times as UTC; a zone or a date alone as written', () => {
     assert.equal(epochSecondsOf('2026-07-07T10:00'), Date.UTC(2026, 6, 7, 10) / 1000);
     assert.equal(epochSecondsOf('2026-07-07 10:00:30.25'), Date.UTC(2026, 6, 7, 10, 0, 30, 250) / 1000);

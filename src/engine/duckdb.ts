@@ -100,6 +100,8 @@ export class Engine {
       autoinstall_known_extensions: 'false',
     });
     const connection = await instance.connect();
+    // Times in UTC, as every output of traces: date_trunc('day', to_timestamp(timestamp)) groups the same calls on every machine.
+    await connection.run("SET TimeZone = 'UTC'");
     return new Engine(connection, () => {
       connection.closeSync();
       instance.closeSync();
