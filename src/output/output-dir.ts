@@ -48,10 +48,12 @@ export class OutputFile {
     public finalPath: string,
     readonly tempPath: string,
     fd?: number,
+    /** The folder of `tempPath` is known to exist (a run creating thousands of files makes each folder once). */
+    folderExists = false,
   ) {
     OutputFile.makeRoom();
     if (fd === undefined) {
-      mkdirSync(path.dirname(tempPath), { recursive: true });
+      if (!folderExists) mkdirSync(path.dirname(tempPath), { recursive: true });
       // 'wx': a name that exists (a link planted there included) is never opened.
       fd = openSync(tempPath, 'wx');
     }
@@ -247,6 +249,10 @@ function outputError(flag: string, given: string, error: unknown): never {
 
 export class OutputDir {
   private readonly files: OutputFile[] = [];
+  /** The temporary names in use, for `create` to keep them apart without a search through `files`. */
+  private readonly tempPaths = new Set<string>();
+  /** Staging folders made so far: a tree copy creates thousands of files in few folders. */
+  private readonly stagingFolders = new Set<string>();
   /** Folders this run created above and at --out, deepest last: removed again if the run does not finish. */
   private readonly createdDirs: string[] = [];
   private readonly staging: string;
@@ -334,8 +340,13 @@ export class OutputDir {
     const finalPath = this.resolve(relative);
     // Shards of one split start under the same name and are renamed when numbered: keep their temporary names apart.
     let tempPath = path.join(this.staging, path.relative(this.dir, finalPath));
-    for (let n = 2; this.files.some((f) => f.tempPath === tempPath); n++) tempPath = path.join(this.staging, `${path.relative(this.dir, finalPath)}.${n}`);
-    return this.track(new OutputFile(finalPath, tempPath));
+    for (let n = 2; this.tempPaths.has(tempPath); n++) tempPath = path.join(this.staging, `${path.relative(this.dir, finalPath)}.${n}`);
+    const folder = path.dirname(tempPath);
+    if (!this.stagingFolders.has(folder)) {
+      mkdirSync(folder, { recursive: true });
+      this.stagingFolders.add(folder);
+    }
+    return this.track(new OutputFile(finalPath, tempPath, undefined, true));
   }
 
   /** A file named by a flag (e.g. `--manifest FILE`), written with the same checks and safety. */
@@ -358,6 +369,7 @@ export class OutputDir {
 
   private track(file: OutputFile): OutputFile {
     this.files.push(file);
+    this.tempPaths.add(file.tempPath);
     return file;
   }
 
@@ -373,7 +385,13 @@ export class OutputDir {
       const relatives = inside.map((f) => path.relative(this.dir, f.finalPath));
       const marker = path.join(this.dir, COMPLETE_MARKER);
       const earlier = [...new Set([...listedFiles(this.dir, COMPLETE_MARKER), ...listedFiles(this.dir, MOVING_LIST)])];
-      for (const file of inside) this.prepareFolders(file.finalPath);
+      const prepared = new Set<string>();
+      for (const file of inside) {
+        const folder = path.dirname(file.finalPath);
+        if (prepared.has(folder)) continue;
+        this.prepareFolders(file.finalPath);
+        prepared.add(folder);
+      }
       // From here until the marker, the folder is incomplete.
       removeEntry(marker);
       this.prepareFolders(path.join(this.dir, MOVING_LIST));
