@@ -58,12 +58,13 @@ function isSystemLink(component: string): boolean {
 
 /** What a path is on disk (device and inode, links followed), or null when nothing is there. */
 export function identityOf(file: string): string | null {
-  try {
-    const info = statSync(file);
-    return `${info.dev}:${info.ino}`;
-  } catch {
-    return null;
-  }
+  const info = statSync(file, { throwIfNoEntry: false });
+  return info !== undefined ? identityOfStats(info) : null;
+}
+
+/** The identity `identityOf` gives, from a stat already at hand. */
+export function identityOfStats(info: { dev: number; ino: number }): string {
+  return `${info.dev}:${info.ino}`;
 }
 
 /** The identities of a path and of every folder above it, nearest first. */

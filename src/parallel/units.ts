@@ -23,7 +23,7 @@ const MAX_SHARE = 64 << 20;
 const MIN_TAIL_SHARE = 1 << 20;
 
 export function fileSizes(files: readonly TraceFile[]): number[] {
-  return files.map((f) => statSync(f.path).size);
+  return files.map((f) => f.size ?? statSync(f.path).size);
 }
 
 /**

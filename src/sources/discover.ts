@@ -5,13 +5,13 @@
  * format is told by their content's shape, read from the first bytes, never by name, so
  * Synalinks files pay nothing for it. `--source` forces one format for every file.
  */
-import { accessSync, closeSync, constants, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import fg from 'fast-glob';
-import { identityOf, isInside, readsAlso, realInputs } from '../output/output-path.js';
+import { identityOfStats, isInside, readsAlso, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
 import { detectSource } from './detect.js';
 
@@ -23,6 +23,8 @@ export interface TraceFile {
   root: string;
   /** The recorder that wrote the file. */
   source: SourceKind;
+  /** Bytes, as discovery found it: the reading plan covers these (a recorder may append more meanwhile). */
+  size?: number;
 }
 
 export interface DiscoverOptions {
@@ -305,7 +307,18 @@ export async function discover(roots: readonly string[], options: DiscoverOption
  */
 function oncePerFile(files: readonly TraceFile[], isRealPath: (file: TraceFile) => boolean): TraceFile[] {
   // What a file is on disk, whatever the path to it (the path itself when it cannot be read).
-  const identities = files.map((file) => identityOf(file.path) ?? file.path);
+  // The one stat per file also gives its size, which planning the shares needs next.
+  const identities = files.map((file) => {
+    let info: Stats | undefined;
+    try {
+      info = statSync(file.path, { throwIfNoEntry: false });
+    } catch {
+      info = undefined;
+    }
+    if (info === undefined) return file.path;
+    file.size = info.size;
+    return identityOfStats(info);
+  });
   const chosen = new Map<string, TraceFile>();
   files.forEach((file, i) => {
     const kept = chosen.get(identities[i]);
