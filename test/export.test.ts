@@ -130,6 +130,32 @@ describe('traces export', () => {
     assert.ok(readdirSync(path.join(out, 'math_agent', 'final_generator_math_agent')).includes('training.jsonl'));
   });
 
+  it('--group-by module over many small modules says each kind of warning once, and report.json keeps each file\'s', () => {
+    const tree = path.join(tempDir(), 'modules');
+    const line = readFileSync(path.join(SAMPLES, 'my_program', 'generator', 'generator_20260707-101530.jsonl'), 'utf8').split('\n')[0]!;
+    const modules = Array.from({ length: 6 }, (_, i) => `m${i}`);
+    modules.forEach((module, i) => {
+      mkdirSync(path.join(tree, 'p', module), { recursive: true });
+      const own = line
+        .replace('"program":"my_program","module":"generator"', `"program":"p","module":"${module}"`)
+        .replace(/"call_id":"[0-9a-f]/, `"call_id":"${i}`)
+        .replace(/"inputs_hash":"[0-9a-f]/, `"inputs_hash":"${i}`);
+      writeFileSync(path.join(tree, 'p', module, `${module}_20260707-101530.jsonl`), `${own}\n`);
+    });
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', tree, '--out', out, '--format', 'openai', '--group-by', 'module']);
+    assert.equal(result.status, 0, result.stderr);
+    const warnings = result.stderr.split('\n').filter((l) => l.startsWith('warning: '));
+    assert.deepEqual(
+      warnings.map((w) => w.replace(/ \(.*$/, '')),
+      ['warning: too_few_examples in 6 files', 'warning: no validation file written in 6 datasets'],
+    );
+    assert.match(warnings[0], /\(p\/m0\/training\.jsonl, p\/m1\/training\.jsonl, p\/m2\/training\.jsonl, … 3 more; report\.json lists each\)/);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { files: { warnings: { code: string }[] }[]; warnings: string[] };
+    assert.equal(report.files.filter((f) => f.warnings.some((w) => w.code === 'too_few_examples')).length, modules.length);
+    assert.equal(report.warnings.length, 2);
+  });
+
   it('leaves out the records of an exclusion file, and what an earlier export already holds', () => {
     const base = exportTo(['--format', 'nemo']);
     const exclude = path.join(tempDir(), 'exclude.txt');

@@ -192,6 +192,7 @@ export class Dataset {
   /** Per side, whether a group other than the held one came. */
   private readonly severalGroups: Record<Split, boolean> = { training: false, validation: false };
   /** Set by finish: why there is no validation file, when there is none. */
+  /** Why the dataset has no validation file, when it has none. */
   validationNote: string | null = null;
 
   constructor(
@@ -263,11 +264,10 @@ export class Dataset {
     // An empty validation file is written only when asked for (fraction 0) and the target takes one.
     const emptyValidation = this.validationFraction === 0 && !this.target.rejectsEmptyValidation;
     if (validation.examples === 0 && !emptyValidation) {
-      const where = this.folder === '' ? '' : ` for ${this.folder}`;
       this.validationNote =
         this.validationFraction === 0
-          ? `no validation file written${where}: ${this.target.name} rejects an empty one (without it, the service splits off its own)`
-          : `no validation file written${where}: its examples have fewer than 2 first-user-message groups, and validation must not share a group with training`;
+          ? `${this.target.name} rejects an empty one (without it, the service splits off its own)`
+          : 'its examples have fewer than 2 first-user-message groups, and validation must not share a group with training';
     }
     return [
       ...training.finish(true).map((f) => ({ split: 'training' as const, ...f })),

@@ -33,6 +33,8 @@ import { KeyIndex } from '../pipeline/key-index.js';
 import { redactValue } from '../privacy/index.js';
 import { CallIdColumn } from '../pipeline/columns.js';
 import { compareText } from '../order.js';
+import { addToList } from '../lists.js';
+import { formatCount } from '../format.js';
 
 export interface ExportOptions {
   format: string;
@@ -186,7 +188,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
-    const notes: string[] = [];
+    const notes: FolderNote[] = [];
     for (const [folder, dataset] of [...datasets].sort(([a], [b]) => compareText(a, b))) {
       const finished = dataset.finish();
       for (const split of SPLITS) {
@@ -194,7 +196,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
           files.push({ path: path.relative(output.dir, file.finalPath), dataset: folder, split, report });
         }
       }
-      if (dataset.validationNote !== null) notes.push(dataset.validationNote);
+      if (dataset.validationNote !== null) notes.push({ folder, reason: dataset.validationNote });
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
@@ -296,20 +298,52 @@ interface ReportInput {
   /** call_ids of examples rebuilt from a prompt holding only the last user turn. */
   partial: string[];
   redactions: Record<string, number>;
-  /** Why a dataset has no validation file, when one has none. */
-  notes: string[];
+  /** Why a dataset has no validation file, for each that has none. */
+  notes: FolderNote[];
+}
+
+interface FolderNote {
+  folder: string;
+  reason: string;
+}
+
+/** A warning about one file or dataset. */
+interface SubjectWarning {
+  subject: string;
+  kind: string;
+  detail: string;
+  /** The warning on its own line. */
+  line: string;
+}
+
+/** Warnings of one kind about more subjects than this are said once, naming the first few. */
+const SAID_SEPARATELY = 3;
+
+/**
+ * One line per kind of warning when many files or datasets share it (a --group-by export of
+ * thousands of modules warned thousands of times): the report's `files` keeps each.
+ */
+function warningsOnce(warnings: readonly SubjectWarning[], subjects: string): string[] {
+  const byKind = new Map<string, SubjectWarning[]>();
+  for (const w of warnings) addToList(byKind, w.kind, w);
+  return [...byKind].flatMap(([kind, list]) => {
+    if (list.length <= SAID_SEPARATELY) return list.map((w) => w.line);
+    const named = list.slice(0, SAID_SEPARATELY).map((w) => w.subject).join(', ');
+    return [`${kind} in ${formatCount(list.length)} ${subjects} (${named}, … ${formatCount(list.length - SAID_SEPARATELY)} more; report.json lists each), the first: ${list[0].detail}`];
+  });
 }
 
 function buildReport(input: ReportInput): Record<string, unknown> {
   const { target, options, plan, files } = input;
-  const warnings: string[] = [];
+  const fileWarnings: SubjectWarning[] = [];
   const perFile = files.map(({ path: file, dataset, split, report }) => {
     for (const w of report.warnings) {
       // An empty validation file is what --validation-fraction 0 asks for, not a problem.
       if (w.code === 'too_few_examples' && split === 'validation' && report.examples === 0) continue;
       // Without --group-by the training total (over every shard) is checked once below: a file's own count would say it twice.
       if (w.code === 'too_few_examples' && split === 'training' && options.groupBy === 'none') continue;
-      warnings.push(`${file}: ${w.code}: ${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`);
+      const detail = `${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`;
+      fileWarnings.push({ subject: file, kind: w.code, detail, line: `${file}: ${w.code}: ${detail}` });
     }
     return {
       file,
@@ -324,6 +358,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
       warnings: report.warnings,
     };
   });
+  const warnings = warningsOnce(fileWarnings, 'files');
   const examples = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.examples, 0)]));
   if (options.groupBy === 'none' && target.minExamples > 0 && examples.training < target.minExamples) {
     warnings.push(`only ${examples.training} training examples: ${target.name} needs at least ${target.minExamples}`);
@@ -334,7 +369,13 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
-  warnings.push(...input.notes);
+  const noValidation = 'no validation file written';
+  warnings.push(
+    ...warningsOnce(
+      input.notes.map(({ folder, reason }) => ({ subject: folder, kind: noValidation, detail: reason, line: `${noValidation}${folder === '' ? '' : ` for ${folder}`}: ${reason}` })),
+      'datasets',
+    ),
+  );
   const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
   return {
     format: target.name,
