@@ -254,6 +254,22 @@ describe('the open-file limit', () => {
     assert.ok(program !== undefined, `${readdirSync(out).join(", ")}: ${run.stderr}`);
     assert.equal(readdirSync(path.join(out, program)).length, 260);
   });
+
+  it('under a limit lower than the descriptors it keeps open (ulimit -n 64), output files close sooner instead of failing', () => {
+    const tree = wideTree(150);
+    // Where each command puts one folder per module: under the program, or (Ask recordings) at the top.
+    for (const [args, modulesIn] of [
+      [['export', tree, '--format', 'nemo', '--group-by', 'module'], 'my_program'],
+      [['export', tree, '--format', 'ask-recording'], '.'],
+      [['dedupe', tree], 'wide'],
+    ] as const) {
+      const out = path.join(tempDir(), 'out');
+      const run = runLimited(64, [...args, '--out', out], { TRACES_WORKERS: '1' });
+      assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
+      const folders = readdirSync(path.join(out, modulesIn)).filter((name) => !name.startsWith('_') && !name.endsWith('.json'));
+      assert.equal(folders.length, 150, args.join(' '));
+    }
+  });
 });
 
 describe('the file-size limit (ulimit -f)', () => {

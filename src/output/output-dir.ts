@@ -23,12 +23,14 @@ const MOVING_LIST = path.join('_traces', 'moving');
 
 /** Descriptors OutputFiles keep open at once, per thread: far below the usual limits (256 on macOS, 1024 on Linux). */
 const MAX_OPEN_FILES = 64;
+/** Fewest descriptors OutputFiles go down to when the process limit (ulimit -n) is lower than they assumed. */
+const MIN_OPEN_FILES = 4;
 
 /**
  * A file being written: buffered, and only visible under its final name after commit.
  *
  * A run may write thousands of files at once (a tree copy, one dataset per module), more
- * than a process may hold open. At most MAX_OPEN_FILES stay open; the least recently
+ * than a process may hold open. At most MAX_OPEN_FILES stay open (fewer under a low ulimit -n); the least recently
  * written is closed and opened again, to append, when next written. Again means the staging
  * file this run created: never through a link, never created anew.
  */
@@ -55,7 +57,7 @@ export class OutputFile {
     if (fd === undefined) {
       if (!folderExists) mkdirSync(path.dirname(tempPath), { recursive: true });
       // 'wx': a name that exists (a link planted there included) is never opened.
-      fd = openSync(tempPath, 'wx');
+      fd = OutputFile.openMakingRoom(() => openSync(tempPath, 'wx'));
     }
     this.fd = fd;
     OutputFile.open.add(this);
@@ -69,17 +71,36 @@ export class OutputFile {
    */
   static reopen(tempPath: string, options: { append?: boolean } = {}): OutputFile {
     OutputFile.makeRoom();
-    return new OutputFile(tempPath, tempPath, openSync(tempPath, OutputFile.reopenFlags(options.append === true)));
+    return new OutputFile(tempPath, tempPath, OutputFile.openMakingRoom(() => openSync(tempPath, OutputFile.reopenFlags(options.append === true))));
   }
 
   private static reopenFlags(append: boolean): number {
     return constants.O_WRONLY | constants.O_NOFOLLOW | (append ? constants.O_APPEND : 0);
   }
 
+  /** How many descriptors OutputFiles keep open: MAX_OPEN_FILES, less once the process limit was met. */
+  private static maxOpen = MAX_OPEN_FILES;
+
+  /**
+   * Opens with `open`; when the process is out of descriptors (a low ulimit -n), keeps half as
+   * many of its own open from then on and tries again, down to MIN_OPEN_FILES.
+   */
+  private static openMakingRoom(open: () => number): number {
+    for (;;) {
+      try {
+        return open();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EMFILE' || OutputFile.open.size <= MIN_OPEN_FILES) throw error;
+        OutputFile.maxOpen = Math.max(MIN_OPEN_FILES, Math.floor(OutputFile.open.size / 2));
+        OutputFile.makeRoom();
+      }
+    }
+  }
+
   /** Closes the least recently written files until one more may open. */
   private static makeRoom(): void {
     for (const file of OutputFile.open) {
-      if (OutputFile.open.size < MAX_OPEN_FILES) return;
+      if (OutputFile.open.size < OutputFile.maxOpen) return;
       file.release();
     }
   }
@@ -103,7 +124,7 @@ export class OutputFile {
     OutputFile.open.delete(this);
     if (this.fd === -1) {
       OutputFile.makeRoom();
-      this.fd = openSync(this.tempPath, OutputFile.reopenFlags(true));
+      this.fd = OutputFile.openMakingRoom(() => openSync(this.tempPath, OutputFile.reopenFlags(true)));
     }
     OutputFile.open.add(this);
     return this.fd;
