@@ -258,8 +258,9 @@ describe('adversarial fuzz: mutated sample lines through every reading command',
   it('scan: no crash; scans every record', () => {
     const result = runCli(['scan', tree.root, '--json']);
     assertNoCrash('scan', result);
-    const scan = JSON.parse(result.stdout) as { records: number };
+    const scan = JSON.parse(result.stdout) as { records: number; damaged_lines: number };
     assert.equal(scan.records, tree.lines - tree.damaged.size);
+    assert.equal(scan.damaged_lines, tree.damaged.size);
   });
 
   it('dedupe: no crash; its manifest names exactly the damaged lines', () => {
