@@ -58,8 +58,11 @@ function isSystemLink(component: string): boolean {
 
 /** What a path is on disk (device and inode, links followed), or null when nothing is there. */
 export function identityOf(file: string): string | null {
-  const info = statSync(file, { throwIfNoEntry: false });
-  return info !== undefined ? identityOfStats(info) : null;
+  try {
+    return identityOfStats(statSync(file));
+  } catch {
+    return null;
+  }
 }
 
 /** The identity `identityOf` gives, from a stat already at hand. */

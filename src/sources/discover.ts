@@ -309,13 +309,12 @@ function oncePerFile(files: readonly TraceFile[], isRealPath: (file: TraceFile) 
   // What a file is on disk, whatever the path to it (the path itself when it cannot be read).
   // The one stat per file also gives its size, which planning the shares needs next.
   const identities = files.map((file) => {
-    let info: Stats | undefined;
+    let info: Stats;
     try {
-      info = statSync(file.path, { throwIfNoEntry: false });
+      info = statSync(file.path);
     } catch {
-      info = undefined;
+      return file.path;
     }
-    if (info === undefined) return file.path;
     file.size = info.size;
     return identityOfStats(info);
   });
