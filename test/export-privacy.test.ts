@@ -205,7 +205,7 @@ describe('privacy', () => {
     assert.deepEqual(readdirSync(path.dirname(out)).sort(), ['out']);
   });
 
-  it('names that make the same safe folder name still get a folder of their own, for datasets and Ask recordings', () => {
+  it('names that make the same safe folder name, or differ only in case, still get a folder of their own, for datasets and Ask recordings', () => {
     const tree = path.join(tempDir(), 'names');
     mkdirSync(path.join(tree, 'p'), { recursive: true });
     const line = JSON.parse(leakyRecords()[0]);
@@ -217,6 +217,9 @@ describe('privacy', () => {
       ['a_b', 'm'],
       [`${long}1`, 'm'],
       [`${long}2`, 'm'],
+      // One folder where case does not count (macOS, Windows).
+      ['p', 'Gen'],
+      ['p', 'gen'],
     ];
     const lines = names.map(([program, module], i) => JSON.stringify({ ...line, call_id: `n${i}`, program, module, timestamp: line.timestamp + i, inputs_hash: `${i}`.repeat(64) }));
     writeFileSync(path.join(tree, 'p', 'p_20260709-120000.jsonl'), `${lines.join('\n')}\n`);
@@ -225,12 +228,12 @@ describe('privacy', () => {
     assert.equal(result.status, 0, result.stderr);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { files: { dataset: string }[] };
     const folders = report.files.map((f) => f.dataset);
-    assert.equal(new Set(folders).size, names.length, folders.join(' '));
+    assert.equal(new Set(folders.map((f) => f.toLowerCase())).size, names.length, folders.join(' '));
     assert.ok(folders.includes(path.join('a_b', 'm')), 'a name already safe keeps its folder name');
     for (const folder of folders) assert.equal(readFileSync(path.join(out, folder, 'training.jsonl'), 'utf8').trim().split('\n').length, 1, folder);
     const ask = path.join(tempDir(), 'ask');
     assert.equal(runCli(['export', tree, '--format', 'ask-recording', '--out', ask]).status, 0);
-    assert.equal(readdirSync(ask).filter((f) => f !== '_traces' && f !== 'report.json').length, names.length);
+    assert.equal(new Set(readdirSync(ask).filter((f) => f !== '_traces' && f !== 'report.json').map((f) => f.toLowerCase())).size, names.length);
   });
 
   /** A tree of records each calling one tool, by name, as their completion. */

@@ -29,7 +29,7 @@ import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask.js';
 import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
-import { safeSegment } from './names.js';
+import { CaseDistinctNames, safeSegment } from './names.js';
 import { compareText } from '../order.js';
 
 export interface AskRecordingOptions {
@@ -193,6 +193,7 @@ export async function runAskRecordingExport(
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
     const recordings = new Map<string, Recording>();
+    const testNames = new CaseDistinctNames();
     scratch = new RunTempDir();
     for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
       for (const record of records) {
@@ -206,7 +207,7 @@ export async function runAskRecordingExport(
         const messages = read.messages;
         const test = recordingTestName(record.program, record.module);
         let recording = recordings.get(test);
-        if (recording === undefined) recordings.set(test, (recording = new Recording(test, scratch, recordings.size)));
+        if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size)));
         recording.add(conversationInteractions(messages, record), record.timestamp);
         if (record.partial) partial.push(record.callId);
       }

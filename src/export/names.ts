@@ -16,5 +16,29 @@ export function safeSegment(name: string): string {
   // Hidden folders are easy to miss, and `.` prefixes are how `..` sneaks in.
   if (segment.startsWith('.')) segment = `_${segment.slice(1)}`;
   if (segment === name) return segment;
-  return `${segment}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+  return `${segment}-${shortHash(name)}`;
+}
+
+function shortHash(name: string): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, 8);
+}
+
+/**
+ * Output names that stay apart where case does not (macOS, Windows, and any copy of the
+ * output there): of `Gen` and `gen`, the second to come gains 8 hex digits of its sha256,
+ * as `safeSegment` does. Otherwise one dataset would land on the other.
+ */
+export class CaseDistinctNames {
+  private readonly chosen = new Map<string, string>();
+  private readonly folded = new Set<string>();
+
+  nameFor(name: string): string {
+    let unique = this.chosen.get(name);
+    if (unique === undefined) {
+      unique = this.folded.has(name.toLowerCase()) ? `${name}-${shortHash(name)}` : name;
+      this.chosen.set(name, unique);
+      this.folded.add(unique.toLowerCase());
+    }
+    return unique;
+  }
 }

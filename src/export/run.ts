@@ -35,6 +35,7 @@ import { CallIdColumn } from '../pipeline/columns.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
+import { CaseDistinctNames } from './names.js';
 
 export interface ExportOptions {
   format: string;
@@ -141,10 +142,11 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     projected ??= startProjection(plan);
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
+    const folderNames = new CaseDistinctNames();
     const datasetAt = (folder: string): Dataset => {
       let dataset = datasets.get(folder);
       if (dataset === undefined) {
-        dataset = new Dataset(output, folder, target, options.tokenizer, fileLimit, options.validationFraction, provenance);
+        dataset = new Dataset(output, folderNames.nameFor(folder), target, options.tokenizer, fileLimit, options.validationFraction, provenance);
         datasets.set(folder, dataset);
       }
       return dataset;
@@ -189,7 +191,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
     const notes: FolderNote[] = [];
-    for (const [folder, dataset] of [...datasets].sort(([a], [b]) => compareText(a, b))) {
+    for (const dataset of [...datasets.values()].sort((a, b) => compareText(a.folder, b.folder))) {
+      const { folder } = dataset;
       const finished = dataset.finish();
       for (const split of SPLITS) {
         for (const { file, report } of finished.filter((f) => f.split === split)) {
