@@ -241,15 +241,19 @@ const CHECKED_FROM_BYTES = Math.min(2 ** 26, TEST_MAX_TEXT);
 
 /** Decodes a string token's text; `p` at the opening quote, `stringEnd` past the closing quote. */
 export function decodeString(b: Buffer, p: number, stringEnd: number): string {
-  if (stringEnd - p > CHECKED_FROM_BYTES) return decodeLongString(b, p, stringEnd);
+  return stringEnd - p > CHECKED_FROM_BYTES ? decodeLongString(b, p, stringEnd) : decodeToken(b, p, stringEnd);
+}
+
+function decodeToken(b: Buffer, p: number, stringEnd: number): string {
   if (!stringHasEscape(b, p, stringEnd)) return b.toString('utf8', p + 1, stringEnd - 1);
   return JSON.parse(b.toString('utf8', p, stringEnd)) as string;
 }
 
+/** `decodeToken` for a token long enough that V8 may refuse its text: the refusal becomes a TextTooLongError. */
 function decodeLongString(b: Buffer, p: number, stringEnd: number): string {
   let text: string;
   try {
-    text = stringHasEscape(b, p, stringEnd) ? (JSON.parse(b.toString('utf8', p, stringEnd)) as string) : b.toString('utf8', p + 1, stringEnd - 1);
+    text = decodeToken(b, p, stringEnd);
   } catch (error) {
     throw textTooLong(error, stringEnd - p) ?? error;
   }

@@ -25,6 +25,12 @@ export class JsonStreamError extends Error {}
 /** The JSON is valid (orjson loads it), but holds a text too long to build: what follows it cannot be read. */
 export class JsonTooLongError extends JsonStreamError {}
 
+/** Any other error of the parser, as a JsonStreamError: a text too long to build is valid JSON all the same. */
+function streamErrorOf(error: unknown): JsonStreamError {
+  const tooLong = textTooLong(error);
+  return tooLong !== null ? new JsonTooLongError(tooLong.message) : new JsonStreamError((error as Error).message);
+}
+
 /** Numbers are assembled as their recorded text (`JsonNumber`), never rounded through parseFloat. */
 function keepingNumberText(assembler: Assembler): Assembler {
   const saving = assembler as unknown as { _saveValue(value: unknown): void; numberValue(text: string): void };
@@ -185,8 +191,7 @@ export async function* streamJson(path: string, options: JsonStreamOptions = {})
     try {
       take(fn());
     } catch (error) {
-      const tooLong = textTooLong(error);
-      failure = error instanceof JsonStreamError ? error : tooLong !== null ? new JsonTooLongError(tooLong.message) : new JsonStreamError((error as Error).message);
+      failure = error instanceof JsonStreamError ? error : streamErrorOf(error);
     }
   };
   const handle = await open(path, 'r');
