@@ -614,25 +614,28 @@ function mkfifoSyncOrSkip(file: string): void {
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`);
 }
 
+/** Runs until TRACES_TEST_PAUSE=`point`, calls `change`, and lets the run go on. */
+async function changedWhilePaused(point: string, args: string[], change: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, TRACES_TEST_PAUSE: point }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  let changed = false;
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (!changed && stderr.includes(`test pause at ${point}`)) {
+      changed = true;
+      change();
+      child.kill('SIGUSR2');
+    }
+  });
+  const code = await exited;
+  assert.ok(changed, `the run never paused: ${stderr}`);
+  return { code, stderr };
+}
+
 describe('an input rewritten between the plan and the second read', () => {
-  /** Runs until the plan has every line's place (TRACES_TEST_PAUSE=planned), calls `change`, and lets the run go on. */
-  async function changedAfterPlanning(args: string[], change: () => void, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, TRACES_TEST_PAUSE: 'planned' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let changed = false;
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (!changed && stderr.includes('test pause at planned')) {
-        changed = true;
-        change();
-        child.kill('SIGUSR2');
-      }
-    });
-    const code = await exited;
-    assert.ok(changed, `the run never paused: ${stderr}`);
-    return { code, stderr };
-  }
+  /** Runs until the plan has every line's place, calls `change`, and lets the run go on. */
+  const changedAfterPlanning = (args: string[], change: () => void, env: NodeJS.ProcessEnv = {}) => changedWhilePaused('planned', args, change, env);
 
   const cases: [string, string[], NodeJS.ProcessEnv][] = [
     ['dedupe, one thread', ['dedupe'], { TRACES_WORKERS: '1' }],
@@ -777,5 +780,61 @@ describe('files and folders other flags name are inputs too', () => {
       assert.equal(existsSync(out), false);
     }
     assert.equal(runCli(['stats', tree], { env: { TMPDIR: tmp } }).status, 0, 'stats writes no temporary file');
+  });
+});
+
+describe('an output name taken while the run was going (the user, a second run)', () => {
+  /** A file saved at a name the run will write, after the run checked its paths and before it moves its files into place. */
+  const cases: { name: string; point: string; args: (tree: string, base: string) => string[]; taken: string; flag: string; named?: string; env?: NodeJS.ProcessEnv }[] = [
+    { name: 'export --manifest', point: 'planned', args: (tree, base) => ['export', tree, '--format', 'openai', '--out', path.join(base, 'out'), '--manifest', path.join(base, 'kept.jsonl')], taken: 'kept.jsonl', flag: '--manifest' },
+    { name: 'export, a dataset file', point: 'planned', args: (tree, base) => ['export', tree, '--format', 'nemo', '--out', path.join(base, 'out')], taken: path.join('out', 'training.jsonl'), flag: '--out' },
+    {
+      name: 'dedupe with workers, a trace file of the copy',
+      point: 'planned',
+      args: (tree, base) => ['dedupe', tree, '--out', path.join(base, 'out')],
+      taken: path.join('out', ONE_FILE),
+      flag: '--out',
+      env: { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '4096' },
+    },
+    { name: 'filter, the completion marker', point: 'planned', args: (tree, base) => ['filter', tree, '--status', 'ok', '--out', path.join(base, 'out')], taken: path.join('out', '_traces', 'complete'), flag: '--out' },
+    { name: 'index --out FILE', point: 'written', args: (tree, base) => ['index', tree, '--out', path.join(base, 'index.parquet')], taken: 'index.parquet', flag: '--out' },
+    { name: 'index --out DIR/', point: 'written', args: (tree, base) => ['index', tree, '--out', `${path.join(base, 'parts')}/`], taken: path.join('parts', 'notes.txt'), flag: '--out', named: 'parts' },
+  ];
+  for (const { name, point, args, taken, flag, named = taken, env } of cases) {
+    it(`${name}: the file stays as it is, the run says so with exit 2 and leaves nothing`, async () => {
+      const base = tempDir();
+      const tree = path.join(base, 'tree');
+      cpSync(SAMPLES, tree, { recursive: true });
+      const before = snapshot(tree);
+      const run = await changedWhilePaused(
+        point,
+        args(tree, base),
+        () => {
+          mkdirSync(path.dirname(path.join(base, taken)), { recursive: true });
+          writeFileSync(path.join(base, taken), 'the only copy\n');
+        },
+        env,
+      );
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, new RegExp(`traces: ${flag} [^\n]*: ${path.join(base, named).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} appeared while traces was running; nothing was written over it`));
+      assert.equal(readFileSync(path.join(base, taken), 'utf8'), 'the only copy\n');
+      // Only the tree and what the test saved: no output, no temporary file.
+      const left = listing(base)!.filter((entry) => !entry.startsWith('tree'));
+      const saved = taken.split(path.sep);
+      assert.deepEqual(left, saved.map((_, i) => saved.slice(0, i + 1).join('/') + (i < saved.length - 1 ? '/' : '')));
+      assert.deepEqual(snapshot(tree), before);
+    });
+  }
+
+  it('with --force the run replaces it, as it replaces what was there when it began', async () => {
+    const base = tempDir();
+    const tree = path.join(base, 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const manifest = path.join(base, 'kept.jsonl');
+    const run = await changedWhilePaused('planned', ['export', tree, '--format', 'openai', '--out', path.join(base, 'out'), '--manifest', manifest, '--force'], () =>
+      writeFileSync(manifest, 'the only copy\n'),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(readFileSync(manifest, 'utf8'), /"reason":"status"/);
   });
 });

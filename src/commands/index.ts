@@ -8,6 +8,8 @@ import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { Scratch } from '../output/output-file.js';
 import { checkOutputPath } from '../output/output-path.js';
+import { nameTakenError } from '../output/publish.js';
+import { pauseForTest } from '../output/test-pause.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
 
@@ -124,10 +126,11 @@ Examples:
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();
         engine = null;
+        await pauseForTest('written');
         if (finalPath === null) {
           await pipeline(createReadStream(scratch.file('out')), process.stdout, { end: false });
           scratch.discard();
-        } else scratch.commit('out', finalPath);
+        } else scratch.commit('out', finalPath, flags.force === true, () => nameTakenError('--out', flags.out!, finalPath));
         reportDamage(summary);
         const where = target.kind === 'stdout' ? 'stdout' : flags.out;
         if (flags.json) {

@@ -6,12 +6,13 @@
  * everything it created; a run killed outright leaves no marker, so the next run calls
  * the folder incomplete, and `--force` cleans it. Every path passes `checkOutputPath`.
  */
-import { type Stats, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { type Stats, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
 import { checkOutputPath, isInside } from './output-path.js';
 import { pauseForTestSync } from './test-pause.js';
+import { nameTaken, nameTakenError, publishAll } from './publish.js';
 import { writeAll } from './write-all.js';
 
 const TEMP_MARK = '.traces-partial-';
@@ -274,6 +275,8 @@ export class OutputDir {
   private readonly tempPaths = new Set<string>();
   /** Staging folders made so far: a tree copy creates thousands of files in few folders. */
   private readonly stagingFolders = new Set<string>();
+  /** Files outside --out, by final path: the flag and path the user named them with. */
+  private readonly namedByFlag = new Map<string, { flag: string; given: string }>();
   /** Folders this run created above and at --out, deepest last: removed again if the run does not finish. */
   private readonly createdDirs: string[] = [];
   private readonly staging: string;
@@ -370,12 +373,19 @@ export class OutputDir {
     return this.track(new OutputFile(finalPath, tempPath, undefined, true));
   }
 
+  /** The error for a name taken while the run went on, naming the flag that named it. */
+  private nameTakenError(final: string): UserError {
+    const named = this.namedByFlag.get(final);
+    return nameTakenError(named?.flag ?? '--out', named?.given ?? this.given, final);
+  }
+
   /** A file named by a flag (e.g. `--manifest FILE`), written with the same checks and safety. */
   createAt(finalPath: string, flag = '--manifest'): OutputFile {
     const absolute = path.resolve(finalPath);
     if (isInside(absolute, this.dir) && absolute !== this.dir) return this.create(path.relative(this.dir, absolute));
     try {
       const checked = checkOutputPath({ flag, given: finalPath, kind: 'file', inputs: this.options.roots, force: this.options.force });
+      this.namedByFlag.set(checked.absolute, { flag, given: finalPath });
       const folder = path.dirname(checked.absolute);
       const prefix = `.${path.basename(checked.absolute)}${TEMP_MARK}`;
       this.makeFolder(folder);
@@ -405,6 +415,11 @@ export class OutputDir {
       const inside = this.files.filter((f) => isInside(f.finalPath, this.dir));
       const relatives = inside.map((f) => path.relative(this.dir, f.finalPath));
       const marker = path.join(this.dir, COMPLETE_MARKER);
+      // Without --force the folder was empty when the run began: whatever holds one of its names now came meanwhile (the user, a second run) and is left alone.
+      if (!this.options.force) {
+        const taken = [marker, path.join(this.dir, MOVING_LIST), ...this.files.map((f) => f.finalPath)].find(nameTaken);
+        if (taken !== undefined) throw this.nameTakenError(taken);
+      }
       const earlier = [...new Set([...listedFiles(this.dir, COMPLETE_MARKER), ...listedFiles(this.dir, MOVING_LIST)])];
       const prepared = new Set<string>();
       for (const file of inside) {
@@ -419,13 +434,16 @@ export class OutputDir {
       this.writeSmall(MOVING_LIST, [...new Set([...earlier, ...relatives])]);
       const now = new Set(relatives);
       for (const old of earlier) if (!now.has(old)) removeListed(this.dir, old);
-      let moved = 0;
       for (const file of this.files) {
         const info = lstatOrNull(file.finalPath);
         if (info !== null && info.isDirectory()) throw new UserError(`--out ${this.given}: ${file.finalPath} is a folder where traces writes a file: remove it or choose another folder`);
-        renameSync(file.tempPath, file.finalPath);
-        if (++moved === 1) pauseForTestSync('moving');
       }
+      publishAll(
+        this.files.map((file) => [file.tempPath, file.finalPath] as const),
+        this.options.force,
+        (final) => this.nameTakenError(final),
+        () => pauseForTestSync('moving'),
+      );
       this.writeSmall(COMPLETE_MARKER, relatives);
       removeEntry(path.join(this.dir, MOVING_LIST));
       rmSync(this.staging, { recursive: true, force: true });
@@ -475,7 +493,7 @@ export class OutputDir {
     } finally {
       closeSync(fd);
     }
-    renameSync(temp, final);
+    publishAll([[temp, final]], this.options.force, () => this.nameTakenError(final));
   }
 
   /** Removes everything this run created: its temporary files, staging folder and the folders it made. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { whileRunning } from './cleanup.js';
 import { checkTempFolder } from './output-path.js';
+import { publishAll } from './publish.js';
 
 const SCRATCH_PREFIX = '.traces-tmp-';
 
@@ -61,16 +62,28 @@ export class Scratch {
 
   /**
    * Renames `name` (a file or a folder) to `finalPath`. A folder replaced under --force is
-   * moved aside first and removed only once the new one is in place.
+   * moved aside first and removed only once the new one is in place. Without `replace`
+   * (--force), a file that appeared at `finalPath` since the run checked it stays, and
+   * `onTaken` says so; a folder's rename can only replace an empty folder.
    */
-  commit(name: string, finalPath: string): void {
-    const existing = lstatOrNull(finalPath);
-    if (existing?.isDirectory()) {
-      const aside = this.file('replaced');
-      renameSync(finalPath, aside);
+  commit(name: string, finalPath: string, replace: boolean, onTaken: () => Error): void {
+    if (replace && lstatOrNull(finalPath)?.isDirectory()) {
+      renameSync(finalPath, this.file('replaced'));
       renameSync(this.file(name), finalPath);
-    } else renameSync(this.file(name), finalPath);
+    } else if (lstatOrNull(this.file(name))?.isDirectory()) this.renameFolder(name, finalPath, onTaken);
+    else publishAll([[this.file(name), finalPath]], replace, onTaken);
     this.discard();
+  }
+
+  /** A folder's rename, which fails rather than replace a folder that holds anything. */
+  private renameFolder(name: string, finalPath: string, onTaken: () => Error): void {
+    try {
+      renameSync(this.file(name), finalPath);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw onTaken();
+      throw error;
+    }
   }
 
   discard(): void {
