@@ -6,7 +6,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkJsonText } from '../src/canonical/scan.js';
-import { runJob } from '../src/parallel/jobs.js';
+import { JOBS } from '../src/jobs.js';
+import { runJob } from '../src/parallel/job.js';
 import type { TraceFile } from '../src/sources/discover.js';
 import type { WorkShare } from '../src/parallel/units.js';
 import type { WarmupJob } from './warmup.js';
@@ -45,7 +46,7 @@ for (const share of shares) {
   const bytes = job === 'check' ? shareBytes(share) : null;
   const started = performance.now();
   if (bytes !== null) checkLines(bytes);
-  else await runJob('stats', { files, share, prices: null });
+  else await runJob(JOBS.stats, { files, share, prices: null });
   times.push(performance.now() - started);
 }
 parentPort!.postMessage(times);

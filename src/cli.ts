@@ -1,7 +1,8 @@
 /** The `traces` command line: one thin module per command, registered here. */
 import { Command, CommanderError } from 'commander';
 import { describeFileSystemError, UserError } from './errors.js';
-import type { JobName } from './parallel/jobs.js';
+import { JOBS } from './jobs.js';
+import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
 
 type Register = (program: Command) => void;
@@ -25,15 +26,15 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 };
 
 /** The jobs each command that reads trace files runs in worker threads, in order. */
-const READING_JOBS: Record<string, readonly JobName[]> = {
-  stats: ['stats'],
-  verify: ['verify'],
-  dedupe: ['curate', 'copy'],
-  filter: ['curate', 'copy'],
-  export: ['curate', 'project'],
-  scan: ['scan'],
-  runs: ['runs'],
-  index: ['index'],
+const READING_JOBS: Record<string, readonly Job[]> = {
+  stats: [JOBS.stats],
+  verify: [JOBS.verify],
+  dedupe: [JOBS.curate, JOBS.copy],
+  filter: [JOBS.curate, JOBS.copy],
+  export: [JOBS.curate, JOBS.project],
+  scan: [JOBS.scan],
+  runs: [JOBS.runs],
+  index: [JOBS.index],
 };
 
 const VERSION = '0.1.0';

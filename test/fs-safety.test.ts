@@ -25,6 +25,7 @@ import {
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO, SAMPLES, runCli, tempDir, type CliResult } from './helpers.js';
+import { JOBS } from '../src/jobs.js';
 
 const BIN = path.join(REPO, 'bin', 'traces.js');
 const ONE_FILE = path.join('my_program', 'generator', 'generator_20260707-101530.jsonl');
@@ -571,7 +572,7 @@ describe('interruption', () => {
     try {
       await assert.rejects(
         async () => {
-          for await (const result of pool.map('stats', [payload])) void result;
+          for await (const result of pool.map(JOBS.stats, [payload])) void result;
         },
         (error: NodeJS.ErrnoException) => {
           assert.equal(error.code, 'ENOENT');

@@ -13,6 +13,7 @@ import { copyClaimed, type LineCopyTask } from '../src/output/line-copy.js';
 import { OutputFile } from '../src/output/output-dir.js';
 import { WorkerPool } from '../src/parallel/pool.js';
 import { generatedTree, GOLDEN, REPO, tempDir } from './helpers.js';
+import { JOBS } from '../src/jobs.js';
 
 const MB = 1 << 20;
 
@@ -177,7 +178,7 @@ describe('line copies shared out by claims', () => {
     const pool = new WorkerPool(1);
     try {
       const claims = new Int32Array(new SharedArrayBuffer(4));
-      const copied = pool.run('copy', { tasks, claims });
+      const copied = pool.run(JOBS.copy, { tasks, claims });
       // This thread stays busy, as curation is while it reports its drops: the worker claims the task meanwhile.
       // The deadline only keeps a broken pool from hanging the suite.
       const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -197,7 +198,7 @@ describe('line copies shared out by claims', () => {
     const tasks: LineCopyTask[] = [{ tempPath: new OutputFile(path.join(dir, 'out'), path.join(dir, 'out.tmp')).tempPath, sources: [{ path: missing, offsets: Float64Array.from([0]) }] }];
     const pool = new WorkerPool(1);
     try {
-      await assert.rejects(pool.run('copy', { tasks, claims: new Int32Array(new SharedArrayBuffer(4)) }), { code: 'ENOENT', path: missing });
+      await assert.rejects(pool.run(JOBS.copy, { tasks, claims: new Int32Array(new SharedArrayBuffer(4)) }), { code: 'ENOENT', path: missing });
     } finally {
       await pool.close();
     }

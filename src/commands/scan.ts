@@ -7,6 +7,7 @@ import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from '.
 import { addToList, appendAll } from '../lists.js';
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
+import { JOBS } from '../jobs.js';
 
 const LISTED_PER_DETECTOR = 10;
 
@@ -38,7 +39,7 @@ Examples:
       let damaged = 0;
       if (options !== null) {
         const shares = runOverFiles(
-          'scan',
+          JOBS.scan,
           discovery,
           (share) => ({ files: discovery.files, share, options }),
           (result) => ({ records: result.records, bytes: result.bytes }),

@@ -5,6 +5,7 @@ import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { renderStats } from '../stats/render.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { JOBS } from '../jobs.js';
 
 interface StatsOptions {
   json?: boolean;
@@ -20,7 +21,7 @@ export async function collectStats(roots: string[], options: { verbose?: boolean
   const stats = new StatsCollector({ prices });
   stats.files = discovery.files.length;
   const shares = runOverFiles(
-    'stats',
+    JOBS.stats,
     discovery,
     (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin } }),
     (share) => ({ records: share.total.records, bytes: share.bytes }),

@@ -5,6 +5,7 @@ import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from '.
 import type { Mismatch } from '../canonical/verify-share.js';
 import { appendAll } from '../lists.js';
 import { formatCount } from '../format.js';
+import { JOBS } from '../jobs.js';
 
 export function registerVerify(program: Command): void {
   const command = program
@@ -37,7 +38,7 @@ Examples:
       let checked = 0;
       let damaged = 0;
       const shares = runOverFiles(
-        'verify',
+        JOBS.verify,
         discovery,
         (share) => ({ files: discovery.files, share }),
         (result) => ({ records: result.checked, bytes: result.bytes }),

@@ -36,6 +36,7 @@ import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
 import { CaseDistinctNames } from './names.js';
+import { JOBS } from '../jobs.js';
 
 export interface ExportOptions {
   format: string;
@@ -135,7 +136,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     };
     const plan = await planCuration(discovery, curationOptions, drop, {
       onToolCalls: (facts) => inference.observeFacts(facts),
-      whenRead: () => preloadJob('project', { tokenizer: options.tokenizer }),
+      whenRead: () => preloadJob(JOBS.project, { tokenizer: options.tokenizer }),
       // The workers start on the examples while this thread reports the last drops.
       whenKept: (kept) => (projected = startProjection(kept)),
     });
@@ -231,7 +232,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
 function projectKept(discovery: Discovery, kept: KeptLines, settings: ProjectionSettings, signal: AbortSignal): AsyncGenerator<ProjectedShare> {
   return startedNow(
     runOverFiles(
-      'project',
+      JOBS.project,
       discovery,
       (share) => ({ files: discovery.files, share, ...keptOfShare(kept, share), settings }),
       (result) => ({ records: result.records, bytes: 0 }),

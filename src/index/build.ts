@@ -10,6 +10,7 @@ import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
 import { IndexParts } from './parts.js';
 import { formatCount } from '../format.js';
+import { JOBS } from '../jobs.js';
 
 export interface IndexSummary {
   records: number;
@@ -31,7 +32,7 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
   const parts = new IndexParts(partsDir);
   const summary: IndexSummary = { records: 0, files: discovery.files.length, damagedLines: 0, damaged: [], bytes: 0 };
   const shares = runOverFiles(
-    'index',
+    JOBS.index,
     discovery,
     (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile() }),
     (result) => ({ records: result.rows.rows, bytes: result.bytes }),

@@ -14,6 +14,7 @@ import { copyClaimed, type CopyTotals, type LineCopyTask } from './line-copy.js'
 import { safeSegment } from '../export/names.js';
 import { OutputFile, type OutputDir } from './output-dir.js';
 import type { Progress } from '../progress.js';
+import { JOBS } from '../jobs.js';
 
 /** The path of a trace file inside an output tree: its path below its root. */
 export function relativeTracePath(file: TraceFile): string {
@@ -77,7 +78,7 @@ export class TreeCopy {
       task.sources.push({ path: file.path, offsets: keptOffsets.get(index)! });
     });
     for (let i = 0; i < Math.min(workerCount(), this.lineCopies.length); i++) {
-      const part = runOnWorker('copy', { tasks: this.lineCopies, claims: this.claims })!;
+      const part = runOnWorker(JOBS.copy, { tasks: this.lineCopies, claims: this.claims })!;
       // A failure is reported by `finish`; until then it must not count as unhandled.
       part.catch(() => undefined);
       this.elsewhere.push(part);

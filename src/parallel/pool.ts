@@ -1,10 +1,11 @@
 /**
- * A small pool of worker threads running named jobs (see jobs.ts). Results come back in
+ * A small pool of worker threads running jobs (see job.ts). Results come back in
  * the order the inputs were given, whatever order the workers finish in.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { UserError } from '../errors.js';
+import type { Job } from './job.js';
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -53,7 +54,7 @@ export class WorkerPool {
   private nextId = 0;
   broken = false;
 
-  /** `youngGenerationMb`: small keeps each worker's resident memory down (see jobs.ts' `youngGenerationMb`). */
+  /** `youngGenerationMb`: small keeps each worker's resident memory down (see job.ts' `youngGenerationMb`). */
   constructor(
     readonly size: number,
     youngGenerationMb = 4,
@@ -104,13 +105,13 @@ export class WorkerPool {
    * thread's next await: a caller that goes on with synchronous work meanwhile (curation
    * writing its drops while a worker copies) would otherwise hold the job back until it ends.
    */
-  run<T>(job: string, payload: unknown): Promise<T> {
+  run<T>(job: Job, payload: unknown): Promise<T> {
     const worker = this.idle.shift();
     if (worker !== undefined) return this.post<T>(worker, job, payload);
     return this.acquire().then((next) => this.post<T>(next, job, payload));
   }
 
-  private post<T>(worker: Worker, job: string, payload: unknown): Promise<T> {
+  private post<T>(worker: Worker, job: Job, payload: unknown): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -131,13 +132,13 @@ export class WorkerPool {
    * reads nearly as much as a worker. Taking shares regardless left export's worker idle a
    * third of the time while this thread fell behind.
    */
-  async *map<T>(job: string, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>, signal?: AbortSignal): AsyncGenerator<T> {
+  async *map<T>(job: Job, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>, signal?: AbortSignal): AsyncGenerator<T> {
     const remote = (payload: unknown) => this.run<T>(job, payload);
     yield* inOrder(payloads, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local, signal);
   }
 
   /** Has each worker load a job's modules (and prepare it with `warm`) before its first payload arrives. */
-  preload(job: string, warm?: unknown): void {
+  preload(job: Job, warm?: unknown): void {
     for (const worker of this.workers) worker.postMessage({ preload: job, warm });
   }
 

@@ -4,7 +4,7 @@
  */
 import { defaultRoot, type Discovery } from '../sources/discover.js';
 import { Progress } from '../progress.js';
-import { runJob, youngGenerationMb, type JobName, type JobPayload, type JobResult } from './jobs.js';
+import { runJob, youngGenerationMb, type Job, type JobPayload, type JobResult } from './job.js';
 import { defaultWorkerCount, inOrder, WorkerPool } from './pool.js';
 import { namesAtLeast } from './size-probe.js';
 import { fileSizes, planShares, type WorkShare } from './units.js';
@@ -19,10 +19,10 @@ const PARALLEL_MIN_BYTES = 32 << 20;
 let sharedPool: WorkerPool | null = null;
 
 /** What the command will hand the workers (see `startWorkersEarly`), whenever its pool is made. */
-let commandJobs: readonly JobName[] = [];
+let commandJobs: readonly Job[] = [];
 
 /** The run's pool of `size` workers; `jobs`, and the command's, set their heap when the pool is made here. */
-function poolOf(size: number, jobs: readonly JobName[]): WorkerPool {
+function poolOf(size: number, jobs: readonly Job[]): WorkerPool {
   if (sharedPool !== null && (sharedPool.size !== size || sharedPool.broken)) {
     void sharedPool.close();
     sharedPool = null;
@@ -40,7 +40,7 @@ function poolOf(size: number, jobs: readonly JobName[]): WorkerPool {
  * by about 50 ms. `jobs` are what the command hands the workers, in order: the first is
  * loaded now, and all of them choose the workers' heap (see `youngGenerationMb`).
  */
-export function startWorkersEarly(jobs: readonly JobName[], paths: readonly string[]): void {
+export function startWorkersEarly(jobs: readonly Job[], paths: readonly string[]): void {
   commandJobs = jobs;
   const threads = defaultWorkerCount();
   if (threads <= 1) return;
@@ -55,7 +55,7 @@ export function startWorkersEarly(jobs: readonly JobName[], paths: readonly stri
  * export's workers load the tokenizer while this thread finishes the curation plan, where the
  * first projection share on a worker took seconds longer than the rest.
  */
-export function preloadJob(job: JobName, warm?: unknown): void {
+export function preloadJob(job: Job, warm?: unknown): void {
   sharedPool?.preload(job, warm);
 }
 
@@ -75,7 +75,7 @@ export function workerCount(): number {
 }
 
 /** Runs one job on a worker thread of this run; null when it has none (see `workerCount`). */
-export function runOnWorker<J extends JobName>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> | null {
+export function runOnWorker<J extends Job>(job: J, payload: JobPayload<J>): Promise<JobResult<J>> | null {
   if (sharedPool === null || sharedPool.broken) return null;
   return sharedPool.run<JobResult<J>>(job, payload);
 }
@@ -107,7 +107,7 @@ export function startedNow<T>(results: AsyncGenerator<T>): AsyncGenerator<T> {
   return started;
 }
 
-export async function* runOverFiles<J extends JobName>(
+export async function* runOverFiles<J extends Job>(
   job: J,
   discovery: Discovery,
   payloadFor: (share: WorkShare) => JobPayload<J>,
@@ -144,8 +144,8 @@ export async function* runOverFiles<J extends JobName>(
   try {
     const results: AsyncIterable<JobResult<J>> =
       pool !== null
-        ? pool.map<JobResult<J>>(job, shares.map(payloadFor), (payload) => runJob(job, payload as JobPayload<J>), options.signal)
-        : inOrder(shares, [], (share) => runJob(job, payloadFor(share as WorkShare)), options.signal);
+        ? pool.map<JobResult<J>>(job, shares.map(payloadFor), (payload) => runJob(job, payload as JobPayload<J>) as Promise<JobResult<J>>, options.signal)
+        : inOrder(shares, [], (share) => runJob(job, payloadFor(share as WorkShare)) as Promise<JobResult<J>>, options.signal);
     let shareIndex = 0;
     for await (const result of results) {
       const share = shares[shareIndex++];

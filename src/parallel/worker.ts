@@ -1,26 +1,26 @@
 /**
- * A worker thread: runs the named job on each message and posts the result back. Jobs run one
+ * A worker thread: runs the job each message names on its payload and posts the result back. Jobs run one
  * after another, in the order they came (the pool queues the next one ahead of time).
  */
 import { parentPort } from 'node:worker_threads';
 import { UserError } from '../errors.js';
-import { loadJob, runJob, type JobName } from './jobs.js';
+import { loadJob, runJob, type Job } from './job.js';
 
 interface JobMessage {
   id: number;
-  job: JobName;
+  job: Job;
   payload: unknown;
 }
 
 /** Load a job's modules now, and prepare it with `warm` when given; no answer. */
 interface PreloadMessage {
-  preload: JobName;
+  preload: Job;
   warm?: unknown;
 }
 
 async function handle(message: JobMessage): Promise<void> {
   try {
-    const result = await runJob(message.job, message.payload as never);
+    const result = await runJob(message.job, message.payload);
     parentPort!.postMessage({ id: message.id, result });
   } catch (error) {
     const e = (error instanceof Error ? error : new Error(String(error))) as NodeJS.ErrnoException;

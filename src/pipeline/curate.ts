@@ -25,6 +25,7 @@ import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
+import { JOBS } from '../jobs.js';
 
 export const DROP_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -334,7 +335,7 @@ export async function planCuration(
   const curation = new Curation(discovery.files, options, onDrop, hooks.onToolCalls ?? null, keepList);
   await pauseForTest('reading');
   const results = runOverFiles(
-    'curate',
+    JOBS.curate,
     discovery,
     (share) => ({ files: discovery.files, share, options: curation.candidateOptions }),
     (result) => ({ records: result.records, bytes: result.bytes }),

@@ -21,6 +21,7 @@ import type { CallFacts } from './call-facts.js';
 import type { RunsShareResult } from './runs-share.js';
 import type { RunSort } from './sorts.js';
 import { addToList, appendAll } from '../lists.js';
+import { JOBS } from '../jobs.js';
 
 export interface RunCall {
   fileIndex: number;
@@ -229,7 +230,7 @@ export function sortRuns(runs: Run[], by: RunSort): Run[] {
 export async function groupRuns(discovery: Discovery, prices: PriceTable | null, quiet = false): Promise<Run[]> {
   const grouper = new RunGrouper(discovery.files);
   const shares = runOverFiles(
-    'runs',
+    JOBS.runs,
     discovery,
     (share) => ({ files: discovery.files, share, prices: prices === null ? null : { data: prices.data, origin: prices.origin } }),
     (result) => ({ records: result.records, bytes: result.bytes }),
