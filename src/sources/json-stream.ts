@@ -102,6 +102,11 @@ class Walker {
     if ((token.name === 'stringValue' || token.name === 'keyValue') && LONE_SURROGATE.test(token.value as string)) {
       throw new JsonStreamError('a string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)');
     }
+    // Only an exponent or 309 digits make a number infinite as a double, which orjson refuses.
+    if (token.name === 'numberValue' && !Number.isFinite(Number(token.value))) {
+      const text = token.value as string;
+      throw new JsonStreamError(`a number is too large for a double (${text.length > 24 ? `${text.slice(0, 24)}…` : text}), which strict JSON parsers refuse`);
+    }
     // The same bound as trace lines: the walkers after reading recurse, and orjson refuses deeper.
     if (token.name === 'startObject' || token.name === 'startArray') {
       if (++this.depth > MAX_DEPTH) throw new JsonStreamError(`nested deeper than ${MAX_DEPTH} levels`);
@@ -165,7 +170,7 @@ class RawControlCheck {
 /**
  * Events of a JSON file, in batches (one per chunk read). Throws JsonStreamError on what
  * orjson would not load: broken JSON, invalid UTF-8, a byte order mark, a raw control
- * character or a lone surrogate in a string, nesting past MAX_DEPTH.
+ * character or a lone surrogate in a string, a number infinite as a double, nesting past MAX_DEPTH.
  */
 export async function* streamJson(path: string, options: JsonStreamOptions = {}): AsyncGenerator<JsonEvent[]> {
   const parse = jsonParser({ packValues: true, streamValues: false, jsonStreaming: options.multiple === true });
