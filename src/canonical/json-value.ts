@@ -11,6 +11,7 @@
  * `isJsonNumber` accepts any `String` object as a number's text.
  */
 import { checkJsonText, decodeString, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
+import { setOwn } from '../own.js';
 
 export class JsonNumber extends String {
   /** The number as JavaScript sees it (rounded): for arithmetic, never for writing. */
@@ -47,11 +48,6 @@ export function isIntegerText(text: string): boolean {
   return /^-?\d+$/.test(text);
 }
 
-function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
-  // A recorded `__proto__` key is data: assignment would set the prototype instead.
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  else obj[key] = value;
-}
 
 interface Frame {
   container: unknown[] | Record<string, unknown>;
@@ -102,7 +98,8 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
       const frame = stack[stack.length - 1];
       if (frame === undefined) return value;
       const isObject = !Array.isArray(frame.container);
-      if (isObject) setMember(frame.container as Record<string, unknown>, frame.key!, value);
+      // A recorded `__proto__` key is data.
+      if (isObject) setOwn(frame.container as Record<string, unknown>, frame.key!, value);
       else (frame.container as unknown[]).push(value);
       p = skipWhitespace(b, p, end);
       if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);

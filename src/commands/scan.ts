@@ -5,7 +5,7 @@ import { parseScrub } from '../privacy/options.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { addToList, appendAll } from '../lists.js';
-import { formatCount } from '../format.js';
+import { formatCount, printable } from '../format.js';
 import { compareText } from '../order.js';
 import { JOBS } from '../jobs.js';
 
@@ -65,8 +65,8 @@ Examples:
         });
       } else {
         for (const [detector, list] of [...byDetector].sort(([a], [b]) => compareText(a, b))) {
-          process.stdout.write(`${detector} (${list[0].kind}): ${list.length}\n`);
-          for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${f.file}:${f.line} ${f.call_id} ${f.path}: ${f.preview}\n`);
+          process.stdout.write(`${printable(detector)} (${list[0].kind}): ${list.length}\n`);
+          for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${printable(f.preview)}\n`);
           if (list.length > LISTED_PER_DETECTOR) process.stdout.write(`  … ${list.length - LISTED_PER_DETECTOR} more (--json lists all)\n`);
         }
         process.stdout.write(

@@ -1,6 +1,6 @@
 /** A query's rows as a readable table or as CSV. */
 import type { JsonValue, QueryResult } from './duckdb.js';
-import { formatCount } from '../format.js';
+import { formatCount, printable } from '../format.js';
 
 const MAX_CELL = 60;
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL)/;
@@ -14,7 +14,7 @@ function text(value: JsonValue): string {
 
 /** Width in terminal cells, near enough: control characters are shown escaped. */
 function cell(value: JsonValue): string {
-  const shown = text(value).replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  const shown = printable(text(value));
   return shown.length > MAX_CELL ? `${shown.slice(0, MAX_CELL - 1)}…` : shown;
 }
 

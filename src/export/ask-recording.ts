@@ -31,6 +31,7 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, safeSegment } from './names.js';
 import { compareText } from '../order.js';
+import { addCount } from '../own.js';
 
 export interface AskRecordingOptions {
   out: string;
@@ -200,7 +201,7 @@ export async function runAskRecordingExport(
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
         const read = exportableMessages(record);
         if ('reason' in read) {
-          exportDrops[read.reason] = (exportDrops[read.reason] ?? 0) + 1;
+          addCount(exportDrops, read.reason);
           drop({ ...where, ...read });
           continue;
         }

@@ -37,6 +37,7 @@ import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
 import { CaseDistinctNames } from './names.js';
 import { JOBS } from '../jobs.js';
+import { addCount } from '../own.js';
 
 export interface ExportOptions {
   format: string;
@@ -166,7 +167,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       for (const item of items) {
         if (item.kind === 'drop') {
           const { kind, ...dropped } = item;
-          exportDrops[item.reason] = (exportDrops[item.reason] ?? 0) + 1;
+          addCount(exportDrops, item.reason);
           drop(dropped);
           continue;
         }
@@ -184,7 +185,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         }
         writtenCallIds.set(writtenExamples.size - 1, item.call_id);
         for (const name of item.inferredTools) inferredUsed.add(name);
-        if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) redactions[name] = (redactions[name] ?? 0) + n;
+        if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(item.partial);
         datasetAt(item.folder).write(line, item.inspection, item.fraction, item.call_id);
       }

@@ -26,6 +26,7 @@ import { SpillFile } from './spill.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
 import { JOBS } from '../jobs.js';
+import { addCount } from '../own.js';
 
 export const DROP_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -154,7 +155,7 @@ export class Curation {
   }
 
   private drop(drop: Drop): void {
-    this.counts[drop.reason] = (this.counts[drop.reason] ?? 0) + 1;
+    addCount(this.counts, drop.reason);
     this.onDrop(drop);
   }
 

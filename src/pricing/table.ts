@@ -126,7 +126,8 @@ export class PriceTable {
   }
 
   private entry(provider: string, name: string): Price | null {
-    const models = this.data.prices[provider];
+    // Own keys only: a recorded provider `constructor` or model `name` is no price.
+    const models = Object.hasOwn(this.data.prices, provider) ? this.data.prices[provider] : undefined;
     return models !== undefined && Object.hasOwn(models, name) ? models[name] : null;
   }
 

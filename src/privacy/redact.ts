@@ -5,6 +5,7 @@
 import { findAll } from './detectors.js';
 import { applyFindings, walkValue, type RedactionCounts } from './walk.js';
 import type { PrivacyOptions } from './types.js';
+import { addCount } from '../own.js';
 
 export { scanValue, type PathFinding } from './scan.js';
 export { redactionMarker, type RedactionCounts } from './walk.js';
@@ -23,7 +24,7 @@ export interface RedactedValue<T> {
 export function redactText(text: string, options: PrivacyOptions): RedactedText {
   const counts: RedactionCounts = {};
   const findings = findAll(text, options.kinds, options.rules);
-  for (const f of findings) counts[f.detector] = (counts[f.detector] ?? 0) + 1;
+  for (const f of findings) addCount(counts, f.detector);
   return { text: applyFindings(text, findings), counts };
 }
 

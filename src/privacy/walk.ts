@@ -9,6 +9,7 @@ import { findAll, findAllInField } from './detectors.js';
 import { embeddedJson, looksLikeContainer, spliceTokens, type StringToken } from './json-text.js';
 import { childPath, isPlainObject } from './json-walk.js';
 import type { Finding, PrivacyOptions } from './types.js';
+import { addCount, setOwn } from '../own.js';
 
 /** Findings per detector name. */
 export type RedactionCounts = Record<string, number>;
@@ -47,7 +48,7 @@ export function applyFindings(text: string, findings: readonly Finding[]): strin
 
 function record(walk: Walk, findings: readonly Finding[], path: string | null): void {
   for (const f of findings) {
-    walk.counts[f.detector] = (walk.counts[f.detector] ?? 0) + 1;
+    addCount(walk.counts, f.detector);
     walk.found++;
     walk.sink?.(f, path ?? '');
   }
@@ -200,11 +201,6 @@ function openFrame(node: Container, path: string | null): Frame {
   return { node, keys: Array.isArray(node) ? null : Object.keys(node), path, next: 0, changed: undefined, renamed: undefined };
 }
 
-/** Own data property, also for a key such as `__proto__` that plain assignment would treat specially. */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}
-
 /** The frame's container, copied with its changes when it has any (the input is never mutated). */
 function closeFrame(frame: Frame): unknown {
   if (frame.changed === undefined && frame.renamed === undefined) return frame.node;
@@ -219,7 +215,7 @@ function closeFrame(frame: Frame): unknown {
     let name = frame.renamed?.get(i) ?? key;
     // Two redacted keys may read alike: number them rather than lose a member.
     for (let n = 2; Object.prototype.hasOwnProperty.call(copy, name); n++) name = `${frame.renamed?.get(i) ?? key} #${n}`;
-    put(copy, name, frame.changed?.has(i) ? frame.changed.get(i) : source[key]);
+    setOwn(copy, name, frame.changed?.has(i) ? frame.changed.get(i) : source[key]);
   });
   return copy;
 }

@@ -26,6 +26,7 @@ import type { SourceRun } from './source-run.js';
 import { isObject, num, str, type Json } from './json-values.js';
 import { writeJson } from '../canonical/json-value.js';
 import { epochSecondsOf } from '../time.js';
+import { addCount } from '../own.js';
 
 
 export interface KlieoBatch {
@@ -111,7 +112,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
 
   steps.forEach((step, position) => {
     const kind = str(step.kind) ?? 'unknown';
-    stepKinds[kind] = (stepKinds[kind] ?? 0) + 1;
+    addCount(stepKinds, kind);
     const idx = num(step.idx) ?? position;
     const latency = num(step.latency);
     const timestamp = startedAt === null ? null : startedAt + elapsedMs / 1000;

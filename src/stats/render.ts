@@ -1,7 +1,7 @@
 /** The human-readable `stats` report. */
 import type { DamagedLine } from '../record.js';
 import type { GroupDimension, StatsCollector } from './collect.js';
-import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd } from '../format.js';
+import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, printable } from '../format.js';
 import type { QuantileSketch } from './quantiles.js';
 import { isoOrNull, type Tally } from './tally.js';
 import { compareText } from '../order.js';
@@ -11,7 +11,9 @@ function quantileText(sketch: QuantileSketch, q: number): string {
   return formatDuration(sketch.quantile(q), sketch.approximate);
 }
 
-export function table(headers: string[], rows: string[][]): string {
+/** A table of columns, the first left-aligned; every cell printable (names come from recordings). */
+export function table(headers: string[], textRows: string[][]): string {
+  const rows = textRows.map((row) => row.map(printable));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
@@ -63,11 +65,11 @@ function groupTable(dimension: GroupDimension, groups: Map<string, Tally>): stri
 /** `name (count)` for each group, the most common first (ties by name), so the main one reads first. */
 function byCount(groups: Map<string, Tally>): string {
   const sorted = [...groups].sort(([a, x], [b, y]) => y.records - x.records || compareText(a, b));
-  return sorted.map(([name, g]) => `${name} (${formatCount(g.records)})`).join(', ') || '-';
+  return sorted.map(([name, g]) => `${printable(name)} (${formatCount(g.records)})`).join(', ') || '-';
 }
 
 function damageList(lines: readonly DamagedLine[], notListed: number): string {
-  const listed = lines.map((d) => `  ${d.file}:${d.line}: ${d.reason}`);
+  const listed = lines.map((d) => `  ${printable(d.file)}:${d.line}: ${d.reason}`);
   if (notListed > 0) listed.push(`  … and ${formatCount(notListed)} more`);
   return listed.join('\n');
 }

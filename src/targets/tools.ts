@@ -126,8 +126,8 @@ export class ToolInference {
     if (tool === undefined) return undefined;
     const n = tool.calls.size;
     const args = [...tool.types.keys()].sort();
-    const properties: JsonObject = {};
-    for (const arg of args) properties[arg] = { type: schemaTypeOf(tool.types.get(arg)!) };
+    // fromEntries makes own properties: an argument named `__proto__` is one, where assignment would set the prototype.
+    const properties: JsonObject = Object.fromEntries(args.map((arg) => [arg, { type: schemaTypeOf(tool.types.get(arg)!) }]));
     return {
       type: 'function',
       function: {

@@ -215,7 +215,8 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
   messages.forEach((m, k) => {
     const isCompletion = status === 'ok' && k === messages.length - 1;
     const role = m.role || '?';
-    const header: Seg[] = [{ text: `▍${role}`, color: ROLE_COLORS[role] ?? 'white', bold: true }];
+    // A recorded role is any text: fitSegs keeps its control characters off the terminal.
+    const header: Seg[] = [{ text: `▍${role}`, color: Object.hasOwn(ROLE_COLORS, role) ? ROLE_COLORS[role] : 'white', bold: true }];
     if (isCompletion) header.push({ text: structured ? '  completion (structured)' : '  completion', color: 'green' });
     if (m.name !== null && role !== 'tool') header.push({ text: `  ${sanitize(m.name, true)}`, dim: true });
     if (role === 'tool') {

@@ -12,9 +12,9 @@ import { initialState } from './state.js';
 const COLORS: Record<string, number> = { black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90, grey: 90 };
 
 function colorCode(name: string): number | null {
-  if (name in COLORS) return COLORS[name];
+  if (Object.hasOwn(COLORS, name)) return COLORS[name];
   const bright = /^(\w+)Bright$/.exec(name);
-  return bright !== null && bright[1] in COLORS ? COLORS[bright[1]] + 60 : null;
+  return bright !== null && Object.hasOwn(COLORS, bright[1]) ? COLORS[bright[1]] + 60 : null;
 }
 
 /** One row as text with SGR styles, as ink's <Line> would draw it. */

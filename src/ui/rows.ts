@@ -7,13 +7,15 @@ import { STATUS_COLOR, STATUS_GLYPH, highlight, type Seg } from './chat-lines.js
 import type { Run } from '../runs/runs.js';
 import type { Counts, IndexStore, StatusFilter, TreeNode } from './index-store.js';
 import type { State } from './state.js';
-import { formatBytes, formatCount, formatUsd, formatDuration, formatShortTime, formatTokens, padEnd, padStart, sanitize, textWidth, truncate } from './text.js';
+import { formatBytes, formatCount, formatUsd, formatDuration, formatShortTime, formatTokens, padEnd, padStart, rowSafe, sanitize, textWidth, truncate } from './text.js';
 
 /** Fits segments into `width` cells: cuts the overflow (with `…`) and pads with spaces. */
 export function fitSegs(segs: readonly Seg[], width: number): Seg[] {
   const out: Seg[] = [];
   let used = 0;
-  for (const seg of segs) {
+  for (const raw of segs) {
+    const text = rowSafe(raw.text);
+    const seg = text === raw.text ? raw : { ...raw, text };
     if (seg.text === '') continue;
     const w = textWidth(seg.text);
     if (used + w <= width) {

@@ -52,15 +52,30 @@ export function textWidth(text: string): number {
  */
 export function sanitize(text: string, oneLine = false): string {
   if (oneLine) text = text.replace(/\s+/g, ' ');
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0);
-    if (code === 0x09) return '    ';
-    if (code === 0x0d) return '';
-    if (code < 0x20) return String.fromCharCode(0x2400 + code);
-    if (code === 0x7f) return '\u2421';
-    return '\ufffd';
-  });
+  return text.replace(CONTROLS_BUT_NEWLINE, controlPicture);
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROLS_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/;
+
+function controlPicture(c: string): string {
+  const code = c.charCodeAt(0);
+  if (code === 0x09) return '    ';
+  if (code === 0x0d) return '';
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  if (code === 0x7f) return '\u2421';
+  return '\ufffd';
+}
+
+/**
+ * Text for one screen row, whatever it came from: the last guard before the terminal, so a
+ * recorded name, role or path that no builder sanitized still cannot move the cursor, set
+ * the window title or clear the screen. A newline here would break the row: it shows as ␊.
+ */
+export function rowSafe(text: string): string {
+  return CONTROLS.test(text) ? text.replace(new RegExp(CONTROLS.source, 'g'), controlPicture) : text;
 }
 
 /** Cuts text to at most `width` cells, ending with `…` when something was cut. */

@@ -1,0 +1,124 @@
+/**
+ * Names are data: a recorded key, role, model or version, or a rule's name, may be
+ * `__proto__`, `toString` or `constructor`, or hold terminal control sequences. None may
+ * change what traces counts, prices or writes, and none may reach a terminal as a control
+ * sequence (the reports, the SQL table, the browser).
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { canonicalize } from '../src/canonical/canonical.js';
+import { fitSegs } from '../src/ui/rows.js';
+import { IndexStore } from '../src/ui/index-store.js';
+import { chatRows } from '../src/ui/chat-lines.js';
+import { segsToAnsi } from '../src/ui/prepaint.js';
+import { runCli, runCliJson, tempDir } from './helpers.js';
+
+const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** A Synalinks record with genuine hashes (canonical JSON as orjson writes it). */
+function recordLine(i: number, messages: unknown[], model: string, version = '0.9.014'): string {
+  const inputs = JSON.stringify(messages.slice(0, -1));
+  const config = JSON.stringify({ model });
+  return JSON.stringify({
+    synalinks_version: version,
+    call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    parent_call_id: null,
+    program: 'prog',
+    module: 'mod',
+    timestamp: 1783412130 + i,
+    duration: 1.5,
+    usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
+    messages,
+    inputs_hash: sha256Hex(canonicalize(inputs)),
+    outputs: { answer: 'x' },
+    config: JSON.parse(config) as unknown,
+    config_hash: sha256Hex(canonicalize(config)),
+  });
+}
+
+function treeOf(lines: string[]): string {
+  const tree = path.join(tempDir('traces-names-'), 'tree');
+  mkdirSync(path.join(tree, 'prog', 'mod'), { recursive: true });
+  writeFileSync(path.join(tree, 'prog', 'mod', 'mod_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+  return tree;
+}
+
+const OBJECT_NAMES = ['__proto__', 'toString', 'constructor'];
+const CONTROLS = ['\u001b]0;PWNED\u0007', '\u001b[2J', '\u009b31m'];
+/** ESC, BEL or a C1 control, raw, in text meant for a terminal. */
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+const user = (content: string) => ({ role: 'user', content });
+const assistant = (content: string) => ({ role: 'assistant', content });
+
+describe('names that are Object’s own are data like any other', () => {
+  it('an inferred tool keeps an argument named __proto__ among its properties, as it lists it as required', () => {
+    const call = { id: 'c1', type: 'function', function: { name: 'f', arguments: `{"__proto__":{"a":1},"constructor":2,"toString":"x"}` } };
+    const tree = treeOf([recordLine(1, [user('q'), { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'c1', content: 'r' }, assistant('done')], 'openai/gpt-4o-mini')]);
+    const out = path.join(path.dirname(tree), 'out');
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--validation-fraction', '0']);
+    assert.equal(result.status, 0, result.stderr);
+    const example = JSON.parse(readFileSync(path.join(out, 'training.jsonl'), 'utf8').trim()) as { tools: { function: { parameters: { properties: object; required: string[] } } }[] };
+    const parameters = example.tools[0].function.parameters;
+    assert.deepEqual(Object.keys(parameters.properties), ['__proto__', 'constructor', 'toString']);
+    assert.deepEqual(parameters.required, ['__proto__', 'constructor', 'toString']);
+  });
+
+  it('redaction counts of rules named toString, __proto__ and constructor are counts', () => {
+    const tree = treeOf(OBJECT_NAMES.map((name, i) => recordLine(i, [user(`secret-${i}-here`), assistant(`a${i}`)], 'openai/gpt-4o-mini')));
+    const rules = path.join(path.dirname(tree), 'rules.json');
+    writeFileSync(rules, JSON.stringify(OBJECT_NAMES.map((name, i) => ({ name, pattern: `secret-${i}-here` }))));
+    const out = path.join(path.dirname(tree), 'out');
+    const report = runCliJson<{ scrub: { redactions: Record<string, number> } }>(['export', tree, '--format', 'openai', '--out', out, '--scrub-rules', rules, '--json']);
+    assert.deepEqual(report.scrub.redactions, JSON.parse('{"__proto__":1,"constructor":1,"toString":1}'));
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--scrub-rules', rules, '--force']);
+    assert.match(result.stderr, /redacted 3 values by kind: __proto__ 1, constructor 1, toString 1\n/);
+  });
+
+  it('a model whose provider is constructor or toString has no price, not Object’s', () => {
+    const models = ['constructor/name', 'toString/length', '__proto__/x', 'hasOwnProperty'];
+    const tree = treeOf(models.map((model, i) => recordLine(i, [user(`q${i}`), assistant(`a${i}`)], model)));
+    const { totals } = runCliJson<{ totals: { ok_records_unpriced: number; ok_records_with_estimated_cost: number; estimated_cost_usd: number } }>(['stats', tree, '--json']);
+    assert.equal(totals.ok_records_unpriced, models.length, JSON.stringify(totals));
+    assert.equal(totals.ok_records_with_estimated_cost, 0);
+    assert.equal(totals.estimated_cost_usd, 0);
+  });
+});
+
+describe('recorded text never reaches a terminal as a control sequence', () => {
+  const tree = treeOf(
+    CONTROLS.map((control, i) => recordLine(i, [{ role: `user${control}`, content: `q${i}` }, assistant(`a${i}`)], `openai/model${control}`, `0.9.014${control}`)),
+  );
+
+  for (const args of [['stats'], ['stats', '--by', 'model'], ['runs'], ['sql', 'SELECT model, synalinks_version FROM records']]) {
+    it(`traces ${args.join(' ')} prints models and versions with their control characters escaped`, () => {
+      const result = runCli([...args.slice(0, 1), ...args.slice(1).filter((a) => a.startsWith('SELECT')), tree, ...args.slice(1).filter((a) => !a.startsWith('SELECT'))]);
+      assert.equal(result.status, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, RAW_CONTROL);
+      if (args[0] !== 'runs') assert.match(result.stdout, /model\\x1b\]0;PWNED\\x07|model\\x9b31m/);
+    });
+  }
+
+  it('the browser shows a role, and any row, with control pictures; a role named constructor gets the default colour', async () => {
+    const store = await IndexStore.open([treeOf([...CONTROLS, 'constructor'].map((role, i) => recordLine(i, [{ role, content: `q${i}` }, assistant(`a${i}`)], 'openai/gpt-4o-mini')))], {});
+    await store.whenDone();
+    try {
+      for (const i of store.list(0, 'all', false)) {
+        const header = chatRows(store.record(i)!, { width: 80, isOpen: () => false })[0].segs;
+        const shown = fitSegs(header, 80);
+        assert.doesNotMatch(shown.map((s) => s.text).join(''), RAW_CONTROL);
+        assert.equal(typeof shown[0].color, 'string');
+        assert.doesNotMatch(segsToAnsi(header, 80).replace(/\u001b\[[0-9;]*m/g, ''), RAW_CONTROL);
+      }
+    } finally {
+      store.close();
+    }
+    assert.deepEqual(
+      fitSegs([{ text: 'a\u001b[2Jb\nc\u009bd' }], 12).map((s) => s.text),
+      ['a␛[2Jb␊c\ufffdd', '  '],
+    );
+  });
+});
