@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { canonicalValueText } from '../src/canonical/canonical.js';
+import { canonicalize, canonicalValueText } from '../src/canonical/canonical.js';
 import { assignSplit, groupFraction, groupKey } from '../src/pipeline/split.js';
 import type { Message } from '../src/record.js';
+import { runCli, tempDir } from './helpers.js';
 
 const chat = (user: unknown): Message[] => [
   { role: 'system', content: 'Be brief.' },
@@ -25,6 +29,18 @@ describe('groupKey', () => {
   it('uses canonical JSON for non-string content, whatever the key order', () => {
     assert.equal(groupKey('p', chat({ b: 1, a: [1, { d: 2, c: 3 }] })), 'user\u0000{"a":[1,{"c":3,"d":2}],"b":1}');
     assert.equal(groupKey('p', chat({ b: 1, a: 2 })), groupKey('p', chat({ a: 2, b: 1 })));
+  });
+
+  it('is the text as exported: text parts joined, as every target writes them, are the string they spell', () => {
+    const parts = chat([
+      { type: 'text', text: 'What is ' },
+      { type: 'text', text: '2+2?' },
+    ]);
+    assert.equal(groupKey('p', parts), groupKey('p', chat('What is 2+2?')));
+    // An image part keeps the parts form in every export: its group is the parts' JSON.
+    const image = chat([{ type: 'text', text: 'What is 2+2?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }]);
+    assert.notEqual(groupKey('p', image), groupKey('p', chat('What is 2+2?')));
+    assert.equal(groupKey('p', chat(null)), groupKey('p', chat('')));
   });
 
   it('sorts keys by code point, not UTF-16 unit', () => {
@@ -76,6 +92,54 @@ describe('assignSplit', () => {
     for (let i = 0; i < 1000; i++) {
       const f = groupFraction(`g${i}`, 3);
       assert.ok(f >= 0 && f < 1);
+    }
+  });
+});
+
+describe('the split of an export, read back from its files', () => {
+  it('no first user message is on both sides, however its content was recorded (a string or text parts)', () => {
+    const tree = path.join(tempDir('traces-split-'), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    const lines: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const question = `question number ${i}?`;
+      [question, [{ type: 'text', text: question }]].forEach((content, form) => {
+        const messages = [{ role: 'system', content: `system ${form}` }, { role: 'user', content }, { role: 'assistant', content: `answer ${i} ${form}` }];
+        const config = JSON.stringify({ model: 'openai/gpt-4o-mini' });
+        lines.push(
+          JSON.stringify({
+            synalinks_version: '0.9.014',
+            call_id: `00000000-0000-4000-8000-${String(i * 2 + form).padStart(12, '0')}`,
+            parent_call_id: null,
+            program: 'p',
+            module: 'm',
+            timestamp: 1783412130 + i,
+            duration: 1,
+            messages,
+            inputs_hash: createHash('sha256').update(canonicalize(JSON.stringify(messages.slice(0, -1)))).digest('hex'),
+            outputs: { answer: 'x' },
+            config: JSON.parse(config) as unknown,
+            config_hash: createHash('sha256').update(canonicalize(config)).digest('hex'),
+          }),
+        );
+      });
+    }
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+    for (const format of ['openai', 'nemo']) {
+      const out = path.join(path.dirname(tree), format);
+      const result = runCli(['export', tree, '--format', format, '--out', out, '--validation-fraction', '0.5']);
+      assert.equal(result.status, 0, result.stderr);
+      const firstUser = (file: string) =>
+        new Set(
+          readFileSync(path.join(out, file), 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => (JSON.parse(line) as { messages: Message[] }).messages.find((m) => m.role === 'user')!.content as string),
+        );
+      const training = firstUser('training.jsonl');
+      const validation = firstUser('validation.jsonl');
+      assert.equal(training.size + validation.size, 40, `${format}: every question is exported as the same text`);
+      assert.deepEqual([...training].filter((q) => validation.has(q)), [], `${format}: no question on both sides`);
     }
   });
 });

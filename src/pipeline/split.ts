@@ -10,20 +10,32 @@
 import { createHash } from 'node:crypto';
 import { canonicalValueText } from '../canonical/canonical.js';
 import type { Message } from '../record.js';
+import { normalizeContent } from '../targets/messages.js';
 
 export type Split = 'training' | 'validation';
 
 /**
- * The first user message's content (canonical JSON when it is not a string),
- * whatever the program: two programs sent the same first message share a group.
- * A record without a user message groups by its program alone.
+ * The first user message's content as it is exported (text parts are joined into the
+ * string every target writes, so `[{"type":"text","text":"Hi"}]` and `"Hi"` are one group),
+ * else its canonical JSON, whatever the program: two programs sent the same first message
+ * share a group. A record without a user message groups by its program alone.
  */
 export function groupKey(program: string, messages: readonly Message[]): string {
   const user = messages.find((m) => m.role === 'user');
   if (user === undefined) return `program\u0000${program}`;
-  const content = user.content;
-  const text = typeof content === 'string' ? content : content === undefined ? '' : canonicalValueText(content);
-  return `user\u0000${text}`;
+  return `user\u0000${exportedText(user.content)}`;
+}
+
+function exportedText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (content === undefined || content === null) return '';
+  try {
+    const normal = normalizeContent(content, 0);
+    if (typeof normal === 'string' && Array.isArray(content)) return normal;
+  } catch {
+    // Parts no target writes: the record is dropped at projection, its group does not matter.
+  }
+  return canonicalValueText(content);
 }
 
 export function assignSplit(group: string, seed: number | string, validationFraction: number): Split {
