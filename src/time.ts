@@ -8,8 +8,22 @@
 /** An ISO 8601 date-time with no zone designator (`T` or a space between date and time). */
 const ZONELESS_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 
+/** A date at the start of ISO 8601 text: `Date.parse` rolls a day the month lacks over (`2026-02-30` is March 2). */
+const LEADING_DATE = /^\s*(\d{4})-(\d{2})-(\d{2})(?![\d])/;
+
+function isCalendarDate(text: string): boolean {
+  const date = LEADING_DATE.exec(text);
+  if (date === null) return true;
+  const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  return at.getUTCMonth() === month - 1 && at.getUTCDate() === day;
+}
+
 /** Epoch seconds of a time written as text (ISO 8601, or what `Date.parse` reads with its zone); null when unreadable. */
 export function epochSecondsOf(text: string): number | null {
+  if (!isCalendarDate(text)) return null;
   const zoneless = ZONELESS_DATE_TIME.exec(text.trim());
   const ms = Date.parse(zoneless !== null ? `${zoneless[1]}T${zoneless[2]}Z` : text);
   return Number.isNaN(ms) ? null : ms / 1000;

@@ -56,6 +56,17 @@ describe('times without a zone are UTC, whatever the machine TZ', () => {
     assert.equal(epochSecondsOf('not a time'), null);
   });
 
+  it('epochSecondsOf: a day the month lacks is no time, where Date.parse rolls it into the next month', () => {
+    for (const text of ['2026-02-30', '2026-02-29', '2026-04-31T10:00Z', '2026-06-31 08:00', '2026-00-10', '2026-13-01']) assert.equal(epochSecondsOf(text), null, text);
+    assert.equal(epochSecondsOf('2024-02-29'), Date.UTC(2024, 1, 29) / 1000);
+    assert.equal(epochSecondsOf('2026-12-31T23:59:59Z'), Date.UTC(2026, 11, 31, 23, 59, 59) / 1000);
+    // Year 0 is a leap year (proleptic Gregorian), 1900 is not: years below 100 are no 19xx.
+    assert.notEqual(epochSecondsOf('0000-02-29'), null);
+    const result = runCli(['filter', SAMPLES, '--since', '2026-02-30', '--dry-run']);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /--since "2026-02-30": expected an ISO 8601 date/);
+  });
+
   describe('the browser shows UTC', () => {
     const before = process.env.TZ;
     after(() => {
