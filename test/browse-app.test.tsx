@@ -8,7 +8,7 @@ import { App, type AppProps } from '../src/ui/App.js';
 import { IndexStore, type StoreOptions } from '../src/ui/index-store.js';
 import { measureFirstRow } from '../src/ui/measure.js';
 import { textWidth } from '../src/ui/text.js';
-import { FIXTURES, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, SAMPLES, seededRandom, tempDir } from './helpers.js';
 import { driver, KEYS } from './ink-driver.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
@@ -348,5 +348,22 @@ describe('browse: panels, layout, quitting', () => {
     // on a loaded machine. The probe itself fails if no record row comes within its deadline.
     const seconds = await measureFirstRow([SAMPLES]);
     assert.ok(Number.isFinite(seconds) && seconds > 0, String(seconds));
+  });
+});
+
+describe('browse: any keys, in any order', () => {
+  it('600 seeded random keys (letters, digits, arrows, Enter, Esc, Tab, Backspace, search) never break the screen', async () => {
+    const { frame, press } = await start({}, { width: 90, height: 26 });
+    const random = seededRandom(20261201);
+    const keys = [...'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/?:.-_[]{}<>!@#$%^&*()', ...Object.values(KEYS), '\x1b[C', '\x1b[D', '\x1b[H', '\x1b[F', '\x1b[5~', '\x03', '\x15', '\x17'];
+    const pressed: string[] = [];
+    for (let i = 0; i < 600; i++) {
+      const key = keys[Math.floor(random() * keys.length)];
+      pressed.push(JSON.stringify(key));
+      await press(key);
+      const lines = frame().split('\n');
+      assert.equal(lines.length, 26, `after ${pressed.slice(-8).join(' ')}:\n${frame()}`);
+      for (const line of lines) assert.ok(textWidth(line) <= 90, `after ${pressed.slice(-8).join(' ')}: ${line}`);
+    }
   });
 });
