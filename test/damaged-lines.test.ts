@@ -301,6 +301,17 @@ describe('Ask and klieo recordings nested past the limit are damaged, not a cras
   });
 });
 
+/** A tree of Ask recordings (`ask/recording-<i>/recording.json`) and klieo files (`klieo/run-<i>.json`), one per document. */
+function recordingsTree(docs: readonly { source: string; bytes: Buffer }[]): string {
+  const root = tempDir('traces-strict-recordings-');
+  docs.forEach((d, i) => {
+    const dir = d.source === 'ask' ? path.join(root, 'ask', `recording-${i}`) : path.join(root, 'klieo');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, d.source === 'ask' ? 'recording.json' : `run-${i}.json`), d.bytes);
+  });
+  return root;
+}
+
 describe('Ask and klieo recordings are read as strictly as trace lines', { skip }, () => {
   it('a raw control character, invalid UTF-8, a lone surrogate or a BOM damages the file, as orjson refuses it', () => {
     const ask = readFileSync(path.join(FIXTURES, 'ask', 'message-tools', 'recording.json'));
@@ -323,12 +334,7 @@ describe('Ask and klieo recordings are read as strictly as trace lines', { skip 
     const verdicts = strictVerdicts([ask, klieo, ...docs.map((d) => d.bytes)]);
     assert.deepEqual(verdicts.slice(0, 2), [null, null]);
     assert.ok(verdicts.slice(2).every((v) => v !== null), JSON.stringify(verdicts));
-    const root = tempDir('traces-strict-recordings-');
-    docs.forEach((d, i) => {
-      const dir = d.source === 'ask' ? path.join(root, 'ask', `spoiled-${i}`) : path.join(root, 'klieo');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, d.source === 'ask' ? 'recording.json' : `run-${i}.json`), d.bytes);
-    });
+    const root = recordingsTree(docs);
     const stats = runCli(['stats', root, '--json']);
     assertNoCrash('stats', stats);
     const reasons = (JSON.parse(stats.stdout) as { damaged: { file: string; reason: string }[] }).damaged.map((d) => d.reason);
@@ -354,17 +360,12 @@ describe('Ask and klieo recordings are read as strictly as trace lines', { skip 
       }),
     );
     const verdicts = strictVerdicts(docs.map((d) => d.bytes));
-    const root = tempDir('traces-strict-numbers-');
-    docs.forEach((d, i) => {
-      const dir = d.source === 'ask' ? path.join(root, 'ask', `number-${i}`) : path.join(root, 'klieo');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, d.source === 'ask' ? 'recording.json' : `run-${i}.json`), d.bytes);
-    });
+    const root = recordingsTree(docs);
     const stats = runCli(['stats', root, '--json']);
     assertNoCrash('stats', stats);
     const damaged = new Set((JSON.parse(stats.stdout) as { damaged: { file: string }[] }).damaged.map((d) => d.file));
     const refused = docs.map((d, i) => `${d.source} ${d.number}: ${verdicts[i] !== null}`);
-    const read = docs.map((d, i) => `${d.source} ${d.number}: ${[...damaged].some((file) => file.includes(d.source === 'ask' ? `number-${i}/` : `run-${i}.json`))}`);
+    const read = docs.map((d, i) => `${d.source} ${d.number}: ${[...damaged].some((file) => file.includes(d.source === 'ask' ? `recording-${i}/` : `run-${i}.json`))}`);
     assert.deepEqual(read, refused);
     // The reference refuses the three infinite ones of each recorder, and loads the others.
     assert.equal(verdicts.filter((v) => v !== null).length, 6);
