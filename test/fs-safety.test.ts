@@ -839,3 +839,22 @@ describe('an output name taken while the run was going (the user, a second run)'
     assert.match(readFileSync(manifest, 'utf8'), /"reason":"status"/);
   });
 });
+
+describe('a flag naming a file the run writes itself', () => {
+  const cases: [string, string[], string][] = [
+    ['export, a dataset', ['export', '--format', 'openai'], 'training.jsonl'],
+    ['export, the completion marker', ['export', '--format', 'nemo'], path.join('_traces', 'complete')],
+    ['dedupe, a trace file of the copy', ['dedupe'], ONE_FILE],
+  ];
+  for (const [name, command, own] of cases) {
+    it(`${name}: --manifest there is refused before anything is moved, and nothing is left`, () => {
+      const { base, tree, check } = tracked();
+      const out = path.join(base, 'out');
+      const result = runCli([...command, tree, '--out', out, '--manifest', path.join(out, own)]);
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, new RegExp(`traces: --manifest \\S+: ${own.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is a file traces writes itself into --out \\S+: choose another path\\n`));
+      assert.equal(listing(out), null, 'nothing of the run is left');
+      check();
+    });
+  }
+});

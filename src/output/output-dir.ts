@@ -275,7 +275,7 @@ export class OutputDir {
   private readonly tempPaths = new Set<string>();
   /** Staging folders made so far: a tree copy creates thousands of files in few folders. */
   private readonly stagingFolders = new Set<string>();
-  /** Files outside --out, by final path: the flag and path the user named them with. */
+  /** Files named by a flag (`--manifest`), by final path: the flag and path the user named them with. */
   private readonly namedByFlag = new Map<string, { flag: string; given: string }>();
   /** Folders this run created above and at --out, deepest last: removed again if the run does not finish. */
   private readonly createdDirs: string[] = [];
@@ -373,6 +373,25 @@ export class OutputDir {
     return this.track(new OutputFile(finalPath, tempPath, undefined, true));
   }
 
+  /**
+   * Two files of this run under one name (`--manifest DIR/training.jsonl`, or a name of its
+   * bookkeeping): the second would replace the first. Refused before anything is moved, naming
+   * the flag that chose the name.
+   */
+  private checkNamesDistinct(bookkeeping: readonly string[]): void {
+    const seen = new Set(bookkeeping);
+    for (const file of this.files) {
+      if (!seen.has(file.finalPath)) {
+        seen.add(file.finalPath);
+        continue;
+      }
+      const clash = this.files.find((other) => other.finalPath === file.finalPath && this.namedByFlag.has(other.finalPath)) ?? file;
+      const named = this.namedByFlag.get(clash.finalPath) ?? { flag: '--out', given: this.given };
+      const where = isInside(file.finalPath, this.dir) ? `${path.relative(this.dir, file.finalPath)} is a file traces writes itself into --out ${this.given}` : `${file.finalPath} is named twice`;
+      throw new UserError(`${named.flag} ${named.given}: ${where}: choose another path`);
+    }
+  }
+
   /** The error for a name taken while the run went on, naming the flag that named it. */
   private nameTakenError(final: string): UserError {
     const named = this.namedByFlag.get(final);
@@ -382,7 +401,11 @@ export class OutputDir {
   /** A file named by a flag (e.g. `--manifest FILE`), written with the same checks and safety. */
   createAt(finalPath: string, flag = '--manifest'): OutputFile {
     const absolute = path.resolve(finalPath);
-    if (isInside(absolute, this.dir) && absolute !== this.dir) return this.create(path.relative(this.dir, absolute));
+    if (isInside(absolute, this.dir) && absolute !== this.dir) {
+      const file = this.create(path.relative(this.dir, absolute));
+      this.namedByFlag.set(file.finalPath, { flag, given: finalPath });
+      return file;
+    }
     try {
       const checked = checkOutputPath({ flag, given: finalPath, kind: 'file', inputs: this.options.roots, force: this.options.force });
       this.namedByFlag.set(checked.absolute, { flag, given: finalPath });
@@ -415,9 +438,11 @@ export class OutputDir {
       const inside = this.files.filter((f) => isInside(f.finalPath, this.dir));
       const relatives = inside.map((f) => path.relative(this.dir, f.finalPath));
       const marker = path.join(this.dir, COMPLETE_MARKER);
+      const bookkeeping = [marker, path.join(this.dir, MOVING_LIST)];
+      this.checkNamesDistinct(bookkeeping);
       // Without --force the folder was empty when the run began: whatever holds one of its names now came meanwhile (the user, a second run) and is left alone.
       if (!this.options.force) {
-        const taken = [marker, path.join(this.dir, MOVING_LIST), ...this.files.map((f) => f.finalPath)].find(nameTaken);
+        const taken = [...bookkeeping, ...this.files.map((f) => f.finalPath)].find(nameTaken);
         if (taken !== undefined) throw this.nameTakenError(taken);
       }
       const earlier = [...new Set([...listedFiles(this.dir, COMPLETE_MARKER), ...listedFiles(this.dir, MOVING_LIST)])];
