@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalize } from '../src/canonical/canonical.js';
@@ -85,6 +85,35 @@ describe('names that are Object’s own are data like any other', () => {
     assert.equal(totals.ok_records_unpriced, models.length, JSON.stringify(totals));
     assert.equal(totals.ok_records_with_estimated_cost, 0);
     assert.equal(totals.estimated_cost_usd, 0);
+  });
+});
+
+describe('a program named like traces’ own folders', () => {
+  it('_traces gets a folder of its own name, beside the run’s _traces, in a tree copy and in datasets by module', () => {
+    const base = tempDir('traces-names-');
+    const tree = path.join(base, 'tree');
+    [
+      ['_traces', 'complete'],
+      ['_traces', 'manifest.jsonl'],
+      ['prog', 'mod'],
+    ].forEach(([program, module], i) => {
+      mkdirSync(path.join(tree, program, module), { recursive: true });
+      const line = recordLine(i, [user(`q${i}`), assistant(`a${i}`)], 'openai/gpt-4o-mini').replace('"program":"prog","module":"mod"', `"program":"${program}","module":"${module}"`);
+      writeFileSync(path.join(tree, program, module, `${module}_20260101-000000.jsonl`), `${line}\n`);
+    });
+    const copy = runCli(['dedupe', tree, '--out', path.join(base, 'copy')]);
+    assert.equal(copy.status, 0, copy.stderr);
+    const own = /^_traces-[0-9a-f]{8}$/;
+    const copied = readdirSync(path.join(base, 'copy')).sort();
+    assert.equal(copied.length, 3, copied.join(' '));
+    assert.match(copied[1], own);
+    assert.deepEqual(readdirSync(path.join(base, 'copy', '_traces')).sort(), ['complete', 'keys.bin', 'manifest.jsonl', 'run.json']);
+    assert.equal(readFileSync(path.join(base, 'copy', copied[1], 'complete', 'complete_20260101-000000.jsonl'), 'utf8'), readFileSync(path.join(tree, '_traces', 'complete', 'complete_20260101-000000.jsonl'), 'utf8'));
+    const datasets = runCli(['export', tree, '--format', 'openai', '--group-by', 'module', '--out', path.join(base, 'datasets')]);
+    assert.equal(datasets.status, 0, datasets.stderr);
+    const folder = readdirSync(path.join(base, 'datasets')).find((name) => own.test(name))!;
+    assert.deepEqual(readdirSync(path.join(base, 'datasets', folder)).sort(), ['complete', 'manifest.jsonl']);
+    assert.deepEqual(readdirSync(path.join(base, 'datasets', '_traces')).sort(), ['complete', 'examples.jsonl', 'keys.bin', 'manifest.jsonl', 'run.json']);
   });
 });
 

@@ -1,5 +1,7 @@
 /** Folder names built from record fields, made safe: they can never leave the output folder. */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { META_DIR } from '../output/kept-keys.js';
 
 const UNSAFE = /[^A-Za-z0-9._-]/g;
 const MAX_KEPT = 120;
@@ -15,8 +17,23 @@ export function safeSegment(name: string): string {
   if (segment === '' || /^\.+$/.test(segment)) segment = `_${segment}`;
   // Hidden folders are easy to miss, and `.` prefixes are how `..` sneaks in.
   if (segment.startsWith('.')) segment = `_${segment.slice(1)}`;
-  if (segment === name) return segment;
+  if (segment === name && !isReservedName(segment)) return segment;
   return `${segment}-${shortHash(name)}`;
+}
+
+/**
+ * Names traces keeps for itself in an output folder: its bookkeeping (`_traces/`) and its
+ * staging (`.traces-partial-<pid>`). A program so named gets a folder of another name, or
+ * its records would be written among the run's own files.
+ */
+export function isReservedName(segment: string): boolean {
+  return segment === META_DIR || segment.startsWith('.traces-');
+}
+
+/** A path below an output folder whose first folder is not one of traces' own (see `isReservedName`). */
+export function outsideReserved(relative: string): string {
+  const [first, ...rest] = relative.split(path.sep);
+  return isReservedName(first) ? path.join(`${first}-${shortHash(first)}`, ...rest) : relative;
 }
 
 function shortHash(name: string): string {

@@ -11,14 +11,14 @@ import type { TraceFile } from '../sources/discover.js';
 import { runOnWorker, workerCount } from '../parallel/run-shares.js';
 import { readSelectedRecords } from '../sources/read.js';
 import { copyClaimed, type CopyTotals, type LineCopyTask } from './line-copy.js';
-import { safeSegment } from '../export/names.js';
+import { outsideReserved, safeSegment } from '../export/names.js';
 import { OutputFile, type OutputDir } from './output-dir.js';
 import type { Progress } from '../progress.js';
 import { JOBS } from '../jobs.js';
 
-/** The path of a trace file inside an output tree: its path below its root. */
+/** The path of a trace file inside an output tree: its path below its root, away from traces' own folders. */
 export function relativeTracePath(file: TraceFile): string {
-  return path.relative(file.root, file.path);
+  return outsideReserved(path.relative(file.root, file.path));
 }
 
 function stamp(epochSeconds: number | null): string {
