@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalize } from '../src/canonical/canonical.js';
@@ -88,13 +88,14 @@ describe('names that are Object’s own are data like any other', () => {
   });
 });
 
-describe('a program named like traces’ own folders', () => {
-  it('_traces gets a folder of its own name, beside the run’s _traces, in a tree copy and in datasets by module', () => {
+describe('a program named like traces’ own files', () => {
+  it('_traces and report.json get folders of their own names, beside the run’s, in a tree copy and in datasets by module', () => {
     const base = tempDir('traces-names-');
     const tree = path.join(base, 'tree');
     [
       ['_traces', 'complete'],
       ['_traces', 'manifest.jsonl'],
+      ['report.json', 'mod'],
       ['prog', 'mod'],
     ].forEach(([program, module], i) => {
       mkdirSync(path.join(tree, program, module), { recursive: true });
@@ -105,8 +106,9 @@ describe('a program named like traces’ own folders', () => {
     assert.equal(copy.status, 0, copy.stderr);
     const own = /^_traces-[0-9a-f]{8}$/;
     const copied = readdirSync(path.join(base, 'copy')).sort();
-    assert.equal(copied.length, 3, copied.join(' '));
+    assert.equal(copied.length, 4, copied.join(' '));
     assert.match(copied[1], own);
+    assert.match(copied[3], /^report\.json-[0-9a-f]{8}$/);
     assert.deepEqual(readdirSync(path.join(base, 'copy', '_traces')).sort(), ['complete', 'keys.bin', 'manifest.jsonl', 'run.json']);
     assert.equal(readFileSync(path.join(base, 'copy', copied[1], 'complete', 'complete_20260101-000000.jsonl'), 'utf8'), readFileSync(path.join(tree, '_traces', 'complete', 'complete_20260101-000000.jsonl'), 'utf8'));
     const datasets = runCli(['export', tree, '--format', 'openai', '--group-by', 'module', '--out', path.join(base, 'datasets')]);
@@ -114,6 +116,9 @@ describe('a program named like traces’ own folders', () => {
     const folder = readdirSync(path.join(base, 'datasets')).find((name) => own.test(name))!;
     assert.deepEqual(readdirSync(path.join(base, 'datasets', folder)).sort(), ['complete', 'manifest.jsonl']);
     assert.deepEqual(readdirSync(path.join(base, 'datasets', '_traces')).sort(), ['complete', 'examples.jsonl', 'keys.bin', 'manifest.jsonl', 'run.json']);
+    const report = readdirSync(path.join(base, 'datasets')).find((name) => /^report\.json-[0-9a-f]{8}$/.test(name))!;
+    assert.deepEqual(readdirSync(path.join(base, 'datasets', report, 'mod')), ['training.jsonl']);
+    assert.ok(lstatSync(path.join(base, 'datasets', 'report.json')).isFile());
   });
 });
 

@@ -29,7 +29,7 @@ import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask.js';
 import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
-import { CaseDistinctNames, safeSegment } from './names.js';
+import { CaseDistinctNames, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
 import { addCount } from '../own.js';
 
@@ -235,7 +235,7 @@ export async function runAskRecordingExport(
           : [],
       ...(curationOptions.exclude !== null ? { exclude: curationOptions.exclude.report() } : {}),
     };
-    output.create('report.json').write(`${JSON.stringify(report, null, 2)}\n`);
+    output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
     output.commit();
     scratch.remove();

@@ -21,13 +21,16 @@ export function safeSegment(name: string): string {
   return `${segment}-${shortHash(name)}`;
 }
 
+/** The export's report, at the top of its output folder. */
+export const REPORT_FILE = 'report.json';
+
 /**
- * Names traces keeps for itself in an output folder: its bookkeeping (`_traces/`) and its
- * staging (`.traces-partial-<pid>`). A program so named gets a folder of another name, or
- * its records would be written among the run's own files.
+ * Names traces keeps for itself at the top of an output folder: its bookkeeping (`_traces/`),
+ * its staging (`.traces-partial-<pid>`) and the export's report. A program so named gets a
+ * folder of another name, or its records would be written among the run's own files.
  */
 export function isReservedName(segment: string): boolean {
-  return segment === META_DIR || segment.startsWith('.traces-');
+  return segment === META_DIR || segment === REPORT_FILE || segment.startsWith('.traces-');
 }
 
 /** A path below an output folder whose first folder is not one of traces' own (see `isReservedName`). */

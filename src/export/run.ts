@@ -35,7 +35,7 @@ import { CallIdColumn } from '../pipeline/columns.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
-import { CaseDistinctNames } from './names.js';
+import { CaseDistinctNames, REPORT_FILE } from './names.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 
@@ -211,7 +211,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       output.abort();
       return { plan, report, invalid };
     }
-    output.create('report.json').write(`${JSON.stringify(report, null, 2)}\n`);
+    output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
     output.commit();
     return { plan, report, invalid };
