@@ -446,6 +446,27 @@ describe('traces sql', () => {
     assert.match(table.stdout, /\\nx/);
   });
 
+  it('prints every row of a big answer with --csv and --json, as it comes; a table shows the first 10,000 and counts the rest', () => {
+    const query = 'SELECT range AS n FROM range(25000)';
+    const csv = runCli(['sql', query, '--index', idx, '--csv']);
+    assert.equal(csv.status, 0, csv.stderr);
+    const lines = csv.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 25001);
+    assert.deepEqual([lines[0], lines[1], lines[25000]], ['n', '0', '24999']);
+    const json = runCli(['sql', query, '--index', idx, '--json']);
+    const rows = JSON.parse(json.stdout) as { n: number }[];
+    assert.equal(rows.length, 25000);
+    assert.deepEqual([rows[0], rows[24999]], [{ n: 0 }, { n: 24999 }]);
+    const table = runCli(['sql', query, '--index', idx]).stdout.trimEnd().split('\n');
+    assert.equal(table.length, 2 + 10000 + 2);
+    assert.equal(table.at(-3)!.trim(), '9999');
+    assert.deepEqual(table.slice(-2), ['… 15,000 more rows not shown: print them all with --csv or --json', '(25,000 rows)']);
+    // An error met while the rows come is the same one line as an error before them.
+    const late = runCli(['sql', "SELECT CASE WHEN range < 5000 THEN range ELSE CAST('x' || range AS INTEGER) END AS n FROM range(10000)", '--index', idx, '--csv']);
+    assert.equal(late.status, 2);
+    assert.match(late.stderr, /^traces: query failed: Conversion Error: [^\n]*\n$/);
+  });
+
   it('reports a bad query, a missing index and conflicting options in one line, exit 2', () => {
     const bad = runCli(['sql', 'SELEC nope', '--index', idx]);
     assert.equal(bad.status, 2);

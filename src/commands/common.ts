@@ -92,22 +92,41 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(withInputsReport(value), null, 2)}\n`);
 }
 
+/** Writes to stdout, waiting while the reader is behind: output never piles up in memory. */
+export async function writeOut(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await once(process.stdout, 'drain');
+}
+
 /**
- * `printJson(items.map(toJson))`, byte for byte, written a megabyte at a time: a listing of a
- * big tree (all its runs) never becomes one string of a hundred megabytes.
+ * A JSON array on stdout, as `printJson` prints one, byte for byte, written a megabyte at a
+ * time as its items come: a listing of a big tree (all its runs, every row of a query) never
+ * becomes one string of a hundred megabytes.
  */
-export async function printJsonArray<T>(items: readonly T[], toJson: (item: T) => unknown): Promise<void> {
-  if (items.length === 0) {
-    process.stdout.write('[]\n');
-    return;
-  }
-  let chunk = '[\n';
-  for (let i = 0; i < items.length; i++) {
+export class JsonArrayOut {
+  private chunk = '';
+  private count = 0;
+
+  async add(item: unknown): Promise<void> {
     // Raw newlines only separate JSON lines (inside strings they are escaped), so indenting them is safe.
-    chunk += `  ${JSON.stringify(toJson(items[i]!), null, 2).replaceAll('\n', '\n  ')}${i + 1 < items.length ? ',\n' : '\n]\n'}`;
-    if (chunk.length >= 1 << 20 || i + 1 === items.length) {
-      if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
-      chunk = '';
-    }
+    this.chunk += `${this.count++ === 0 ? '[\n' : ',\n'}  ${JSON.stringify(item, null, 2).replaceAll('\n', '\n  ')}`;
+    if (this.chunk.length >= 1 << 20) await this.flush();
   }
+
+  async end(): Promise<void> {
+    this.chunk += this.count === 0 ? '[]\n' : '\n]\n';
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    const chunk = this.chunk;
+    this.chunk = '';
+    await writeOut(chunk);
+  }
+}
+
+/** `printJson(items.map(toJson))`, byte for byte, a megabyte at a time (see JsonArrayOut). */
+export async function printJsonArray<T>(items: readonly T[], toJson: (item: T) => unknown): Promise<void> {
+  const out = new JsonArrayOut();
+  for (const item of items) await out.add(toJson(item));
+  await out.end();
 }

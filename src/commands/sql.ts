@@ -3,12 +3,12 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
-import type { Engine as EngineType } from '../engine/duckdb.js';
+import type { Engine as EngineType, JsonValue } from '../engine/duckdb.js';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { Scratch } from '../output/output-file.js';
-import { renderCsv, renderTable } from '../engine/render.js';
-import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { csvLines, renderTable, TABLE_ROWS } from '../engine/render.js';
+import { addPricesOption, addSourceOption, findTraceFiles, JsonArrayOut, ROOTS_DESCRIPTION, writeOut } from './common.js';
 
 interface SqlFlags {
   index?: string;
@@ -40,7 +40,9 @@ removed afterwards). The columns are those of traces index (see traces index
 --help). Integers beyond 2^53, dates and decimals print as text in --json.
 A query reads the index only and writes no file (COPY, EXPORT, ATTACH and
 INSTALL are refused): print rows with --csv or --json and redirect them.
-An error in the query is one line on stderr, exit code 2.
+An error in the query is one line on stderr, exit code 2. A table shows the
+first 10,000 rows and counts the rest; --csv and --json print every row as the
+engine makes them, in memory that does not grow with the answer.
 
 Examples:
   traces sql "SELECT model, count(*), sum(cost_usd) FROM records WHERE status = 'ok' GROUP BY 1 ORDER BY 3 DESC" ~/.synalinks
@@ -76,10 +78,25 @@ Examples:
           reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
           await engine.confine({ directories: [scratch.dir], files: [] });
         }
-        const result = await engine.query(query, { readOnly: true });
-        if (flags.json) printJson(result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, row[i]]))));
-        else if (flags.csv) process.stdout.write(renderCsv(result));
-        else process.stdout.write(renderTable(result));
+        const answer = await engine.stream(query, { readOnly: true });
+        if (flags.json) {
+          const out = new JsonArrayOut();
+          for await (const batch of answer.rows) for (const row of batch) await out.add(Object.fromEntries(answer.columns.map((name, i) => [name, row[i]])));
+          await out.end();
+        } else if (flags.csv) {
+          await writeOut(csvLines([answer.columns]));
+          for await (const batch of answer.rows) await writeOut(csvLines(batch));
+        } else {
+          const shown: JsonValue[][] = [];
+          let more = 0;
+          for await (const batch of answer.rows) {
+            for (const row of batch) {
+              if (shown.length < TABLE_ROWS) shown.push(row);
+              else more++;
+            }
+          }
+          await writeOut(renderTable({ columns: answer.columns, types: answer.types, rows: shown }, more));
+        }
       } finally {
         engine?.close();
         scratch?.discard();

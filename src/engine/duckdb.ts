@@ -36,6 +36,14 @@ export function firstLine(error: unknown): string {
   return message.split('\n')[0]!.trim();
 }
 
+/** An engine error in a query as one line for the user (our own UserErrors pass as they are). */
+function queryError(error: unknown): Error {
+  if (error instanceof UserError) return error;
+  const line = firstLine(error).replace(/^Failed to extract statements: /, '');
+  const hint = /file system operations are disabled/.test(line) ? ' (traces sql reads the index only: no other file, and writes none)' : '';
+  return new UserError(`query failed: ${line}${hint}`);
+}
+
 /** A string as an SQL literal. */
 export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
@@ -60,6 +68,13 @@ export interface QueryResult {
   columns: string[];
   types: string[];
   rows: JsonValue[][];
+}
+
+/** A query's answer as it comes: column names, type names, and the rows in batches. */
+export interface QueryStream {
+  columns: string[];
+  types: string[];
+  rows: AsyncGenerator<JsonValue[][]>;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -164,9 +179,10 @@ export class Engine {
    * Runs a query; an error in it is a UserError of one line. With `readOnly` (a user's query),
    * only statements that write nothing outside the engine's memory run: one that writes files
    * (COPY, EXPORT) or attaches a database is refused before it runs, as it could write into the
-   * index, the one place `confine` leaves open.
+   * index, the one place `confine` leaves open. The rows of the last statement come in batches
+   * as the engine makes them, so an answer of millions of rows never waits whole in memory.
    */
-  async query(sql: string, options: { readOnly?: boolean } = {}): Promise<QueryResult> {
+  async stream(sql: string, options: { readOnly?: boolean } = {}): Promise<QueryStream> {
     const { StatementType } = await duckdb();
     const refused = new Map<number, string>([
       [StatementType.COPY, 'COPY'],
@@ -178,7 +194,7 @@ export class Engine {
       [StatementType.EXTENSION, 'an extension statement'],
       [StatementType.UPDATE_EXTENSIONS, 'UPDATE EXTENSIONS'],
     ]);
-    let reader;
+    let result;
     try {
       const statements = await this.connection.extractStatements(sql);
       // One after another, as a script runs: a statement may use what an earlier one made (a temporary table).
@@ -188,20 +204,31 @@ export class Engine {
         if (what !== undefined) {
           throw new UserError(`${what} is not allowed: traces sql reads the records and writes nothing; print the rows with --csv or --json and redirect them to a file`);
         }
-        reader = await statement.runAndReadAll();
+        if (i + 1 < statements.count) await statement.run();
+        else result = await statement.stream();
       }
     } catch (error) {
-      if (error instanceof UserError) throw error;
-      const line = firstLine(error).replace(/^Failed to extract statements: /, '');
-      const hint = /file system operations are disabled/.test(line) ? ' (traces sql reads the index only: no other file, and writes none)' : '';
-      throw new UserError(`query failed: ${line}${hint}`);
+      throw queryError(error);
     }
-    if (reader === undefined) throw new UserError('query failed: no statement to run');
-    return {
-      columns: reader.columnNames(),
-      types: reader.columnTypes().map(String),
-      rows: reader.getRowsJS().map((row) => row.map(toJson)),
-    };
+    if (result === undefined) throw new UserError('query failed: no statement to run');
+    const answer = result;
+    async function* rows(): AsyncGenerator<JsonValue[][]> {
+      try {
+        for await (const batch of answer.yieldRowsJs()) yield batch.map((row) => row.map(toJson));
+      } catch (error) {
+        // A query can fail while its rows come (a cast of a value met late): the same one line.
+        throw queryError(error);
+      }
+    }
+    return { columns: answer.columnNames(), types: answer.columnTypes().map(String), rows: rows() };
+  }
+
+  /** A query's whole answer, for answers known to be small (a keep-list's ids are the keys anyway). */
+  async query(sql: string, options: { readOnly?: boolean } = {}): Promise<QueryResult> {
+    const { columns, types, rows } = await this.stream(sql, options);
+    const all: JsonValue[][] = [];
+    for await (const batch of rows) for (const row of batch) all.push(row);
+    return { columns, types, rows: all };
   }
 
   close(): void {

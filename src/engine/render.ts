@@ -3,6 +3,8 @@ import type { JsonValue, QueryResult } from './duckdb.js';
 import { formatCount, printable } from '../format.js';
 
 const MAX_CELL = 60;
+/** Rows a table shows at most; --csv and --json print every row. */
+export const TABLE_ROWS = 10_000;
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL)/;
 
 function text(value: JsonValue): string {
@@ -18,7 +20,11 @@ function cell(value: JsonValue): string {
   return shown.length > MAX_CELL ? `${shown.slice(0, MAX_CELL - 1)}…` : shown;
 }
 
-export function renderTable(result: QueryResult): string {
+/**
+ * The rows as a table. `more` rows were left out (a table of more than TABLE_ROWS rows is read
+ * by no one, and its widths need every row in memory): the footer counts them too.
+ */
+export function renderTable(result: QueryResult, more = 0): string {
   const numeric = result.types.map((t) => NUMERIC.test(t));
   const cells = result.rows.map((row) => row.map(cell));
   const widths = result.columns.map((name, i) => Math.max(cell(name).length, ...cells.map((row) => row[i].length)));
@@ -26,7 +32,9 @@ export function renderTable(result: QueryResult): string {
     values.map((v, i) => (alignRight[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [line(result.columns.map(cell), numeric), widths.map((w) => '─'.repeat(w)).join('  ')];
   for (const row of cells) out.push(line(row, numeric));
-  out.push(`(${formatCount(result.rows.length)} row${result.rows.length === 1 ? '' : 's'})`);
+  const total = result.rows.length + more;
+  if (more > 0) out.push(`… ${formatCount(more)} more rows not shown: print them all with --csv or --json`);
+  out.push(`(${formatCount(total)} row${total === 1 ? '' : 's'})`);
   return `${out.join('\n')}\n`;
 }
 
@@ -36,8 +44,10 @@ function csvField(value: JsonValue): string {
   return /[",\r\n]/.test(t) ? `"${t.replaceAll('"', '""')}"` : t;
 }
 
-export function renderCsv(result: QueryResult): string {
-  const lines = [result.columns.map(csvField).join(',')];
-  for (const row of result.rows) lines.push(row.map(csvField).join(','));
-  return `${lines.join('\n')}\n`;
+/** Rows (or the header, as one row of names) as CSV lines, each ending in a newline. */
+export function csvLines(rows: readonly (readonly JsonValue[])[]): string {
+  let out = '';
+  for (const row of rows) out += `${row.map(csvField).join(',')}\n`;
+  return out;
 }
+
