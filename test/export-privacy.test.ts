@@ -121,6 +121,20 @@ describe('privacy', () => {
     for (const { value } of PLANTED) assert.ok(!result.stdout.includes(value), 'the report leaks nothing');
   });
 
+  it('scan --json lists every finding, in file order, as the human report counts them (in workers too)', () => {
+    const json = runCli(['scan', tree, '--json'], { env: { ...process.env, TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '2048' } });
+    const report = JSON.parse(json.stdout) as { findings: number; by_detector: Record<string, number>; details: { detector: string; file: string; line: number }[] };
+    assert.equal(report.details.length, report.findings);
+    const counted: Record<string, number> = {};
+    for (const f of report.details) counted[f.detector] = (counted[f.detector] ?? 0) + 1;
+    assert.deepEqual(counted, report.by_detector);
+    const order = report.details.map((f) => `${f.file}\u0000${String(f.line).padStart(9, '0')}`);
+    assert.deepEqual(order, [...order].sort());
+    const human = runCli(['scan', tree]).stdout;
+    for (const [detector, n] of Object.entries(report.by_detector)) assert.match(human, new RegExp(`^${detector} \\((secret|pii)\\): ${n}$`, 'm'));
+    assert.match(human, new RegExp(`records scanned, ${report.findings} findings`));
+  });
+
   for (const format of ['openai', 'nemo', 'nemo-customizer']) {
     it(`export --format ${format} --scrub secrets,pii leaves none of the planted values, and stays valid`, () => {
       const out = path.join(tempDir(), format);

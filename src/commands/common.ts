@@ -124,6 +124,33 @@ export class JsonArrayOut {
   }
 }
 
+/**
+ * `printJson(value)` with the list `value[key]` given as the JSON lines of `items`, written
+ * as they are read, so the list never waits whole in memory. `pretty` prints each item as
+ * printJson would; otherwise one item a line.
+ */
+export async function printJsonWithList(value: Record<string, unknown>, key: string, items: AsyncIterable<string>, pretty: boolean): Promise<void> {
+  const whole = withInputsReport(value);
+  const names = Object.keys(whole);
+  const at = names.indexOf(key);
+  // The members before and after the list, as printJson indents them, without the braces.
+  const members = (some: string[]) => JSON.stringify(Object.fromEntries(some.map((name) => [name, whole[name]])), null, 2).slice(2, -2);
+  const head = members(names.slice(0, at));
+  const tail = members(names.slice(at + 1));
+  let chunk = `{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(key)}: [`;
+  let first = true;
+  for await (const line of items) {
+    const item = pretty ? JSON.stringify(JSON.parse(line), null, 2).replaceAll('\n', '\n    ') : line;
+    chunk += `${first ? '\n' : ',\n'}    ${item}`;
+    first = false;
+    if (chunk.length >= 1 << 20) {
+      await writeOut(chunk);
+      chunk = '';
+    }
+  }
+  await writeOut(`${chunk}${first ? ']' : '\n  ]'}${tail === '' ? '' : `,\n${tail}`}\n}\n`);
+}
+
 /** `printJson(items.map(toJson))`, byte for byte, a megabyte at a time (see JsonArrayOut). */
 export async function printJsonArray<T>(items: readonly T[], toJson: (item: T) => unknown): Promise<void> {
   const out = new JsonArrayOut();

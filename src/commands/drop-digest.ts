@@ -3,14 +3,9 @@
  * every drop (`-v` as lines, `--json` as objects). Every drop is kept on disk, not in memory,
  * until the JSON is printed: a big tree can drop millions of records.
  */
-import { once } from 'node:events';
-import { closeSync, createReadStream, openSync } from 'node:fs';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Drop } from '../pipeline/curate.js';
-import { RunTempDir } from '../pipeline/spill.js';
-import { writeAll } from '../output/write-all.js';
-import { withInputsReport } from './common.js';
+import { JsonLinesSpill } from '../pipeline/spill.js';
+import { printJsonWithList } from './common.js';
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
 
@@ -29,7 +24,7 @@ export type AllDrops = 'print' | 'keep' | 'none';
 export class DropDigest {
   private readonly counts = new Map<string, number>();
   private readonly firsts = new Map<string, Drop[]>();
-  private spill: { dir: RunTempDir; file: string; fd: number; pending: string } | null = null;
+  private readonly spill = new JsonLinesSpill();
   total = 0;
 
   constructor(private readonly options: { all: AllDrops }) {}
@@ -67,57 +62,15 @@ export class DropDigest {
 
   /** `summary` as indented JSON with a last member `drops`: every drop, one object a line. */
   async printJson(summary: Record<string, unknown>): Promise<void> {
-    const head = JSON.stringify(withInputsReport(summary), null, 2).replace(/\n}$/, '');
-    const write = async (text: string) => {
-      if (!process.stdout.write(text)) await once(process.stdout, 'drain');
-    };
-    if (this.spill === null) {
-      await write(`${head},\n  "drops": []\n}\n`);
-      return;
-    }
-    this.flush();
-    closeSync(this.spill.fd);
-    try {
-      await write(`${head},\n  "drops": [`);
-      let first = true;
-      const lines = createInterface({ input: createReadStream(path.join(this.spill.dir.path, 'drops.jsonl')), crlfDelay: Infinity });
-      let chunk = '';
-      for await (const line of lines) {
-        chunk += `${first ? '\n' : ',\n'}    ${line}`;
-        first = false;
-        if (chunk.length >= 1 << 20) {
-          await write(chunk);
-          chunk = '';
-        }
-      }
-      await write(`${chunk}\n  ]\n}\n`);
-    } finally {
-      this.spill.dir.remove();
-      this.spill = null;
-    }
+    await printJsonWithList({ ...summary, drops: null }, 'drops', this.spill.lines(), false);
   }
 
   private keep(drop: Drop): void {
-    if (this.spill === null) {
-      const dir = new RunTempDir();
-      const file = path.join(dir.path, 'drops.jsonl');
-      this.spill = { dir, file, fd: openSync(file, 'wx'), pending: '' };
-    }
-    this.spill.pending += `${JSON.stringify(drop)}\n`;
-    if (this.spill.pending.length >= 1 << 16) this.flush();
-  }
-
-  private flush(): void {
-    if (this.spill === null || this.spill.pending === '') return;
-    writeAll(this.spill.fd, this.spill.pending, this.spill.file);
-    this.spill.pending = '';
+    this.spill.add(drop);
   }
 
   /** Removes the spill file of a run that failed before printing. */
   dispose(): void {
-    if (this.spill === null) return;
-    closeSync(this.spill.fd);
-    this.spill.dir.remove();
-    this.spill = null;
+    this.spill.dispose();
   }
 }

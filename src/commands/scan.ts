@@ -3,8 +3,9 @@ import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
-import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { addToList, appendAll } from '../lists.js';
+import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
+import { JsonLinesSpill } from '../pipeline/spill.js';
+import { appendAll } from '../lists.js';
 import { formatCount, printable } from '../format.js';
 import { compareText } from '../order.js';
 import { JOBS } from '../jobs.js';
@@ -33,50 +34,62 @@ Examples:
     .action(async (roots: string[], flags: { kinds: string; scrubRules?: string; json?: boolean; verbose?: boolean; source?: SourceKind }) => {
       const options = parseScrub(flags.kinds, flags.scrubRules, '--kinds');
       const discovery = await findTraceFiles(roots, flags);
-      const findings: RecordFinding[] = [];
+      // Every finding goes to disk for --json; the report keeps the first few of each detector.
+      const details = flags.json ? new JsonLinesSpill() : null;
+      const byDetector = new Map<string, { kind: string; count: number; first: RecordFinding[] }>();
       const notScanned: UnscannedRecord[] = [];
+      let found = 0;
       let records = 0;
       let damaged = 0;
-      if (options !== null) {
-        const shares = runOverFiles(
-          JOBS.scan,
-          discovery,
-          (share) => ({ files: discovery.files, share, options }),
-          (result) => ({ records: result.records, bytes: result.bytes }),
-        );
-        for await (const result of shares) {
-          appendAll(findings, result.findings);
-          appendAll(notScanned, result.notScanned);
-          records += result.records;
-          damaged += result.damaged;
+      try {
+        if (options !== null) {
+          const shares = runOverFiles(
+            JOBS.scan,
+            discovery,
+            (share) => ({ files: discovery.files, share, options }),
+            (result) => ({ records: result.records, bytes: result.bytes }),
+          );
+          for await (const result of shares) {
+            for (const finding of result.findings) {
+              found++;
+              details?.add(finding);
+              const tally = byDetector.get(finding.detector) ?? { kind: finding.kind, count: 0, first: [] };
+              byDetector.set(finding.detector, tally);
+              if (tally.count++ < LISTED_PER_DETECTOR) tally.first.push(finding);
+            }
+            appendAll(notScanned, result.notScanned);
+            records += result.records;
+            damaged += result.damaged;
+          }
         }
-      }
-      const byDetector = new Map<string, RecordFinding[]>();
-      for (const f of findings) addToList(byDetector, f.detector, f);
-      for (const r of notScanned) process.stderr.write(`traces: ${r.file}:${r.line}: ${r.call_id}: not scanned: ${r.reason}\n`);
-      if (flags.json) {
-        printJson({
-          records,
-          findings: findings.length,
-          by_detector: Object.fromEntries([...byDetector].map(([d, l]) => [d, l.length])),
-          details: findings,
-          not_scanned: notScanned,
-          damaged_lines: damaged,
-        });
-      } else {
-        for (const [detector, list] of [...byDetector].sort(([a], [b]) => compareText(a, b))) {
-          process.stdout.write(`${printable(detector)} (${list[0].kind}): ${list.length}\n`);
-          for (const f of list.slice(0, LISTED_PER_DETECTOR)) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${printable(f.preview)}\n`);
-          if (list.length > LISTED_PER_DETECTOR) process.stdout.write(`  … ${list.length - LISTED_PER_DETECTOR} more (--json lists all)\n`);
+        for (const r of notScanned) process.stderr.write(`traces: ${r.file}:${r.line}: ${r.call_id}: not scanned: ${r.reason}\n`);
+        if (details !== null) {
+          const summary = {
+            records,
+            findings: found,
+            by_detector: Object.fromEntries([...byDetector].map(([detector, tally]) => [detector, tally.count])),
+            details: null,
+            not_scanned: notScanned,
+            damaged_lines: damaged,
+          };
+          await printJsonWithList(summary, 'details', details.lines(), true);
+        } else {
+          for (const [detector, { kind, count, first }] of [...byDetector].sort(([a], [b]) => compareText(a, b))) {
+            process.stdout.write(`${printable(detector)} (${kind}): ${count}\n`);
+            for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${printable(f.preview)}\n`);
+            if (count > first.length) process.stdout.write(`  … ${count - first.length} more (--json lists all)\n`);
+          }
+          process.stdout.write(
+            `${formatCount(records - notScanned.length)} records scanned, ${found} finding${found === 1 ? '' : 's'}` +
+              (notScanned.length > 0 ? `, ${notScanned.length} record${notScanned.length === 1 ? '' : 's'} not scanned (listed above)` : '') +
+              (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not scanned (see traces stats)` : '') +
+              '\n',
+          );
         }
-        process.stdout.write(
-          `${formatCount(records - notScanned.length)} records scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}` +
-            (notScanned.length > 0 ? `, ${notScanned.length} record${notScanned.length === 1 ? '' : 's'} not scanned (listed above)` : '') +
-            (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not scanned (see traces stats)` : '') +
-            '\n',
-        );
+      } finally {
+        details?.dispose();
       }
       // A record that could not be scanned may hold anything: no all-clear.
-      process.exitCode = findings.length > 0 || notScanned.length > 0 ? 1 : 0;
+      process.exitCode = found > 0 || notScanned.length > 0 ? 1 : 0;
     });
 }

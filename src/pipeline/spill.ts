@@ -3,9 +3,10 @@
  * facts that are only resolved at the end of a run (a duplicate's final winner) stay on
  * disk rather than growing memory with the number of records.
  */
-import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { isStale, whileRunning } from '../output/cleanup.js';
 import { checkTempFolder } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
@@ -93,5 +94,58 @@ export class SpillFile {
   dispose(): void {
     closeSync(this.fd);
     this.dir.remove();
+  }
+}
+
+/** Bytes of JSON lines gathered before they are written out. */
+const PENDING_BYTES = 1 << 16;
+
+/**
+ * Values as JSON lines in a temporary file, read back in the order added: a list that grows
+ * with the tree (every drop of a dry run, every finding of a scan) stays on disk until printed.
+ * Nothing is written until the first value comes.
+ */
+export class JsonLinesSpill {
+  private spill: { dir: RunTempDir; file: string; fd: number } | null = null;
+  private pending = '';
+  count = 0;
+
+  add(value: unknown): void {
+    if (this.spill === null) {
+      const dir = new RunTempDir();
+      const file = path.join(dir.path, 'items.jsonl');
+      this.spill = { dir, file, fd: openSync(file, 'wx') };
+    }
+    // JSON.stringify escapes every line break a string holds: one value, one line.
+    this.pending += `${JSON.stringify(value)}\n`;
+    this.count++;
+    if (this.pending.length >= PENDING_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.spill === null || this.pending === '') return;
+    writeAll(this.spill.fd, this.pending, this.spill.file);
+    this.pending = '';
+  }
+
+  /** Every value's line, in the order added; the file goes once read through. */
+  async *lines(): AsyncGenerator<string> {
+    if (this.spill === null) return;
+    this.flush();
+    closeSync(this.spill.fd);
+    this.spill.fd = -1;
+    try {
+      yield* createInterface({ input: createReadStream(this.spill.file), crlfDelay: Infinity });
+    } finally {
+      this.dispose();
+    }
+  }
+
+  /** Removes the file (a run that failed before printing, or after). */
+  dispose(): void {
+    if (this.spill === null) return;
+    if (this.spill.fd !== -1) closeSync(this.spill.fd);
+    this.spill.dir.remove();
+    this.spill = null;
   }
 }
