@@ -1,9 +1,8 @@
 import { Command } from 'commander';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { SourceKind } from '../record.js';
-import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
-import type { Mismatch } from '../canonical/verify-share.js';
-import { appendAll } from '../lists.js';
+import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, writeOut } from './common.js';
+import { JsonLinesSpill } from '../pipeline/spill.js';
 import { formatCount } from '../format.js';
 import { JOBS } from '../jobs.js';
 
@@ -34,30 +33,40 @@ Examples:
       // Only Synalinks records carry hashes to check.
       const unhashed = found.files.filter((f) => f.source !== undefined && f.source !== 'synalinks');
       const discovery = { ...found, files: found.files.filter((f) => f.source === undefined || f.source === 'synalinks') };
-      const mismatches: Mismatch[] = [];
+      // A tree hashed another way mismatches in every record: they are printed, or kept on disk for --json, as they come.
+      const spilled = options.json ? new JsonLinesSpill() : null;
+      let mismatches = 0;
       let checked = 0;
       let damaged = 0;
-      const shares = runOverFiles(
-        JOBS.verify,
-        discovery,
-        (share) => ({ files: discovery.files, share }),
-        (result) => ({ records: result.checked, bytes: result.bytes }),
-      );
-      for await (const result of shares) {
-        checked += result.checked;
-        damaged += result.damaged;
-        appendAll(mismatches, result.mismatches);
-      }
-      if (options.json) printJson({ checked, mismatches, damaged_lines: damaged, files_without_hashes: unhashed.length });
-      else {
-        for (const m of mismatches) process.stdout.write(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value\n`);
-        process.stdout.write(
-          `${formatCount(checked)} records checked, ${mismatches.length} mismatch${mismatches.length === 1 ? '' : 'es'}` +
-            (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not checked (see traces stats)` : '') +
-            (unhashed.length > 0 ? `, ${unhashed.length} Ask/klieo file${unhashed.length === 1 ? '' : 's'} not checked (no recorded hashes)` : '') +
-            '\n',
+      try {
+        const shares = runOverFiles(
+          JOBS.verify,
+          discovery,
+          (share) => ({ files: discovery.files, share }),
+          (result) => ({ records: result.checked, bytes: result.bytes }),
         );
+        for await (const result of shares) {
+          checked += result.checked;
+          damaged += result.damaged;
+          mismatches += result.mismatches.length;
+          for (const m of result.mismatches) {
+            if (spilled !== null) spilled.add(m);
+            else await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value\n`);
+          }
+        }
+        if (spilled !== null) {
+          await printJsonWithList({ checked, mismatches: null, damaged_lines: damaged, files_without_hashes: unhashed.length }, 'mismatches', spilled.lines(), true);
+        } else {
+          process.stdout.write(
+            `${formatCount(checked)} records checked, ${mismatches} mismatch${mismatches === 1 ? '' : 'es'}` +
+              (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not checked (see traces stats)` : '') +
+              (unhashed.length > 0 ? `, ${unhashed.length} Ask/klieo file${unhashed.length === 1 ? '' : 's'} not checked (no recorded hashes)` : '') +
+              '\n',
+          );
+        }
+      } finally {
+        spilled?.dispose();
       }
-      process.exitCode = mismatches.length > 0 ? 1 : 0;
+      process.exitCode = mismatches > 0 ? 1 : 0;
     });
 }
