@@ -50,4 +50,3 @@ export function csvLines(rows: readonly (readonly JsonValue[])[]): string {
   for (const row of rows) out += `${row.map(csvField).join(',')}\n`;
   return out;
 }
-

@@ -108,7 +108,6 @@ const PENDING_BYTES = 1 << 16;
 export class JsonLinesSpill {
   private spill: { dir: RunTempDir; file: string; fd: number } | null = null;
   private pending = '';
-  count = 0;
 
   add(value: unknown): void {
     if (this.spill === null) {
@@ -118,7 +117,6 @@ export class JsonLinesSpill {
     }
     // JSON.stringify escapes every line break a string holds: one value, one line.
     this.pending += `${JSON.stringify(value)}\n`;
-    this.count++;
     if (this.pending.length >= PENDING_BYTES) this.flush();
   }
 
