@@ -4,6 +4,7 @@ import { describeFileSystemError, UserError } from './errors.js';
 import { JOBS } from './jobs.js';
 import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
+import { printable } from './format.js';
 
 type Register = (program: Command) => void;
 
@@ -96,7 +97,7 @@ function exitCleanlyOnFileSystemErrors(): void {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(70);
     }
-    process.stderr.write(`traces: ${line}\n`);
+    process.stderr.write(`traces: ${printable(line, true)}\n`);
     process.exit(2);
   };
   process.on('uncaughtException', handle);
@@ -123,12 +124,13 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof UserError) {
-      process.stderr.write(`traces: ${error.message}\n`);
+      // Messages name files and values the user gave or recorded: never a control sequence.
+      process.stderr.write(`traces: ${printable(error.message, true)}\n`);
       return error.exitCode;
     }
     const line = describeFileSystemError(error);
     if (line !== null) {
-      process.stderr.write(`traces: ${line}\n`);
+      process.stderr.write(`traces: ${printable(line, true)}\n`);
       return 2;
     }
     throw error;

@@ -20,11 +20,14 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
  * Recorded text (a model, program or file name) as it may be printed on a terminal: control
  * characters, C1 included, are written as escapes (`\x1b`, `\n`), so a record cannot move
  * the cursor, recolour the screen or set the window title of whoever reads the report.
+ * `keepNewlines`: for a message of several lines of traces' own, whose parts may be such text.
  */
-export function printable(text: string): string {
+export function printable(text: string, keepNewlines = false): string {
   CONTROL.lastIndex = 0;
   if (!CONTROL.test(text)) return text;
-  return text.replace(CONTROL, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return text.replace(CONTROL, (c) =>
+    c === '\n' ? (keepNewlines ? c : '\\n') : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 /** The mark in front of an estimated figure. */

@@ -136,6 +136,26 @@ describe('recorded text never reaches a terminal as a control sequence', () => {
     });
   }
 
+  it('a folder named with an escape sequence is named escaped in reports, damaged-line lists and errors', () => {
+    const module = 'mod\u001b[31m';
+    const tree = path.join(tempDir('traces-names-'), 'tree');
+    mkdirSync(path.join(tree, 'prog', module), { recursive: true });
+    // A damaged line, so the file is named in every command's list of damaged lines.
+    writeFileSync(path.join(tree, 'prog', module, `${module}_20260101-000000.jsonl`), `${recordLine(1, [user('q'), assistant('a')], 'openai/gpt-4o-mini')}\n{"truncated\n`);
+    const runs = [
+      runCli(['stats', tree]),
+      runCli(['stats', tree, '--by', 'module']),
+      runCli(['dedupe', tree, '--dry-run']),
+      runCli(['index', tree, '--out', path.join(path.dirname(tree), 'index.parquet')]),
+      runCli(['stats', path.join(tree, 'no\u001b]0;such\u0007')]),
+    ];
+    for (const result of runs) {
+      assert.doesNotMatch(result.stdout + result.stderr, RAW_CONTROL, result.stdout + result.stderr);
+    }
+    assert.match(runs[2].stdout, /mod\\x1b\[31m_20260101-000000\.jsonl:2: damaged/);
+    assert.match(runs[4].stderr, /no\\x1b\]0;such\\x07: no such file or folder/);
+  });
+
   it('the browser shows a role, and any row, with control pictures; a role named constructor gets the default colour', async () => {
     const store = await IndexStore.open([treeOf([...CONTROLS, 'constructor'].map((role, i) => recordLine(i, [{ role, content: `q${i}` }, assistant(`a${i}`)], 'openai/gpt-4o-mini')))], {});
     await store.whenDone();

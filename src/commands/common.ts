@@ -5,7 +5,7 @@ import type { SourceKind } from '../record.js';
 import { UserError } from '../errors.js';
 import { discover, TOO_DEEP, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
-import { formatCount } from '../format.js';
+import { formatCount, printable } from '../format.js';
 
 /**
  * Inputs that could not be read in this run. They are reported like damaged lines: named on
@@ -46,7 +46,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   const discovery = await discover(roots, { source: options.source });
   for (const unreadable of discovery.unreadable ?? []) {
     unreadableInputs.push(unreadable);
-    process.stderr.write(`traces: ${unreadable.path}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
+    process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
   }
   if (discovery.files.length === 0) {
     const where = roots.length > 0 ? roots.join(' ') : '(default root)';
@@ -55,12 +55,12 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     process.stderr.write(`traces: ${why}\n`);
   }
   if (options.verbose) {
-    for (const skipped of discovery.skipped) process.stderr.write(`skipped ${skipped.path}: ${skipped.reason}\n`);
+    for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     process.stderr.write(`${discovery.files.length} trace files, ${discovery.skipped.length} other files skipped\n`);
   } else {
     // A file named on the command line that no reader knows is worth saying, not failing over.
     for (const skipped of discovery.skipped) {
-      if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${skipped.path}: ${skipped.reason}\n`);
+      if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     }
   }
   // Naming the folder above a tree reads part of it under the wrong names: always said.

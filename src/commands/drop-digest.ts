@@ -6,7 +6,7 @@
 import type { Drop } from '../pipeline/curate.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { printJsonWithList } from './common.js';
-import { formatCount } from '../format.js';
+import { formatCount, printable } from '../format.js';
 import { compareText } from '../order.js';
 
 /** Examples shown per reason without -v. */
@@ -15,7 +15,7 @@ export const EXAMPLES_PER_REASON = 3;
 export function describeDrop(drop: Drop): string {
   const who = drop.call_id ? ` ${drop.call_id}` : '';
   const why = drop.reason + (drop.kept ? ` of ${drop.kept}` : '') + (drop.detail ? ` (${drop.detail})` : '');
-  return `${drop.file}:${drop.line}${who}: ${why}`;
+  return printable(`${drop.file}:${drop.line}${who}: ${why}`);
 }
 
 /** `print`: every drop on stdout as it comes (-v); `keep`: every drop kept for the JSON; `none`: examples only. */

@@ -62,7 +62,7 @@ Examples:
             damaged += result.damaged;
           }
         }
-        for (const r of notScanned) process.stderr.write(`traces: ${r.file}:${r.line}: ${r.call_id}: not scanned: ${r.reason}\n`);
+        for (const r of notScanned) process.stderr.write(`traces: ${printable(r.file)}:${r.line}: ${printable(r.call_id)}: not scanned: ${r.reason}\n`);
         if (details !== null) {
           const summary = {
             records,

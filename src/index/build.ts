@@ -9,7 +9,7 @@ import type { PriceTable } from '../pricing/table.js';
 import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
 import { IndexParts } from './parts.js';
-import { formatCount } from '../format.js';
+import { formatCount, printable } from '../format.js';
 import { JOBS } from '../jobs.js';
 
 export interface IndexSummary {
@@ -58,7 +58,7 @@ export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Di
 
 /** The damaged lines as `stats` and the other commands word them, on stderr. */
 export function reportDamage(summary: IndexSummary): void {
-  for (const line of summary.damaged) process.stderr.write(`traces: ${line.file}:${line.line}: damaged line, not indexed: ${line.reason}\n`);
+  for (const line of summary.damaged) process.stderr.write(`traces: ${printable(line.file)}:${line.line}: damaged line, not indexed: ${line.reason}\n`);
   const more = summary.damagedLines - summary.damaged.length;
   if (more > 0) process.stderr.write(`traces: … ${formatCount(more)} more damaged lines not listed\n`);
 }

@@ -13,7 +13,7 @@ function quantileText(sketch: QuantileSketch, q: number): string {
 
 /** A table of columns, the first left-aligned; every cell printable (names come from recordings). */
 export function table(headers: string[], textRows: string[][]): string {
-  const rows = textRows.map((row) => row.map(printable));
+  const rows = textRows.map((row) => row.map((cell) => printable(cell)));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
