@@ -7,6 +7,7 @@ import { canonicalize, canonicalValueText } from '../src/canonical/canonical.js'
 import { assignSplit, groupFraction, groupKey } from '../src/pipeline/split.js';
 import type { Message } from '../src/record.js';
 import { runCli, tempDir } from './helpers.js';
+import { fakeToken, OPENAI_KEY } from './fake-secrets.js';
 
 const chat = (user: unknown): Message[] => [
   { role: 'system', content: 'Be brief.' },
@@ -97,19 +98,21 @@ describe('assignSplit', () => {
 });
 
 describe('the split of an export, read back from its files', () => {
-  it('no first user message is on both sides, however its content was recorded (a string or text parts)', () => {
+  it('no first user message is on both sides, however its content was recorded (a string or text parts) and whatever secret it held', () => {
     const tree = path.join(tempDir('traces-split-'), 'tree');
     mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
     const lines: string[] = [];
     for (let i = 0; i < 40; i++) {
       const question = `question number ${i}?`;
-      [question, [{ type: 'text', text: question }]].forEach((content, form) => {
+      // Recorded as a string, as text parts, and with two different keys that --scrub redacts alike.
+      const withKey = (seed: number) => `${question} My key is ${OPENAI_KEY.slice(0, 8)}${fakeToken(48, seed)}`;
+      [question, [{ type: 'text', text: question }], withKey(i * 2 + 100), withKey(i * 2 + 101)].forEach((content, form) => {
         const messages = [{ role: 'system', content: `system ${form}` }, { role: 'user', content }, { role: 'assistant', content: `answer ${i} ${form}` }];
         const config = JSON.stringify({ model: 'openai/gpt-4o-mini' });
         lines.push(
           JSON.stringify({
             synalinks_version: '0.9.014',
-            call_id: `00000000-0000-4000-8000-${String(i * 2 + form).padStart(12, '0')}`,
+            call_id: `00000000-0000-4000-8000-${String(i * 4 + form).padStart(12, '0')}`,
             parent_call_id: null,
             program: 'p',
             module: 'm',
@@ -138,7 +141,7 @@ describe('the split of an export, read back from its files', () => {
         );
       const training = firstUser('training.jsonl');
       const validation = firstUser('validation.jsonl');
-      assert.equal(training.size + validation.size, 40, `${format}: every question is exported as the same text`);
+      assert.equal(training.size + validation.size, 80, `${format}: every question is exported as the same text, with or without its redacted key`);
       assert.deepEqual([...training].filter((q) => validation.has(q)), [], `${format}: no question on both sides`);
     }
   });

@@ -9,7 +9,7 @@ import type { WorkShare } from '../parallel/units.js';
 import { groupFraction, groupKey } from '../pipeline/split.js';
 import type { TraceFile } from '../sources/discover.js';
 import { isSynalinks, readSelectedRecords, readSynalinksLinesAt } from '../sources/read.js';
-import type { TraceRecord } from '../record.js';
+import type { Message, TraceRecord } from '../record.js';
 import {
   countExampleTokens,
   getTarget,
@@ -230,7 +230,8 @@ function projectRecord(record: TraceRecord, { target, counter, settings, example
     call_id: record.callId,
     file: record.ref.file,
     line: record.ref.line,
-    fraction: groupFraction(groupKey(record.program, messages), settings.seed),
+    // The group of the example as written: after redaction, two questions that differed only in a secret are one.
+    fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
     inspection: inspectExample(target, counter, example),
