@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
@@ -231,5 +231,23 @@ describe('klieo: commands', () => {
     const verify = runCli(['verify', KLIEO, '--json']);
     assert.equal(verify.status, 0);
     assert.deepEqual(JSON.parse(verify.stdout), { checked: 0, mismatches: [], damaged_lines: 0, files_without_hashes: 4 });
+  });
+});
+
+describe('klieo records in a tree copy', () => {
+  it('modules whose names differ only in case get folders of their own, as datasets do', () => {
+    const dir = tempDir('traces-klieo-case-');
+    const text = readFileSync(path.join(KLIEO, 'writer-completed.json'), 'utf8');
+    const runId = (JSON.parse(text) as { run_id: string }).run_id;
+    writeFileSync(path.join(dir, 'a.json'), text);
+    writeFileSync(path.join(dir, 'b.json'), text.replaceAll('claude-sonnet-4-6', 'Claude-Sonnet-4-6').replaceAll(runId, `${runId}X`));
+    const out = path.join(tempDir('traces-klieo-case-out-'), 'copy');
+    const result = runCli(['dedupe', dir, '--out', out]);
+    assert.equal(result.status, 0, result.stderr);
+    const modules = readdirSync(path.join(out, 'writer')).sort();
+    assert.equal(modules.length, 2, modules.join(' '));
+    assert.equal(new Set(modules.map((m) => m.toLowerCase())).size, 2, `apart on a case-insensitive disk: ${modules.join(' ')}`);
+    const lines = modules.flatMap((m) => readdirSync(path.join(out, 'writer', m)).map((f) => readFileSync(path.join(out, 'writer', m, f), 'utf8')));
+    assert.equal(lines.join('').trim().split('\n').length, 4, 'every record copied');
   });
 });

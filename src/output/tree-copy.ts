@@ -11,7 +11,7 @@ import type { TraceFile } from '../sources/discover.js';
 import { runOnWorker, workerCount } from '../parallel/run-shares.js';
 import { readSelectedRecords } from '../sources/read.js';
 import { copyClaimed, type CopyTotals, type LineCopyTask } from './line-copy.js';
-import { outsideReserved, safeSegment } from '../export/names.js';
+import { CaseDistinctNames, outsideReserved, safeSegment } from '../export/names.js';
 import { OutputFile, type OutputDir } from './output-dir.js';
 import type { Progress } from '../progress.js';
 import { JOBS } from '../jobs.js';
@@ -27,10 +27,13 @@ function stamp(epochSeconds: number | null): string {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
 }
 
-/** Where a rebuilt record goes in a Synalinks-shaped output tree. */
-export function rebuiltTracePath(program: string, module: string, timestamp: number | null): string {
-  const moduleSegment = safeSegment(module);
-  return path.join(safeSegment(program), moduleSegment, `${moduleSegment}_${stamp(timestamp)}.jsonl`);
+/**
+ * Where a rebuilt record goes in a Synalinks-shaped output tree. `folders` keeps modules whose
+ * names differ only in case (`Gen`, `gen`) in folders of their own, as datasets are kept.
+ */
+export function rebuiltTracePath(program: string, module: string, timestamp: number | null, folders: CaseDistinctNames): string {
+  const folder = folders.nameFor(path.join(safeSegment(program), safeSegment(module)));
+  return path.join(folder, `${path.basename(folder)}_${stamp(timestamp)}.jsonl`);
 }
 
 /**
@@ -50,6 +53,8 @@ export class TreeCopy {
   private readonly opened = new Map<string, OutputFile>();
   /** The workers' parts, already running. */
   private readonly elsewhere: Promise<CopyTotals>[] = [];
+  /** The module folders of rebuilt records, apart where case is not. */
+  private readonly folders = new CaseDistinctNames();
 
   constructor(
     private readonly files: readonly TraceFile[],
@@ -111,7 +116,7 @@ export class TreeCopy {
         for (const record of records) {
           const key = `${record.program}\0${record.module}`;
           let relative = paths.get(key);
-          if (relative === undefined) paths.set(key, (relative = rebuiltTracePath(record.program, record.module, record.timestamp)));
+          if (relative === undefined) paths.set(key, (relative = rebuiltTracePath(record.program, record.module, record.timestamp, this.folders)));
           this.fileAt(relative).writeLine(record.raw);
           written++;
         }
