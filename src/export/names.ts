@@ -30,7 +30,9 @@ export const REPORT_FILE = 'report.json';
  * folder of another name, or its records would be written among the run's own files.
  */
 export function isReservedName(segment: string): boolean {
-  return segment === META_DIR || segment === REPORT_FILE || segment.startsWith('.traces-');
+  // In any case: on macOS and Windows `_Traces` is the same folder.
+  const name = segment.toLowerCase();
+  return name === META_DIR || name === REPORT_FILE || name.startsWith('.traces-');
 }
 
 /** A path below an output folder whose first folder is not one of traces' own (see `isReservedName`). */
