@@ -59,6 +59,7 @@ export function sanitize(text: string, oneLine = false): string {
 const CONTROLS_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/;
+const EVERY_CONTROL = new RegExp(CONTROLS.source, 'g');
 
 function controlPicture(c: string): string {
   const code = c.charCodeAt(0);
@@ -75,7 +76,7 @@ function controlPicture(c: string): string {
  * the window title or clear the screen. A newline here would break the row: it shows as ␊.
  */
 export function rowSafe(text: string): string {
-  return CONTROLS.test(text) ? text.replace(new RegExp(CONTROLS.source, 'g'), controlPicture) : text;
+  return CONTROLS.test(text) ? text.replace(EVERY_CONTROL, controlPicture) : text;
 }
 
 /** Cuts text to at most `width` cells, ending with `…` when something was cut. */
