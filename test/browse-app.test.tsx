@@ -1,6 +1,6 @@
 /** `traces browse` rendered with ink-testing-library on the samples, driven by keys. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { cleanup, render } from 'ink-testing-library';
@@ -245,6 +245,22 @@ describe('browse: marking and the exclusion file', () => {
     const ids = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
     assert.deepEqual(ids, [toolRecords[0].call_id]);
     assert.match(text, /^# /);
+  });
+
+  it('w never writes over an exclusion file edited elsewhere since browse read or wrote it', async () => {
+    const { press, waitFor, excludePath } = await start({}, { width: 200, height: 30 });
+    await press(KEYS.tab, 'x', 'w', KEYS.enter);
+    await waitFor(/wrote 1 call_id to /);
+    const edited = `${readFileSync(excludePath, 'utf8')}added-in-an-editor\n`;
+    writeFileSync(excludePath, edited);
+    await press('j', 'x', 'w', KEYS.enter);
+    await waitFor(/changed on disk since browse read it, and is kept as it is/);
+    assert.equal(readFileSync(excludePath, 'utf8'), edited, 'the edit is kept');
+    // Moved away, the name is free again: the next w writes.
+    rmSync(excludePath);
+    await press('w', KEYS.enter);
+    await waitFor(/wrote 2 call_ids to /);
+    assert.equal(readFileSync(excludePath, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length, 2);
   });
 
   it('w can write to another path typed at the prompt', async () => {

@@ -2,7 +2,7 @@
  * The exclusion file: one call_id per line, `#` starts a comment, blank lines ignored.
  * `--exclude FILE` of dedupe, filter and export reads the same format.
  */
-import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { idsOfText, isWellFormedId, readIdFileText } from '../id-list.js';
@@ -22,9 +22,29 @@ export function parseExcludeText(text: string): string[] {
  * named by mistake: a line with spaces, quotes or brackets) is refused here, before anything
  * could be written over it.
  */
+/**
+ * What this process last read from or wrote to each exclusion file (null: there was none).
+ * The file is written over only while it still holds that: a list edited elsewhere meanwhile
+ * (another editor, another browse) is never lost.
+ */
+const lastSeen = new Map<string, string | null>();
+
+function currentText(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 export function readExcludeFile(file: string, flag = '--exclude'): Set<string> {
-  if (!existsSync(file)) return new Set();
-  const ids = parseExcludeText(readIdFileText(flag, file));
+  if (!existsSync(file)) {
+    lastSeen.set(path.resolve(file), null);
+    return new Set();
+  }
+  const text = readIdFileText(flag, file);
+  lastSeen.set(path.resolve(file), text);
+  const ids = parseExcludeText(text);
   const stray = ids.find((id) => !isWellFormedId(id));
   if (stray !== undefined) {
     throw new UserError(
@@ -50,6 +70,12 @@ export function formatExcludeText(callIds: readonly string[], now = new Date()):
  */
 export function writeExcludeFile(file: string, text: string, inputs: readonly string[] = []): void {
   const target = checkOutputPath({ flag: '--exclude', given: file, kind: 'file', inputs, force: true }).absolute;
+  const seen = lastSeen.get(path.resolve(file));
+  const now = currentText(target);
+  if (seen !== undefined && now !== null && now !== seen) {
+    // browse says which file it could not write: the reason alone, so the status line holds it.
+    throw new UserError('it changed on disk since browse read it, and is kept as it is: rename or remove it, then write again');
+  }
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.traces-partial-${process.pid}`);
   rmSync(temporary, { force: true });
   const fd = openSync(temporary, 'wx');
@@ -62,4 +88,5 @@ export function writeExcludeFile(file: string, text: string, inputs: readonly st
   }
   closeSync(fd);
   renameSync(temporary, target);
+  lastSeen.set(path.resolve(file), text);
 }
