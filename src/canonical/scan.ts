@@ -234,6 +234,20 @@ export function textTooLong(error: unknown, bytes: number | null = null): TextTo
   return null;
 }
 
+/**
+ * What `work` returns, or the TextTooLongError it met (a stage that needs a text as a string
+ * drops the record and says why); any other error is thrown.
+ */
+export function unlessTooLong<T>(work: () => T): T | TextTooLongError {
+  try {
+    return work();
+  } catch (error) {
+    const tooLong = textTooLong(error);
+    if (tooLong === null) throw error;
+    return tooLong;
+  }
+}
+
 /** `TRACES_TEST_MAX_TEXT=<units>`: a lower limit than V8's, so tests reach the too-long path without half a gigabyte. */
 const TEST_MAX_TEXT = Number(process.env.TRACES_TEST_MAX_TEXT ?? Infinity);
 /** A token of fewer bytes decodes to fewer UTF-16 units, so it cannot be too long: only longer ones take the checked path. */

@@ -19,7 +19,7 @@
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
-import { textTooLong } from '../canonical/scan.js';
+import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
@@ -166,14 +166,8 @@ class Recording {
 /** The conversation a recording takes from the record, or why it has none. */
 function exportableMessages(record: TraceRecord): { messages: Message[] } | { reason: string; detail: string } {
   if (record.notExportable) return { reason: 'not_exportable', detail: record.notExportable };
-  let messages: Message[];
-  try {
-    messages = record.messages();
-  } catch (error) {
-    const tooLong = textTooLong(error);
-    if (tooLong === null) throw error;
-    return { reason: 'text_too_long', detail: tooLong.message };
-  }
+  const messages = unlessTooLong(() => record.messages());
+  if (messages instanceof TextTooLongError) return { reason: 'text_too_long', detail: messages.message };
   if (record.status !== 'ok' || messages.length === 0 || messages[messages.length - 1].role !== 'assistant') {
     return { reason: 'no_completion', detail: `status ${record.status}` };
   }

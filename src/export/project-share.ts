@@ -26,7 +26,7 @@ import {
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
-import { checkJsonText, JsonSyntaxError, MAX_DEPTH, textTooLong } from '../canonical/scan.js';
+import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
@@ -253,14 +253,11 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
       if (turnDue()) await letEventLoopRun();
       records++;
       const lineStart = exampleLines.length;
-      try {
-        items.push(projectRecord(record, context));
-      } catch (error) {
-        const tooLong = textTooLong(error);
-        if (tooLong === null) throw error;
+      const item = unlessTooLong(() => projectRecord(record, context));
+      if (item instanceof TextTooLongError) {
         exampleLines.length = lineStart;
-        items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: tooLong.message });
-      }
+        items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message });
+      } else items.push(item);
     }
   }
   // A copy of exactly the bytes written: a view would carry the whole grown buffer across threads.

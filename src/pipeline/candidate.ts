@@ -4,7 +4,7 @@
  * or a worker), and only this small summary travels to the stage that compares records.
  */
 import { parseJson } from '../canonical/json-value.js';
-import { forEachElement, textTooLong } from '../canonical/scan.js';
+import { forEachElement, TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { Message, Status, TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
@@ -66,11 +66,8 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     toolCalls: null,
     signature: null,
   };
-  try {
-    describe(record, candidate, options);
-  } catch (error) {
-    const tooLong = textTooLong(error);
-    if (tooLong === null) throw error;
+  const tooLong = unlessTooLong(() => describe(record, candidate, options));
+  if (tooLong instanceof TextTooLongError) {
     // What a stage needs of its text cannot be had: the record is dropped, and says why.
     Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, key: null, trajectory: null, toolCalls: null, signature: null });
   }

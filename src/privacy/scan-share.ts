@@ -2,7 +2,7 @@
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
-import { textTooLong } from '../canonical/scan.js';
+import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { scanValue } from './redact.js';
 import type { PrivacyOptions } from './types.js';
 
@@ -37,13 +37,9 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
       damaged += batch.damaged.length;
       for (const record of batch.records) {
         records++;
-        let found: ReturnType<typeof scanValue>;
-        try {
-          found = scanValue(record.messages(), options, 'messages');
-        } catch (error) {
-          const tooLong = textTooLong(error);
-          if (tooLong === null) throw error;
-          notScanned.push({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: tooLong.message });
+        const found = unlessTooLong(() => scanValue(record.messages(), options, 'messages'));
+        if (found instanceof TextTooLongError) {
+          notScanned.push({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: found.message });
           continue;
         }
         for (const finding of found) {
