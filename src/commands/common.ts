@@ -100,20 +100,31 @@ export async function writeOut(text: string): Promise<void> {
 /**
  * A JSON array on stdout, as `printJson` prints one, byte for byte, written a megabyte at a
  * time as its items come: a listing of a big tree (all its runs, every row of a query) never
- * becomes one string of a hundred megabytes.
+ * becomes one string of a hundred megabytes. `margin` is the indent of the line the array
+ * starts on: '' at the top, more inside an object (see `printJsonWithList`).
  */
 export class JsonArrayOut {
   private chunk = '';
   private count = 0;
 
+  constructor(private readonly margin = '') {}
+
+  /** An item, as printJson writes it. */
   async add(item: unknown): Promise<void> {
+    await this.addText(JSON.stringify(item, null, 2));
+  }
+
+  /** An item's JSON text: one line, or printJson's lines. */
+  async addText(text: string): Promise<void> {
+    const indent = `${this.margin}  `;
     // Raw newlines only separate JSON lines (inside strings they are escaped), so indenting them is safe.
-    this.chunk += `${this.count++ === 0 ? '[\n' : ',\n'}  ${JSON.stringify(item, null, 2).replaceAll('\n', '\n  ')}`;
+    this.chunk += `${this.count++ === 0 ? '[\n' : ',\n'}${indent}${text.replaceAll('\n', `\n${indent}`)}`;
     if (this.chunk.length >= 1 << 20) await this.flush();
   }
 
-  async end(): Promise<void> {
-    this.chunk += this.count === 0 ? '[]\n' : '\n]\n';
+  /** Closes the array, then writes `after`: a top-level array's newline, or the rest of the object around it. */
+  async end(after = '\n'): Promise<void> {
+    this.chunk += this.count === 0 ? `[]${after}` : `\n${this.margin}]${after}`;
     await this.flush();
   }
 
@@ -137,18 +148,10 @@ export async function printJsonWithList(value: Record<string, unknown>, key: str
   const members = (some: string[]) => JSON.stringify(Object.fromEntries(some.map((name) => [name, whole[name]])), null, 2).slice(2, -2);
   const head = members(names.slice(0, at));
   const tail = members(names.slice(at + 1));
-  let chunk = `{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(key)}: [`;
-  let first = true;
-  for await (const line of items) {
-    const item = pretty ? JSON.stringify(JSON.parse(line), null, 2).replaceAll('\n', '\n    ') : line;
-    chunk += `${first ? '\n' : ',\n'}    ${item}`;
-    first = false;
-    if (chunk.length >= 1 << 20) {
-      await writeOut(chunk);
-      chunk = '';
-    }
-  }
-  await writeOut(`${chunk}${first ? ']' : '\n  ]'}${tail === '' ? '' : `,\n${tail}`}\n}\n`);
+  await writeOut(`{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(key)}: `);
+  const list = new JsonArrayOut('  ');
+  for await (const line of items) await list.addText(pretty ? JSON.stringify(JSON.parse(line), null, 2) : line);
+  await list.end(`${tail === '' ? '' : `,\n${tail}`}\n}\n`);
 }
 
 /** `printJson(items.map(toJson))`, byte for byte, a megabyte at a time (see JsonArrayOut). */
