@@ -6,13 +6,14 @@
  * everything it created; a run killed outright leaves no marker, so the next run calls
  * the folder incomplete, and `--force` cleans it. Every path passes `checkOutputPath`.
  */
-import { type Stats, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
 import { checkOutputPath, isInside } from './output-path.js';
 import { pauseForTestSync } from './test-pause.js';
-import { nameTaken, nameTakenError, publishAll } from './publish.js';
+import { lstatOrNull } from './entry.js';
+import { nameTakenError, publishAll } from './publish.js';
 import { writeAll } from './write-all.js';
 
 const TEMP_MARK = '.traces-partial-';
@@ -202,14 +203,6 @@ export interface OutputDirOptions {
   force: boolean;
   /** Real paths of what the run reads (`realInputs`): the output may be none of them, inside one or around one. */
   roots: readonly string[];
-}
-
-function lstatOrNull(file: string): Stats | null {
-  try {
-    return lstatSync(file);
-  } catch {
-    return null;
-  }
 }
 
 /** Relative paths listed in a marker or moving list, ignoring any that would leave the folder. */
@@ -442,7 +435,7 @@ export class OutputDir {
       this.checkNamesDistinct(bookkeeping);
       // Without --force the folder was empty when the run began: whatever holds one of its names now came meanwhile (the user, a second run) and is left alone.
       if (!this.options.force) {
-        const taken = [...bookkeeping, ...this.files.map((f) => f.finalPath)].find(nameTaken);
+        const taken = [...bookkeeping, ...this.files.map((f) => f.finalPath)].find((name) => lstatOrNull(name) !== null);
         if (taken !== undefined) throw this.nameTakenError(taken);
       }
       const earlier = [...new Set([...listedFiles(this.dir, COMPLETE_MARKER), ...listedFiles(this.dir, MOVING_LIST)])];

@@ -4,22 +4,15 @@
  * passes `checkOutputPath` (output-path.ts) first, like every path a run writes; the scratch
  * folder is removed on a signal or a crash, like every temporary of the run (cleanup.ts).
  */
-import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { whileRunning } from './cleanup.js';
+import { lstatOrNull } from './entry.js';
 import { checkTempFolder } from './output-path.js';
 import { publishAll } from './publish.js';
 
 const SCRATCH_PREFIX = '.traces-tmp-';
-
-function lstatOrNull(file: string) {
-  try {
-    return lstatSync(file);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Removes a folder and what it holds. On a signal, worker threads still write into it until

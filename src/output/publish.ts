@@ -5,7 +5,8 @@
  * Without --force a file is published by a hard link, which fails when the name is taken,
  * and its temporary name is removed after.
  */
-import { linkSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
+import { linkSync, renameSync, unlinkSync } from 'node:fs';
+import { lstatOrNull } from './entry.js';
 import { UserError } from '../errors.js';
 
 /** Hard links are not every file system's (FAT, some network and FUSE mounts): there, a check just before the rename. */
@@ -26,22 +27,12 @@ export function publishNew(temp: string, final: string): boolean {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code === 'EEXIST') return false;
     if (!NO_HARD_LINKS.has(code)) throw error;
-    if (nameTaken(final)) return false;
+    if (lstatOrNull(final) !== null) return false;
     renameSync(temp, final);
     return true;
   }
   unlinkSync(temp);
   return true;
-}
-
-/** Whether something (a link included) holds the name. */
-export function nameTaken(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
