@@ -5,6 +5,7 @@
  */
 import type { Drop } from '../pipeline/curate.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
+import { FirstsByKind } from '../lists.js';
 import { printJsonWithList } from './common.js';
 import { formatCount, printable } from '../format.js';
 import { compareText } from '../order.js';
@@ -22,8 +23,7 @@ export function describeDrop(drop: Drop): string {
 export type AllDrops = 'print' | 'keep' | 'none';
 
 export class DropDigest {
-  private readonly counts = new Map<string, number>();
-  private readonly firsts = new Map<string, Drop[]>();
+  private readonly byReason = new FirstsByKind<Drop>(EXAMPLES_PER_REASON);
   private readonly spill = new JsonLinesSpill();
   total = 0;
 
@@ -31,27 +31,21 @@ export class DropDigest {
 
   add(drop: Drop): void {
     this.total++;
-    const count = (this.counts.get(drop.reason) ?? 0) + 1;
-    this.counts.set(drop.reason, count);
-    if (count <= EXAMPLES_PER_REASON) {
-      const firsts = this.firsts.get(drop.reason);
-      if (firsts === undefined) this.firsts.set(drop.reason, [drop]);
-      else firsts.push(drop);
-    }
+    this.byReason.add(drop.reason, drop);
     if (this.options.all === 'print') process.stdout.write(`${describeDrop(drop)}\n`);
     else if (this.options.all === 'keep') this.keep(drop);
   }
 
   /** Whether the examples show every drop (then -v would add nothing). */
   get allShown(): boolean {
-    return [...this.counts.values()].every((n) => n <= EXAMPLES_PER_REASON);
+    return [...this.byReason.counts.values()].every((n) => n <= EXAMPLES_PER_REASON);
   }
 
   /** Per reason, most drops first: `filter: 400 records, e.g.` and the first few. */
   examples(): string {
     const out: string[] = [];
-    for (const [reason, count] of [...this.counts].sort(([a, x], [b, y]) => y - x || compareText(a, b))) {
-      const firsts = this.firsts.get(reason) ?? [];
+    for (const [reason, count] of [...this.byReason.counts].sort(([a, x], [b, y]) => y - x || compareText(a, b))) {
+      const firsts = this.byReason.firsts.get(reason) ?? [];
       const noun = reason === 'damaged' ? 'line' : 'record';
       out.push(`would drop ${formatCount(count)} ${noun}${count === 1 ? '' : 's'} as ${reason}${count > firsts.length ? `, first ${firsts.length}` : ''}:`);
       for (const drop of firsts) out.push(`  ${describeDrop(drop)}`);

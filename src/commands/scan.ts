@@ -5,7 +5,7 @@ import { parseScrub } from '../privacy/options.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
-import { appendAll } from '../lists.js';
+import { appendAll, FirstsByKind } from '../lists.js';
 import { formatCount, printable } from '../format.js';
 import { compareText } from '../order.js';
 import { JOBS } from '../jobs.js';
@@ -36,7 +36,7 @@ Examples:
       const discovery = await findTraceFiles(roots, flags);
       // Every finding goes to disk for --json; the report keeps the first few of each detector.
       const details = flags.json ? new JsonLinesSpill() : null;
-      const byDetector = new Map<string, { kind: string; count: number; first: RecordFinding[] }>();
+      const byDetector = new FirstsByKind<RecordFinding>(LISTED_PER_DETECTOR);
       const notScanned: UnscannedRecord[] = [];
       let found = 0;
       let records = 0;
@@ -53,9 +53,7 @@ Examples:
             for (const finding of result.findings) {
               found++;
               details?.add(finding);
-              const tally = byDetector.get(finding.detector) ?? { kind: finding.kind, count: 0, first: [] };
-              byDetector.set(finding.detector, tally);
-              if (tally.count++ < LISTED_PER_DETECTOR) tally.first.push(finding);
+              byDetector.add(finding.detector, finding);
             }
             appendAll(notScanned, result.notScanned);
             records += result.records;
@@ -67,15 +65,16 @@ Examples:
           const summary = {
             records,
             findings: found,
-            by_detector: Object.fromEntries([...byDetector].map(([detector, tally]) => [detector, tally.count])),
+            by_detector: Object.fromEntries(byDetector.counts),
             details: null,
             not_scanned: notScanned,
             damaged_lines: damaged,
           };
           await printJsonWithList(summary, 'details', details.lines(), true);
         } else {
-          for (const [detector, { kind, count, first }] of [...byDetector].sort(([a], [b]) => compareText(a, b))) {
-            process.stdout.write(`${printable(detector)} (${kind}): ${count}\n`);
+          for (const [detector, count] of [...byDetector.counts].sort(([a], [b]) => compareText(a, b))) {
+            const first = byDetector.firsts.get(detector)!;
+            process.stdout.write(`${printable(detector)} (${first[0].kind}): ${count}\n`);
             for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${printable(f.preview)}\n`);
             if (count > first.length) process.stdout.write(`  … ${count - first.length} more (--json lists all)\n`);
           }
