@@ -334,29 +334,34 @@ export function forEachElement(
  * costs no string decoding per key. Keys with escapes are decoded first.
  */
 export class KeyMatcher {
-  private readonly byLength = new Map<number, { bytes: Buffer; index: number }[]>();
+  /** The names by UTF-8 length (a dense array: indexing beats a map lookup per key). */
+  private readonly byLength: { bytes: Buffer; index: number }[][] = [];
   private readonly byName = new Map<string, number>();
 
   constructor(names: readonly string[]) {
     names.forEach((name, index) => {
       const bytes = Buffer.from(name, 'utf8');
-      const list = this.byLength.get(bytes.length) ?? [];
-      list.push({ bytes, index });
-      this.byLength.set(bytes.length, list);
+      // A raw match then proves the key has no escape: see `match`.
+      if (bytes.includes(BACKSLASH) || bytes.includes(QUOTE)) throw new Error(`KeyMatcher: ${name} needs escaping in JSON`);
+      while (this.byLength.length <= bytes.length) this.byLength.push([]);
+      this.byLength[bytes.length].push({ bytes, index });
       this.byName.set(name, index);
     });
   }
 
   /** Index of the key token at [keyStart, keyEnd) (quotes included), or -1. */
   match(b: Buffer, keyStart: number, keyEnd: number): number {
-    if (stringHasEscape(b, keyStart, keyEnd)) return this.byName.get(decodeString(b, keyStart, keyEnd)) ?? -1;
-    const candidates = this.byLength.get(keyEnd - keyStart - 2);
-    if (candidates === undefined) return -1;
-    outer: for (const { bytes, index } of candidates) {
-      for (let i = 0, j = keyStart + 1; i < bytes.length; i++, j++) if (bytes[i] !== b[j]) continue outer;
-      return index;
+    const length = keyEnd - keyStart - 2;
+    // Bytes equal to a name's hold no backslash, so they are that name: no escape check first.
+    if (length < this.byLength.length) {
+      outer: for (const { bytes, index } of this.byLength[length]) {
+        for (let i = 0, j = keyStart + 1; i < length; i++, j++) if (bytes[i] !== b[j]) continue outer;
+        return index;
+      }
     }
-    return -1;
+    // A name written with escapes (`"st\u0061tus"`) has other bytes.
+    if (!stringHasEscape(b, keyStart, keyEnd)) return -1;
+    return this.byName.get(decodeString(b, keyStart, keyEnd)) ?? -1;
   }
 }
 

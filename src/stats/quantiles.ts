@@ -9,6 +9,14 @@ const LOG_GAMMA = Math.log(GAMMA);
 /** Values kept exactly before quantiles come from the histogram alone (32 KB per sketch). */
 const EXACT_LIMIT = 4096;
 
+/**
+ * The histogram bucket of a positive finite value. A record's duration goes into the sketch of
+ * every group it counts in: its bucket is worked out once (see `RecordFacts.durationBucket`).
+ */
+export function bucketOf(value: number): number {
+  return Math.ceil(Math.log(value) / LOG_GAMMA);
+}
+
 export class QuantileSketch {
   private readonly buckets = new Map<number, number>();
   private zeros = 0;
@@ -18,18 +26,23 @@ export class QuantileSketch {
   min = Infinity;
   max = -Infinity;
 
-  add(value: number): void {
+  /** Adds `value`; `bucket`, when given, must be `bucketOf(value)`. */
+  add(value: number, bucket?: number): void {
     if (!Number.isFinite(value) || value < 0) return;
     this.count++;
-    this.keep([value]);
+    const values = this.values;
+    if (values !== null) {
+      if (values.length < EXACT_LIMIT) values.push(value);
+      else this.values = null;
+    }
     if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;
     if (value === 0) {
       this.zeros++;
       return;
     }
-    const bucket = Math.ceil(Math.log(value) / LOG_GAMMA);
-    this.buckets.set(bucket, (this.buckets.get(bucket) ?? 0) + 1);
+    const at = bucket ?? bucketOf(value);
+    this.buckets.set(at, (this.buckets.get(at) ?? 0) + 1);
   }
 
   private keep(values: readonly number[] | null): void {

@@ -1,7 +1,7 @@
 /** Totals over a set of records, mergeable so per-file or per-worker tallies combine. */
 import type { Status, TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
-import { QuantileSketch } from './quantiles.js';
+import { bucketOf, QuantileSketch } from './quantiles.js';
 
 export interface TokenTotals {
   prompt: number;
@@ -16,6 +16,8 @@ export interface RecordFacts {
   status: Status;
   timestamp: number | null;
   duration: number | null;
+  /** The quantile bucket of an ok record's positive duration (else null), for every tally it counts in. */
+  durationBucket: number | null;
   usage: Usage | null;
   cost: number | null;
   /** USD from the price table when the record reports no cost; null when unpriced (or reported). */
@@ -25,10 +27,12 @@ export interface RecordFacts {
 export function factsOf(record: TraceRecord, prices: PriceTable | null = null): RecordFacts {
   const cost = record.cost;
   const usage = record.usage;
+  const duration = record.duration;
   return {
     status: record.status,
     timestamp: record.timestamp,
-    duration: record.duration,
+    duration,
+    durationBucket: record.status === 'ok' && duration !== null && duration > 0 && duration < Infinity ? bucketOf(duration) : null,
     usage,
     cost,
     estimatedCost: cost === null && usage !== null && prices !== null && record.status === 'ok' ? prices.costOf(record).usd : null,
@@ -58,7 +62,7 @@ export class Tally {
   lastTimestamp: number | null = null;
 
   add(facts: RecordFacts, isDuplicate: boolean): void {
-    const { status, timestamp, duration, usage, cost, estimatedCost } = facts;
+    const { status, timestamp, duration, durationBucket, usage, cost, estimatedCost } = facts;
     this.records++;
     this[status]++;
     if (timestamp !== null) {
@@ -67,7 +71,7 @@ export class Tally {
     }
     if (status !== 'ok') return;
     if (isDuplicate) this.duplicates++;
-    if (duration !== null) this.durations.add(duration);
+    if (duration !== null) this.durations.add(duration, durationBucket ?? undefined);
     if (usage === null) this.okWithoutUsage++;
     else {
       this.tokens.prompt += usage.prompt_tokens ?? 0;
