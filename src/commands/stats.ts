@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { StatsCollector, GROUP_DIMENSIONS, type GroupDimension } from '../stats/collect.js';
 import { runOverFiles } from '../parallel/run-shares.js';
+import { fileSizes } from '../parallel/units.js';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { renderStats } from '../stats/render.js';
@@ -18,7 +19,8 @@ interface StatsOptions {
 export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string }): Promise<StatsCollector> {
   const prices = loadPriceTable(options.prices);
   const discovery = await findTraceFiles(roots, options);
-  const stats = new StatsCollector({ prices });
+  // Sized for the whole tree: the shares' keys are merged into its key table.
+  const stats = new StatsCollector({ prices, bytes: fileSizes(discovery.files).reduce((a, b) => a + b, 0) });
   stats.files = discovery.files.length;
   const shares = runOverFiles(
     JOBS.stats,
