@@ -9,6 +9,18 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * A file the run listed, gone by the time it was read: said as such, since the generic line
+ * (`no such file or folder`, check the path) would point at a path the user never typed.
+ */
+export function listedFileGone(error: unknown, path: string): unknown {
+  if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') return error;
+  return new UserError(
+    `${path}: it disappeared after traces listed it (ENOENT): another program moved or removed it while traces ran; ` +
+      'this run stopped and wrote nothing: rerun once nothing moves the trace files',
+  );
+}
+
 /** File-system error codes that come from the user's files or disks, not from a bug in traces. */
 const FILE_SYSTEM_CODES: Record<string, string> = {
   EACCES: 'permission denied',

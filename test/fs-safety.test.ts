@@ -666,6 +666,28 @@ describe('an input rewritten between the plan and the second read', () => {
     }
   }
 
+  for (const [point, when] of [
+    ['reading', 'before it was read'],
+    ['planned', 'between the plan and the second read'],
+  ] as const) {
+    for (const [name, command, env] of cases) {
+      it(`${name}: a trace file removed ${when} stops the run with one line that says so, and nothing is written`, async () => {
+        const tree = path.join(tempDir(), 'tree');
+        cpSync(SAMPLES, tree, { recursive: true });
+        const module = path.join(tree, 'my_program', 'generator_cot');
+        const file = path.join(module, readdirSync(module).find((f) => f.endsWith('.jsonl'))!);
+        const out = path.join(tempDir(), 'out');
+        const run = await changedWhilePaused(point, [...command, tree, '--out', out], () => rmSync(file), env);
+        assert.equal(run.code, 2, run.stderr);
+        const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
+        assert.deepEqual(lines, [
+          `traces: ${file}: it disappeared after traces listed it (ENOENT): another program moved or removed it while traces ran; this run stopped and wrote nothing: rerun once nothing moves the trace files`,
+        ]);
+        assert.equal(existsSync(out), false, 'nothing was written');
+      });
+    }
+  }
+
   it('a file appended to meanwhile (a recorder still writing) is read as planned', async () => {
     const tree = path.join(tempDir(), 'tree');
     cpSync(SAMPLES, tree, { recursive: true });

@@ -8,7 +8,7 @@ import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { planKeptShares } from '../src/parallel/units.js';
-import { generatedTree, runCli, tempDir } from './helpers.js';
+import { generatedTree, runCli, SAMPLES, tempDir } from './helpers.js';
 
 const ONE_THREAD = { TRACES_WORKERS: '1' };
 const SHARED_OUT = { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(256 << 10) };
@@ -76,6 +76,26 @@ describe('one thread or several', () => {
     for (const [name, text] of traces) {
       const half = text.slice(0, text.length / 2);
       assert.ok(half.length > 0 && text === half + half, name);
+    }
+  });
+});
+
+describe('TRACES_WORKERS', () => {
+  it('a value that is no whole number is said once and ignored; a huge one is capped at 4 threads a core', async () => {
+    const { availableParallelism } = await import('node:os');
+    const cap = Math.max(1, availableParallelism()) * 4;
+    const expected = runCli(['stats', SAMPLES, '--json']);
+    for (const [value, warning] of [
+      ['abc', 'traces: TRACES_WORKERS=abc is not a whole number of threads: it is ignored'],
+      ['1.5', 'traces: TRACES_WORKERS=1.5 is not a whole number of threads: it is ignored'],
+      ['-2', 'traces: TRACES_WORKERS=-2 is not a whole number of threads: it is ignored'],
+      ['100000', `traces: TRACES_WORKERS=100000 is more threads than ${cap / 4} cores can use: ${cap} are used`],
+    ]) {
+      // Shares small enough that every thread gets some: a cap that failed would start 100,000.
+      const run = runCli(['stats', SAMPLES, '--json'], { env: { TRACES_WORKERS: value, TRACES_SHARE_BYTES: '2000' } });
+      assert.equal(run.status, expected.status, run.stderr);
+      assert.equal(run.stdout, expected.stdout);
+      assert.equal(run.stderr.split('\n').filter((line) => line.includes('TRACES_WORKERS')).join('\n'), warning);
     }
   });
 });

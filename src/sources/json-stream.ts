@@ -3,6 +3,7 @@
  * member at a time, and the elements of chosen array members one at a time, so a long
  * recording is never held as one string nor as one parsed value.
  */
+import { listedFileGone } from '../errors.js';
 import { open } from 'node:fs/promises';
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
@@ -199,7 +200,9 @@ export async function* streamJson(path: string, options: JsonStreamOptions = {})
       failure = error instanceof JsonStreamError ? error : streamErrorOf(error);
     }
   };
-  const handle = await open(path, 'r');
+  const handle = await open(path, 'r').catch((error: unknown) => {
+    throw listedFileGone(error, path);
+  });
   try {
     let first = true;
     while (failure === null) {

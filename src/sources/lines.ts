@@ -4,6 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { letEventLoopRun } from '../parallel/cooperate.js';
+import { listedFileGone } from '../errors.js';
 
 const NEWLINE = 0x0a;
 /**
@@ -99,6 +100,15 @@ function newlinesBetween(fd: number, start: number, end: number): number {
   return count;
 }
 
+/** Opens a trace file the run listed; one gone since says so (see `listedFileGone`). */
+export function openListedFile(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (error) {
+    throw listedFileGone(error, path);
+  }
+}
+
 export interface LineReadOptions {
   /** Only the lines that start in this range. */
   range?: ByteRange;
@@ -118,7 +128,7 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
   const { range, chunkSize = CHUNK_SIZE, transient = false, blank = false } = options;
   // Synchronous reads: a reader works through one file at a time and gains nothing from
   // the thread pool, while paying a round trip per call for it.
-  const fd = openSync(path, 'r');
+  const fd = openListedFile(path);
   try {
     const stat = fstatSync(fd);
     const size = stat.size;

@@ -1,11 +1,11 @@
 /** Turns trace files into batches of records and damaged lines, whichever recorder wrote them. */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
-import { readLineBatches, type ByteRange } from './lines.js';
+import { openListedFile, readLineBatches, type ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
@@ -165,7 +165,7 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
   let last = i - 1;
   while (last + 1 < offsets.length && offsets[last + 1] < end) last++;
   if (last < i) return;
-  const fd = openSync(path, 'r');
+  const fd = openListedFile(path);
   let chunk = leaseChunk(chunkSize);
   try {
     let data = chunk.subarray(0, 0);
