@@ -29,6 +29,13 @@ describe('one thread or several', () => {
     tree = generatedTree({ mb: 4, seed: 23, firstBigImageMb: 1, bigImageEveryMb: 2 }).tree;
   });
 
+  it('TRACES_SHARE_BYTES=1 is raised to shares the run can hold (1 KB, a 10,000th of the tree), and prints the same', () => {
+    const one = runCli(['stats', tree, '--json'], { env: ONE_THREAD });
+    const tiny = runCli(['stats', tree, '--json'], { env: { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '1' } });
+    assert.equal(tiny.status, one.status, tiny.stderr);
+    assert.equal(tiny.stdout, one.stdout);
+  });
+
   for (const args of [['stats', '--json'], ['verify', '--json'], ['runs', '--json'], ['scan', '--json']]) {
     it(`${args[0]} prints the same`, () => {
       const one = runCli([args[0]!, tree, ...args.slice(1)], { env: ONE_THREAD });

@@ -107,6 +107,21 @@ export function startedNow<T>(results: AsyncGenerator<T>): AsyncGenerator<T> {
   return started;
 }
 
+/** At most this many shares, whatever TRACES_SHARE_BYTES asks: each is a payload and a result in memory. */
+const MAX_FORCED_SHARES = 10_000;
+const MIN_FORCED_SHARE_BYTES = 1024;
+
+/**
+ * The share size TRACES_SHARE_BYTES (tests, tuning) asks for, for a tree of `total` bytes, or
+ * null when unset: shares of that size, and workers however small the tree. It is raised to
+ * 1 KB and to a 10,000th of the tree: 1-byte shares of the 200 MB bench tree took 4.6 GB and
+ * 41 s before the engine ran out of memory.
+ */
+function shareBytesAsked(total: number): number | null {
+  const asked = Number(process.env.TRACES_SHARE_BYTES);
+  return asked > 0 ? Math.max(asked, MIN_FORCED_SHARE_BYTES, Math.ceil(total / MAX_FORCED_SHARES)) : null;
+}
+
 export async function* runOverFiles<J extends Job>(
   job: J,
   discovery: Discovery,
@@ -130,9 +145,7 @@ export async function* runOverFiles<J extends Job>(
   const total = sizes.reduce((a, b) => a + b, 0);
   const threads = defaultWorkerCount();
   const progress = new Progress(discovery.files.length, options.quiet ? false : undefined, { label: options.label, totalBytes: total });
-  // TRACES_SHARE_BYTES (tests, tuning): shares of that size, and workers however small the tree.
-  const shareBytesFromEnv = Number(process.env.TRACES_SHARE_BYTES);
-  const forcedShareBytes = shareBytesFromEnv > 0 ? shareBytesFromEnv : null;
+  const forcedShareBytes = shareBytesAsked(total);
   const parallel = threads > 1 && (forcedShareBytes !== null || total >= PARALLEL_MIN_BYTES);
   // Shares bound what one result holds, in this thread too.
   const shares = options.planShares?.(sizes, Math.max(1, threads), forcedShareBytes) ?? planShares(sizes, Math.max(1, threads), undefined, forcedShareBytes ?? undefined);
