@@ -56,6 +56,12 @@ describe('call_ids as words', () => {
       '6af2769b_822d_46ac_868f_fba60d0532e4',
       'call-1',
       '',
+      // Every bit set, and none: words that are -1 and 0 as int32.
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      '00000000-0000-0000-0000-000000000000',
+      // Characters above 127 whose low 7 bits are a hex digit ('\u00e1' & 0x7f is 'a'), and a wide one.
+      '6af2769b-822d-46ac-868f-fba60d0532\u00e1\u00e1',
+      '6af2769b-822d-46ac-868f-fba60d0532\u0161\u0130',
     ];
     for (let i = 0; i < 200; i++) ids.push(randomUUID());
     for (const id of ids) {
