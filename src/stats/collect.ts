@@ -1,7 +1,7 @@
 /** The `stats` sink: folds records into totals overall and per program, module, model and version. */
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { Column } from '../pipeline/columns.js';
-import { KeyIndex } from '../pipeline/key-index.js';
+import { KeyIndex, slotsForTree } from '../pipeline/key-index.js';
 import { keyOf } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
@@ -28,11 +28,6 @@ export interface StatsSnapshot {
   /** …and the groups of the record each was first seen in (index into `groupSets`). */
   keyGroups: Int32Array;
   groupSets: GroupNames[];
-}
-
-/** Key tables sized for the tree from the start (about one record per 1.5 KB), within reason. */
-function expectedKeys(bytes: number): number {
-  return Math.min(1 << 20, Math.ceil(bytes / 1536));
 }
 
 export class StatsCollector {
@@ -76,7 +71,7 @@ export class StatsCollector {
   readonly prices: PriceTable | null;
 
   constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number } = {}) {
-    this.okKeys = new KeyIndex(expectedKeys(options.bytes ?? 0));
+    this.okKeys = new KeyIndex(slotsForTree(options.bytes ?? 0));
     this.keyLog = options.logKeys
       ? { keys: new Column(Uint32Array, 4), keyGroups: new Column(Int32Array), count: 0, groupSets: [], setIndex: new Map(), lastNames: null, lastSetIndex: -1 }
       : null;
