@@ -552,7 +552,7 @@ describe('interruption', () => {
     const code = await exited;
     writeFileSync(gone, bytes);
     assert.equal(code, 2, stderr);
-    assert.match(stderr, /traces: .*tool_calls_generator_math_agent_20260708-163045\.jsonl: no such file or folder \(ENOENT/);
+    assert.match(stderr, /traces: .*tool_calls_generator_math_agent_20260708-163045\.jsonl: it disappeared after traces listed it \(ENOENT\)/);
     assert.doesNotMatch(stderr, /\n\s+at /);
     assert.equal(existsSync(out), false);
     assert.deepEqual(readdirSync(tmp), []);
@@ -562,6 +562,8 @@ describe('interruption', () => {
     const { WorkerPool } = await import('../src/parallel/pool.js');
     const { describeFileSystemError } = await import('../src/errors.js');
     const base = tempDir();
+    // Its folder is a file: ENOTDIR (a file gone since it was listed is said otherwise, as a user's error).
+    writeFileSync(path.join(base, 'p'), '');
     const missing = path.join(base, 'p', 'm', 'm_20260101-000000.jsonl');
     const payload = {
       files: [{ path: missing, display: missing, root: base, source: 'synalinks' }],
@@ -575,9 +577,9 @@ describe('interruption', () => {
           for await (const result of pool.map(JOBS.stats, [payload])) void result;
         },
         (error: NodeJS.ErrnoException) => {
-          assert.equal(error.code, 'ENOENT');
+          assert.equal(error.code, 'ENOTDIR');
           assert.equal(error.path, missing);
-          assert.match(describeFileSystemError(error) ?? '', /m_20260101-000000\.jsonl: no such file or folder \(ENOENT in open\)/);
+          assert.match(describeFileSystemError(error) ?? '', /m_20260101-000000\.jsonl: a part of the path is a file, not a folder \(ENOTDIR in open\)/);
           return true;
         },
       );

@@ -488,6 +488,18 @@ describe('traces sql', () => {
     assert.equal(runCli(['sql', 'SELECT 1', SAMPLES, '--index', idx]).status, 2);
   });
 
+  it('a query of no statement (blank, comments, semicolons) says so in one line, where the engine said "Error in native callback"', () => {
+    for (const query of ['', '   ', ';', ' ; ;\n', '/* nothing */', '-- nothing\n;']) {
+      for (const where of [['--index', idx], [SAMPLES]]) {
+        const run = runCli(['sql', '--', query, ...where]);
+        assert.equal(run.status, 2, JSON.stringify(query));
+        assert.equal(run.stderr, 'traces: query failed: no statement to run: give one, e.g. "SELECT status, count(*) FROM records GROUP BY 1"\n', JSON.stringify(query));
+      }
+    }
+    // A comment or '--' inside a statement leaves a statement.
+    assert.equal(runCli(['sql', "SELECT '--' AS a /* c */", '--index', idx, '--csv']).stdout, 'a\n--\n');
+  });
+
   it('reads the index only: a query writes no file (over a trace or the index) and reads no other, and cannot lift that', () => {
     const tree = path.join(tempDir('traces-sql-'), 'tree');
     cpSync(SAMPLES, tree, { recursive: true });

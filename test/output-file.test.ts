@@ -194,11 +194,13 @@ describe('line copies shared out by claims', () => {
 
   it("a worker's failed copy comes back as the file-system error it was, naming the file", async () => {
     const dir = tempDir();
-    const missing = path.join(dir, 'gone.jsonl');
+    // Its folder is a file: ENOTDIR (a file gone since it was listed is said otherwise, as a user's error).
+    writeFileSync(path.join(dir, 'gone'), '');
+    const missing = path.join(dir, 'gone', 'gone.jsonl');
     const tasks: LineCopyTask[] = [{ tempPath: new OutputFile(path.join(dir, 'out'), path.join(dir, 'out.tmp')).tempPath, sources: [{ path: missing, offsets: Float64Array.from([0]) }] }];
     const pool = new WorkerPool(1);
     try {
-      await assert.rejects(pool.run(JOBS.copy, { tasks, claims: new Int32Array(new SharedArrayBuffer(4)) }), { code: 'ENOENT', path: missing });
+      await assert.rejects(pool.run(JOBS.copy, { tasks, claims: new Int32Array(new SharedArrayBuffer(4)) }), { code: 'ENOTDIR', path: missing });
     } finally {
       await pool.close();
     }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType, JsonValue } from '../engine/duckdb.js';
+import { holdsNoStatement, NO_STATEMENT } from '../engine/statements.js';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { Scratch } from '../output/output-file.js';
@@ -51,6 +52,8 @@ Examples:
     )
     .action(async (query: string, roots: string[], flags: SqlFlags) => {
       if (flags.json && flags.csv) throw new UserError('--json and --csv: choose one output form');
+      // Before the index of a big tree is built for it.
+      if (holdsNoStatement(query)) throw new UserError(NO_STATEMENT);
       if (flags.index !== undefined && roots.length > 0) throw new UserError('--index and roots: query either an index or the traces under roots, not both');
       if (flags.index !== undefined && !existsSync(flags.index)) {
         throw new UserError(`--index ${flags.index}: no such file or folder (write one with traces index --out ${flags.index})`);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { INDEX_COLUMNS } from '../index/columns.js';
 import { ROW_GROUP_ROWS, type IndexParts } from '../index/parts.js';
+import { holdsNoStatement, INDEX_TABLE, NO_STATEMENT } from './statements.js';
 
 type DuckDB = typeof import('@duckdb/node-api');
 type Connection = import('@duckdb/node-api').DuckDBConnection;
@@ -61,7 +62,8 @@ function readCsv(files: readonly string[]): string {
   );
 }
 
-export const INDEX_TABLE = 'records';
+export { INDEX_TABLE };
+
 
 /** A query's answer: column names, type names, and rows of plain JSON-ready values. */
 export interface QueryResult {
@@ -194,6 +196,8 @@ export class Engine {
       [StatementType.EXTENSION, 'an extension statement'],
       [StatementType.UPDATE_EXTENSIONS, 'UPDATE EXTENSIONS'],
     ]);
+    // The engine answers a text of no statement (blank, comments, semicolons) with "Error in native callback".
+    if (holdsNoStatement(sql)) throw new UserError(NO_STATEMENT);
     let result;
     try {
       const statements = await this.connection.extractStatements(sql);
@@ -210,7 +214,7 @@ export class Engine {
     } catch (error) {
       throw queryError(error);
     }
-    if (result === undefined) throw new UserError('query failed: no statement to run');
+    if (result === undefined) throw new UserError(NO_STATEMENT);
     const answer = result;
     async function* rows(): AsyncGenerator<JsonValue[][]> {
       try {
