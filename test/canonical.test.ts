@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { canonicalize, canonicalValueText, sha256Hex } from '../src/canonical/canonical.js';
+import { canonicalize, canonicalValueText, sha256Hex, writeArray } from '../src/canonical/canonical.js';
+import { ByteSink } from '../src/canonical/byte-sink.js';
 import { JsonSyntaxError, skipValue } from '../src/canonical/scan.js';
 import { FIXTURES } from './helpers.js';
 
@@ -99,5 +100,73 @@ describe('scanner rejects what is not JSON', () => {
       const b = Buffer.from(text);
       assert.equal(skipValue(b, 0, b.length), body.length + 2);
     }
+  });
+});
+
+describe('writeArray after an array with the same first elements', () => {
+  /** What writeArray gives for `text`: the canonical bytes and where each element ends and sits. */
+  function written(text: string, dropLast: boolean): { bytes: string; ends: number[]; spans: number[] } {
+    const b = Buffer.from(`xx${text}yy`, 'utf8');
+    const out = new ByteSink(8);
+    out.text('prefix');
+    const ends: number[] = [];
+    const spans: number[] = [];
+    writeArray(b, 2, b.length - 2, out, dropLast, ends, spans);
+    return { bytes: out.view().toString('utf8'), ends, spans };
+  }
+
+  /** The same, written with nothing to copy from (another array written just before). */
+  function fresh(text: string, dropLast: boolean): ReturnType<typeof written> {
+    written('[{"unrelated":true}]', false);
+    return written(text, dropLast);
+  }
+
+  it('copies what repeats and writes the rest: the same bytes, element ends and spans as written afresh', () => {
+    // Elements as recorded (key order, spacing, escapes), numbers that are prefixes of others.
+    const pool = [
+      '{"role":"system","content":"You are terse."}',
+      '{ "content" : "You are terse.", "role" : "system" }',
+      '{"role":"user","content":"caf\\u00e9 \\/ 12"}',
+      '{"role":"assistant","content":null,"tool_calls":[{"id":"c1","function":{"arguments":"{\\"a\\":1.0}","name":"f"}}]}',
+      '12',
+      '123',
+      '1.50',
+      '"text"',
+      '[1, [2, 3], {"b":1,"a":2}]',
+      '{"a":1,"a":2}',
+    ];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    let elements: string[] = [];
+    for (let round = 0; round < 400; round++) {
+      // Mostly the last array with an element or two added (a trajectory), sometimes cut or changed.
+      const move = next(6);
+      if (move <= 2) elements = [...elements, pool[next(pool.length)]];
+      else if (move === 3) elements = elements.slice(0, next(elements.length + 1));
+      else if (move === 4 && elements.length > 0) elements = elements.map((e, i) => (i === elements.length - 1 ? pool[next(pool.length)] : e));
+      else elements = [pool[next(pool.length)]];
+      if (elements.length > 12) elements = elements.slice(-3);
+      const spacing = [',', ', ', ' ,\n '][next(3)];
+      const text = `[${next(2) === 0 ? '' : ' '}${elements.join(spacing)}]`;
+      const dropLast = next(3) === 0;
+      const copied = written(text, dropLast);
+      assert.deepEqual(copied, fresh(text, dropLast), text);
+      // And the bytes are the canonical text (the last element left out with dropLast).
+      const canonical = canonicalize(text).toString('utf8');
+      const expected = dropLast && elements.length > 0 ? canonicalize(`[${elements.slice(0, -1).join(',')}]`).toString('utf8') : canonical;
+      assert.equal(copied.bytes, `prefix${expected}`, text);
+      // Leave the just-written array as the one to copy from for the next round.
+      written(text, dropLast);
+    }
+  });
+
+  it('does not take a number for the same when the last one was its prefix ([12] then [123])', () => {
+    written('[12]', false);
+    assert.equal(written('[123]', false).bytes, 'prefix[123]');
+    written('[12, 5]', false);
+    assert.equal(written('[12 ]', false).bytes, 'prefix[12]');
   });
 });

@@ -319,31 +319,122 @@ function reorder(out: ByteSink, base: number): void {
 
 let skipped = new Uint8Array(256);
 
-function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[], sourceSpans?: number[]): number {
+function writeArrayValue(b: Buffer, p: number, end: number, out: ByteSink): number {
   out.byte(0x5b);
-  const contentStart = out.length;
-  let lastElementStart = contentStart;
   p = skipWhitespace(b, p + 1, end);
   if (b[p] === 0x5d) {
     out.byte(0x5d);
     return p + 1;
   }
-  for (let count = 0; ; count++) {
-    lastElementStart = out.length;
-    if (count > 0) out.byte(0x2c);
+  return writeElements(b, p, end, out, 0);
+}
+
+/**
+ * Writes the elements of an array from element `count` on, and its `]`; returns the index
+ * just past the array. `p` is at the first element when `count` is 0, else just past element
+ * `count - 1`. `elementEnds` receives where each element's canonical text ends in `out`,
+ * `sourceSpans` where it starts and ends in `b`.
+ */
+function writeElements(b: Buffer, p: number, end: number, out: ByteSink, count: number, elementEnds?: number[], sourceSpans?: number[]): number {
+  for (; ; count++) {
+    if (count > 0) {
+      p = skipWhitespace(b, p, end);
+      if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
+      if (b[p] === 0x5d) break;
+      if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or ']'", p);
+      p = skipWhitespace(b, p + 1, end);
+      out.byte(0x2c);
+    }
     const valueEnd = writeValue(b, p, end, out);
     sourceSpans?.push(p, valueEnd);
-    p = skipWhitespace(b, valueEnd, end);
     elementEnds?.push(out.length);
-    if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
-    if (b[p] === 0x5d) break;
-    if (b[p] !== 0x2c) throw new JsonSyntaxError("expected ',' or ']'", p);
-    p = skipWhitespace(b, p + 1, end);
+    p = valueEnd;
   }
-  if (dropLast) out.length = lastElementStart;
   out.byte(0x5d);
   return p + 1;
 }
+
+/**
+ * The last top-level array written (`writeArray`), to copy from. Arrays read one after another
+ * often begin with the same elements: consecutive calls of a module repeat its system prompt,
+ * and an agent's step k+1 holds step k's whole conversation (45% of the message bytes of the
+ * bench tree). An element whose recorded bytes, and those of every element before it, equal
+ * the last array's has the same canonical text: it is copied, not written again.
+ */
+class LastArray {
+  /** Its recorded bytes, from `[` to past `]`. */
+  private readonly raw = new ByteSink();
+  /** Where each element starts and ends in `raw`, two numbers each. */
+  private readonly rawSpans: number[] = [];
+  /** Its canonical text, from `[` to past `]`, no element dropped. */
+  private readonly canonical = new ByteSink();
+  /** Where each element's canonical text ends in `canonical`. */
+  private readonly canonicalEnds: number[] = [];
+  /** The array being written: its elements' spans in `b` and ends in `out`. */
+  private readonly spans: number[] = [];
+  private readonly ends: number[] = [];
+
+  /** How many leading elements of the array at `start` are the last array's, byte for byte. */
+  private repeated(b: Buffer, start: number, end: number): number {
+    const count = this.rawSpans.length / 2;
+    let from = 0;
+    let same = 0;
+    while (same < count) {
+      const to = this.rawSpans[2 * same + 1];
+      if (start + to > end || b.compare(this.raw.buffer, from, to, start + from, start + to) !== 0) break;
+      from = to;
+      same++;
+    }
+    // The bytes after the last equal element must end it here too: `12` is a prefix of `123`.
+    if (same > 0) {
+      const next = skipWhitespace(b, start + from, end);
+      if (b[next] !== 0x2c && b[next] !== 0x5d) same--;
+    }
+    return same;
+  }
+
+  write(b: Buffer, start: number, end: number, out: ByteSink, dropLast: boolean, elementEnds?: number[], sourceSpans?: number[]): void {
+    const base = out.length;
+    const spans = this.spans;
+    const ends = this.ends;
+    spans.length = 0;
+    ends.length = 0;
+    const same = this.repeated(b, start, end);
+    let arrayEnd: number;
+    if (same > 0) {
+      out.copy(this.canonical.buffer, 0, this.canonicalEnds[same - 1]);
+      for (let i = 0; i < same; i++) {
+        spans.push(start + this.rawSpans[2 * i], start + this.rawSpans[2 * i + 1]);
+        ends.push(base + this.canonicalEnds[i]);
+      }
+      arrayEnd = writeElements(b, start + this.rawSpans[2 * same - 1], end, out, same, ends, spans);
+    } else {
+      out.byte(0x5b);
+      const first = skipWhitespace(b, start + 1, end);
+      if (b[first] === 0x5d) {
+        out.byte(0x5d);
+        arrayEnd = first + 1;
+      } else arrayEnd = writeElements(b, first, end, out, 0, ends, spans);
+    }
+    this.raw.reset();
+    this.raw.copy(b, start, arrayEnd);
+    this.canonical.reset();
+    this.canonical.copy(out.buffer, base, out.length);
+    this.rawSpans.length = spans.length;
+    for (let i = 0; i < spans.length; i++) this.rawSpans[i] = spans[i] - start;
+    this.canonicalEnds.length = ends.length;
+    for (let i = 0; i < ends.length; i++) this.canonicalEnds[i] = ends[i] - base;
+    const count = ends.length;
+    if (dropLast && count > 0) {
+      out.length = count >= 2 ? ends[count - 2] : base + 1;
+      out.byte(0x5d);
+    }
+    if (elementEnds !== undefined) for (const at of ends) elementEnds.push(at);
+    if (sourceSpans !== undefined) for (const at of spans) sourceSpans.push(at);
+  }
+}
+
+const lastArray = new LastArray();
 
 /** Writes the canonical form of the value starting at `p`; returns the index just past it. */
 function writeValue(b: Buffer, p: number, end: number, out: ByteSink): number {
@@ -354,7 +445,7 @@ function writeValue(b: Buffer, p: number, end: number, out: ByteSink): number {
     return stringEnd;
   }
   if (c === 0x7b) return writeObject(b, p, end, out);
-  if (c === 0x5b) return writeArrayValue(b, p, end, out, false);
+  if (c === 0x5b) return writeArrayValue(b, p, end, out);
   // Numbers and literals: the recorded text is the hashed text.
   const valueEnd = skipValue(b, p, end);
   out.copy(b, p, valueEnd);
@@ -370,7 +461,8 @@ function begin(): void {
 /** Writes the canonical form of the JSON value at [start, end) of `b` into `out`. */
 export function writeCanonical(b: Buffer, start: number, end: number, out: ByteSink): void {
   begin();
-  writeValue(b, start, end, out);
+  if (b[start] === 0x5b) lastArray.write(b, start, end, out, false);
+  else writeValue(b, start, end, out);
 }
 
 /**
@@ -381,7 +473,7 @@ export function writeCanonical(b: Buffer, start: number, end: number, out: ByteS
 export function writeArray(b: Buffer, start: number, end: number, out: ByteSink, dropLast = false, elementEnds?: number[], sourceSpans?: number[]): void {
   if (b[start] !== 0x5b) throw new JsonSyntaxError('expected an array', start);
   begin();
-  writeArrayValue(b, start, end, out, dropLast, elementEnds, sourceSpans);
+  lastArray.write(b, start, end, out, dropLast, elementEnds, sourceSpans);
 }
 
 /** `crypto.hash` (Node 20.12 and later) hashes in one native call, without a Hash object: about 1 µs less per record. */
