@@ -163,6 +163,13 @@ describe('writeArray after an array with the same first elements', () => {
     }
   });
 
+  it('keeps no array over 1 MB to copy from, and writes the next one right', () => {
+    const big = `["${'a'.repeat(1_100_000)}", 1]`;
+    written(big, false);
+    assert.equal(written(big, true).bytes, `prefix["${'a'.repeat(1_100_000)}"]`);
+    assert.equal(written(`${big.slice(0, -1)}, 2]`, false).bytes, `prefix["${'a'.repeat(1_100_000)}",1,2]`);
+  });
+
   it('does not take a number for the same when the last one was its prefix ([12] then [123])', () => {
     written('[12]', false);
     assert.equal(written('[123]', false).bytes, 'prefix[123]');

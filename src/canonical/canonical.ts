@@ -361,6 +361,9 @@ function writeElements(b: Buffer, p: number, end: number, out: ByteSink, count: 
  * bench tree). An element whose recorded bytes, and those of every element before it, equal
  * the last array's has the same canonical text: it is copied, not written again.
  */
+/** The largest array kept to copy from: its bytes are held twice (recorded and canonical) until the next. */
+const MAX_KEPT_ARRAY_BYTES = 1 << 20;
+
 class LastArray {
   /** Its recorded bytes, from `[` to past `]`. */
   private readonly raw = new ByteSink();
@@ -417,13 +420,17 @@ class LastArray {
       } else arrayEnd = writeElements(b, first, end, out, 0, ends, spans);
     }
     this.raw.reset();
-    this.raw.copy(b, start, arrayEnd);
     this.canonical.reset();
-    this.canonical.copy(out.buffer, base, out.length);
-    this.rawSpans.length = spans.length;
-    for (let i = 0; i < spans.length; i++) this.rawSpans[i] = spans[i] - start;
-    this.canonicalEnds.length = ends.length;
-    for (let i = 0; i < ends.length; i++) this.canonicalEnds[i] = ends[i] - base;
+    // An array too big to keep (a base64 image in a message) leaves nothing to copy from.
+    const kept = arrayEnd - start <= MAX_KEPT_ARRAY_BYTES ? spans.length : 0;
+    if (kept > 0) {
+      this.raw.copy(b, start, arrayEnd);
+      this.canonical.copy(out.buffer, base, out.length);
+    }
+    this.rawSpans.length = kept;
+    for (let i = 0; i < kept; i++) this.rawSpans[i] = spans[i] - start;
+    this.canonicalEnds.length = kept / 2;
+    for (let i = 0; i < kept / 2; i++) this.canonicalEnds[i] = ends[i] - base;
     const count = ends.length;
     if (dropLast && count > 0) {
       out.length = count >= 2 ? ends[count - 2] : base + 1;
