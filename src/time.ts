@@ -28,3 +28,13 @@ export function epochSecondsOf(text: string): number | null {
   const ms = Date.parse(zoneless !== null ? `${zoneless[1]}T${zoneless[2]}Z` : text);
   return Number.isNaN(ms) ? null : ms / 1000;
 }
+
+/**
+ * Epoch seconds as ISO 8601 text in UTC, or null for none, or for a time no Date can hold: a
+ * recorded start plus a recorded duration of 1e308 s ended `traces runs --json` with a stack.
+ */
+export function isoTime(epochSeconds: number | null): string | null {
+  if (epochSeconds === null) return null;
+  const date = new Date(epochSeconds * 1000);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}

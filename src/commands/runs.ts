@@ -5,6 +5,7 @@ import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
 import { formatDuration, formatTokens, formatUsd } from '../format.js';
 import { table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
+import { isoTime } from '../time.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
 
 interface RunsFlags {
@@ -13,10 +14,6 @@ interface RunsFlags {
   verbose?: boolean;
   source?: SourceKind;
   prices?: string;
-}
-
-function iso(epoch: number | null): string | null {
-  return epoch === null ? null : new Date(epoch * 1000).toISOString();
 }
 
 function usdOrNull(value: number | null): number | null {
@@ -48,8 +45,8 @@ export function runJson(run: Run): Record<string, unknown> {
     },
     overhead: run.overhead === null ? null : { steps: run.overhead.steps, tokens: run.overhead.tokens, cost_usd: usdOrNull(run.overhead.costUsd) },
     duration_s: run.duration,
-    started_at: iso(run.startedAt),
-    finished_at: iso(run.finishedAt),
+    started_at: isoTime(run.startedAt),
+    finished_at: isoTime(run.finishedAt),
     calls: run.calls.map((c) => ({ file: c.file, line: c.line, call_id: c.callId })),
   };
 }
@@ -82,7 +79,7 @@ export function renderRuns(runs: Run[]): string {
     tokensCell(run),
     runCostCell(run),
     formatDuration(run.duration),
-    iso(run.startedAt)?.replace('.000Z', 'Z') ?? '-',
+    isoTime(run.startedAt)?.replace('.000Z', 'Z') ?? '-',
   ]);
   const partial = runs.filter((r) => r.partialSteps > 0).length;
   const lines = [table(['run', 'source', 'program', 'steps', 'status', 'tokens', 'cost', 'duration', 'started'], rows)];

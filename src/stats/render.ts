@@ -3,7 +3,8 @@ import type { DamagedLine } from '../record.js';
 import type { GroupDimension, StatsCollector } from './collect.js';
 import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, printable } from '../format.js';
 import type { QuantileSketch } from './quantiles.js';
-import { isoOrNull, type Tally } from './tally.js';
+import type { Tally } from './tally.js';
+import { isoTime } from '../time.js';
 import { compareText } from '../order.js';
 
 /** A quantile of a sketch, marked `≈` when it comes from the histogram rather than the values. */
@@ -91,7 +92,7 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
     ],
     ['cost (ok)', t.ok === 0 ? '-' : costSummary(t, stats.prices?.describe() ?? null)],
     ['duration (ok)', `p50 ${quantileText(t.durations, 0.5)}, p95 ${quantileText(t.durations, 0.95)}`],
-    ['period', `${isoOrNull(t.firstTimestamp) ?? '-'} → ${isoOrNull(t.lastTimestamp) ?? '-'}`],
+    ['period', `${isoTime(t.firstTimestamp) ?? '-'} → ${isoTime(t.lastTimestamp) ?? '-'}`],
     ['models', byCount(stats.groups.model)],
     ['synalinks', byCount(stats.groups.version)],
   ];

@@ -2,6 +2,7 @@
 import type { Status, TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
 import { bucketOf, QuantileSketch } from './quantiles.js';
+import { isoTime } from '../time.js';
 
 export interface TokenTotals {
   prompt: number;
@@ -142,8 +143,8 @@ export class Tally {
         p95: this.durations.quantile(0.95),
         max: this.durations.count > 0 ? this.durations.max : null,
       },
-      first_timestamp: isoOrNull(this.firstTimestamp),
-      last_timestamp: isoOrNull(this.lastTimestamp),
+      first_timestamp: isoTime(this.firstTimestamp),
+      last_timestamp: isoTime(this.lastTimestamp),
     };
   }
 }
@@ -156,6 +157,3 @@ export function roundUsd(value: number): number {
   return Math.round(value * 1e9) / 1e9;
 }
 
-export function isoOrNull(epochSeconds: number | null): string | null {
-  return epochSeconds === null ? null : new Date(epochSeconds * 1000).toISOString();
-}

@@ -2,6 +2,7 @@
  * Terminal text helpers: cell widths, sanitising, truncating and wrapping. The browser lays
  * out every line itself (one string per screen row), so it can render only visible rows.
  */
+import { isoTime } from '../time.js';
 
 /** Rough East Asian Wide / emoji test, close to what string-width (used by ink) decides. */
 function isWide(cp: number): boolean {
@@ -174,6 +175,5 @@ export function formatShortTime(epochSeconds: number): string {
 
 /** `YYYY-MM-DD HH:MM:SS.mmm` in UTC. */
 export function formatLongTime(epochSeconds: number): string {
-  if (!Number.isFinite(epochSeconds)) return '';
-  return new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 23);
+  return isoTime(Number.isFinite(epochSeconds) ? epochSeconds : null)?.replace('T', ' ').slice(0, 23) ?? '';
 }
