@@ -122,6 +122,28 @@ describe('a program named like traces’ own files', () => {
   });
 });
 
+describe('long program and module names', () => {
+  it('ask-recording joins them into a folder name a file system takes, distinct for names that share a long start', () => {
+    const long = 'P'.repeat(300);
+    const pairs = [
+      [long, 'M'.repeat(300)],
+      [long, `${'M'.repeat(299)}N`],
+      ['é'.repeat(200), 'mod'],
+      ['prog', 'mod'],
+    ];
+    const lines = pairs.map(([program, module], i) =>
+      recordLine(i, [user(`q${i}`), assistant(`a${i}`)], 'openai/gpt-4o-mini').replace('"program":"prog","module":"mod"', `"program":"${program}","module":"${module}"`),
+    );
+    const out = path.join(tempDir('traces-names-'), 'out');
+    const run = runCli(['export', treeOf(lines), '--format', 'ask-recording', '--out', out]);
+    assert.equal(run.status, 0, run.stderr);
+    const tests = readdirSync(out).filter((name) => name !== '_traces' && name !== 'report.json');
+    assert.equal(tests.length, pairs.length, tests.join('\n'));
+    for (const name of tests) assert.ok(Buffer.byteLength(name) <= 255, `${name.length} bytes`);
+    assert.ok(tests.includes('prog__mod'));
+  });
+});
+
 describe('recorded text never reaches a terminal as a control sequence', () => {
   const tree = treeOf(
     CONTROLS.map((control, i) => recordLine(i, [{ role: `user${control}`, content: `q${i}` }, assistant(`a${i}`)], `openai/model${control}`, `0.9.014${control}`)),

@@ -29,7 +29,7 @@ import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask.js';
 import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
-import { CaseDistinctNames, REPORT_FILE, safeSegment } from './names.js';
+import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
 import { addCount } from '../own.js';
 
@@ -67,7 +67,7 @@ function argumentsText(args: unknown): string {
 }
 
 export function recordingTestName(program: string, module: string): string {
-  return program === module ? safeSegment(program) : `${safeSegment(program)}__${safeSegment(module)}`;
+  return program === module ? safeSegment(program) : joinedSegment([program, module]);
 }
 
 /** The interactions of one conversation (messages with the completion last). */

@@ -21,6 +21,19 @@ export function safeSegment(name: string): string {
   return `${segment}-${shortHash(name)}`;
 }
 
+/** Longest joined segment kept whole: well under the 255 bytes file systems allow a name. */
+const MAX_JOINED = 200;
+
+/**
+ * One path segment for several names, each made safe (`safeSegment`) and joined by `__`. Two
+ * long names joined came to 262 bytes, which no file system takes (ENAMETOOLONG): a joined
+ * name past MAX_JOINED is cut, and gains 8 hex digits of the sha256 of all the names.
+ */
+export function joinedSegment(names: readonly string[]): string {
+  const joined = names.map(safeSegment).join('__');
+  return joined.length <= MAX_JOINED ? joined : `${joined.slice(0, MAX_KEPT)}-${shortHash(names.join('\0'))}`;
+}
+
 /** The export's report, at the top of its output folder. */
 export const REPORT_FILE = 'report.json';
 
