@@ -882,3 +882,22 @@ describe('a flag naming a file the run writes itself', () => {
     });
   }
 });
+
+describe('an output whose name is near the 255 bytes a file system allows', () => {
+  it('is written: the temporary names beside it are shortened (index --out, --manifest, browse\'s exclusion file)', async () => {
+    const dir = tempDir();
+    const index = path.join(dir, `${'i'.repeat(240)}.parquet`);
+    const built = runCli(['index', SAMPLES, '--out', index]);
+    assert.equal(built.status, 0, built.stderr);
+    assert.ok(existsSync(index));
+    const manifest = path.join(dir, `${'é'.repeat(120)}.jsonl`);
+    const exported = runCli(['export', SAMPLES, '--format', 'nemo', '--out', path.join(dir, 'out'), '--manifest', manifest]);
+    assert.equal(exported.status, 0, exported.stderr);
+    assert.ok(readFileSync(manifest, 'utf8').length > 0);
+    const { writeExcludeFile } = await import('../src/ui/exclude-file.js');
+    const exclude = path.join(dir, `${'x'.repeat(250)}`);
+    writeExcludeFile(exclude, '# none\n');
+    assert.equal(readFileSync(exclude, 'utf8'), '# none\n');
+    assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith('.')), [], 'no temporary name left');
+  });
+});

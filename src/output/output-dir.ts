@@ -12,7 +12,7 @@ import { UserError } from '../errors.js';
 import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
 import { checkOutputPath, isInside } from './output-path.js';
 import { pauseForTestSync } from './test-pause.js';
-import { lstatOrNull } from './entry.js';
+import { lstatOrNull, tempStem } from './entry.js';
 import { nameTakenError, publishAll } from './publish.js';
 import { writeAll } from './write-all.js';
 
@@ -403,7 +403,7 @@ export class OutputDir {
       const checked = checkOutputPath({ flag, given: finalPath, kind: 'file', inputs: this.options.roots, force: this.options.force });
       this.namedByFlag.set(checked.absolute, { flag, given: finalPath });
       const folder = path.dirname(checked.absolute);
-      const prefix = `.${path.basename(checked.absolute)}${TEMP_MARK}`;
+      const prefix = `.${tempStem(path.basename(checked.absolute))}${TEMP_MARK}`;
       this.makeFolder(folder);
       for (const entry of readdirSync(folder)) {
         if (isStale(entry, prefix)) rmSync(path.join(folder, entry), { force: true });

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { whileRunning } from './cleanup.js';
-import { lstatOrNull } from './entry.js';
+import { lstatOrNull, tempStem } from './entry.js';
 import { checkTempFolder } from './output-path.js';
 import { publishAll } from './publish.js';
 
@@ -40,7 +40,7 @@ export class Scratch {
 
   static beside(finalPath: string): Scratch {
     mkdirSync(path.dirname(finalPath), { recursive: true });
-    return new Scratch(mkdtempSync(path.join(path.dirname(finalPath), `${SCRATCH_PREFIX}${path.basename(finalPath)}-`)));
+    return new Scratch(mkdtempSync(path.join(path.dirname(finalPath), `${SCRATCH_PREFIX}${tempStem(path.basename(finalPath))}-`)));
   }
 
   /** A scratch folder in the system's temporary folder, which must not be inside an input. */

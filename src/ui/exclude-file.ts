@@ -6,6 +6,7 @@ import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } fro
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { idsOfText, isWellFormedId, readIdFileText } from '../id-list.js';
+import { tempStem } from '../output/entry.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
 
@@ -76,7 +77,7 @@ export function writeExcludeFile(file: string, text: string, inputs: readonly st
     // browse says which file it could not write: the reason alone, so the status line holds it.
     throw new UserError('it changed on disk since browse read it, and is kept as it is: rename or remove it, then write again');
   }
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.traces-partial-${process.pid}`);
+  const temporary = path.join(path.dirname(target), `.${tempStem(path.basename(target))}.traces-partial-${process.pid}`);
   rmSync(temporary, { force: true });
   const fd = openSync(temporary, 'wx');
   try {
