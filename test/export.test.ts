@@ -188,6 +188,11 @@ describe('traces export', () => {
       assert.match(result.stderr, /traces: |error: /);
     }
     assert.throws(() => readdirSync(out));
+    // A fraction that is no number is quoted as given, as every option's is.
+    for (const given of ['abc', '', ' ']) {
+      const result = runCli(['export', SAMPLES, '--out', out, '--format', 'nemo', '--validation-fraction', given]);
+      assert.equal(result.stderr, `traces: --validation-fraction ${JSON.stringify(given)}: expected a number from 0 to 1\n`);
+    }
   });
 });
 

@@ -130,6 +130,9 @@ Examples:
         return;
       }
       const fraction = Number(flags.validationFraction);
+      if (flags.validationFraction.trim() === '' || !(fraction >= 0 && fraction <= 1)) {
+        throw new UserError(`--validation-fraction ${JSON.stringify(flags.validationFraction)}: expected a number from 0 to 1`);
+      }
       const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {

@@ -85,9 +85,6 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     throw new UserError(`--format ${options.format}: expected openai, nemo or nemo-customizer`);
   }
   const reasoning = resolveReasoning(target, options.reasoning);
-  if (!(options.validationFraction >= 0 && options.validationFraction <= 1)) {
-    throw new UserError(`--validation-fraction ${options.validationFraction}: expected a number from 0 to 1`);
-  }
   let supplied: ToolDefinition[] = [];
   if (options.toolsFile !== undefined) {
     try {
