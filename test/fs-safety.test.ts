@@ -901,3 +901,29 @@ describe('an output whose name is near the 255 bytes a file system allows', () =
     assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith('.')), [], 'no temporary name left');
   });
 });
+
+describe('an empty path (an unset shell variable)', () => {
+  it('is refused as a root and as every output flag, where it meant the current folder; nothing is read there or written', () => {
+    const cwd = tempDir();
+    writeFileSync(path.join(cwd, 'keep.txt'), 'mine\n');
+    const tree = path.join(tempDir(), 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const out = path.join(tempDir(), 'out');
+    const cases: [string[], string][] = [
+      [['stats', ''], 'traces: a root is an empty path: name a trace folder or file (is a shell variable unset?)'],
+      [['stats', tree, ' '], 'traces: a root is an empty path: name a trace folder or file (is a shell variable unset?)'],
+      [['dedupe', tree, '--out', ''], 'traces: --out is an empty path: name the folder to write (is a shell variable unset?)'],
+      [['export', tree, '--format', 'nemo', '--out', '', '--force'], 'traces: --out is an empty path: name the folder to write (is a shell variable unset?)'],
+      [['index', tree, '--out', ''], 'traces: --out is an empty path: name the file to write (is a shell variable unset?)'],
+      [['export', tree, '--format', 'nemo', '--out', out, '--manifest', ''], 'traces: --manifest is an empty path: name the file to write (is a shell variable unset?)'],
+      [['filter', tree, '--out', out, '--manifest', ''], 'traces: --manifest is an empty path: name the file to write (is a shell variable unset?)'],
+    ];
+    for (const [args, message] of cases) {
+      const run = runCli(args, { cwd });
+      assert.equal(run.status, 2, `${JSON.stringify(args)}: ${run.stderr}`);
+      assert.equal(run.stderr, `${message}\n`, JSON.stringify(args));
+    }
+    assert.deepEqual(readdirSync(cwd), ['keep.txt']);
+    assert.equal(existsSync(out), false);
+  });
+});

@@ -1,10 +1,9 @@
 /** `dedupe` and `filter`: the curation plan, then a copy of the kept lines into a new tree. */
-import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationPlan } from '../pipeline/curate.js';
-import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
-import { OutputDir, type OutputFile } from '../output/output-dir.js';
+import { writeKeptKeys } from '../output/kept-keys.js';
+import { META_DIR, OutputDir, type OutputFile } from '../output/output-dir.js';
 import { TreeCopy } from '../output/tree-copy.js';
 import { fileSizes } from '../parallel/units.js';
 import { Progress } from '../progress.js';
@@ -81,7 +80,7 @@ export function registerCurationCommand(
     try {
       let manifest: OutputFile | null = null;
       if (output !== null) {
-        manifest = flags.manifest !== undefined ? output.createAt(path.resolve(flags.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
+        manifest = output.manifest(flags.manifest);
       }
       let copy: TreeCopy | null = null;
       const plan = await planCuration(

@@ -23,7 +23,7 @@ import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
-import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
+import { writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
 import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask.js';
@@ -182,7 +182,7 @@ export async function runAskRecordingExport(
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   let scratch: RunTempDir | null = null;
   try {
-    const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
+    const manifest = output.manifest(options.manifest);
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
     const plan = await planCuration(discovery, curationOptions, drop);
     const exportDrops: Record<string, number> = {};

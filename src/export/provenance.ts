@@ -16,7 +16,7 @@ import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import { CallIdColumn, Column, uuidText, uuidWords } from '../pipeline/columns.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { SpillFile } from '../pipeline/spill.js';
-import { META_DIR } from '../output/kept-keys.js';
+import { META_DIR } from '../output/output-dir.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 

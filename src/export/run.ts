@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
-import { META_DIR, writeKeptKeys } from '../output/kept-keys.js';
+import { writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
 import { isSynalinks } from '../sources/read.js';
@@ -100,7 +100,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   let projected: AsyncGenerator<ProjectedShare> | null = null;
   const stopProjection = new AbortController();
   try {
-    const manifest = options.manifest !== undefined ? output.createAt(path.resolve(options.manifest)) : output.create(path.join(META_DIR, 'manifest.jsonl'));
+    const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
       // A detail may quote the record (a tool name, a role): scrubbed as the examples are.

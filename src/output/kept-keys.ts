@@ -8,10 +8,9 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import type { KeyKind } from '../pipeline/keys.js';
-import { COMPLETE_MARKER, type OutputDir } from './output-dir.js';
+import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
 import { readsAlso } from './output-path.js';
 
-export const META_DIR = '_traces';
 const KEYS_FILE = 'keys.bin';
 const RUN_FILE = 'run.json';
 

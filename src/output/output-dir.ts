@@ -19,9 +19,12 @@ import { writeAll } from './write-all.js';
 const TEMP_MARK = '.traces-partial-';
 const WRITE_BUFFER = 1 << 20;
 /** Written last: an output folder without it was interrupted. Lists the files of the run, one per line. */
-export const COMPLETE_MARKER = path.join('_traces', 'complete');
+/** traces' own folder in an output folder: its bookkeeping (marker, manifest, kept keys, run facts). */
+export const META_DIR = '_traces';
+
+export const COMPLETE_MARKER = path.join(META_DIR, 'complete');
 /** Written before the files are moved into place: what an interrupted move may have left. */
-const MOVING_LIST = path.join('_traces', 'moving');
+const MOVING_LIST = path.join(META_DIR, 'moving');
 
 /** Descriptors OutputFiles keep open at once, per thread: far below the usual limits (256 on macOS, 1024 on Linux). */
 const MAX_OPEN_FILES = 64;
@@ -314,13 +317,13 @@ export class OutputDir {
     }
     entries = entries.filter((e) => !e.startsWith(TEMP_MARK));
     if (entries.length === 0) return;
-    const meta = lstatOrNull(path.join(absolute, '_traces'));
+    const meta = lstatOrNull(path.join(absolute, META_DIR));
     if (meta !== null && meta.isSymbolicLink() && !force) {
-      throw new UserError(`--out ${given}: ${path.join(absolute, '_traces')} is a symbolic link; traces never writes through a link: remove it, or pass --force to replace the link (not what it points to)`);
+      throw new UserError(`--out ${given}: ${path.join(absolute, META_DIR)} is a symbolic link; traces never writes through a link: remove it, or pass --force to replace the link (not what it points to)`);
     }
     if (meta !== null && meta.isDirectory()) {
       // A kill while the marker or the moving list was being written leaves its temporary name.
-      for (const entry of readdirSync(path.join(absolute, '_traces'))) {
+      for (const entry of readdirSync(path.join(absolute, META_DIR))) {
         const pid = /\.traces-partial-(\d+)$/.exec(entry)?.[1];
         if (pid !== undefined && isDead(Number(pid))) rmSync(path.join(absolute, '_traces', entry), { force: true });
       }
@@ -392,6 +395,11 @@ export class OutputDir {
   }
 
   /** A file named by a flag (e.g. `--manifest FILE`), written with the same checks and safety. */
+  /** The list of dropped records: at `given` (--manifest) when the user names a place, else DIR/_traces/manifest.jsonl. */
+  manifest(given: string | undefined): OutputFile {
+    return given !== undefined ? this.createAt(given) : this.create(path.join(META_DIR, 'manifest.jsonl'));
+  }
+
   createAt(finalPath: string, flag = '--manifest'): OutputFile {
     const absolute = path.resolve(finalPath);
     if (isInside(absolute, this.dir) && absolute !== this.dir) {

@@ -109,6 +109,8 @@ export function checkTempFolder(folder: string): void {
 /** Resolves, checks and describes an output path, or throws a UserError (exit 2) saying what to do. */
 export function checkOutputPath(target: OutputTarget): CheckedPath {
   const { flag, given } = target;
+  // path.resolve('') is the current folder: an unset shell variable would write there.
+  if (given.trim() === '') throw new UserError(`${flag} is an empty path: name the ${target.kind} to write (is a shell variable unset?)`);
   const absolute = path.resolve(given);
   // Walk down from the file-system root: every existing component is a real folder, the last one may be the target.
   const parts = absolute.split(path.sep).filter((p) => p !== '');

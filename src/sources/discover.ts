@@ -283,6 +283,8 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
 export async function discover(roots: readonly string[], options: DiscoverOptions = {}): Promise<Discovery> {
   const result: Discovery = { files: [], skipped: [], unreadable: [] };
   const named = roots.length > 0 ? roots : [defaultRoot()];
+  // path.resolve('') is the current folder: an unset shell variable would read it, and write beside it.
+  if (named.some((root) => root.trim() === '')) throw new UserError('a root is an empty path: name a trace folder or file (is a shell variable unset?)');
   for (const root of named) await discoverRoot(root, result, options);
   result.inputs = realInputs(named);
   // A trace file reached through a link inside a root is an input where it really is.
