@@ -371,3 +371,23 @@ describe('Ask and klieo recordings are read as strictly as trace lines', { skip 
     assert.equal(verdicts.filter((v) => v !== null).length, 6);
   });
 });
+
+describe('a trace file saved as UTF-16', () => {
+  it('is damaged line by line, each reason saying the file looks UTF-16, in stats and validate', () => {
+    const golden = readFileSync(path.join(FIXTURES, 'synalinks-golden', 'my_program', 'first_generator', readdirSync(path.join(FIXTURES, 'synalinks-golden', 'my_program', 'first_generator'))[0]!), 'utf8');
+    const lines = golden.split('\n').filter((line) => line !== '');
+    const text = `${[...lines, ...lines].join('\n')}\n`;
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    // PowerShell's `>`: a byte order mark, then UTF-16LE.
+    const file = path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const stats = runCli(['stats', tree, '--json']);
+    const report = JSON.parse(stats.stdout) as { records: number; damaged_lines: number; damaged: { reason: string }[] };
+    assert.equal(report.records, 0);
+    assert.equal(report.damaged_lines, 2 * lines.length + 1, 'every line, and the NUL byte after the last newline');
+    for (const damaged of report.damaged) assert.match(damaged.reason, /: the file looks UTF-16, not UTF-8 \(as Windows PowerShell's > writes it\): save it as UTF-8$/);
+    const validate = runCli(['validate', file, '--format', 'nemo', '--json']);
+    assert.match(validate.stdout, /the file looks UTF-16, not UTF-8/);
+  });
+});

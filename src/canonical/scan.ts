@@ -33,6 +33,19 @@ export const MAX_DEPTH = 1024;
 /** Why a text starting with a byte order mark is refused (orjson: "byte order mark (BOM) is not supported"). */
 export const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM';
 
+/**
+ * What a line that is not JSON in UTF-8 may be instead: text saved as UTF-16 (Windows
+ * PowerShell's `>` writes it), whose first line starts with the byte order mark FF FE or FE FF
+ * and whose ASCII characters each sit beside a NUL byte. A hint for the reason, or null.
+ */
+export function utf16Hint(b: Uint8Array): string | null {
+  const bom = b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff));
+  let nul = 0;
+  const checked = Math.min(b.length, 64);
+  for (let i = 0; i < checked; i++) if (b[i] === 0) nul++;
+  return bom || (checked > 0 && nul * 3 >= checked) ? "the file looks UTF-16, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8" : null;
+}
+
 export function startsWithBom(b: Uint8Array): boolean {
   return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }
