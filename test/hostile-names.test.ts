@@ -122,6 +122,22 @@ describe('a program named like traces’ own files', () => {
   });
 });
 
+describe('module names that hold a line break', () => {
+  it('are trace files like any other: read, counted, indexed', () => {
+    const base = tempDir('traces-names-');
+    const tree = path.join(base, 'tree');
+    ['line\nbreak', 'carriage\rreturn', 'plain'].forEach((module, i) => {
+      mkdirSync(path.join(tree, 'prog', module), { recursive: true });
+      const line = recordLine(i, [user(`q${i}`), assistant(`a${i}`)], 'openai/gpt-4o-mini').replace('"module":"mod"', `"module":${JSON.stringify(module)}`);
+      writeFileSync(path.join(tree, 'prog', module, `${module}_20260101-000000.jsonl`), `${line}\n`);
+    });
+    const stats = runCli(['stats', tree, '--json']);
+    assert.equal(stats.status, 0, stats.stderr);
+    assert.equal((JSON.parse(stats.stdout) as { records: number; files: number }).files, 3);
+    assert.equal((JSON.parse(stats.stdout) as { records: number }).records, 3);
+  });
+});
+
 describe('long program and module names', () => {
   it('ask-recording joins them into a folder name a file system takes, distinct for names that share a long start', () => {
     const long = 'P'.repeat(300);

@@ -54,7 +54,8 @@ export interface Discovery {
   inputs?: string[];
 }
 
-const TRACE_FILE_NAME = /^(?<stem>.+)_(?<ts>\d{8}-\d{6})\.jsonl$/;
+// `s`: a module name may hold any character, a line break too (`.` alone stops at one).
+const TRACE_FILE_NAME = /^(?<stem>.+)_(?<ts>\d{8}-\d{6})\.jsonl$/s;
 
 /** The same lookup Synalinks does for its own root. */
 export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {
