@@ -152,6 +152,13 @@ describe('traces filter options', () => {
     assert.equal(keptIds(['--program', 'language_*']).size, 4);
     assert.equal(keptIds(['--module', 'generator', '--module', 'generator_c?t']).size, 8 + 3);
   });
+  it('a glob that is no pattern ([z-a]) is one line and exit 2, for each flag, not a stack', () => {
+    for (const flag of ['--program', '--module', '--model']) {
+      const result = runCli(['filter', SAMPLES, '--dry-run', flag, '[z-a]']);
+      assert.equal(result.status, 2, result.stderr);
+      assert.equal(result.stderr, `traces: ${flag} "[z-a]": not a valid pattern (Range out of order in character class): use *, ? and [abc] or [a-z]\n`);
+    }
+  });
   it('--model glob', () => {
     assert.deepEqual(keptIds(['--model', 'ollama_chat/*', '--module', 'language_model']), new Set(['216f6542']));
   });

@@ -123,9 +123,9 @@ export function parseStatuses(text: string): Set<Status> {
 
 export function parseSelection(flags: CurationFlags): Selection {
   const selection = everything(parseStatuses(flags.status));
-  selection.programs = (flags.program ?? []).map(globToRegExp);
-  selection.modules = (flags.module ?? []).map(globToRegExp);
-  selection.models = (flags.model ?? []).map(globToRegExp);
+  selection.programs = (flags.program ?? []).map((glob) => globToRegExp(glob, '--program'));
+  selection.modules = (flags.module ?? []).map((glob) => globToRegExp(glob, '--module'));
+  selection.models = (flags.model ?? []).map((glob) => globToRegExp(glob, '--model'));
   if (flags.synalinksVersion !== undefined) {
     const ranges = parseVersionSpec(flags.synalinksVersion);
     if (ranges === null) {

@@ -2,6 +2,7 @@
  * Per-record selection: which records a run looks at, before dedupe and collapse.
  * Each test says why it drops a record, so the manifest can explain every drop.
  */
+import { UserError } from '../errors.js';
 import { writeJson } from '../canonical/json-value.js';
 import type { Message, Status, TraceRecord } from '../record.js';
 import { epochSecondsOf } from '../time.js';
@@ -46,8 +47,8 @@ export function everything(statuses: Iterable<Status>): Selection {
   };
 }
 
-/** Shell-style glob (`*`, `?`, `[...]`) as an anchored regular expression. */
-export function globToRegExp(glob: string): RegExp {
+/** Shell-style glob (`*`, `?`, `[...]`) as an anchored regular expression; `flag` names it in the error of a glob that is none (`[z-a]`). */
+export function globToRegExp(glob: string, flag: string): RegExp {
   let source = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
@@ -63,7 +64,11 @@ export function globToRegExp(glob: string): RegExp {
       }
     } else source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
   }
-  return new RegExp(`^${source}$`, 's');
+  try {
+    return new RegExp(`^${source}$`, 's');
+  } catch (error) {
+    throw new UserError(`${flag} ${JSON.stringify(glob)}: not a valid pattern (${(error as Error).message.replace(/^Invalid regular expression: \/.*\/s?: /, '')}): use *, ? and [abc] or [a-z]`);
+  }
 }
 
 export function parseVersion(text: string): number[] | null {
