@@ -120,8 +120,8 @@ export async function main(argv: string[]): Promise<number> {
     return unreadableInputs.length > 0 && code === 0 ? 1 : code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
-      return 2;
+      // Help asked for (--help, help <command>) and --version succeed; anything else was a usage error.
+      return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof UserError) {
       // Messages name files and values the user gave or recorded: never a control sequence.

@@ -18,6 +18,16 @@ describe('--help', () => {
     assert.match(help.stdout, /traces <command> --help/);
   });
 
+  it('traces help <command> shows that command\'s help and succeeds, as --help does', () => {
+    for (const command of [...COMMANDS, 'index', 'sql']) {
+      const help = runCli(['help', command]);
+      assert.equal(help.status, 0, `help ${command}: ${help.stderr}`);
+      assert.equal(help.stdout, runCli([command, '--help']).stdout);
+    }
+    assert.equal(runCli(['help']).status, 0);
+    assert.equal(runCli([]).status, 2, 'no command is a usage error');
+  });
+
   for (const command of COMMANDS) {
     it(`${command}: examples that run from a clone, roots described the same way`, () => {
       const help = runCli([command, '--help']);
