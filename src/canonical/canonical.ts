@@ -354,6 +354,9 @@ function writeElements(b: Buffer, p: number, end: number, out: ByteSink, count: 
   return p + 1;
 }
 
+/** The largest array kept to copy from: its bytes are held twice (recorded and canonical) until the next. */
+const MAX_KEPT_ARRAY_BYTES = 1 << 20;
+
 /**
  * The last top-level array written (`writeArray`), to copy from. Arrays read one after another
  * often begin with the same elements: consecutive calls of a module repeat its system prompt,
@@ -361,9 +364,6 @@ function writeElements(b: Buffer, p: number, end: number, out: ByteSink, count: 
  * bench tree). An element whose recorded bytes, and those of every element before it, equal
  * the last array's has the same canonical text: it is copied, not written again.
  */
-/** The largest array kept to copy from: its bytes are held twice (recorded and canonical) until the next. */
-const MAX_KEPT_ARRAY_BYTES = 1 << 20;
-
 class LastArray {
   /** Its recorded bytes, from `[` to past `]`. */
   private readonly raw = new ByteSink();
