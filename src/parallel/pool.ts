@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { isMainThread, Worker } from 'node:worker_threads';
 import { UserError } from '../errors.js';
+import { printable } from '../format.js';
 import type { Job } from './job.js';
 
 interface Pending {
@@ -39,7 +40,7 @@ let warnedAboutWorkers = false;
 function warnAboutWorkers(message: string): void {
   if (warnedAboutWorkers || !isMainThread) return;
   warnedAboutWorkers = true;
-  process.stderr.write(`traces: ${message}\n`);
+  process.stderr.write(`traces: ${printable(message)}\n`);
 }
 
 /**
