@@ -36,14 +36,14 @@ export const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSO
 /**
  * What a line that is not JSON in UTF-8 may be instead: text saved as UTF-16 (Windows
  * PowerShell's `>` writes it), whose first line starts with the byte order mark FF FE or FE FF
- * and whose ASCII characters each sit beside a NUL byte. A hint for the reason, or null.
+ * and whose ASCII characters each sit beside a NUL byte: `reason`, with a hint when the line looks so.
  */
-export function utf16Hint(b: Uint8Array): string | null {
+export function withUtf16Hint(reason: string, b: Uint8Array): string {
   const bom = b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff));
   let nul = 0;
   const checked = Math.min(b.length, 64);
   for (let i = 0; i < checked; i++) if (b[i] === 0) nul++;
-  return bom || (checked > 0 && nul * 3 >= checked) ? "the file looks UTF-16, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8" : null;
+  return bom || (checked > 0 && nul * 3 >= checked) ? `${reason}: the file looks UTF-16, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8` : reason;
 }
 
 export function startsWithBom(b: Uint8Array): boolean {

@@ -62,9 +62,6 @@ function readCsv(files: readonly string[]): string {
   );
 }
 
-export { INDEX_TABLE };
-
-
 /** A query's answer: column names, type names, and rows of plain JSON-ready values. */
 export interface QueryResult {
   columns: string[];

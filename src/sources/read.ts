@@ -3,7 +3,7 @@ import { closeSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
-import { JsonSyntaxError, utf16Hint } from '../canonical/scan.js';
+import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
 import { openListedFile, readLineBatches, type ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
@@ -36,8 +36,7 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
         batch.records.push(new SynalinksRecord(line.bytes, ref));
       } catch (error) {
         if (!(error instanceof JsonSyntaxError || error instanceof DamagedRecordError)) throw error;
-        const hint = utf16Hint(line.bytes);
-        batch.damaged.push({ ...ref, reason: `${damageReason(error, line.terminated)}${hint === null ? '' : `: ${hint}`}` });
+        batch.damaged.push({ ...ref, reason: withUtf16Hint(damageReason(error, line.terminated), line.bytes) });
       }
     }
     yield batch;

@@ -4,7 +4,7 @@
  * (the OpenAI cookbook's report, extended to tools and the NeMo formats).
  */
 import { parseJsonText } from '../canonical/json-value.js';
-import { isWhitespace, textTooLong, utf16Hint } from '../canonical/scan.js';
+import { isWhitespace, textTooLong, withUtf16Hint } from '../canonical/scan.js';
 import { readLineBatches } from '../sources/lines.js';
 import { summarize, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
@@ -158,10 +158,7 @@ export class LineValidator {
       this.examples += 1;
       const tooLong = textTooLong(e);
       if (tooLong !== null) this.tally.add({ code: 'text_too_long', severity: 'error', line: this.lineNo, message: `${tooLong.message}; no trainer takes an example that long` });
-      else {
-        const hint = utf16Hint(bytes);
-        this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: `${(e as Error).message}${hint === null ? '' : `: ${hint}`}` });
-      }
+      else this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: withUtf16Hint((e as Error).message, bytes) });
       return;
     }
     this.check(value);
