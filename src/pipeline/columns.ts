@@ -40,22 +40,23 @@ function hexOfWord(w: number): string {
 const LOWER_HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) LOWER_HEX['0123456789abcdef'.charCodeAt(i)] = i;
 
+/** The 4 lowercase hex digits at `at` of `text` as a number, or -1. */
+function lowerHex4(text: string, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 4; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c < 128 ? LOWER_HEX[c] : -1;
+    if (digit < 0) return -1;
+    value = (value << 4) | digit;
+  }
+  return value;
+}
+
 /** The 4 lowercase hex digits at `a` and the 4 at `b` of `text` as one word, or -1. */
 function lowerHexWord(text: string, a: number, b: number): number {
-  let word = 0;
-  for (let i = a; i < a + 4; i++) {
-    const c = text.charCodeAt(i);
-    const v = c < 128 ? LOWER_HEX[c] : -1;
-    if (v < 0) return -1;
-    word = (word << 4) | v;
-  }
-  for (let i = b; i < b + 4; i++) {
-    const c = text.charCodeAt(i);
-    const v = c < 128 ? LOWER_HEX[c] : -1;
-    if (v < 0) return -1;
-    word = (word << 4) | v;
-  }
-  return word >>> 0;
+  const high = lowerHex4(text, a);
+  const low = lowerHex4(text, b);
+  return high < 0 || low < 0 ? -1 : ((high << 16) | low) >>> 0;
 }
 
 /**
