@@ -17,7 +17,8 @@ import { runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import type { SourceRun } from '../sources/source-run.js';
-import type { CallFacts } from './call-facts.js';
+import { CallTable, COMPLETION, DURATION, ESTIMATED_COST, HAS_CONVERSATION, PARTIAL, PROMPT, REPORTED_COST, TIMESTAMP, TOTAL } from './call-facts.js';
+import { KeyIndex, slotsForTree } from '../pipeline/key-index.js';
 import type { RunsShareResult } from './runs-share.js';
 import type { RunSort } from './sorts.js';
 import { addToList, appendAll } from '../lists.js';
@@ -83,12 +84,8 @@ class UnionFind {
   }
 }
 
-function byTime(a: CallFacts, b: CallFacts): number {
-  return (a.timestamp ?? Infinity) - (b.timestamp ?? Infinity) || a.fileIndex - b.fileIndex || a.line - b.line;
-}
-
 export class RunGrouper {
-  private readonly calls: CallFacts[] = [];
+  private readonly calls = new CallTable();
   /** Runs the recorders describe, with the file they came from. */
   private readonly sourceRuns: { fileIndex: number; run: SourceRun }[] = [];
 
@@ -96,93 +93,115 @@ export class RunGrouper {
 
   /** A share's calls; shares are added in file order. */
   add(share: Pick<RunsShareResult, 'calls' | 'sourceRuns'>): void {
-    appendAll(this.calls, share.calls);
+    this.calls.append(share.calls);
     appendAll(this.sourceRuns, share.sourceRuns);
   }
 
   finish(): Run[] {
+    const calls = this.calls;
+    const n = calls.count;
     const runs: Run[] = [];
-    const claimed = new Uint8Array(this.calls.length);
+    const claimed = new Uint8Array(n);
     if (this.sourceRuns.length > 0) {
       const byPosition = new Map<string, number>();
-      this.calls.forEach((c, i) => byPosition.set(`${c.fileIndex}:${c.line}`, i));
+      for (let i = 0; i < n; i++) byPosition.set(`${calls.fileIndex.data[i]}:${calls.line.data[i]}`, i);
       for (const { fileIndex, run } of this.sourceRuns) {
         const members = run.lines.map((line) => byPosition.get(`${fileIndex}:${line}`)).filter((i): i is number => i !== undefined);
         for (const i of members) claimed[i] = 1;
-        runs.push(this.build(members.map((i) => this.calls[i]), run));
+        runs.push(this.build(members, run));
       }
     }
-    // Synalinks (and any record no recorder run claimed): chain by conversation prefixes.
-    const holders = new Map<string, number[]>();
-    this.calls.forEach((c, i) => {
-      if (claimed[i] === 0 && c.conversation !== null) addToList(holders, `${c.program}\0${c.conversation}`, i);
-    });
-    const sets = new UnionFind(this.calls.length);
-    this.calls.forEach((c, i) => {
-      if (claimed[i] === 1) return;
+    // Synalinks (and any record no recorder run claimed): chain by conversation prefixes. A digest
+    // covers the program's name too, so equal digests are of one program. The calls holding a
+    // conversation are listed by digest: the first in `holders`, each next one in `nextHolder`.
+    const holders = new KeyIndex(slotsForTree(n * 1536));
+    const nextHolder = new Int32Array(n).fill(-1);
+    const lastHolder = new Int32Array(n).fill(-1);
+    const conversations = calls.conversations.data;
+    for (let i = 0; i < n; i++) {
+      if (claimed[i] === 1 || (calls.flags.data[i] & HAS_CONVERSATION) === 0) continue;
+      const first = holders.addIfAbsent(conversations.subarray(i * 4, i * 4 + 4), i);
+      if (first === -1) lastHolder[i] = i;
+      else {
+        nextHolder[lastHolder[first]] = i;
+        lastHolder[first] = i;
+      }
+    }
+    const sets = new UnionFind(n);
+    const prefixes = calls.prefixes.data;
+    const starts = calls.prefixStarts.data;
+    for (let i = 0; i < n; i++) {
+      if (claimed[i] === 1) continue;
+      const timestamp = calls.number(i, TIMESTAMP);
       // The longest prefix that is another call's whole conversation is the step before.
-      for (let k = c.prefixes.length - 1; k >= 0; k--) {
-        const candidates = holders.get(`${c.program}\0${c.prefixes[k]}`);
-        if (candidates === undefined) continue;
+      for (let k = starts[i + 1] - 1; k >= starts[i]; k--) {
         let best = -1;
-        for (const j of candidates) {
+        for (let j = holders.get(prefixes.subarray(k * 4, k * 4 + 4)); j !== -1; j = nextHolder[j]) {
           if (j === i) continue;
-          const t = this.calls[j].timestamp;
-          if (c.timestamp !== null && t !== null && t > c.timestamp) continue;
-          if (best === -1 || (this.calls[j].timestamp ?? -Infinity) > (this.calls[best].timestamp ?? -Infinity)) best = j;
+          const t = calls.number(j, TIMESTAMP);
+          if (timestamp !== null && t !== null && t > timestamp) continue;
+          if (best === -1 || (t ?? -Infinity) > (calls.number(best, TIMESTAMP) ?? -Infinity)) best = j;
         }
         if (best === -1) continue;
         sets.union(i, best);
         break;
       }
-    });
-    const groups = new Map<number, CallFacts[]>();
-    this.calls.forEach((c, i) => {
-      if (claimed[i] === 0) addToList(groups, sets.find(i), c);
-    });
+    }
+    const groups = new Map<number, number[]>();
+    for (let i = 0; i < n; i++) if (claimed[i] === 0) addToList(groups, sets.find(i), i);
+    const byTime = (a: number, b: number): number =>
+      (calls.number(a, TIMESTAMP) ?? Infinity) - (calls.number(b, TIMESTAMP) ?? Infinity) ||
+      calls.fileIndex.data[a] - calls.fileIndex.data[b] ||
+      calls.line.data[a] - calls.line.data[b];
     for (const members of groups.values()) runs.push(this.build(members.sort(byTime), null));
     return runs;
   }
 
-  private build(members: CallFacts[], run: SourceRun | null): Run {
+  private build(members: number[], run: SourceRun | null): Run {
+    const calls = this.calls;
     const first = members[0];
-    const source: SourceKind = run?.source ?? (first !== undefined ? (this.files[first.fileIndex].source ?? 'synalinks') : 'synalinks');
+    const source: SourceKind = run?.source ?? (first !== undefined ? (this.files[calls.fileIndex.data[first]].source ?? 'synalinks') : 'synalinks');
     const tokens = { prompt: 0, completion: 0, total: 0, stepsWithoutUsage: 0 };
     let reported: number | null = null;
     let estimated: number | null = null;
     let unpriced = 0;
     let partial = 0;
     for (const c of members) {
-      if (c.total === null) tokens.stepsWithoutUsage++;
+      const total = calls.number(c, TOTAL);
+      if (total === null) tokens.stepsWithoutUsage++;
       else {
-        tokens.prompt += c.prompt ?? 0;
-        tokens.completion += c.completion ?? 0;
-        tokens.total += c.total;
+        tokens.prompt += calls.number(c, PROMPT) ?? 0;
+        tokens.completion += calls.number(c, COMPLETION) ?? 0;
+        tokens.total += total;
       }
-      if (c.reportedCost !== null) reported = (reported ?? 0) + c.reportedCost;
-      else if (c.estimatedCost !== null) estimated = (estimated ?? 0) + c.estimatedCost;
+      const reportedCost = calls.number(c, REPORTED_COST);
+      const estimatedCost = calls.number(c, ESTIMATED_COST);
+      if (reportedCost !== null) reported = (reported ?? 0) + reportedCost;
+      else if (estimatedCost !== null) estimated = (estimated ?? 0) + estimatedCost;
       else unpriced++;
-      if (c.partial) partial++;
+      if ((calls.flags.data[c] & PARTIAL) !== 0) partial++;
     }
     // Loops, not Math.min(...): a run can hold more steps than a call can take arguments.
     let earliest: number | null = null;
     let latestEnd: number | null = null;
     let allTimed = members.length > 0;
     for (const c of members) {
-      if (c.timestamp !== null && (earliest === null || c.timestamp < earliest)) earliest = c.timestamp;
-      if (c.timestamp === null || c.duration === null) allTimed = false;
-      else if (latestEnd === null || c.timestamp + c.duration > latestEnd) latestEnd = c.timestamp + c.duration;
+      const timestamp = calls.number(c, TIMESTAMP);
+      const duration = calls.number(c, DURATION);
+      if (timestamp !== null && (earliest === null || timestamp < earliest)) earliest = timestamp;
+      if (timestamp === null || duration === null) allTimed = false;
+      else if (latestEnd === null || timestamp + duration > latestEnd) latestEnd = timestamp + duration;
     }
     const startedAt = run?.startedAt ?? earliest;
     const finishedAt = run?.finishedAt ?? (run === null && allTimed ? latestEnd : null);
-    const statuses = members.map((c) => c.status);
+    const statuses = members.map((c) => calls.status(c));
     const status: Run['status'] =
       run?.status ?? (statuses.includes('exception') ? 'exception' : statuses.includes('no_output') ? 'no_output' : 'ok');
     return {
-      id: run?.id ?? first?.callId ?? '',
+      id: run?.id ?? (first !== undefined ? calls.callIds[first] : ''),
       source,
-      program: run?.program ?? first?.program ?? '',
-      modules: [...new Set(members.map((c) => c.module))].sort(),
+      program: run?.program ?? (first !== undefined ? calls.program(first) : ''),
+      modules: [...new Set(members.map((c) => calls.module(c)))].sort(),
       steps: members.length,
       stepKinds: run?.stepKinds ?? null,
       status,
@@ -194,7 +213,7 @@ export class RunGrouper {
       startedAt,
       finishedAt,
       duration: startedAt !== null && finishedAt !== null ? Math.max(0, finishedAt - startedAt) : null,
-      calls: members.map((c) => ({ fileIndex: c.fileIndex, file: this.files[c.fileIndex].display, line: c.line, callId: c.callId })),
+      calls: members.map((c) => ({ fileIndex: calls.fileIndex.data[c], file: this.files[calls.fileIndex.data[c]].display, line: calls.line.data[c], callId: calls.callIds[c] })),
     };
   }
 }
