@@ -47,23 +47,24 @@ export interface CallColumns {
 
 const unknown = (value: number | null | undefined): number => value ?? Number.NaN;
 
-/** Gathers the calls of a share as CallColumns. */
-export class CallColumnsBuilder {
-  private count = 0;
-  private readonly fileIndex = new Column(Int32Array);
-  private readonly line = new Column(Int32Array);
-  private readonly numbers = new Column(Float64Array, NUMBERS);
-  private readonly flags = new Column(Int32Array);
-  private readonly callIds: string[] = [];
-  private readonly nameIds = new Column(Int32Array, 2);
-  private readonly names: string[] = [];
+/**
+ * Calls by index, in columns: filled record by record where a share is read (`add`, then
+ * `columns` to hand it over), or share by share in file order where runs are grouped (`append`).
+ */
+export class CallTable {
+  count = 0;
+  readonly fileIndex = new Column(Int32Array);
+  readonly line = new Column(Int32Array);
+  readonly numbers = new Column(Float64Array, NUMBERS);
+  readonly flags = new Column(Int32Array);
+  readonly callIds: string[] = [];
+  readonly nameIds = new Column(Int32Array, 2);
+  readonly names: string[] = [];
   private readonly nameIndex = new Map<string, number>();
-  private readonly conversations = new Column(Uint32Array, 4);
-  private readonly prefixStarts = new Column(Int32Array);
-  private readonly prefixes = new Column(Uint32Array, 4);
+  readonly conversations = new Column(Uint32Array, 4);
+  readonly prefixStarts = new Column(Int32Array);
+  readonly prefixes = new Column(Uint32Array, 4);
   private prefixCount = 0;
-
-  constructor(private readonly prices: PriceTable | null) {}
 
   private nameId(name: string): number {
     let id = this.nameIndex.get(name);
@@ -74,10 +75,18 @@ export class CallColumnsBuilder {
     return id;
   }
 
-  add(record: TraceRecord, fileIndex: number): void {
-    const row = this.count++;
+  /** Makes room for `more` calls. */
+  private grow(more: number): number {
+    const base = this.count;
+    this.count += more;
     for (const column of [this.fileIndex, this.line, this.numbers, this.flags, this.nameIds, this.conversations]) column.ensure(this.count);
     this.prefixStarts.ensure(this.count + 1);
+    return base;
+  }
+
+  /** The facts of one record; `prices` estimates what it does not report. */
+  add(record: TraceRecord, fileIndex: number, prices: PriceTable | null): void {
+    const row = this.grow(1);
     this.fileIndex.data[row] = fileIndex;
     this.line.data[row] = record.ref.line;
     const usage = record.usage;
@@ -90,7 +99,7 @@ export class CallColumnsBuilder {
     numbers[at + COMPLETION] = unknown(usage?.completion_tokens);
     numbers[at + TOTAL] = usage === null ? Number.NaN : (usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0));
     numbers[at + REPORTED_COST] = unknown(cost);
-    numbers[at + ESTIMATED_COST] = cost === null && usage !== null && this.prices !== null ? unknown(this.prices.costOf(record).usd) : Number.NaN;
+    numbers[at + ESTIMATED_COST] = cost === null && usage !== null && prices !== null ? unknown(prices.costOf(record).usd) : Number.NaN;
     let flags = STATUSES.indexOf(record.status) + (record.partial ? PARTIAL : 0);
     this.callIds.push(record.callId);
     this.nameIds.data[row * 2] = this.nameId(record.program);
@@ -113,9 +122,9 @@ export class CallColumnsBuilder {
     this.flags.data[row] = flags;
   }
 
+  /** The calls added, as plain arrays to hand to another thread. */
   columns(): CallColumns {
     const n = this.count;
-    this.prefixStarts.ensure(n + 1);
     return {
       count: n,
       fileIndex: this.fileIndex.data.slice(0, n),
@@ -130,42 +139,16 @@ export class CallColumnsBuilder {
       prefixes: this.prefixes.data.slice(0, this.prefixCount * 4),
     };
   }
-}
 
-/** The calls of several shares, appended in order: what run grouping reads, by call index. */
-export class CallTable {
-  count = 0;
-  readonly fileIndex = new Column(Int32Array);
-  readonly line = new Column(Int32Array);
-  readonly numbers = new Column(Float64Array, NUMBERS);
-  readonly flags = new Column(Int32Array);
-  readonly callIds: string[] = [];
-  readonly nameIds = new Column(Int32Array, 2);
-  readonly names: string[] = [];
-  private readonly nameIndex = new Map<string, number>();
-  readonly conversations = new Column(Uint32Array, 4);
-  readonly prefixStarts = new Column(Int32Array);
-  readonly prefixes = new Column(Uint32Array, 4);
-  private prefixCount = 0;
-
+  /** A share's calls, after those appended before. */
   append(share: CallColumns): void {
-    const base = this.count;
-    this.count += share.count;
-    for (const column of [this.fileIndex, this.line, this.numbers, this.flags, this.nameIds, this.conversations]) column.ensure(this.count);
-    this.prefixStarts.ensure(this.count + 1);
+    const base = this.grow(share.count);
     this.fileIndex.data.set(share.fileIndex, base);
     this.line.data.set(share.line, base);
     this.numbers.data.set(share.numbers, base * NUMBERS);
     this.flags.data.set(share.flags, base);
     for (const callId of share.callIds) this.callIds.push(callId);
-    const ids = share.names.map((name) => {
-      let id = this.nameIndex.get(name);
-      if (id === undefined) {
-        id = this.names.push(name) - 1;
-        this.nameIndex.set(name, id);
-      }
-      return id;
-    });
+    const ids = share.names.map((name) => this.nameId(name));
     for (let i = 0; i < share.count * 2; i++) this.nameIds.data[base * 2 + i] = ids[share.nameIds[i]];
     this.conversations.data.set(share.conversations, base * 4);
     const added = share.prefixes.length / 4;

@@ -4,7 +4,7 @@ import { PriceTable, type PriceTableData } from '../pricing/table.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import type { SourceRun } from '../sources/source-run.js';
-import { CallColumnsBuilder, type CallColumns } from './call-facts.js';
+import { CallTable, type CallColumns } from './call-facts.js';
 
 export interface RunsSharePayload {
   files: TraceFile[];
@@ -22,13 +22,14 @@ export interface RunsShareResult {
 }
 
 export async function runsShare({ files, share, prices }: RunsSharePayload): Promise<RunsShareResult> {
-  const calls = new CallColumnsBuilder(prices === null ? null : new PriceTable(prices.data, prices.origin));
+  const table = prices === null ? null : new PriceTable(prices.data, prices.origin);
+  const calls = new CallTable();
   const result: Omit<RunsShareResult, 'calls'> = { sourceRuns: [], records: 0, bytes: 0 };
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       result.bytes += batch.bytes;
       result.records += batch.records.length;
-      for (const record of batch.records) calls.add(record, range.fileIndex);
+      for (const record of batch.records) calls.add(record, range.fileIndex, table);
       for (const run of batch.runs ?? []) result.sourceRuns.push({ fileIndex: range.fileIndex, run });
     }
   }
