@@ -267,3 +267,44 @@ describe('copying kept lines', () => {
     assert.equal(written, keptLines.map((l) => `${l}\n`).join(''));
   });
 });
+
+describe('records that recorded no hashes', () => {
+  it('are keyed by the hashes Synalinks would have recorded: distinct ones all kept, a copy of a hashed record its duplicate, and the index says the same', async () => {
+    const { GOLDEN } = await import('./helpers.js');
+    const folder = path.join(GOLDEN, 'my_program', 'first_generator');
+    const golden = JSON.parse(readFileSync(path.join(folder, readdirSync(folder)[0]!), 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    const unhashed = (i: number, changes: Record<string, unknown>, absent: 'missing' | 'null' | 'empty') => {
+      const record: Record<string, unknown> = { ...golden, call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, ...changes };
+      if (absent === 'missing') {
+        delete record.inputs_hash;
+        delete record.config_hash;
+      } else {
+        record.inputs_hash = absent === 'null' ? null : '';
+        record.config_hash = absent === 'null' ? null : '';
+      }
+      return JSON.stringify(record);
+    };
+    const messages = golden.messages as { role: string; content: string }[];
+    const lines = [
+      JSON.stringify(golden),
+      // The golden record again, its hashes not recorded: a duplicate of the first.
+      unhashed(1, {}, 'missing'),
+      // Three other conversations without hashes, each its own.
+      ...(['missing', 'null', 'empty'] as const).map((absent, k) => unhashed(2 + k, { messages: [messages[0], { role: 'user', content: `question ${k}` }, messages.at(-1)] }, absent)),
+    ];
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+    const stats = runCliJson<{ unique_ok_keys: number; duplicate_ok_records: number }>(['stats', tree, '--json']);
+    assert.deepEqual([stats.unique_ok_keys, stats.duplicate_ok_records], [4, 1]);
+    const dry = runCli(['dedupe', tree, '--dry-run']);
+    assert.match(dry.stdout + dry.stderr, /would drop 1 record as duplicate/);
+    assert.match(dry.stdout + dry.stderr, /00000000-0000-4000-8000-000000000001: duplicate of /);
+    const index = path.join(tempDir(), 'index.parquet');
+    assert.equal(runCli(['index', tree, '--out', index]).status, 0);
+    const rows = runCliJson<{ call_id: string; inputs_hash: string; config_hash: string }[]>(['sql', 'SELECT call_id, inputs_hash, config_hash FROM records ORDER BY line', '--index', index, '--json']);
+    assert.equal(rows[1]!.inputs_hash, golden.inputs_hash);
+    assert.equal(rows[1]!.config_hash, golden.config_hash);
+    assert.equal(new Set(rows.map((r) => `${r.inputs_hash} ${r.config_hash}`)).size, 4);
+  });
+});

@@ -76,7 +76,8 @@ export function registerIndex(program: Command): void {
       `
 Columns: call_id, parent_call_id, source, root, file (relative to root), line,
 offset, length, program, module, model, synalinks_version, status, timestamp
-(epoch s), duration, inputs_hash, config_hash, conversation_hash, prompt_tokens,
+(epoch s), duration, inputs_hash, config_hash (recomputed for a record that
+recorded none, as dedupe keys it), conversation_hash, prompt_tokens,
 completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
 cost_source, messages, has_tool_calls. Unknown values are null, never 0: a cost
 is reported by the recorder or estimated from the price table (cost_source), else

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { TraceRecord, Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
-import { conversationKeyInSink, keyOf } from '../pipeline/keys.js';
+import { conversationKeyInSink, hashesOf, keyOf } from '../pipeline/keys.js';
 import { forEachMember, KeyMatcher } from '../canonical/scan.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { writeArray } from '../canonical/canonical.js';
@@ -134,6 +134,8 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
   const usage = facts.usage;
   const synalinks = record instanceof SynalinksRecord;
   const messages = synalinks ? synalinksMessageFacts(record) : otherMessageFacts(record);
+  // The hashes dedupe keys on: recorded, or recomputed when none was (see `hashesOf`).
+  const hashes = hashesOf(record);
   // The columns of INDEX_COLUMNS, in order.
   rows.addLine(
     text(record.callId) +
@@ -162,9 +164,9 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       (synalinks ? recorded(record, 'duration', facts.duration) : num(facts.duration)) +
       ',' +
-      text(record.inputsHash) +
+      text(hashes.inputs) +
       ',' +
-      text(record.configHash) +
+      text(hashes.config) +
       ',' +
       text(messages.conversation) +
       ',' +

@@ -73,17 +73,42 @@ export function conversationKeyInSink(sink: ByteSink, into: Uint32Array = new Ui
   return digestWords(digest, into);
 }
 
+const recomputeSink = new ByteSink();
+
+/**
+ * The hashes a record's key is made of: as recorded, or, for a Synalinks record that recorded
+ * none (null, absent, not a string: older writers, lines made by hand), recomputed from its
+ * messages and config as Synalinks computes them. Otherwise every such record had one key, and
+ * dedupe dropped all but one of them as duplicates, whatever their messages.
+ */
+export function hashesOf(record: TraceRecord): { inputs: string; config: string } {
+  let inputs = record.inputsHash;
+  let config = record.configHash;
+  if ((inputs === '' || config === '') && record instanceof SynalinksRecord) {
+    const recomputed = record.recomputeHashes(recomputeSink);
+    if (inputs === '') inputs = recomputed.inputsHash;
+    if (config === '') config = recomputed.configHash ?? '';
+  }
+  return { inputs, config };
+}
+
 /** Writes the record's key of the given kind into `into` (4 words) and returns it. */
 export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = new Uint32Array(4)): Uint32Array {
   // The hash keys of a Synalinks line come straight from its bytes when the hashes are plain hex.
   if ((kind === 'inputs,config' || kind === 'inputs') && record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
   switch (kind) {
-    case 'inputs,config':
-      return fromHexHashes(record.inputsHash, 0, record.configHash, 0, into);
-    case 'inputs':
-      return fromHexHashes(record.inputsHash, 0, record.inputsHash, 16, into);
-    case 'inputs,config,module':
-      return hashOf([record.inputsHash, record.configHash, record.program, record.module], into);
+    case 'inputs,config': {
+      const { inputs, config } = hashesOf(record);
+      return fromHexHashes(inputs, 0, config, 0, into);
+    }
+    case 'inputs': {
+      const { inputs } = hashesOf(record);
+      return fromHexHashes(inputs, 0, inputs, 16, into);
+    }
+    case 'inputs,config,module': {
+      const { inputs, config } = hashesOf(record);
+      return hashOf([inputs, config, record.program, record.module], into);
+    }
     case 'conversation':
       if (record instanceof SynalinksRecord) {
         writeConversation(record);
