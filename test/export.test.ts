@@ -182,6 +182,11 @@ describe('traces export', () => {
       ['--format', 'nemo', '--validation-fraction', '1.5'],
       ['--format', 'nemo', '--tools', '/no/such/tools.json'],
       ['--format', 'nemo', '--max-example-tokens', '-3'],
+      // What Number() reads but no one writes as a number on a command line.
+      ['--format', 'nemo', '--max-file-mb', '0x10'],
+      ['--format', 'nemo', '--max-example-tokens', ' 5'],
+      ['--format', 'nemo', '--min-tokens', '0b1'],
+      ['--format', 'nemo', '--near-duplicates', 'Infinity'],
     ]) {
       const result = runCli(['export', SAMPLES, '--out', out, ...args]);
       assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);

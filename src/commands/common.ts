@@ -31,6 +31,16 @@ export function addSourceOption(command: Command): Command {
   );
 }
 
+/** A number as people write one on a command line: digits, a point, an exponent. `Number` also reads `0x10`, `0b1` and blanks. */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** The value of a numeric option, or one line saying what `flag` expects (`expected`: "a number > 0"). */
+export function numberOption(flag: string, text: string, accept: (value: number) => boolean, expected: string): number {
+  const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || !accept(value)) throw new UserError(`${flag} ${JSON.stringify(text)}: expected ${expected}`);
+  return value;
+}
+
 export function addPricesOption(command: Command): Command {
   return command.option(
     '--prices <file>',

@@ -11,6 +11,7 @@ import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection }
 import { readKeptKeys } from '../output/kept-keys.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
 import { readsAlso } from '../output/output-path.js';
+import { numberOption } from './common.js';
 
 export interface CurationFlags {
   status: string;
@@ -85,20 +86,12 @@ export function rootsAfterNearDuplicates(flags: CurationFlags, roots: string[]):
 function nearDuplicateThreshold(value: boolean | string | undefined): number | null {
   if (value === undefined || value === false) return null;
   if (value === true) return DEFAULT_NEAR_DUPLICATE_THRESHOLD;
-  const threshold = Number(value);
-  if (value.trim() === '' || !Number.isFinite(threshold) || threshold <= 0 || threshold > 1) {
-    throw new UserError(`--near-duplicates ${JSON.stringify(value)}: expected a similarity above 0 and at most 1, e.g. 0.8`);
-  }
-  return threshold;
+  return numberOption('--near-duplicates', value, (threshold) => threshold > 0 && threshold <= 1, 'a similarity above 0 and at most 1, e.g. 0.8');
 }
 
 function number(flag: string, text: string | undefined, integer = false): number | null {
   if (text === undefined) return null;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    throw new UserError(`${flag} ${JSON.stringify(text)}: expected a ${integer ? 'whole ' : ''}number >= 0`);
-  }
-  return value;
+  return numberOption(flag, text, (value) => value >= 0 && (!integer || Number.isInteger(value)), `a ${integer ? 'whole ' : ''}number >= 0`);
 }
 
 function time(flag: string, text: string | undefined): number | null {

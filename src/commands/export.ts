@@ -5,7 +5,7 @@ import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
-import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
 
@@ -31,9 +31,7 @@ interface ExportFlags extends CurationFlags {
 
 function positive(flag: string, text: string | undefined): number | null {
   if (text === undefined) return null;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new UserError(`${flag} ${JSON.stringify(text)}: expected a number > 0`);
-  return value;
+  return numberOption(flag, text, (value) => value > 0, 'a number > 0');
 }
 
 function scrubSettings(flags: ExportFlags): ScrubSettings | null {
@@ -129,10 +127,7 @@ Examples:
         );
         return;
       }
-      const fraction = Number(flags.validationFraction);
-      if (flags.validationFraction.trim() === '' || !(fraction >= 0 && fraction <= 1)) {
-        throw new UserError(`--validation-fraction ${JSON.stringify(flags.validationFraction)}: expected a number from 0 to 1`);
-      }
+      const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value <= 1, 'a number from 0 to 1');
       const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
