@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Message } from '../src/record.js';
 import {
+  completeForCustomizer,
   countExampleTokens,
+  customizerGaps,
   findSpecialTokens,
   findSpecialTokensDeep,
   KNOWN_SPECIAL_TOKENS,
@@ -145,6 +147,17 @@ describe('loadToolsFile', () => {
       await assert.rejects(loadToolsFile(path), (e: Error) => e instanceof ToolsFileError && e.message.includes(path) && pattern.test(e.message));
     }
     await assert.rejects(loadToolsFile(join(dir, 'missing.json')), /cannot read it/);
+  });
+});
+
+describe('supplied definitions for NeMo Customizer', () => {
+  it('says what completing them fills in or replaces; a complete one is left as it is', () => {
+    const complete = { type: 'function' as const, function: { name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } } };
+    assert.deepEqual(customizerGaps(complete), []);
+    assert.deepEqual(completeForCustomizer(complete), complete);
+    const partial = { type: 'function' as const, function: { name: 'g', parameters: { type: 'array', properties: [] } } };
+    assert.deepEqual(customizerGaps(partial as never), ['a description', 'parameters of type "object" (not "array")', 'properties']);
+    assert.deepEqual(customizerGaps({ type: 'function', function: { name: 'h', description: '' } }), ['a description', 'parameters']);
   });
 });
 

@@ -17,6 +17,7 @@ import { isSynalinks } from '../sources/read.js';
 import { preloadJob, runOverFiles, startedNow } from '../parallel/run-shares.js';
 import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
+  customizerGaps,
   getTarget,
   loadToolsFile,
   ToolInference,
@@ -367,6 +368,14 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   }
   if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
     warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent; --trajectories all keeps the first steps, which end at the tool call');
+  }
+  if (target.name === 'nemo-customizer') {
+    const completed = input.supplied.map((d) => ({ name: d.function.name, gaps: customizerGaps(d) })).filter(({ gaps }) => gaps.length > 0);
+    if (completed.length > 0) {
+      warnings.push(
+        `--tools: NeMo Customizer takes complete definitions only, so traces filled in ${completed.map(({ name, gaps }) => `${name} (${gaps.join(', ')})`).join('; ')}: complete them in the file to choose the text`,
+      );
+    }
   }
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);

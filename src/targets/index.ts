@@ -22,6 +22,7 @@ export * from './target.js';
 export { findSpecialTokens, findSpecialTokensDeep, KNOWN_SPECIAL_TOKENS } from './special-tokens.js';
 export {
   completeForCustomizer,
+  customizerGaps,
   loadToolsFile,
   parseToolDefinitions,
   ToolInference,

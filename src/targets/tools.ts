@@ -265,9 +265,23 @@ function bareDefinition(name: string): ToolDefinition {
   };
 }
 
+/** What `completeForCustomizer` fills in or replaces in `def`, in words; none when it is complete. */
+export function customizerGaps(def: ToolDefinition): string[] {
+  const fn = def.function;
+  const gaps: string[] = [];
+  if (!(typeof fn.description === 'string' && fn.description !== '')) gaps.push('a description');
+  const params = fn.parameters;
+  if (!isObject(params)) gaps.push('parameters');
+  else {
+    if (params.type !== 'object') gaps.push(`parameters of type "object" (not ${JSON.stringify(params.type ?? null)})`);
+    if (!isObject(params.properties)) gaps.push('properties');
+  }
+  return gaps;
+}
+
 /**
  * NeMo Customizer's schema wants every definition complete: a description, and
- * parameters of `type:"object"` with `properties`. Fills in what is missing.
+ * parameters of `type:"object"` with `properties`. Fills in what is missing (see `customizerGaps`).
  */
 export function completeForCustomizer(def: ToolDefinition): ToolDefinition {
   const fn = def.function;
