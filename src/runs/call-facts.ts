@@ -5,12 +5,10 @@
  * heap (70 MB for the 110,843 calls of the 200 MB bench tree), and crossed threads as that many
  * objects to clone.
  */
-import type { Status, TraceRecord } from '../record.js';
+import { STATUSES, type Status, type TraceRecord } from '../record.js';
 import { trajectoryDigests } from '../pipeline/collapse.js';
 import { Column } from '../pipeline/columns.js';
 import type { PriceTable } from '../pricing/table.js';
-
-export const STATUSES: readonly Status[] = ['ok', 'exception', 'no_output'];
 
 /** The numbers kept per call, in this order; NaN when unknown. */
 export const TIMESTAMP = 0;
