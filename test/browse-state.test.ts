@@ -231,6 +231,16 @@ describe('reduce: filters, search, marks', () => {
     assert.equal(s.message?.tone, 'error');
   });
 
+  it('a record that recorded no call_id cannot be marked or copied, and says why', () => {
+    const ctx = context({ hasCallId: (entry) => entry !== 6 });
+    for (const action of [{ type: 'mark' }, { type: 'copy' }] as const) {
+      const [s, effects] = run({ ...inList(), listCursor: 6 }, [action], ctx);
+      assert.deepEqual([...s.marked], []);
+      assert.deepEqual(effects, []);
+      assert.equal(s.message?.text, 'this record recorded no call_id: it cannot be listed for exclusion or copied');
+    }
+  });
+
   it('w asks for a path (default traces-exclude.txt) and emits a write of the marked entries', () => {
     let [s] = run({ ...inList(), marked: new Set([9, 2]) }, [{ type: 'writePrompt' }]);
     assert.deepEqual(s.prompt, { kind: 'write', text: 'traces-exclude.txt' });

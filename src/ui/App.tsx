@@ -161,6 +161,7 @@ function makeContext(state: State, store: IndexStore, layout: Layout, cache: Rec
     group: (entry) => cache.group(entry),
     helpRows: HELP.length,
     isDamaged: (entry) => store.statusOf(entry) === DAMAGED,
+    hasCallId: (entry) => (store.record(entry)?.callId ?? '') !== '',
     runsReady: store.runs !== null,
     runOpen: (run) => {
       const entry = store.runEntry(run);

@@ -119,6 +119,8 @@ export interface Context {
   group(entry: number): GroupMember[];
   /** Damaged lines have no call_id: they cannot be marked or copied. */
   isDamaged(entry: number): boolean;
+  /** Whether a record recorded a call_id (a text, not empty): exclusion lists and copies are of call_ids. */
+  hasCallId?(entry: number): boolean;
   helpRows: number;
   /** Runs view: whether the runs are grouped yet (the list holds run indexes then). */
   runsReady?: boolean;
@@ -665,6 +667,7 @@ function reduceEntryAction(s: State, action: { type: 'mark' | 'copy' }, ctx: Con
   const entry = currentEntry(s, ctx);
   if (entry < 0) return [info(s, s.view === 'runs' && s.mode === 'browse' ? RUNS_ONLY : 'select a record first', 'error'), []];
   if (ctx.isDamaged(entry)) return [info(s, 'a damaged line has no call_id', 'error'), []];
+  if (ctx.hasCallId?.(entry) === false) return [info(s, 'this record recorded no call_id: it cannot be listed for exclusion or copied', 'error'), []];
   if (action.type === 'copy') return [s, [{ type: 'copy', entry }]];
   const marked = new Set(s.marked);
   const wasMarked = marked.delete(entry);
