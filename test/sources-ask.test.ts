@@ -229,6 +229,23 @@ describe('Ask recordings: rebuilt conversations', () => {
     assert.match(damaged[0].reason, /broken JSON after interaction 4/);
   });
 
+  it('a recording broken mid-way keeps the interactions before the break, as a truncated one does', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'broken'));
+    const text = readFileSync(path.join(ASK, 'message-tools', 'recording.json'), 'utf8');
+    writeFileSync(path.join(dir, 'broken', 'recording.yml'), text.replace('"Say hi."', '"Say hi." junk'));
+    const discovery = await discover([dir]);
+    const records: TraceRecord[] = [];
+    const damaged = [];
+    for await (const batch of readFiles(discovery.files)) {
+      records.push(...batch.records);
+      damaged.push(...batch.damaged);
+    }
+    assert.deepEqual(records.map((r) => r.ref.line), [1, 4]);
+    assert.equal(damaged.length, 1);
+    assert.match(damaged[0].reason, /broken JSON after interaction 4/);
+  });
+
   it('takes the test name and time even when they come after the interactions', async () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, 'late'));

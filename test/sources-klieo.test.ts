@@ -251,3 +251,22 @@ describe('klieo records in a tree copy', () => {
     assert.equal(lines.join('').trim().split('\n').length, 4, 'every record copied');
   });
 });
+
+describe('klieo: a file of several runs, one of them broken', () => {
+  it('keeps the runs before the break, whatever comes after it in the same read', async () => {
+    const runLog = readFileSync(path.join(KLIEO, 'writer-completed.json'), 'utf8').trim();
+    const whole = await read(path.join(KLIEO, 'writer-completed.json'));
+    for (const [name, after] of [
+      ['a stray brace', '}'],
+      ['a second run broken mid-way', '{"run_id": "x", "steps": [} ]}'],
+      ['words', 'garbage'],
+    ]) {
+      const file = path.join(tempDir(), 'runs.json');
+      writeFileSync(file, `${runLog}\n${after}\n`);
+      const got = await read(file);
+      assert.equal(got.records.length, whole.records.length, name);
+      assert.equal(got.damaged.length, 1, name);
+      assert.match(got.damaged[0]!.reason, /^broken JSON after 1 run value\(s\)/, name);
+    }
+  });
+});

@@ -213,7 +213,16 @@ export async function* streamJson(path: string, options: JsonStreamOptions = {})
       run(() => {
         if (first && startsWithBom(bytes)) throw new JsonStreamError(BOM_REASON);
         controls.check(bytes);
-        return parse(decode(bytes));
+        // Fed a line at a time: a syntax error then loses the tokens of its own line only. Fed
+        // a chunk at once, the parser threw away the whole chunk's, so a broken second RunLog
+        // of a small klieo file lost the first one's records too.
+        const text = decode(bytes);
+        let from = 0;
+        for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
+          take(parse(text.slice(from, newline + 1)));
+          from = newline + 1;
+        }
+        return parse(text.slice(from));
       });
       first = false;
       // Values completed before a syntax error are still handed out.
