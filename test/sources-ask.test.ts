@@ -212,11 +212,12 @@ describe('Ask recordings: rebuilt conversations', () => {
     );
   });
 
-  it('a truncated recording keeps the interactions before the break and reports the rest', async () => {
+  /** The message-tools recording spoiled by `spoil`, read: it must keep the interactions before the break and report the rest. */
+  async function keepsWhatCameBefore(spoil: (text: string) => string): Promise<void> {
     const dir = tempDir();
-    mkdirSync(path.join(dir, 'cut'));
+    mkdirSync(path.join(dir, 'spoiled'));
     const text = readFileSync(path.join(ASK, 'message-tools', 'recording.json'), 'utf8');
-    writeFileSync(path.join(dir, 'cut', 'recording.yml'), text.slice(0, text.indexOf('"Say hi."')));
+    writeFileSync(path.join(dir, 'spoiled', 'recording.yml'), spoil(text));
     const discovery = await discover([dir]);
     const records: TraceRecord[] = [];
     const damaged = [];
@@ -227,23 +228,14 @@ describe('Ask recordings: rebuilt conversations', () => {
     assert.deepEqual(records.map((r) => r.ref.line), [1, 4]);
     assert.equal(damaged.length, 1);
     assert.match(damaged[0].reason, /broken JSON after interaction 4/);
+  }
+
+  it('a truncated recording keeps the interactions before the break and reports the rest', async () => {
+    await keepsWhatCameBefore((text) => text.slice(0, text.indexOf('"Say hi."')));
   });
 
   it('a recording broken mid-way keeps the interactions before the break, as a truncated one does', async () => {
-    const dir = tempDir();
-    mkdirSync(path.join(dir, 'broken'));
-    const text = readFileSync(path.join(ASK, 'message-tools', 'recording.json'), 'utf8');
-    writeFileSync(path.join(dir, 'broken', 'recording.yml'), text.replace('"Say hi."', '"Say hi." junk'));
-    const discovery = await discover([dir]);
-    const records: TraceRecord[] = [];
-    const damaged = [];
-    for await (const batch of readFiles(discovery.files)) {
-      records.push(...batch.records);
-      damaged.push(...batch.damaged);
-    }
-    assert.deepEqual(records.map((r) => r.ref.line), [1, 4]);
-    assert.equal(damaged.length, 1);
-    assert.match(damaged[0].reason, /broken JSON after interaction 4/);
+    await keepsWhatCameBefore((text) => text.replace('"Say hi."', '"Say hi." junk'));
   });
 
   it('takes the test name and time even when they come after the interactions', async () => {
