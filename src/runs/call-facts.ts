@@ -63,6 +63,8 @@ export class CallTable {
   readonly prefixStarts = new Column(Int32Array);
   readonly prefixes = new Column(Uint32Array, 4);
   private prefixCount = 0;
+  /** The columns with one row per call (the prefixes have their own count). */
+  private readonly perCall = [this.fileIndex, this.line, this.numbers, this.flags, this.nameIds, this.conversations];
 
   private nameId(name: string): number {
     let id = this.nameIndex.get(name);
@@ -77,7 +79,7 @@ export class CallTable {
   private grow(more: number): number {
     const base = this.count;
     this.count += more;
-    for (const column of [this.fileIndex, this.line, this.numbers, this.flags, this.nameIds, this.conversations]) column.ensure(this.count);
+    for (const column of this.perCall) column.ensure(this.count);
     this.prefixStarts.ensure(this.count + 1);
     return base;
   }

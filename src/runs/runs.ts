@@ -18,7 +18,7 @@ import type { PriceTable } from '../pricing/table.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import type { SourceRun } from '../sources/source-run.js';
 import { CallTable, COMPLETION, DURATION, ESTIMATED_COST, HAS_CONVERSATION, PARTIAL, PROMPT, REPORTED_COST, TIMESTAMP, TOTAL } from './call-facts.js';
-import { KeyIndex, slotsForTree } from '../pipeline/key-index.js';
+import { KeyIndex } from '../pipeline/key-index.js';
 import type { RunsShareResult } from './runs-share.js';
 import type { RunSort } from './sorts.js';
 import { addToList, appendAll } from '../lists.js';
@@ -114,7 +114,7 @@ export class RunGrouper {
     // Synalinks (and any record no recorder run claimed): chain by conversation prefixes. A digest
     // covers the program's name too, so equal digests are of one program. The calls holding a
     // conversation are listed by digest: the first in `holders`, each next one in `nextHolder`.
-    const holders = new KeyIndex(slotsForTree(n * 1536));
+    const holders = new KeyIndex();
     const nextHolder = new Int32Array(n).fill(-1);
     const lastHolder = new Int32Array(n).fill(-1);
     const conversations = calls.conversations.data;

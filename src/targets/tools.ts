@@ -265,11 +265,16 @@ function bareDefinition(name: string): ToolDefinition {
   };
 }
 
+/** The description NeMo Customizer takes: a text, not empty. */
+function customizerDescription(fn: ToolDefinition['function']): string | null {
+  return typeof fn.description === 'string' && fn.description !== '' ? fn.description : null;
+}
+
 /** What `completeForCustomizer` fills in or replaces in `def`, in words; none when it is complete. */
 export function customizerGaps(def: ToolDefinition): string[] {
   const fn = def.function;
   const gaps: string[] = [];
-  if (!(typeof fn.description === 'string' && fn.description !== '')) gaps.push('a description');
+  if (customizerDescription(fn) === null) gaps.push('a description');
   const params = fn.parameters;
   if (!isObject(params)) gaps.push('parameters');
   else {
@@ -290,7 +295,7 @@ export function completeForCustomizer(def: ToolDefinition): ToolDefinition {
     type: 'function',
     function: {
       ...fn,
-      description: typeof fn.description === 'string' && fn.description !== '' ? fn.description : `Tool ${fn.name}.`,
+      description: customizerDescription(fn) ?? `Tool ${fn.name}.`,
       parameters: {
         ...params,
         type: 'object',
