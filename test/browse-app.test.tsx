@@ -368,7 +368,13 @@ describe('browse: panels, layout, quitting', () => {
 });
 
 describe('browse: any keys, in any order', () => {
-  it('600 seeded random keys (letters, digits, arrows, Enter, Esc, Tab, Backspace, search) never break the screen', async () => {
+  it('600 seeded random keys (letters, digits, arrows, Enter, Esc, Tab, Backspace, search) never break the screen', async (t) => {
+    // The keys can type a relative name at w's prompt: run from a folder of the test's own,
+    // so the exclusion file they write lands there, not in the checkout.
+    const cwd = process.cwd();
+    const scratch = tempDir('traces-browse-keys-');
+    process.chdir(scratch);
+    t.after(() => process.chdir(cwd));
     const { frame, press } = await start({}, { width: 90, height: 26 });
     const random = seededRandom(20261201);
     const keys = [...'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/?:.-_[]{}<>!@#$%^&*()', ...Object.values(KEYS), '\x1b[C', '\x1b[D', '\x1b[H', '\x1b[F', '\x1b[5~', '\x03', '\x15', '\x17'];
