@@ -170,6 +170,18 @@ describe('traces filter options', () => {
     assert.deepEqual(keptIds(['--since', '2026-07-08T12:00:00Z']).size, 8);
     assert.deepEqual(keptIds(['--until', '1783412132.5']), new Set(['08ad8811', '9e0e124a']));
   });
+  it('--since and --until read a year, a month and a basic date as ISO 8601 does, not as epoch seconds of 1970', () => {
+    // The samples' calls were made on July 7th and 8th, 2026.
+    const all = keptIds([]);
+    assert.equal(keptIds(['--until', '2027']).size, all.size);
+    assert.equal(keptIds(['--until', '2026']).size, 0);
+    assert.equal(keptIds(['--since', '2026-07', '--until', '2026-08']).size, all.size);
+    assert.equal(keptIds(['--since', '2026-08']).size, 0);
+    assert.deepEqual(keptIds(['--since', '20260708']), keptIds(['--since', '2026-07-08']));
+    assert.equal(keptIds(['--since', '20260708']).size, 12);
+    // Epoch seconds of that many digits are still written with a fraction.
+    assert.equal(keptIds(['--since', '20260708.0']).size, all.size);
+  });
   it('--min-tokens and --max-tokens use the usage total; unknown usage does not pass', () => {
     assert.deepEqual(keptIds(['--min-tokens', '1300']), new Set(['5b2b4d61', 'bf85d9fb']));
     assert.deepEqual(keptIds(['--max-tokens', '85', '--status', 'ok']), new Set(['08ad8811', 'd4e45dfd']));
@@ -195,6 +207,8 @@ describe('traces filter options', () => {
   for (const [flag, value, message] of [
     ['--since', '2026-13-45', /--since "2026-13-45": expected an ISO 8601/],
     ['--until', 'yesterday', /--until "yesterday": expected/],
+    ['--since', '2026-13', /--since "2026-13": expected an ISO 8601/],
+    ['--since', '20260230', /--since "20260230": expected an ISO 8601/],
     ['--grep', '([a-', /--grep "\(\[a-": not a valid regular expression/],
     ['--exclude', '/no/such/exclude.txt', /--exclude \/no\/such\/exclude\.txt: no such file/],
     ['--max-tokens', 'lots', /--max-tokens "lots": expected a whole number/],

@@ -45,7 +45,7 @@ export function addCurationOptions(command: Command, defaults: { status: string;
     .option('--module <glob>', 'keep modules matching (repeatable)', collect)
     .option('--model <glob>', 'keep records whose config.config.model matches (repeatable)', collect)
     .option('--synalinks-version <spec>', "keep records of these versions, e.g. '>=0.9.010,<0.10'")
-    .option('--since <time>', 'keep calls started at or after: ISO 8601 date or time, UTC unless it names a zone (a date is UTC midnight), or epoch seconds')
+    .option('--since <time>', 'keep calls started at or after: ISO 8601 date or time, UTC unless it names a zone (a date, a month 2026-07 or a year 2026 starts at UTC midnight; 20260707 is a date), or epoch seconds')
     .option('--until <time>', 'keep calls started before (same forms as --since)')
     .option('--min-tokens <n>', 'keep records whose usage total_tokens is at least this (records without usage are dropped)')
     .option('--max-tokens <n>', 'keep records whose usage total_tokens is at most this (records without usage are dropped)')
@@ -98,7 +98,7 @@ function time(flag: string, text: string | undefined): number | null {
   if (text === undefined) return null;
   const value = parseTime(text);
   if (value === null) {
-    throw new UserError(`${flag} ${JSON.stringify(text)}: expected an ISO 8601 date or time (2026-07-07, 2026-07-07T10:15:30Z) or epoch seconds`);
+    throw new UserError(`${flag} ${JSON.stringify(text)}: expected an ISO 8601 date or time (2026-07-07, 2026-07, 2026-07-07T10:15:30Z) or epoch seconds`);
   }
   return value;
 }

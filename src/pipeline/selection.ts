@@ -117,9 +117,23 @@ function versionMatches(text: string | null, ranges: readonly VersionRange[]): b
   });
 }
 
-/** ISO 8601 date or date-time (without a zone, UTC: a date alone is UTC midnight), or epoch seconds; null when neither. */
+/**
+ * Digits that ISO 8601 reads as a calendar date: a year (`2026`) or a basic date (`20260707`).
+ * As epoch seconds they would be moments of 1970-1973, before any recorded call, so
+ * `--since 20260707` kept everything while the user meant July 7th.
+ */
+const DIGITS_AS_DATE = /^(\d{4})(?:(\d{2})(\d{2}))?$/;
+
+/**
+ * ISO 8601 date or date-time (without a zone, UTC: a date alone is UTC midnight), a month
+ * (`2026-07`) or a year (`2026`) meaning its first day, a basic date (`20260707`), or epoch
+ * seconds; null when none of these.
+ */
 export function parseTime(text: string): number | null {
+  const asDate = DIGITS_AS_DATE.exec(text);
+  if (asDate !== null) return epochSecondsOf(`${asDate[1]}-${asDate[2] ?? '01'}-${asDate[3] ?? '01'}`);
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (/^\d{4}-\d{2}$/.test(text)) return epochSecondsOf(`${text}-01`);
   if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null;
   return epochSecondsOf(text);
 }
