@@ -8,6 +8,7 @@ import { App, type AppProps } from '../src/ui/App.js';
 import { IndexStore, type StoreOptions } from '../src/ui/index-store.js';
 import { measureFirstRow } from '../src/ui/measure.js';
 import { textWidth } from '../src/ui/text.js';
+import { realInputs } from '../src/output/output-path.js';
 import { FIXTURES, SAMPLES, seededRandom, tempDir } from './helpers.js';
 import { driver, KEYS } from './ink-driver.js';
 
@@ -271,6 +272,29 @@ describe('browse: marking and the exclusion file', () => {
     await press(KEYS.enter);
     await waitFor('wrote 1 call_id');
     assert.equal(readFileSync(other, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length, 1);
+  });
+
+  it("w's prompt never writes over a file browse did not read, nor into the trees it reads", async () => {
+    const { press, type, waitFor } = await start({ inputs: realInputs([SAMPLES]) }, { width: 260, height: 30 });
+    const notes = path.join(tempDir('traces-browse-'), 'notes.txt');
+    writeFileSync(notes, 'my only copy\n');
+    await press(KEYS.tab, 'x', 'w', '\x15');
+    await type(notes);
+    await press(KEYS.enter);
+    await waitFor(/cannot write .*notes\.txt: it exists and is not the list browse started with/);
+    assert.equal(readFileSync(notes, 'utf8'), 'my only copy\n');
+    // A trace file, and a new name inside a tree browse reads.
+    const traceFile = path.join(SAMPLES, 'my_program', 'generator', 'generator_20260707-101530.jsonl');
+    const before = readFileSync(traceFile);
+    const inTree = path.join(SAMPLES, 'my_program', 'excluded.txt');
+    for (const target of [traceFile, inTree]) {
+      await press('w', '\x15');
+      await type(target);
+      await press(KEYS.enter);
+      await waitFor(`cannot write ${target}`);
+    }
+    assert.deepEqual(readFileSync(traceFile), before);
+    assert.equal(existsSync(inTree), false);
   });
 
   it('every key counts when keys arrive together: 20 backspaces at once, a pasted path with its Enter', async () => {

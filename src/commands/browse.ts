@@ -40,8 +40,8 @@ Examples:
     )
     .action(async (roots: string[], options: BrowseCommandOptions) => {
       // The file w writes passes the output checks before the browser starts: never an input, never through a link.
-      const named = roots.length > 0 ? roots : [defaultRoot()];
-      checkOutputPath({ flag: '--exclude', given: options.exclude ?? DEFAULT_EXCLUDE_FILE, kind: 'file', inputs: realInputs(named), force: true });
-      process.exitCode = await browse(roots, { exclude: options.exclude, source: options.source });
+      const inputs = realInputs(roots.length > 0 ? roots : [defaultRoot()]);
+      checkOutputPath({ flag: '--exclude', given: options.exclude ?? DEFAULT_EXCLUDE_FILE, kind: 'file', inputs, force: true });
+      process.exitCode = await browse(roots, { exclude: options.exclude, source: options.source, inputs });
     });
 }

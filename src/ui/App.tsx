@@ -32,7 +32,9 @@ export interface AppProps {
   initialMessage?: string;
   /** Puts text on the clipboard; by default an OSC 52 sequence on stdout. */
   copy?: (text: string) => void;
-  writeFile?: (path: string, text: string) => void;
+  /** The trees read (real paths): w never writes into them, whatever name its prompt is given. */
+  inputs?: readonly string[];
+  writeFile?: (path: string, text: string, inputs?: readonly string[]) => void;
   onQuit?: () => void;
 }
 
@@ -225,7 +227,7 @@ export function App(props: AppProps) {
             }
           }
           try {
-            (props.writeFile ?? writeExcludeFile)(effect.path, formatExcludeText(ids));
+            (props.writeFile ?? writeExcludeFile)(effect.path, formatExcludeText(ids), props.inputs);
             const extra = kept > 0 ? ` (${kept} from the previous file, not in this tree)` : '';
             dispatch({ type: 'message', text: `wrote ${ids.length} call_id${ids.length === 1 ? '' : 's'} to ${effect.path}${extra}` });
           } catch (error) {

@@ -66,15 +66,19 @@ export function formatExcludeText(callIds: readonly string[], now = new Date()):
 
 /**
  * Writes through a temporary file and a rename, so a reader never sees half a list. The
- * path passes the output checks (no link, not a folder; browse checked it against its
- * inputs when it started); the list replaces the one browse read, so an existing file is expected.
+ * path passes the output checks (no link, not a folder, not one of the trees browse reads:
+ * w's prompt can name any path). It replaces only the list browse read or wrote, as it was
+ * then: any other existing file (a name typed at the prompt) is kept as it is.
  */
 export function writeExcludeFile(file: string, text: string, inputs: readonly string[] = []): void {
   const target = checkOutputPath({ flag: '--exclude', given: file, kind: 'file', inputs, force: true }).absolute;
   const seen = lastSeen.get(path.resolve(file));
   const now = currentText(target);
+  // browse says which file it could not write: the reason alone, so the status line holds it.
+  if (seen === undefined && now !== null) {
+    throw new UserError('it exists and is not the list browse started with, so it is kept as it is: name a new file, or start browse with --exclude <it> to add to it');
+  }
   if (seen !== undefined && now !== null && now !== seen) {
-    // browse says which file it could not write: the reason alone, so the status line holds it.
     throw new UserError('it changed on disk since browse read it, and is kept as it is: rename or remove it, then write again');
   }
   const temporary = path.join(path.dirname(target), `.${tempStem(path.basename(target))}.traces-partial-${process.pid}`);

@@ -19,6 +19,8 @@ export interface BrowseOptions {
   exclude?: string;
   /** `--source`: read every file as this format instead of telling it from the content. */
   source?: SourceKind;
+  /** The trees read (real paths): the exclusion file, wherever w's prompt names it, is never in them. */
+  inputs?: readonly string[];
 }
 
 /** Resolves once the first batch is indexed (or there is nothing to index). */
@@ -118,6 +120,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       title,
       excludePath,
       preloaded,
+      inputs: options.inputs ?? [],
       initialMessage: startMessage(store, preloaded, excludePath),
     });
   } finally {

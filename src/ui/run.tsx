@@ -10,6 +10,8 @@ export interface RunOptions {
   title: string;
   excludePath: string;
   preloaded: ReadonlySet<string>;
+  /** The trees read (real paths), which w's prompt may not name. */
+  inputs: readonly string[];
   initialMessage?: string;
 }
 
@@ -29,6 +31,7 @@ export async function runApp(store: IndexStore, options: RunOptions): Promise<nu
       height={size.height}
       excludePath={options.excludePath}
       preloadedIds={options.preloaded}
+      inputs={options.inputs}
       initialMessage={options.initialMessage}
       copy={(text) => stdout.write(osc52(text))}
     />
