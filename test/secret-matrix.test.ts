@@ -54,6 +54,8 @@ const PLACES = [
   'system',
   'user',
   'user_parts',
+  // Half of the secret in one text part, half in the next: every target writes them as one text.
+  'user_parts_split',
   'structured_output',
   'structured_output_nested_json',
   'reasoning',
@@ -90,6 +92,15 @@ function shapeOf(place: Place): Shape {
   return 'structured_call';
 }
 
+/** Two text parts that split `text` where `fromEnd` characters are left. */
+function splitAcrossParts(text: string, fromEnd: number): object[] {
+  const at = text.length - fromEnd;
+  return [
+    { type: 'text', text: text.slice(0, at) },
+    { type: 'text', text: text.slice(at) },
+  ];
+}
+
 /** A real-shaped Synalinks record holding the secret in exactly one place. */
 function recordLine(cell: Cell, index: number): string {
   const planted = `region=eu${SEPARATORS[cell.separator]}${cell.kind.text}`;
@@ -117,7 +128,9 @@ function recordLine(cell: Cell, index: number): string {
     { role: 'system', content: at('system', 'You are a weather assistant.') },
     cell.place === 'user_parts'
       ? { role: 'user', content: [{ type: 'text', text: `Case ${index}: ` }, { type: 'text', text: at('user_parts', 'What is the weather?') }] }
-      : { role: 'user', content: at('user', `Case ${index}: What is the weather?`) },
+      : cell.place === 'user_parts_split'
+        ? { role: 'user', content: splitAcrossParts(`Case ${index}: What is the weather? ${planted}`, Math.ceil(cell.kind.text.length / 2)) }
+        : { role: 'user', content: at('user', `Case ${index}: What is the weather?`) },
   ];
   if (shape === 'first_step') messages.push(toolCallTurn);
   else if (shape === 'structured_call') messages.push(structuredTurn);

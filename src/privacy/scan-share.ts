@@ -3,7 +3,9 @@ import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
+import { joinedTextParts } from '../targets/messages.js';
 import { scanValue } from './redact.js';
+import type { PathFinding } from './scan.js';
 import type { PrivacyOptions } from './types.js';
 
 export interface RecordFinding {
@@ -37,7 +39,10 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
       damaged += batch.damaged.length;
       for (const record of batch.records) {
         records++;
-        const found = unlessTooLong(() => scanValue(record.messages(), options, 'messages'));
+        const found = unlessTooLong(() => {
+          const messages = record.messages();
+          return [...scanValue(messages, options, 'messages'), ...acrossTextParts(messages, options)];
+        });
         if (found instanceof TextTooLongError) {
           notScanned.push({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: found.message });
           continue;
@@ -57,4 +62,20 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
     }
   }
   return { findings, notScanned, records, bytes, damaged };
+}
+
+/**
+ * Findings that only a message's text parts joined hold: every export target writes text
+ * parts as one string, so a secret split across two parts leaks whole there, and export
+ * redacts it; scan must say so too.
+ */
+function* acrossTextParts(messages: readonly { content?: unknown }[], options: PrivacyOptions): Generator<PathFinding> {
+  for (const [i, message] of messages.entries()) {
+    const joined = joinedTextParts(message.content);
+    if (joined === null) continue;
+    const inOnePart = new Set(Array.from(scanValue(message.content, options), (f) => `${f.detector} ${f.preview}`));
+    for (const finding of scanValue(joined, options, `messages[${i}].content`)) {
+      if (!inOnePart.has(`${finding.detector} ${finding.preview}`)) yield { ...finding, path: `${finding.path} (text parts joined)` };
+    }
+  }
 }

@@ -110,8 +110,21 @@ export function normalizeContent(content: unknown, index: number): string | Cont
   if (content === null || content === undefined) return '';
   if (!isPartList(content)) return writeJson(content);
   const parts = content.map((p, k) => normalizePart(p, index, k));
-  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
+  if (parts.every((p) => p.type === 'text')) return joinTextParts(parts);
   return parts;
+}
+
+function joinTextParts(parts: readonly ContentPart[]): string {
+  return parts.map((p) => (p as { text: string }).text).join('');
+}
+
+/**
+ * The one text a dataset holds for content recorded as several text parts, or null for any
+ * other content: what `traces scan` must also read, since a secret can span two parts.
+ */
+export function joinedTextParts(content: unknown): string | null {
+  if (!isPartList(content) || content.length < 2 || !content.every((p) => p.type === 'text')) return null;
+  return joinTextParts(content.map((p, k) => normalizePart(p, 0, k)));
 }
 
 /** A list counts as content parts when every element is an object with a string `type`. */
