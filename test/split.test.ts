@@ -17,7 +17,7 @@ const chat = (user: unknown): Message[] => [
 
 describe('groupKey', () => {
   it('is the first user message, whatever the program', () => {
-    assert.equal(groupKey('prog', chat('Hi')), 'user\u0000Hi');
+    assert.equal(groupKey('prog', chat('Hi')), 'user\u0000hi');
     // Two programs sent the same first message: one group, or it could straddle the split.
     assert.equal(groupKey('prog', chat('Hi')), groupKey('other', chat('Hi')));
     assert.notEqual(groupKey('prog', chat('Hi')), groupKey('prog', chat('Hello')));
@@ -25,6 +25,15 @@ describe('groupKey', () => {
     const step1 = chat('Plan a trip');
     const step2 = [...step1, { role: 'tool', content: 'x', tool_call_id: 'a' }, { role: 'user', content: 'more' }];
     assert.equal(groupKey('p', step1), groupKey('p', step2));
+  });
+
+  it('compares text as a reader would: case, spacing and compatibility forms set aside', () => {
+    const key = groupKey('p', chat('What is 2+2?'));
+    for (const variant of ['what is 2+2?', '  What is 2+2? ', 'What\tis\n\n2+2?', 'ＷＨＡＴ is 2＋2?', 'What\u00a0is 2+2?']) {
+      assert.equal(groupKey('p', chat(variant)), key, JSON.stringify(variant));
+    }
+    assert.equal(groupKey('p', chat([{ type: 'text', text: 'WHAT IS ' }, { type: 'text', text: '2+2?' }])), key);
+    assert.notEqual(groupKey('p', chat('What is 2+3?')), key);
   });
 
   it('uses canonical JSON for non-string content, whatever the key order', () => {

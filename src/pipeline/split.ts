@@ -19,6 +19,9 @@ export type Split = 'training' | 'validation';
  * string every target writes, so `[{"type":"text","text":"Hi"}]` and `"Hi"` are one group),
  * else its canonical JSON, whatever the program: two programs sent the same first message
  * share a group. A record without a user message groups by its program alone.
+ *
+ * Text is compared as a reader would: `What is 2+2?`, `what is 2+2? ` and `What  is 2+2?`
+ * are one question, retyped or re-templated, and must not be scored against each other.
  */
 export function groupKey(program: string, messages: readonly Message[]): string {
   const user = messages.find((m) => m.role === 'user');
@@ -26,12 +29,17 @@ export function groupKey(program: string, messages: readonly Message[]): string 
   return `user\u0000${exportedText(user.content)}`;
 }
 
+/** Case, Unicode compatibility forms (full-width letters, ligatures) and runs of white space set aside. */
+function readerText(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+}
+
 function exportedText(content: unknown): string {
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') return readerText(content);
   if (content === undefined || content === null) return '';
   try {
     const normal = normalizeContent(content, 0);
-    if (typeof normal === 'string' && Array.isArray(content)) return normal;
+    if (typeof normal === 'string' && Array.isArray(content)) return readerText(normal);
   } catch {
     // Parts no target writes: the record is dropped at projection, its group does not matter.
   }
