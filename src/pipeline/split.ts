@@ -29,9 +29,13 @@ export function groupKey(program: string, messages: readonly Message[]): string 
   return `user\u0000${exportedText(user.content)}`;
 }
 
+/** White space other than one space between words (no white space is outside the BMP, so no `u` flag). */
+const UNEVEN_SPACE = /\s\s|[^\S ]/;
+
 /** Case, Unicode compatibility forms (full-width letters, ligatures) and runs of white space set aside. */
 function readerText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+  const folded = text.normalize('NFKC').toLowerCase();
+  return (UNEVEN_SPACE.test(folded) ? folded.replace(/\s+/g, ' ') : folded).trim();
 }
 
 function exportedText(content: unknown): string {
