@@ -3,6 +3,7 @@ import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
+import { isJsonObject } from '../canonical/json-value.js';
 import { joinedTextParts } from '../targets/messages.js';
 import { scanValue } from './redact.js';
 import type { PathFinding } from './scan.js';
@@ -69,8 +70,10 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
  * parts as one string, so a secret split across two parts leaks whole there, and export
  * redacts it; scan must say so too.
  */
-function* acrossTextParts(messages: readonly { content?: unknown }[], options: PrivacyOptions): Generator<PathFinding> {
+function* acrossTextParts(messages: readonly unknown[], options: PrivacyOptions): Generator<PathFinding> {
   for (const [i, message] of messages.entries()) {
+    // A message of another type than an object (null, a string) holds no parts.
+    if (!isJsonObject(message)) continue;
     const joined = joinedTextParts(message.content);
     if (joined === null) continue;
     const inOnePart = new Set(Array.from(scanValue(message.content, options), (f) => `${f.detector} ${f.preview}`));
