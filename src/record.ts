@@ -9,6 +9,15 @@ export const STATUSES: readonly Status[] = ['ok', 'exception', 'no_output'];
 
 export type SourceKind = 'synalinks' | 'ask' | 'klieo';
 
+/**
+ * A token count as a recorder can mean it: a whole number from 0 to 2^53 - 1. A negative,
+ * fractional or larger value (a double cannot even hold 18446744073709551615) is no count:
+ * unknown, as an absent one is, in every total, column and filter.
+ */
+export function isTokenCount(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;

@@ -120,3 +120,35 @@ describe('browse: records with fields of the wrong type', () => {
     }
   });
 });
+
+describe('token counts no recorder can mean', () => {
+  // Negative, fractional, past 2^53 (a double rounds 18446744073709551615 and 2^53 + 1): each
+  // is unknown, as an absent count is, and the same in stats, the index and the filters.
+  const COUNTS = ['-1', '1.5', '1e20', '18446744073709551615', '9007199254740993'];
+
+  it('count as unknown in stats totals, index columns and --min-tokens, and the other counts stay', () => {
+    const folder = path.join(GOLDEN, 'my_program', 'first_generator');
+    const goldenLine = readFileSync(path.join(folder, readdirSync(folder)[0]!), 'utf8').split('\n')[0]!;
+    const golden = JSON.parse(goldenLine) as { usage: Record<string, number> };
+    const root = path.join(tempDir('traces-counts-'), 'tree');
+    const module = path.join(root, 'my_program', 'first_generator');
+    mkdirSync(module, { recursive: true });
+    // Number text kept as written: JSON.stringify would round it first.
+    const lines = COUNTS.map((count) => goldenLine.replace(/"prompt_tokens":\s*\d+/, `"prompt_tokens": ${count}`));
+    assert.ok(lines.every((line) => line !== goldenLine));
+    writeFileSync(path.join(module, 'first_generator_20260707-101530.jsonl'), `${lines.join('\n')}\n`);
+
+    const stats = JSON.parse(runCli(['stats', root, '--json']).stdout) as { ok: number; totals: { tokens: Record<string, number> } };
+    assert.equal(stats.ok, COUNTS.length);
+    assert.equal(stats.totals.tokens.prompt, 0);
+    assert.equal(stats.totals.tokens.completion, COUNTS.length * golden.usage.completion_tokens);
+
+    const sql = runCli(['sql', 'SELECT prompt_tokens, completion_tokens FROM records', root, '--json']);
+    assert.equal(sql.status, 0, sql.stderr);
+    assert.deepEqual(JSON.parse(sql.stdout), COUNTS.map(() => ({ prompt_tokens: null, completion_tokens: golden.usage.completion_tokens })));
+
+    const total = golden.usage.total_tokens;
+    const kept = JSON.parse(runCli(['filter', root, '--min-tokens', String(total), '--dry-run', '--json']).stdout) as { kept: number };
+    assert.equal(kept.kept, COUNTS.length, 'total_tokens is recorded well and still counts');
+  });
+});

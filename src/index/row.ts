@@ -3,7 +3,7 @@
  * `stats` tallies, so a query over the index and `traces stats` cannot disagree.
  */
 import path from 'node:path';
-import type { TraceRecord, Usage } from '../record.js';
+import { isTokenCount, type TraceRecord, type Usage } from '../record.js';
 import type { PriceTable } from '../pricing/table.js';
 import { conversationKeyInSink, hashesOf, keyOf } from '../pipeline/keys.js';
 import { forEachMember, KeyMatcher } from '../canonical/scan.js';
@@ -59,7 +59,7 @@ function recorded(record: SynalinksRecord, field: 'timestamp' | 'duration' | 'co
 /** A token count as recorded, or null when unknown or not a whole number (never rounded). */
 function tokens(usage: Usage | null, field: keyof Usage): number | null {
   const value = usage?.[field];
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+  return isTokenCount(value) ? value : null;
 }
 
 const TOOL_CALLS = new KeyMatcher(['tool_calls']);

@@ -27,7 +27,7 @@ import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from 
 import type { TraceFile } from './discover.js';
 import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
-import { isObject, num, str, type Json } from './json-values.js';
+import { count, isObject, num, str, type Json } from './json-values.js';
 
 
 export interface AskBatch {
@@ -142,11 +142,11 @@ function streamCompletion(result: Json): Message {
 }
 
 function messageUsage(metadata: Json): Usage | null {
-  const input = num(metadata.input_tokens);
-  const output = num(metadata.output_tokens);
+  const input = count(metadata.input_tokens);
+  const output = count(metadata.output_tokens);
   if (input === null && output === null) return null;
-  const cacheRead = num(metadata.cache_read_input_tokens);
-  const cacheCreation = num(metadata.cache_creation_input_tokens);
+  const cacheRead = count(metadata.cache_read_input_tokens);
+  const cacheCreation = count(metadata.cache_creation_input_tokens);
   // Anthropic counts cache reads and writes apart from input_tokens; OpenAI-style counts include them.
   const anthropic = cacheRead !== null || cacheCreation !== null;
   const prompt = (input ?? 0) + (anthropic ? (cacheRead ?? 0) + (cacheCreation ?? 0) : 0);
@@ -155,9 +155,9 @@ function messageUsage(metadata: Json): Usage | null {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    cached_tokens: anthropic ? (cacheRead ?? 0) : (num(metadata.cached_tokens) ?? 0),
+    cached_tokens: anthropic ? (cacheRead ?? 0) : (count(metadata.cached_tokens) ?? 0),
     cache_creation_tokens: cacheCreation ?? 0,
-    reasoning_tokens: num(metadata.reasoning_tokens) ?? 0,
+    reasoning_tokens: count(metadata.reasoning_tokens) ?? 0,
   };
 }
 

@@ -3,6 +3,7 @@
  * Values come from `json-stream`, whose numbers are `JsonNumber` (their recorded text).
  */
 import { isJsonObject, numberValue } from '../canonical/json-value.js';
+import { isTokenCount } from '../record.js';
 
 export type Json = Record<string, unknown>;
 
@@ -16,4 +17,10 @@ export function str(value: unknown): string | null {
 
 export function num(value: unknown): number | null {
   return numberValue(value);
+}
+
+/** A token count (`isTokenCount`), or null. */
+export function count(value: unknown): number | null {
+  const n = numberValue(value);
+  return isTokenCount(n) ? n : null;
 }

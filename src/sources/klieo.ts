@@ -23,7 +23,7 @@ import type { TraceFile } from './discover.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
-import { isObject, num, str, type Json } from './json-values.js';
+import { count, isObject, num, str, type Json } from './json-values.js';
 import { writeJson } from '../canonical/json-value.js';
 import { epochSecondsOf } from '../time.js';
 import { addCount } from '../own.js';
@@ -117,8 +117,8 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
     const latency = num(step.latency);
     const timestamp = startedAt === null ? null : startedAt + elapsedMs / 1000;
     elapsedMs += latency ?? 0;
-    const promptTokens = num(step.prompt_tokens);
-    const completionTokens = num(step.completion_tokens);
+    const promptTokens = count(step.prompt_tokens);
+    const completionTokens = count(step.completion_tokens);
     if (OVERHEAD_KINDS.has(kind)) {
       overhead.steps++;
       overhead.tokens += (promptTokens ?? 0) + (completionTokens ?? 0);
@@ -146,8 +146,8 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
     const answer = completionText(entry?.completion) ?? completionText(step.output);
     const model = str(entry?.model) ?? str(step.name);
     const provider = str(entry?.provider);
-    const p = promptTokens ?? num(entry?.prompt_tokens);
-    const c = completionTokens ?? num(entry?.completion_tokens);
+    const p = promptTokens ?? count(entry?.prompt_tokens);
+    const c = completionTokens ?? count(entry?.completion_tokens);
     const usage: Usage | null =
       p === null && c === null
         ? null
@@ -232,7 +232,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
     finishedAt: epoch(runLog.finished_at),
     lines,
     stepKinds,
-    reportedTokens: tokens === null ? null : { prompt: num(tokens.prompt_tokens), completion: num(tokens.completion_tokens) },
+    reportedTokens: tokens === null ? null : { prompt: count(tokens.prompt_tokens), completion: count(tokens.completion_tokens) },
     reportedCost: cost === null ? null : num(cost.total_usd),
     overhead,
   };

@@ -8,7 +8,7 @@ import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js
 import { parseJson } from '../canonical/json-value.js';
 import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace, startsWithBom } from '../canonical/scan.js';
 import { hexWordOfBytes } from '../pipeline/key-index.js';
-import { classify, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
+import { classify, isTokenCount, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
 const FIELDS = [
   'synalinks_version',
@@ -132,7 +132,8 @@ function readUsageField(keyStart: number, keyEnd: number, valueStart: number, va
   if (index === -1) return;
   const c = usageRaw[valueStart];
   // A count is a JSON number; anything else in its place (null, text) is no count.
-  usageRead[USAGE_FIELDS[index]] = c === 0x2d || (c >= 0x30 && c <= 0x39) ? numberAt(usageRaw, valueStart, valueEnd) : undefined;
+  const value = c === 0x2d || (c >= 0x30 && c <= 0x39) ? numberAt(usageRaw, valueStart, valueEnd) : undefined;
+  usageRead[USAGE_FIELDS[index]] = isTokenCount(value) ? value : undefined;
 }
 
 /** The usage object at [start, end), its counts read from the bytes; null when it is no object. */
