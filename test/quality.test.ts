@@ -206,6 +206,23 @@ describe('near-duplicates', () => {
     assert.equal(signatureOf(conversationWords([{ role: 'system', content: longSystem }])), null);
   });
 
+  it('scripts written without spaces (Japanese, Thai) compare character by character: one edit keeps a pair near, another text does not', () => {
+    const sig = (user: string, answer: string) => signatureOf(conversationWords([{ role: 'user', content: user }, { role: 'assistant', content: answer }]))!;
+    const similarity = (a: Uint32Array, b: Uint32Array) => estimatedSimilarity(a, BANDS, b, BANDS);
+    const thai = 'ลูกค้าต้องการคืนเงินเพราะใบแจ้งหนี้ผิดหลังจากอัปเกรดแพ็กเกจเมื่อวันศุกร์ที่ผ่านมาและได้แนบภาพหน้าจอมาสามภาพ';
+    const thaiAnswer = 'เราได้คืนเงินส่วนต่างและแก้ไขแพ็กเกจของลูกค้าเรียบร้อยแล้ว';
+    const japanese = 'お客様はアップグレード後の請求書の金額が間違っているため、金曜日までに返金を希望しています。請求ページのスクリーンショットを三枚添付しています。';
+    const japaneseAnswer = '差額を返金し、プランを修正しました。';
+    for (const [text, answer, other] of [
+      [thai, thaiAnswer, 'เครื่องพิมพ์ที่ชั้นสองติดกระดาษทุกเช้าจึงไม่มีใครพิมพ์รายงานที่ผู้ตรวจสอบขอได้'],
+      [japanese, japaneseAnswer, '二階のプリンターが毎朝紙詰まりするので、監査人が求めた報告書を誰も印刷できません。'],
+    ]) {
+      const edited = `${text.slice(0, 40)}${text.slice(41)}`;
+      assert.ok(similarity(sig(text, answer), sig(edited, answer)) >= 0.8, 'one character removed');
+      assert.ok(similarity(sig(text, answer), sig(other, answer)) < 0.5, 'another request');
+    }
+  });
+
   let tree = '';
   let expected: Expected;
   before(() => {

@@ -9,8 +9,9 @@
  *
  * Shingling (SHINGLE_WORDS): the text is lowercased and cut into words at every character
  * that is not a letter, mark or digit, so whitespace, case and punctuation re-runs give the
- * same words (Han, Hiragana and Katakana, written without spaces, give a word per
- * character); each run of 5 consecutive words is one shingle (datatrove's choice). A text of
+ * same words (scripts written without spaces between words, Han, Hiragana, Katakana, Thai,
+ * Lao, Khmer and Myanmar, give a word per character: a Thai sentence was one word, so two
+ * Thai answers one letter apart shared nothing); each run of 5 consecutive words is one shingle (datatrove's choice). A text of
  * fewer than 5 words is one shingle.
  *
  * Hashing: each word is FNV-1a hashed, each shingle is its 5 word hashes mixed into 32 bits.
@@ -49,7 +50,7 @@ export const SIGNATURE_WORDS = BANDS + SKETCH_WORDS;
 export const DEFAULT_NEAR_DUPLICATE_THRESHOLD = 0.8;
 
 const WORD_CHAR = 1;
-/** Han, Hiragana and Katakana write no spaces: each character is a word. */
+/** Scripts that write no spaces between words: each character is a word. */
 const CHAR_WORD = 2;
 /** Each UTF-16 code unit's class, found with the regex engine the first time it is seen (255: not yet). */
 const CLASSES = new Uint8Array(0x10000).fill(255);
@@ -60,7 +61,7 @@ function classOf(c: number): number {
     const ch = String.fromCharCode(c);
     // Lone halves of astral characters (emoji, rare letters) count as word characters, so an astral letter stays in its word.
     cls = (c >= 0xd800 && c <= 0xdfff) || /[\p{L}\p{M}\p{N}]/u.test(ch) ? WORD_CHAR : 0;
-    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(ch)) cls = CHAR_WORD;
+    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u.test(ch)) cls = CHAR_WORD;
     CLASSES[c] = cls;
   }
   return cls;
@@ -68,7 +69,7 @@ function classOf(c: number): number {
 
 /**
  * 32-bit hashes of the words of `text`, lowercased, appended to `out`: runs of letters, marks
- * and digits (each Han, Hiragana or Katakana character on its own), FNV-1a over their code units.
+ * and digits (each character of a script without spaces on its own), FNV-1a over their code units.
  */
 export function appendWordHashes(text: string, out: number[]): void {
   const lower = text.toLowerCase();
