@@ -48,8 +48,8 @@ export class IdList {
   private readonly malformedLines: ListedId[] = [];
 
   /** Adds one line's id; a malformed one is set aside (no record can carry it). */
-  add(entry: ListedId): void {
-    if (!isWellFormedId(entry.id)) this.malformedLines.push(entry);
+  add(entry: ListedId, malformed = !isWellFormedId(entry.id)): void {
+    if (malformed) this.malformedLines.push(entry);
     else if (!this.listed.has(entry.id)) this.listed.set(entry.id, entry);
   }
 
@@ -99,7 +99,7 @@ export class IdList {
     }
     if (report.malformed > 0) {
       lines.push(
-        `${flag}: ${report.malformed} line${report.malformed === 1 ? '' : 's'} that cannot be a call_id (one id per line, # for comments), ignored: ` +
+        `${flag}: ${report.malformed} line${report.malformed === 1 ? '' : 's'} that cannot be a call_id (one per line or Parquet row; # comments in text lists), ignored: ` +
           some(report.malformed_lines, (e) => `${e.file}:${e.line} ${JSON.stringify(e.id.length > 60 ? `${e.id.slice(0, 60)}…` : e.id)}`),
       );
     }

@@ -394,6 +394,14 @@ describe('--keep-list', () => {
     const refused = runCli(['dedupe', tree, '--keep-list', noColumn, '--dry-run']);
     assert.equal(refused.status, 2);
     assert.match(refused.stderr, /not a Parquet file with a call_id column/);
+    // A row whose call_id is null keeps nothing, and is said, by its row number (nulls first or not).
+    const withNulls = path.join(work, 'with-nulls.parquet');
+    await query(`COPY (SELECT * FROM (VALUES (NULL), ('no-such-call'), (NULL)) AS t(call_id)) TO ${sqlString(withNulls)} (FORMAT parquet)`);
+    const nulls = runCliJson<Record<string, any>>(['dedupe', tree, '--keep-list', withNulls, '--dry-run', '--json']);
+    assert.deepEqual(
+      { listed: nulls.keep_list.listed, not_found: nulls.keep_list.not_found_ids.map((e: any) => [e.id, e.line]), malformed: nulls.keep_list.malformed_lines.map((e: any) => [e.id, e.line]) },
+      { listed: 1, not_found: [['no-such-call', 2]], malformed: [['NULL', 1], ['NULL', 3]] },
+    );
     const missing = runCli(['dedupe', tree, '--keep-list', path.join(work, 'missing.txt'), '--dry-run']);
     assert.equal(missing.status, 2);
     assert.match(missing.stderr, /--keep-list .*missing\.txt: no such file/);

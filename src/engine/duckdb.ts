@@ -237,17 +237,17 @@ export class Engine {
   }
 }
 
-/** The `call_id` column of a Parquet file (a keep-list computed by an engine). */
-export async function readCallIds(file: string): Promise<string[]> {
+/** The `call_id` column of a Parquet file (a keep-list computed by an engine), row by row: null where a row holds none. */
+export async function readCallIds(file: string): Promise<(string | null)[]> {
   const engine = await Engine.open(null);
   try {
     let result: QueryResult;
     try {
-      result = await engine.query(`SELECT CAST(call_id AS VARCHAR) FROM read_parquet(${sqlString(file)}) WHERE call_id IS NOT NULL`);
+      result = await engine.query(`SELECT CAST(call_id AS VARCHAR) FROM read_parquet(${sqlString(file)})`);
     } catch (error) {
       throw new UserError(`${file}: not a Parquet file with a call_id column (${(error as Error).message.replace(/^query failed: /, '')})`);
     }
-    return result.rows.map((row) => String(row[0]));
+    return result.rows.map((row) => (row[0] === null ? null : String(row[0])));
   } finally {
     engine.close();
   }

@@ -26,6 +26,7 @@ export async function readKeepList(file: string, flag = '--keep-list'): Promise<
   // The engine loads only for Parquet lists: text lists cost nothing at start-up.
   const { readCallIds } = await import('../engine/duckdb.js');
   const list = new IdList();
-  (await readCallIds(file)).forEach((id, row) => list.add({ id, file, line: row + 1 }));
+  // A null call_id keeps no record: it is reported with the lines that cannot be a call_id, by its row.
+  (await readCallIds(file)).forEach((id, row) => list.add({ id: id ?? 'NULL', file, line: row + 1 }, id === null));
   return list;
 }
