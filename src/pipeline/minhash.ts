@@ -11,8 +11,8 @@
  * that is not a letter, mark or digit, so whitespace, case and punctuation re-runs give the
  * same words (scripts written without spaces between words, Han, Hiragana, Katakana, Thai,
  * Lao, Khmer and Myanmar, give a word per character: a Thai sentence was one word, so two
- * Thai answers one letter apart shared nothing); each run of 5 consecutive words is one shingle (datatrove's choice). A text of
- * fewer than 5 words is one shingle.
+ * Thai answers one letter apart shared nothing); each run of 5 consecutive words is one
+ * shingle (datatrove's choice). A text of fewer than 5 words is one shingle.
  *
  * Hashing: each word is FNV-1a hashed, each shingle is its 5 word hashes mixed into 32 bits.
  * The PERMUTATIONS (128) MinHash values come from one-permutation hashing: the shingle hash's
