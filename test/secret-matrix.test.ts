@@ -267,6 +267,19 @@ describe('planted-secret matrix', () => {
     });
   }
 
+  it('export --format ask-recording writes none of the planted values (recordings are committed with the tests that replay them); --drop-on secrets drops every one', () => {
+    const out = path.join(tempDir(), 'ask-recording');
+    const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(leaks(out), []);
+    const report = JSON.parse(result.stdout) as { conversations: number; scrub: { redactions: Record<string, number> } };
+    assert.equal(report.conversations, CELLS.length);
+    for (const { detector } of KINDS) assert.ok(report.scrub.redactions[detector] > 0, `${detector} counted`);
+    const dropOut = path.join(tempDir(), 'ask-recording-drop');
+    const dropped = JSON.parse(runCli(['export', tree, '--format', 'ask-recording', '--out', dropOut, '--trajectories', 'all', '--drop-on', 'secrets', '--json']).stdout) as { dropped: Record<string, number> };
+    assert.equal(dropped.dropped.secret, CELLS.length);
+  });
+
   it('--drop-on secrets drops every example that holds one, whatever the escape before it', () => {
     const out = path.join(tempDir(), 'drop');
     const result = runCli(['export', tree, '--format', 'nemo', '--out', out, '--trajectories', 'all', '--drop-on', 'secrets', '--json']);

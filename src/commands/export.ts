@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/project-share.js';
+import type { ScrubSettings } from '../export/scrub.js';
 import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
@@ -95,7 +95,8 @@ trainer would reject.
 --format ask-recording writes the curated conversations back as Ask recordings,
 one per program and module: DIR/<program>__<module>/recording.yml (JSON, like
 Ask's own), each conversation as the provider and tool interactions Ask records,
-so a fine-tuned model can be tested against them with Ask's replay.
+so a fine-tuned model can be tested against them with Ask's replay. They are
+scrubbed like every export (--scrub, --drop-on): recordings get committed.
 
 Examples:
   traces export --format nemo --out dataset/
@@ -111,7 +112,7 @@ Examples:
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
-        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest });
+        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags) });
         if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
         const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
@@ -120,6 +121,7 @@ Examples:
             `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files`,
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
+            redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),

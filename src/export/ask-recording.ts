@@ -31,12 +31,15 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
+import { scrubbed, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
 
 export interface AskRecordingOptions {
   out: string;
   force: boolean;
   manifest: string | undefined;
+  /** Recordings are committed with the tests that replay them: redacted as every export is, or null for `--scrub none`. */
+  scrub: ScrubSettings | null;
 }
 
 type Json = Record<string, unknown>;
@@ -187,6 +190,7 @@ export async function runAskRecordingExport(
     const plan = await planCuration(discovery, curationOptions, drop);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
+    const redactions: Record<string, number> = {};
     const recordings = new Map<string, Recording>();
     const testNames = new CaseDistinctNames();
     scratch = new RunTempDir();
@@ -199,11 +203,22 @@ export async function runAskRecordingExport(
           drop({ ...where, ...read });
           continue;
         }
-        const messages = read.messages;
+        // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
+        let interactions = conversationInteractions(read.messages, record);
+        if (options.scrub !== null) {
+          const clean = scrubbed(interactions, options.scrub);
+          if ('secret' in clean) {
+            addCount(exportDrops, 'secret');
+            drop({ ...where, reason: 'secret', detail: clean.secret });
+            continue;
+          }
+          interactions = clean.value;
+          for (const [name, n] of Object.entries(clean.redactions ?? {})) addCount(redactions, name, n);
+        }
         const test = recordingTestName(record.program, record.module);
         let recording = recordings.get(test);
         if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size)));
-        recording.add(conversationInteractions(messages, record), record.timestamp);
+        recording.add(interactions, record.timestamp);
         if (record.partial) partial.push(record.callId);
       }
     }
@@ -222,6 +237,7 @@ export async function runAskRecordingExport(
       dropped: { ...plan.dropped, ...exportDrops },
       partial_conversations: partial.length,
       partial_call_ids: partial,
+      scrub: scrubReport(options.scrub, redactions),
       files,
       warnings:
         partial.length > 0

@@ -29,13 +29,8 @@ import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
 import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
-import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
-
-export interface ScrubSettings {
-  options: PrivacyOptions;
-  /** Drop an example holding a secret (reason `secret`) instead of redacting it. */
-  dropOnSecrets: boolean;
-}
+import { redactValue } from '../privacy/index.js';
+import { foundBy, holdsSecret, type ScrubSettings } from './scrub.js';
 
 export interface ProjectionSettings {
   /** Redaction of secrets and personal data, or null for `--scrub none`. */
@@ -74,14 +69,6 @@ export type ProjectedItem =
       /** Redactions by detector, or null when nothing was redacted. */
       redactions: Record<string, number> | null;
     };
-
-const SECRET_DETECTORS = new Set(DETECTORS.filter((d) => d.kind === 'secret').map((d) => d.name));
-
-function holdsSecret(counts: Record<string, number>, scrub: ScrubSettings): boolean {
-  return Object.keys(counts).some(
-    (name) => SECRET_DETECTORS.has(name) || scrub.options.rules?.some((rule) => rule.name === name && (rule.kind ?? 'secret') === 'secret'),
-  );
-}
 
 /**
  * What redaction would find in a tool's name (detector names, sorted), or null. A redacted
@@ -201,7 +188,7 @@ function projectRecord(record: TraceRecord, { target, counter, settings, example
         return { kind: 'drop', ...where, reason: 'redacted_tool_name', detail: `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name` };
       }
       if (settings.scrub.dropOnSecrets && holdsSecret(redacted.counts, settings.scrub)) {
-        return { kind: 'drop', ...where, reason: 'secret', detail: Object.keys(redacted.counts).sort().join(', ') };
+        return { kind: 'drop', ...where, reason: 'secret', detail: foundBy(redacted.counts) };
       }
       redactions = redacted.counts;
       example = { ...example, messages: redacted.value };
@@ -263,3 +250,4 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
   // A copy of exactly the bytes written: a view would carry the whole grown buffer across threads.
   return { items, lines: exampleLines.view().slice(), records };
 }
+

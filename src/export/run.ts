@@ -28,7 +28,8 @@ import {
   type ValidationReport,
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
-import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings, type ScrubSettings } from './project-share.js';
+import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
+import { scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { redactValue } from '../privacy/index.js';
@@ -400,15 +401,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     examples,
     dropped: { ...plan.dropped, ...input.exportDrops },
     context_limit_warning_tokens: CONTEXT_WARNING,
-    scrub:
-      options.scrub === null
-        ? null
-        : {
-            kinds: [...options.scrub.options.kinds].map((k) => (k === 'secret' ? 'secrets' : k)),
-            custom_rules: (options.scrub.options.rules ?? []).map((r) => r.name),
-            drop_on_secrets: options.scrub.dropOnSecrets,
-            redactions: Object.fromEntries(Object.entries(input.redactions).sort(([a], [b]) => compareText(a, b))),
-          },
+    scrub: scrubReport(options.scrub, input.redactions),
     tools: {
       supplied: input.supplied.map((d) => d.function.name),
       inferred: inferred.map((d) => d.function.name),
