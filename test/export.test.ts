@@ -187,6 +187,11 @@ describe('traces export', () => {
       ['--format', 'nemo', '--max-example-tokens', ' 5'],
       ['--format', 'nemo', '--min-tokens', '0b1'],
       ['--format', 'nemo', '--near-duplicates', 'Infinity'],
+      // Options of a training set mean nothing to recordings: refused, not ignored.
+      ['--format', 'ask-recording', '--validation-fraction', '0.2'],
+      ['--format', 'ask-recording', '--max-example-tokens', '100'],
+      ['--format', 'ask-recording', '--group-by', 'module'],
+      ['--format', 'ask-recording', '--seed', '0'],
     ]) {
       const result = runCli(['export', SAMPLES, '--out', out, ...args]);
       assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);

@@ -42,6 +42,18 @@ function scrubSettings(flags: ExportFlags): ScrubSettings | null {
   return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
 }
 
+/** Options that shape a training set: Ask recordings have no split, tokens, shards or tool list. */
+const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
+
+/** A training-set option given with --format ask-recording would be ignored without a word: refused instead. */
+function refuseTrainingSetOptions(command: Command): void {
+  for (const name of TRAINING_SET_OPTIONS) {
+    if (command.getOptionValueSource(name) !== 'cli') continue;
+    const flag = command.options.find((o) => o.attributeName() === name)?.long ?? name;
+    throw new UserError(`${flag} shapes a training set (openai, nemo, nemo-customizer); --format ask-recording writes recordings and has no use for it: leave it out`);
+  }
+}
+
 /** What the scrubber replaced, by detector, the most frequent first: report.json holds the same counts. */
 export function redactionSummary(scrub: { redactions: Record<string, number> } | null): string {
   if (scrub === null) return 'redacted nothing (--scrub none)';
@@ -104,11 +116,12 @@ Examples:
   traces export ~/.synalinks --format nemo-customizer --tools tools.json --out nc/ --group-by module
   traces export ~/.synalinks --format openai --against ft/ --out ft-today/`,
     )
-    .action(async (roots: string[], flags: ExportFlags) => {
+    .action(async (roots: string[], flags: ExportFlags, command: Command) => {
       if (flags.out === undefined) throw new UserError('export needs --out DIR');
       roots = rootsAfterNearDuplicates(flags, roots);
       const curation = parseCurationOptions(flags, true);
       if (flags.format === 'ask-recording') {
+        refuseTrainingSetOptions(command);
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
