@@ -322,3 +322,44 @@ describe('records that recorded no hashes', () => {
     assert.equal(new Set(rows.map((r) => `${r.inputs_hash} ${r.config_hash}`)).size, 4);
   });
 });
+
+describe('hashes written by hand', () => {
+  it('zero-padded counters and hashes that differ only at the end are distinct keys, for every command and for --key inputs; an equal pair is one', async () => {
+    const { GOLDEN } = await import('./helpers.js');
+    const folder = path.join(GOLDEN, 'my_program', 'first_generator');
+    const golden = JSON.parse(readFileSync(path.join(folder, readdirSync(folder)[0]!), 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    const config = golden.config_hash as string;
+    // What a test or a script writes for distinct hashes: counters, and one digit changed at the end.
+    const inputs = [
+      ...Array.from({ length: 6 }, (_, i) => i.toString(16).padStart(64, '0')),
+      `${'ab'.repeat(31)}c1`,
+      `${'ab'.repeat(31)}c2`,
+      `${'AB'.repeat(31)}c3`,
+    ];
+    const lines = [...inputs, inputs[0]].map((hash, i) =>
+      JSON.stringify({ ...golden, call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, timestamp: (golden.timestamp as number) + i, inputs_hash: hash, config_hash: config }),
+    );
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+    const stats = runCliJson<{ unique_ok_keys: number; duplicate_ok_records: number }>(['stats', tree, '--json']);
+    assert.deepEqual([stats.unique_ok_keys, stats.duplicate_ok_records], [inputs.length, 1]);
+    for (const key of ['inputs,config', 'inputs']) {
+      const dry = runCliJson<{ kept: number; dropped: { duplicate: number } }>(['dedupe', tree, '--key', key, '--dry-run', '--json']);
+      assert.deepEqual([dry.kept, dry.dropped.duplicate], [inputs.length, 1], key);
+    }
+  });
+
+  it('--against an output whose keys were made the earlier way (leading bits) is refused with what to do', () => {
+    const out = path.join(tempDir(), 'earlier');
+    assert.equal(runCli(['dedupe', SAMPLES, '--out', out]).status, 0);
+    const runFile = path.join(out, '_traces', 'run.json');
+    const run = JSON.parse(readFileSync(runFile, 'utf8')) as Record<string, unknown>;
+    assert.equal(run.keys_version, 2);
+    delete run.keys_version;
+    writeFileSync(runFile, JSON.stringify(run));
+    const result = runCli(['dedupe', SAMPLES, '--against', out, '--dry-run']);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /made by an earlier traces.*run that dedupe again \(with --force\)/);
+  });
+});

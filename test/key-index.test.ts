@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { uuidText, uuidWords } from '../src/pipeline/columns.js';
-import { KeyIndex } from '../src/pipeline/key-index.js';
+import { foldHex, foldHexBytes, KeyIndex } from '../src/pipeline/key-index.js';
+import { seededRandom } from './helpers.js';
 
 describe('KeyIndex', () => {
   it('stores and finds keys that are not digests (positions, counters) across growth', () => {
@@ -75,6 +76,31 @@ describe('call_ids as words', () => {
       const hex = match.slice(1).join('');
       assert.deepEqual([...words.subarray(2)], [0, 1, 2, 3].map((k) => parseInt(hex.slice(k * 8, k * 8 + 8), 16)), id);
       assert.equal(uuidText(words, 2), id);
+    }
+  });
+});
+
+describe('recorded hashes folded to key words', () => {
+  it('read the same from bytes and from text; a change in any one digit gives another key; a non-hex digit anywhere is refused', () => {
+    const random = seededRandom(7);
+    const hexOf = () => Array.from({ length: 64 }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+    const fromText = new Uint32Array(4);
+    const fromBytes = new Uint32Array(4);
+    for (let n = 0; n < 200; n++) {
+      const hash = hexOf();
+      for (const count of [2, 4] as const) {
+        assert.ok(foldHex(hash, count, fromText, 0));
+        assert.ok(foldHexBytes(Buffer.from(`"${hash}"`), 1, count, fromBytes, 0));
+        assert.deepEqual(fromBytes.subarray(0, count), fromText.subarray(0, count));
+        const at = Math.floor(random() * 64);
+        const other = `${hash.slice(0, at)}${hash[at] === '0' ? '1' : '0'}${hash.slice(at + 1)}`;
+        const changed = new Uint32Array(4);
+        assert.ok(foldHex(other, count, changed, 0));
+        assert.notDeepEqual(changed.subarray(0, count), fromText.subarray(0, count), `digit ${at}`);
+      }
+      assert.equal(foldHex(`${hash.slice(0, 63)}g`, 2, fromText, 0), false);
+      assert.equal(foldHexBytes(Buffer.from(`${hash.slice(0, 5)}-${hash.slice(6)}`), 0, 2, fromBytes, 0), false);
+      assert.equal(foldHex(hash.slice(1), 2, fromText, 0), false);
     }
   });
 });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import type { KeyKind } from '../pipeline/keys.js';
+import { KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
 import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
 import { readsAlso } from './output-path.js';
 
@@ -17,15 +17,20 @@ const RUN_FILE = 'run.json';
 export interface RunInfo {
   command: string;
   key: KeyKind;
+  /** How the keys were made (`KEYS_VERSION`); absent in outputs of version 1. */
+  keys_version?: number;
   keys: number;
   created: string;
 }
+
+/** Keys made from the recorded hashes changed with version 2; the others are hashes of what they cover, as before. */
+const FOLDED_KEYS: readonly KeyKind[] = ['inputs,config', 'inputs'];
 
 export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunInfo, 'keys' | 'created'>): void {
   const file = output.create(path.join(META_DIR, KEYS_FILE));
   // Keys go out a block at a time: one buffer per key was 88,000 buffers on the bench tree.
   for (const block of keys.keyBlocks()) file.write(block);
-  const run: RunInfo = { ...info, keys: keys.size, created: new Date().toISOString() };
+  const run: RunInfo = { ...info, keys_version: KEYS_VERSION, keys: keys.size, created: new Date().toISOString() };
   output.create(path.join(META_DIR, RUN_FILE)).write(`${JSON.stringify(run, null, 2)}\n`);
 }
 
@@ -42,6 +47,11 @@ export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
   const run = JSON.parse(readFileSync(runPath, 'utf8')) as RunInfo;
   if (run.key !== expectedKey) {
     throw new UserError(`--against ${dir} was made with --key ${run.key}; run again with --key ${run.key} to compare like with like`);
+  }
+  if (FOLDED_KEYS.includes(run.key) && (run.keys_version ?? 1) < KEYS_VERSION) {
+    throw new UserError(
+      `--against ${dir} was made by an earlier traces, whose --key ${run.key} keys cannot be compared with this one's: run that ${run.command} again (with --force) to refresh its ${META_DIR}/${KEYS_FILE}`,
+    );
   }
   const bytes = readFileSync(keysPath);
   if (bytes.length % 16 !== 0) throw new UserError(`--against ${dir}: ${META_DIR}/${KEYS_FILE} is damaged (size not a multiple of 16)`);

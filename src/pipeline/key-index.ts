@@ -125,31 +125,65 @@ export class KeyIndex {
   }
 }
 
-function hexNibble(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
+/** The value of each ASCII hex digit, -1 for every other byte. */
+const NIBBLES = new Int8Array(256).fill(-1);
+for (let d = 0; d < 16; d++) {
+  NIBBLES['0123456789abcdef'.charCodeAt(d)] = d;
+  NIBBLES['0123456789ABCDEF'.charCodeAt(d)] = d;
 }
 
-/** `hexWord` over bytes: the 8 ASCII hex digits of `b` at `at`. */
-export function hexWordOfBytes(b: Uint8Array, at: number): number {
-  let word = 0;
-  for (let i = 0; i < 8; i++) {
-    const nibble = hexNibble(b[at + i]);
-    if (nibble < 0) return NaN;
-    word = word * 16 + nibble;
+/**
+ * Odd multipliers (bijections of 32-bit words) that fold a 256-bit hash's lanes together. A
+ * key of leading bits alone made hashes that differ only further on one key: zero-padded
+ * counters (`f"{i:064x}"`), a common way to write distinct hashes by hand, were all duplicates
+ * of one another. Folded, hashes that differ in any one 32-bit lane never share a key.
+ */
+const FOLD = [1, 0x9e3779b1, 0x85ebca77, 0xc2b2ae3d];
+const lanes = new Uint32Array(8);
+
+/** `lanes` folded to `count` words (2: lanes k, k+2, k+4, k+6; 4: lanes k, k+4) at `into[offset]`. */
+function foldLanes(count: 2 | 4, into: Uint32Array, offset: number): void {
+  const groups = 8 / count;
+  for (let k = 0; k < count; k++) {
+    let word = 0;
+    for (let g = 0; g < groups; g++) word ^= Math.imul(lanes[k + g * count], FOLD[g]);
+    into[offset + k] = word >>> 0;
   }
-  return word >>> 0;
 }
 
-/** Reads 8 hex digits of `hex` at `at` as an unsigned 32-bit word; NaN when not hex. */
-export function hexWord(hex: string, at: number): number {
-  let word = 0;
-  for (let i = 0; i < 8; i++) {
-    const nibble = hexNibble(hex.charCodeAt(at + i));
-    if (nibble < 0) return NaN;
-    word = word * 16 + nibble;
+/** The 64 hex digits of `b` at `at`, a recorded hash, folded to `count` key words at `into[offset]`; false when they are not all hex. */
+export function foldHexBytes(b: Uint8Array, at: number, count: 2 | 4, into: Uint32Array, offset: number): boolean {
+  // A digit that is no hex digit is -1, which sets `bad`'s sign: one test at the end.
+  let bad = 0;
+  for (let lane = 0, p = at; lane < 8; lane++) {
+    let word = 0;
+    for (const end = p + 8; p < end; p++) {
+      const nibble = NIBBLES[b[p]];
+      bad |= nibble;
+      word = (word << 4) | (nibble & 15);
+    }
+    lanes[lane] = word;
   }
-  return word >>> 0;
+  if (bad < 0) return false;
+  foldLanes(count, into, offset);
+  return true;
+}
+
+/** `foldHexBytes` over a string: false unless it is exactly 64 hex digits. */
+export function foldHex(hex: string, count: 2 | 4, into: Uint32Array, offset: number): boolean {
+  if (hex.length !== 64) return false;
+  let bad = 0;
+  for (let lane = 0, p = 0; lane < 8; lane++) {
+    let word = 0;
+    for (const end = p + 8; p < end; p++) {
+      const c = hex.charCodeAt(p);
+      const nibble = c < 256 ? NIBBLES[c] : -1;
+      bad |= nibble;
+      word = (word << 4) | (nibble & 15);
+    }
+    lanes[lane] = word;
+  }
+  if (bad < 0) return false;
+  foldLanes(count, into, offset);
+  return true;
 }

@@ -1,16 +1,22 @@
 /**
- * Dedupe keys as 16-byte digests. The recorded hashes are sha256 already, so the
- * default key is just their leading bits; other keys hash what they cover.
+ * Dedupe keys as 16-byte digests. The recorded hashes are sha256 already, so the default
+ * key is each hash folded to 64 bits (`foldHex`); other keys hash what they cover.
  */
 import { createHash } from 'node:crypto';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { canonicalValueText, sha256, writeCanonical } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
-import { hexWord } from './key-index.js';
+import { foldHex } from './key-index.js';
 
 export const KEY_KINDS = ['inputs,config', 'inputs', 'inputs,config,module', 'conversation'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
+
+/**
+ * How keys are made, as `_traces/run.json` records it: 2 since the recorded hashes are folded
+ * whole. Keys of version 1 (the hashes' leading bits) cannot be compared with these.
+ */
+export const KEYS_VERSION = 2;
 
 function digestWords(digest: Buffer, into: Uint32Array): Uint32Array {
   into[0] = digest.readUInt32BE(0);
@@ -29,14 +35,10 @@ function hashOf(parts: (string | Uint8Array)[], into: Uint32Array): Uint32Array 
   return digestWords(hash.digest(), into);
 }
 
-/** Two 64-bit halves of hex hashes; falls back to hashing when a recorded hash is not hex. */
-function fromHexHashes(first: string, firstOffset: number, second: string, secondOffset: number, into: Uint32Array): Uint32Array {
-  into[0] = hexWord(first, firstOffset);
-  into[1] = hexWord(first, firstOffset + 8);
-  into[2] = hexWord(second, secondOffset);
-  into[3] = hexWord(second, secondOffset + 8);
-  if (first.length === 64 && second.length === 64 && !into.some(Number.isNaN)) return into;
-  return hashOf([first, second], into);
+/** The key of recorded hex hashes, each folded (two 64-bit halves, or the inputs hash alone to 128 bits); hashed when a hash is not 64 hex digits. */
+function fromHexHashes(inputs: string, config: string | null, into: Uint32Array): Uint32Array {
+  const folded = config === null ? foldHex(inputs, 4, into, 0) : foldHex(inputs, 2, into, 0) && foldHex(config, 2, into, 2);
+  return folded ? into : hashOf([inputs, config ?? inputs], into);
 }
 
 const conversationSink = new ByteSink();
@@ -99,11 +101,11 @@ export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = ne
   switch (kind) {
     case 'inputs,config': {
       const { inputs, config } = hashesOf(record);
-      return fromHexHashes(inputs, 0, config, 0, into);
+      return fromHexHashes(inputs, config, into);
     }
     case 'inputs': {
       const { inputs } = hashesOf(record);
-      return fromHexHashes(inputs, 0, inputs, 16, into);
+      return fromHexHashes(inputs, null, into);
     }
     case 'inputs,config,module': {
       const { inputs, config } = hashesOf(record);

@@ -7,7 +7,7 @@ import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
 import { parseJson } from '../canonical/json-value.js';
 import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace, startsWithBom } from '../canonical/scan.js';
-import { hexWordOfBytes } from '../pipeline/key-index.js';
+import { foldHexBytes } from '../pipeline/key-index.js';
 import { classify, isTokenCount, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 
 const FIELDS = [
@@ -201,35 +201,22 @@ export class SynalinksRecord implements TraceRecord {
     return Number.isFinite(value) ? value : null;
   }
 
-  /**
-   * Word `word` (0-3) of the 8 hex digits at `digitOffset` of the field's string, read from the
-   * bytes; NaN unless the field is a string of exactly 64 plain hex digits.
-   */
-  private hexWordOf(field: number, digitOffset: number): number {
+  /** Folds the field's hash, read from the bytes, to key words (`foldHexBytes`); false unless it is a string of exactly 64 plain hex digits. */
+  private foldHash(field: number, count: 2 | 4, into: Uint32Array, offset: number): boolean {
     const start = this.spans[field * 2];
-    if (start === -1 || this.spans[field * 2 + 1] - start !== 66 || this.raw[start] !== 0x22) return NaN;
-    return hexWordOfBytes(this.raw, start + 1 + digitOffset);
+    if (start === -1 || this.spans[field * 2 + 1] - start !== 66 || this.raw[start] !== 0x22) return false;
+    return foldHexBytes(this.raw, start + 1, count, into, offset);
   }
 
   /**
-   * The default dedupe keys straight from the recorded hashes' bytes: the first 64 bits of
-   * the inputs hash and of the config hash (`inputs,config`), or the first 128 bits of the
-   * inputs hash (`inputs`). False when a hash is not 64 plain hex digits: the caller then
-   * goes through the decoded strings.
+   * The default dedupe keys straight from the recorded hashes' bytes, as `keyOf` makes them
+   * from the strings: the inputs and config hashes folded to 64 bits each (`inputs,config`),
+   * or the inputs hash to 128 (`inputs`). False when a hash is not 64 plain hex digits: the
+   * caller then goes through the decoded strings.
    */
   hashKeyWords(kind: 'inputs,config' | 'inputs', into: Uint32Array): boolean {
-    const second = kind === 'inputs' ? F.inputs_hash : F.config_hash;
-    const secondOffset = kind === 'inputs' ? 16 : 0;
-    const w0 = this.hexWordOf(F.inputs_hash, 0);
-    const w1 = this.hexWordOf(F.inputs_hash, 8);
-    const w2 = this.hexWordOf(second, secondOffset);
-    const w3 = this.hexWordOf(second, secondOffset + 8);
-    if (Number.isNaN(w0) || Number.isNaN(w1) || Number.isNaN(w2) || Number.isNaN(w3)) return false;
-    into[0] = w0;
-    into[1] = w1;
-    into[2] = w2;
-    into[3] = w3;
-    return true;
+    if (kind === 'inputs') return this.foldHash(F.inputs_hash, 4, into, 0);
+    return this.foldHash(F.inputs_hash, 2, into, 0) && this.foldHash(F.config_hash, 2, into, 2);
   }
 
   /** The value of a field parsed with JSON.parse (numbers become JS numbers). */
