@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expectedPath, generate, GENERATOR_VERSION, type Expected, type Profile } from './generate.js';
-import { measureWarmup } from './warmup.js';
+import { measureWarmup, SHARES_PER_THREAD, STEADY_SHARES } from './warmup.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH = path.join(PROJECT, 'bench');
@@ -640,20 +640,27 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
     }
     if (rows.length > 0) printTable(rows, expected.trace_bytes);
     if (o.only === null || o.only.has('warmup')) {
+      // What two cores give each kind of work: the ceiling the threads rows are measured against.
+      const scaling: string[] = [];
       for (const [job, what] of [
         ['stats', 'the stats job'],
         ['check', 'the strict JSON check alone (every command makes it of every line; bytes read beforehand)'],
+        ['parse', 'JSON.parse of every line (the loop two processes of which the issue measured; bytes read beforehand)'],
+        ['memchr', 'the native byte search alone (indexOf of every quote, as string bodies are skipped; bytes read beforehand)'],
       ] as const) {
         log(`warm-up: 4 MB shares of ${what} in fresh threads, one alone, then two at once`);
         const warmup = await measureWarmup(tree, runs, job);
-        process.stdout.write(`\nwarm-up of ${what} (fresh threads, 4 MB shares; steady = median of the last 4 of 12):\n`);
+        process.stdout.write(`\nwarm-up of ${what} (fresh threads, 4 MB shares; steady = median of the last ${STEADY_SHARES} of ${SHARES_PER_THREAD}):\n`);
         for (const w of warmup) {
           process.stdout.write(
             `  ${w.threads} thread${w.threads === 1 ? ' ' : 's'}: steady ${w.steadyMs.toFixed(0)} ms per share (${w.steadyMbps.toFixed(0)} MB/s together), ` +
               `warm-up ${w.warmupMs.toFixed(0)} ms beyond steady per thread\n`,
           );
         }
+        const [one, two] = warmup;
+        scaling.push(`  ${job.padEnd(7)} ${(two.steadyMbps / one.steadyMbps).toFixed(2)}x  (${one.steadyMbps.toFixed(0)} -> ${two.steadyMbps.toFixed(0)} MB/s)`);
       }
+      process.stdout.write(`\ntwo threads against one, steady throughput of each kind of work (2.00x: the cores share nothing it needs):\n${scaling.join('\n')}\n`);
     }
   } finally {
     if (temporary) {

@@ -1,8 +1,8 @@
 /**
  * Where the time of a short `stats` goes besides reading: the cost of warming up. Fresh
- * worker threads each run the `stats` job over the same twelve 4 MB shares of the tree, one
+ * worker threads each run the `stats` job over the same twenty-four 4 MB shares of the tree, one
  * thread alone, then two at once, and the time of each share is kept. A thread is warm once its
- * shares take their steady time (the median of its last four); what it spent beyond that on
+ * shares take their steady time (the median of its last eight); what it spent beyond that on
  * the shares before is its warm-up. Two threads warming up together take longer than one
  * alone: V8's compiler and collector threads then have no idle core.
  */
@@ -13,15 +13,20 @@ import { discover } from '../src/sources/discover.js';
 import { fileSizes, planShares } from '../src/parallel/units.js';
 
 const SHARE = 4 << 20;
-const SHARES_PER_THREAD = 12;
+export const SHARES_PER_THREAD = 24;
+/** The shares a thread's steady time is the median of: its last third, well past its warm-up (12 shares of 4 MB were too few: the stats job was still warming up). */
+export const STEADY_SHARES = 8;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** `stats`: the whole job; `check`: the strict JSON check of each line alone, on bytes already read. */
-export type WarmupJob = 'stats' | 'check';
+/**
+ * `stats`: the whole job. On bytes already read: `check`, the strict JSON check of each line
+ * alone; `parse`, `JSON.parse` of each line; `memchr`, the native search for every quote.
+ */
+export type WarmupJob = 'stats' | 'check' | 'parse' | 'memchr';
 
 async function runThreads(tree: string, threads: number, job: WarmupJob): Promise<number[][]> {
   const found = await discover([tree]);
@@ -60,7 +65,7 @@ export async function measureWarmup(tree: string, runs: number, job: WarmupJob =
     const warmup: number[] = [];
     for (let run = 0; run < runs; run++) {
       for (const times of await runThreads(tree, threads, job)) {
-        const settled = median(times.slice(-4));
+        const settled = median(times.slice(-STEADY_SHARES));
         steady.push(settled);
         warmup.push(times.reduce((sum, t) => sum + Math.max(0, t - settled), 0));
       }
