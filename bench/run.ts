@@ -650,6 +650,10 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
       ] as const) {
         log(`warm-up: 4 MB shares of ${what} in fresh threads, one alone, then two at once`);
         const warmup = await measureWarmup(tree, runs, job);
+        if (warmup === null) {
+          log(`warm-up: skipped, the threads need ${SHARES_PER_THREAD * 4} MB of tree (--mb)`);
+          break;
+        }
         process.stdout.write(`\nwarm-up of ${what} (fresh threads, 4 MB shares; steady = median of the last ${STEADY_SHARES} of ${SHARES_PER_THREAD}):\n`);
         for (const w of warmup) {
           process.stdout.write(
@@ -660,7 +664,7 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
         const [one, two] = warmup;
         scaling.push(`  ${job.padEnd(7)} ${(two.steadyMbps / one.steadyMbps).toFixed(2)}x  (${one.steadyMbps.toFixed(0)} -> ${two.steadyMbps.toFixed(0)} MB/s)`);
       }
-      process.stdout.write(`\ntwo threads against one, steady throughput of each kind of work (2.00x: the cores share nothing it needs):\n${scaling.join('\n')}\n`);
+      if (scaling.length > 0) process.stdout.write(`\ntwo threads against one, steady throughput of each kind of work (2.00x: the cores share nothing it needs):\n${scaling.join('\n')}\n`);
     }
   } finally {
     if (temporary) {

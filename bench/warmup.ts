@@ -9,8 +9,8 @@
 import { Worker } from 'node:worker_threads';
 // The V8 settings traces runs with (bin/traces.js imports this first): they hold for the threads started here.
 import '../src/v8-tuning.js';
-import { discover } from '../src/sources/discover.js';
-import { fileSizes, planShares } from '../src/parallel/units.js';
+import { discover, type TraceFile } from '../src/sources/discover.js';
+import { fileSizes, planShares, type WorkShare } from '../src/parallel/units.js';
 
 const SHARE = 4 << 20;
 export const SHARES_PER_THREAD = 24;
@@ -28,16 +28,20 @@ function median(values: number[]): number {
  */
 export type WarmupJob = 'stats' | 'check' | 'parse' | 'memchr';
 
-async function runThreads(tree: string, threads: number, job: WarmupJob): Promise<number[][]> {
+/** The tree's files and the whole 4 MB shares every thread runs, or null when the tree holds too few. */
+async function warmupShares(tree: string): Promise<{ files: TraceFile[]; shares: WorkShare[] } | null> {
   const found = await discover([tree]);
   const shares = planShares(fileSizes(found.files), 1, 1, SHARE).filter((s) => s.bytes >= SHARE - 1024);
-  if (shares.length < SHARES_PER_THREAD) throw new Error(`warm-up needs ${SHARES_PER_THREAD * 4} MB of tree`);
+  return shares.length < SHARES_PER_THREAD ? null : { files: found.files, shares: shares.slice(0, SHARES_PER_THREAD) };
+}
+
+async function runThreads({ files, shares }: { files: TraceFile[]; shares: WorkShare[] }, threads: number, job: WarmupJob): Promise<number[][]> {
   const url = new URL('./warmup-worker.js', import.meta.url);
   return Promise.all(
     Array.from({ length: threads }, (_, k) =>
       new Promise<number[]>((resolve, reject) => {
         // Every thread the same shares: records differ in cost from one part of a tree to another.
-        const worker = new Worker(url, { workerData: { files: found.files, shares: shares.slice(0, SHARES_PER_THREAD), job } });
+        const worker = new Worker(url, { workerData: { files, shares, job } });
         worker.once('message', (times: number[]) => {
           resolve(times);
           void worker.terminate();
@@ -58,13 +62,16 @@ export interface WarmupRow {
   steadyMbps: number;
 }
 
-export async function measureWarmup(tree: string, runs: number, job: WarmupJob = 'stats'): Promise<WarmupRow[]> {
+/** Null when the tree is smaller than the shares the threads run (SHARES_PER_THREAD of 4 MB). */
+export async function measureWarmup(tree: string, runs: number, job: WarmupJob = 'stats'): Promise<WarmupRow[] | null> {
+  const work = await warmupShares(tree);
+  if (work === null) return null;
   const rows: WarmupRow[] = [];
   for (const threads of [1, 2]) {
     const steady: number[] = [];
     const warmup: number[] = [];
     for (let run = 0; run < runs; run++) {
-      for (const times of await runThreads(tree, threads, job)) {
+      for (const times of await runThreads(work, threads, job)) {
         const settled = median(times.slice(-STEADY_SHARES));
         steady.push(settled);
         warmup.push(times.reduce((sum, t) => sum + Math.max(0, t - settled), 0));
