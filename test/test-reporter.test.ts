@@ -48,4 +48,13 @@ describe('the short test reporter', () => {
     assert.ok(stdout.split('\n').includes('# fail 1'));
     assert.equal(stdout.trim().split('\n').at(-1), '31 passed, 1 failed');
   });
+
+  it('a failing todo test: named in one line with its reason, not counted as failed; exit 0', () => {
+    const { status, stdout } = runTests(['todo.test.mjs']);
+    assert.equal(status, 0, stdout);
+    assert.match(stdout, /todo waits for another change \(.*todo\.test\.mjs:\d+\) still fails: issue 99: lands with the other change/);
+    assert.doesNotMatch(stdout, /✖/);
+    assert.ok(stdout.split('\n').includes('# todo 1'), stdout);
+    assert.equal(stdout.trim().split('\n').at(-1), '1 passed, 0 failed');
+  });
 });
