@@ -382,16 +382,33 @@ for (const name of VARIANTS) {
       assert.equal(report.findings, 0);
     });
 
-    it('sql over the records counts each program and module and status as the log asked', () => {
+    it('index writes one row per record, and sql over it counts each program, module and status and finds the same-prompt groups of the log', () => {
+      const index = path.join(tempDir('traces-genuine-'), 'records.parquet');
+      const summary = runCli(['index', v.tree, '--out', index]);
+      assert.equal(summary.status, 0, summary.stderr);
       const rows = runCliJson<{ program: string; module: string; status: string; n: number }[]>([
         'sql',
         'select program, module, status, count(*)::INTEGER as n from records group by all order by all',
-        v.tree,
+        '--index',
+        index,
       ]);
+      const byName = (a: { program: string; module: string; status: string }, b: typeof a) =>
+        a.program !== b.program ? (a.program < b.program ? -1 : 1) : a.module !== b.module ? (a.module < b.module ? -1 : 1) : a.status < b.status ? -1 : 1;
       const expected = v.log.modules
         .flatMap((m) => (['exception', 'no_output', 'ok'] as const).filter((s) => m[s] > 0).map((s) => ({ program: m.program, module: m.module, status: s, n: m[s] })))
-        .sort((a, b) => (a.program !== b.program ? (a.program < b.program ? -1 : 1) : a.module !== b.module ? (a.module < b.module ? -1 : 1) : a.status < b.status ? -1 : 1));
+        .sort(byName);
       assert.deepEqual(rows.map((r) => ({ ...r, n: Number(r.n) })), expected);
+      // Ok records of different program/module places that share both hashes: the log's groups.
+      const groups = runCliJson<{ places: number }[]>([
+        'sql',
+        "select count(distinct program || '/' || module)::INTEGER as places from records where status = 'ok' group by inputs_hash, config_hash having places > 1 order by places",
+        '--index',
+        index,
+      ]);
+      assert.deepEqual(
+        groups.map((g) => Number(g.places)),
+        v.log.same_prompt_groups.map((g) => new Set(g.map(([p, m]) => `${p}/${m}`)).size).sort((a, b) => a - b),
+      );
     });
 
     describe('the browser store', () => {
