@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { chatRows, rowText } from '../src/ui/chat-lines.js';
 import { IndexStore } from '../src/ui/index-store.js';
 import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
 
@@ -428,6 +429,25 @@ for (const name of VARIANTS) {
         assert.equal(all.damaged, 0);
         const keys = new Set(store.tree.map((n) => n.key));
         for (const m of v.log.modules) assert.ok(keys.has(`m:${m.program}/${m.module}`), `${m.program}/${m.module}`);
+      });
+
+      it('opens and renders every record, each where the log put it, numbers in their recorded text', () => {
+        const entries = Array.from(store.list(0, 'all', false));
+        assert.equal(entries.length, v.log.totals.calls);
+        const places = new Map<string, number>();
+        const rendered: string[] = [];
+        for (const i of entries) {
+          const record = store.record(i);
+          assert.ok(record, `entry ${i} opens`);
+          places.set(`${record.program}/${record.module}`, (places.get(`${record.program}/${record.module}`) ?? 0) + 1);
+          rendered.push(chatRows(record, { width: 100, isOpen: () => true }).map(rowText).join('\n'));
+        }
+        assert.deepEqual(Object.fromEntries([...places].sort()), Object.fromEntries(v.log.modules.map((m) => [`${m.program}/${m.module}`, m.calls]).sort()));
+        const text = rendered.join('\n');
+        for (const label of ['ten_to_sixteen', 'past_two_to_53', 'u64_max', 'i64_min', 'one_point_zero']) {
+          const planted = v.log.planted_numbers[label];
+          assert.ok(new RegExp(`(^|[^0-9.e+-])${planted.replace(/[.+]/g, '\\$&')}($|[^0-9.e])`, 'm').test(text), `the chat view shows ${label} as ${planted}`);
+        }
       });
     });
 
