@@ -244,6 +244,7 @@ for (const name of VARIANTS) {
         assert.match(text, new RegExp(`[:\\[,]${planted.replace(/[.+]/g, '\\$&')}[,}\\]]`), label);
       }
       assert.equal(/[:,\[]1e\+16[,}\]]/.test(text), name === 'plus-exponent');
+      assert.equal(/[:,\[]1e16[,}\]]/.test(text), name === 'bare-exponent');
       for (const [label, planted] of Object.entries(v.log.planted_texts)) assert.ok(text.includes(planted), label);
     });
 
@@ -347,6 +348,14 @@ for (const name of VARIANTS) {
             continue;
           }
           for (const answer of answers) assert.ok(examples.some((e) => endsWithAnswer(e, answer)), `${target}: ${answer}`);
+        }
+        // dedupe and stats with their defaults agree: only the identical repeats are duplicates.
+        const out = path.join(tempDir('traces-genuine-'), 'dedupe-default');
+        const report = runCliJson<Record<string, any>>(['dedupe', v.tree, '--status', 'ok', '--out', out]);
+        assert.equal(report.dropped.duplicate, v.log.totals.identical_repeats);
+        const kept = filesUnder(out).filter((f) => !f.includes('_traces')).flatMap((f) => jsonl<Record<string, unknown>>(f));
+        for (const m of v.log.modules.filter((x) => x.module.startsWith('final_generator_'))) {
+          assert.equal(kept.filter((r) => r.program === m.program && r.module === m.module).length, m.ok, `dedupe keeps ${m.program}/${m.module}`);
         }
         const stats = runCliJson<Record<string, any>>(['stats', v.tree]);
         assert.equal(stats.duplicate_ok_records, v.log.totals.identical_repeats);
