@@ -31,7 +31,7 @@ interface ModuleLog {
 }
 interface GeneratorLog {
   synalinks: { version: string; commit: string };
-  orjson: { version: string; exponent: string; emulated_plus_exponent: boolean };
+  orjson: { version: string; exponent: string };
   model: string;
   planted_numbers: Record<string, string>;
   planted_texts: Record<string, string>;
