@@ -65,7 +65,13 @@ function fromHexHashes(inputs: string, config: string | null, into: Uint32Array)
 const moduleWordsCache = new Map<string, Uint32Array>();
 const MODULE_WORDS_CACHE_LIMIT = 4096;
 
+let lastProgram = '';
+let lastModule = '';
+let lastWords: Uint32Array | null = null;
+
 export function moduleWords(program: string, module: string): Uint32Array {
+  // Records come a file at a time, and a file holds one module: most calls end here.
+  if (lastWords !== null && program === lastProgram && module === lastModule) return lastWords;
   const name = `${program}\0${module}`;
   let words = moduleWordsCache.get(name);
   if (words === undefined) {
@@ -73,6 +79,9 @@ export function moduleWords(program: string, module: string): Uint32Array {
     words = hashOf(['module', program, module], new Uint32Array(4));
     moduleWordsCache.set(name, words);
   }
+  lastProgram = program;
+  lastModule = module;
+  lastWords = words;
   return words;
 }
 
