@@ -344,7 +344,7 @@ describe('hashes written by hand', () => {
     writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
     const stats = runCliJson<{ unique_ok_keys: number; duplicate_ok_records: number }>(['stats', tree, '--json']);
     assert.deepEqual([stats.unique_ok_keys, stats.duplicate_ok_records], [inputs.length, 1]);
-    for (const key of ['inputs,config', 'inputs']) {
+    for (const key of ['inputs,config,module', 'inputs,config', 'inputs']) {
       const dry = runCliJson<{ kept: number; dropped: { duplicate: number } }>(['dedupe', tree, '--key', key, '--dry-run', '--json']);
       assert.deepEqual([dry.kept, dry.dropped.duplicate], [inputs.length, 1], key);
     }
@@ -355,7 +355,7 @@ describe('hashes written by hand', () => {
     assert.equal(runCli(['dedupe', SAMPLES, '--out', out]).status, 0);
     const runFile = path.join(out, '_traces', 'run.json');
     const run = JSON.parse(readFileSync(runFile, 'utf8')) as Record<string, unknown>;
-    assert.equal(run.keys_version, 2);
+    assert.equal(run.keys_version, 3);
     delete run.keys_version;
     writeFileSync(runFile, JSON.stringify(run));
     const result = runCli(['dedupe', SAMPLES, '--against', out, '--dry-run']);

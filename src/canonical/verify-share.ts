@@ -4,12 +4,20 @@ import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
+import { sha256Hex, writeCanonical } from './canonical.js';
+import { ORJSON_SPELLINGS, withOrjsonNumbers } from './orjson-numbers.js';
 
 export interface Mismatch {
   call_id: string;
   file: string;
   line: number;
   field: 'inputs_hash' | 'config_hash';
+  /**
+   * `edited`: the values are not those that were hashed. `reserialized`: they are, but another
+   * tool wrote the line again with other number text (the hash matches once the floats are
+   * written as orjson writes them).
+   */
+  verdict: 'edited' | 'reserialized';
 }
 
 export interface VerifyShareResult {
@@ -20,6 +28,22 @@ export interface VerifyShareResult {
 }
 
 const sink = new ByteSink();
+const renumbered = new ByteSink();
+
+/** Whether the canonical bytes in `sink` hash to `recorded` once their floats are written as some orjson writes them. */
+function hashesOnceRenumbered(recorded: string): boolean {
+  return ORJSON_SPELLINGS.some((spelling) => sha256Hex(withOrjsonNumbers(sink.view(), spelling, renumbered)) === recorded);
+}
+
+function verdictOf(record: SynalinksRecord, field: Mismatch['field']): Mismatch['verdict'] {
+  sink.reset();
+  if (field === 'inputs_hash') record.writeCanonicalInputs(sink);
+  else {
+    const [start, end] = record.span('config')!;
+    writeCanonical(record.raw, start, end, sink);
+  }
+  return hashesOnceRenumbered(field === 'inputs_hash' ? record.inputsHash : record.configHash) ? 'reserialized' : 'edited';
+}
 
 export async function verifyShare({ files, share }: { files: TraceFile[]; share: WorkShare }): Promise<VerifyShareResult> {
   const result: VerifyShareResult = { checked: 0, damaged: 0, bytes: 0, mismatches: [] };
@@ -32,8 +56,11 @@ export async function verifyShare({ files, share }: { files: TraceFile[]; share:
         result.checked++;
         const { inputsHash, configHash } = record.recomputeHashes(sink);
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
-        if (inputsHash !== record.inputsHash) result.mismatches.push({ ...where, field: 'inputs_hash' });
-        if (configHash !== record.configHash) result.mismatches.push({ ...where, field: 'config_hash' });
+        if (inputsHash !== record.inputsHash) result.mismatches.push({ ...where, field: 'inputs_hash', verdict: verdictOf(record, 'inputs_hash') });
+        if (configHash !== record.configHash) {
+          const verdict = configHash === null ? 'edited' : verdictOf(record, 'config_hash');
+          result.mismatches.push({ ...where, field: 'config_hash', verdict });
+        }
       }
     }
   }

@@ -34,6 +34,7 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
     kept: plan.kept,
     dropped: plan.dropped,
     unique_keys: plan.uniqueKeys,
+    ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     index_bytes: plan.indexBytes,
     ...(plan.keepList !== null ? { keep_list: plan.keepList.report() } : {}),
     ...extra,
@@ -49,8 +50,19 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
       (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
     `kept ${formatCount(plan.kept)}`,
     `dropped ${formatCount(total)}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` : ''}`,
+    ...acrossModulesLines(plan),
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
+}
+
+/** With a key that ignores program and module, the line saying how many duplicates it merged across modules. */
+export function acrossModulesLines(plan: Pick<CurationPlan, 'mergedAcrossModules'>): string[] {
+  const merged = plan.mergedAcrossModules;
+  if (merged === null) return [];
+  return [
+    `merged ${formatCount(merged)} duplicate${merged === 1 ? '' : 's'} across modules: this --key ignores program and module` +
+      (merged > 0 ? ' (the manifest names each pair; the default --key inputs,config,module keeps them)' : ''),
+  ];
 }
 
 export function registerCurationCommand(

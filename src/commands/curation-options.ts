@@ -6,7 +6,7 @@ import { readIdListFiles } from '../id-list.js';
 import { STATUSES, type Status } from '../record.js';
 import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
-import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
+import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
 import { readKeptKeys } from '../output/kept-keys.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
@@ -38,6 +38,12 @@ export interface CurationFlags {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+export const KEY_HELP =
+  'what makes two records duplicates: inputs,config,module = same prompt and model config in the same program and module ' +
+  '(the default: the recorded hashes cover neither tools nor output schema, so an agent\'s last tool step and its final answer share them); ' +
+  'inputs,config = same prompt and model config in any module (the run says how many records it merged across modules); ' +
+  'inputs = same prompt; conversation = same messages, answer included';
+
 export function addCurationOptions(command: Command, defaults: { status: string; trajectories: 'all' | 'last' }): Command {
   return command
     .option('--status <list>', `classes to keep, comma-separated: ${STATUSES.join(',')}`, defaults.status)
@@ -54,7 +60,7 @@ export function addCurationOptions(command: Command, defaults: { status: string;
     .option('--grep <regex>', 'keep records whose message text (content, reasoning, tool arguments) matches')
     .option('--exclude <file>', 'drop the call_ids listed in FILE, one per line, # comments (traces browse writes these)', collect)
     .option('--keep-list <file>', 'keep only the call_ids FILE lists (text, one per line, # comments; or Parquet with a call_id column), e.g. computed by SQL over traces index')
-    .addOption(new Option('--key <kind>', 'what makes two records duplicates: inputs,config = same prompt and model config; inputs = same prompt; inputs,config,module = also same program and module; conversation = same messages, answer included').choices([...KEY_KINDS]).default('inputs,config'))
+    .addOption(new Option('--key <kind>', KEY_HELP).choices([...KEY_KINDS]).default(DEFAULT_KEY))
     .addOption(new Option('--keep <which>', 'which duplicate to keep, by timestamp').choices(['first', 'last']).default('first'))
     .addOption(
       new Option('--trajectories <which>', 'last: drop agent steps contained in a later step of the same run')

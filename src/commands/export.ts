@@ -5,6 +5,7 @@ import { parseScrub } from '../privacy/options.js';
 import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
+import { acrossModulesLines } from './curate-run.js';
 import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
@@ -135,6 +136,7 @@ Examples:
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
             redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+            ...acrossModulesLines(plan),
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -176,6 +178,7 @@ Examples:
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+          ...acrossModulesLines(plan),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

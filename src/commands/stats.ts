@@ -7,6 +7,8 @@ import type { SourceKind } from '../record.js';
 import { renderStats } from '../stats/render.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { JOBS } from '../jobs.js';
+import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
+import { KEY_HELP } from './curation-options.js';
 
 interface StatsOptions {
   json?: boolean;
@@ -14,18 +16,20 @@ interface StatsOptions {
   verbose?: boolean;
   source?: SourceKind;
   prices?: string;
+  key?: KeyKind;
 }
 
-export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string }): Promise<StatsCollector> {
+export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string; key?: KeyKind }): Promise<StatsCollector> {
+  const key = options.key ?? DEFAULT_KEY;
   const prices = loadPriceTable(options.prices);
   const discovery = await findTraceFiles(roots, options);
   // Sized for the whole tree: the shares' keys are merged into its key table.
-  const stats = new StatsCollector({ prices, bytes: fileSizes(discovery.files).reduce((a, b) => a + b, 0) });
+  const stats = new StatsCollector({ prices, key, bytes: fileSizes(discovery.files).reduce((a, b) => a + b, 0) });
   stats.files = discovery.files.length;
   const shares = runOverFiles(
     JOBS.stats,
     discovery,
-    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin } }),
+    (share) => ({ files: discovery.files, share, key, prices: { data: prices.data, origin: prices.origin } }),
     (share) => ({ records: share.total.records, bytes: share.bytes }),
   );
   for await (const share of shares) stats.merge(share);
@@ -40,6 +44,7 @@ export function registerStats(program: Command): void {
     .option('--json', 'print a JSON object instead of tables')
     .addOption(new Option('--by <dimension>', 'group the table by this').choices([...GROUP_DIMENSIONS]))
     .option('-v, --verbose', 'list the files skipped as not being traces')
+    .addOption(new Option('--key <kind>', `${KEY_HELP}; duplicates are counted as traces dedupe --key drops them`).choices([...KEY_KINDS]).default(DEFAULT_KEY))
     .addHelpText(
       'after',
       `

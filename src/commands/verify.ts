@@ -11,17 +11,22 @@ export function registerVerify(program: Command): void {
     .command('verify')
     .description('Recompute inputs_hash and config_hash of every record, byte for byte as Synalinks does, and list mismatches.')
     .argument('[roots...]', ROOTS_DESCRIPTION)
-    .option('--json', 'print {"checked", "mismatches": [...]} as JSON')
+    .option('--json', 'print {"checked", "edited", "reserialized", "mismatches": [...]} as JSON, each mismatch with its verdict')
     .option('-v, --verbose', 'list the files skipped as not being traces')
     .addHelpText(
       'after',
       `
-A mismatch means the record was edited after it was recorded (or written by a
-different serializer): its hashes no longer describe its messages or config.
+A mismatch means the record was edited after it was recorded: its hashes no
+longer describe its messages or config. A record another tool wrote again
+without changing a value (Python's json writes 1e16 as 1e+16) is told apart as
+reserialized: its hashes match once its numbers are written as orjson writes
+them (either spelling, before and from orjson 3.11.7). Its values are as
+recorded, so it does not fail the check.
 Ask recordings and klieo runs record no hashes: their files are listed as not
 checked (traces computes their hashes when it reads them).
 
-Exit codes: 0 all hashes match, 1 some record mismatches, 2 usage error.
+Exit codes: 0 all hashes match (reserialized records included), 1 some record
+was edited, 2 usage error.
 
 Examples:
   traces verify
@@ -36,6 +41,7 @@ Examples:
       // A tree hashed another way mismatches in every record: they are printed, or kept on disk for --json, as they come.
       const spilled = options.json ? new JsonLinesSpill() : null;
       let mismatches = 0;
+      let reserialized = 0;
       let checked = 0;
       let damaged = 0;
       try {
@@ -48,17 +54,20 @@ Examples:
         for await (const result of shares) {
           checked += result.checked;
           damaged += result.damaged;
-          mismatches += result.mismatches.length;
           for (const m of result.mismatches) {
+            if (m.verdict === 'edited') mismatches++;
+            else reserialized++;
             if (spilled !== null) spilled.add(m);
-            else await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value\n`);
+            else if (m.verdict === 'edited') await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value (edited)\n`);
+            else await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} matches once its numbers are written as orjson writes them (reserialized: values unchanged)\n`);
           }
         }
         if (spilled !== null) {
-          await printJsonWithList({ checked, mismatches: null, damaged_lines: damaged, files_without_hashes: unhashed.length }, 'mismatches', spilled.lines(), true);
+          await printJsonWithList({ checked, edited: mismatches, reserialized, mismatches: null, damaged_lines: damaged, files_without_hashes: unhashed.length }, 'mismatches', spilled.lines(), true);
         } else {
           process.stdout.write(
             `${formatCount(checked)} records checked, ${mismatches} mismatch${mismatches === 1 ? '' : 'es'}` +
+              (reserialized > 0 ? `, ${reserialized} reserialized hash${reserialized === 1 ? '' : 'es'} (values unchanged)` : '') +
               (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not checked (see traces stats)` : '') +
               (unhashed.length > 0 ? `, ${unhashed.length} Ask/klieo file${unhashed.length === 1 ? '' : 's'} not checked (no recorded hashes)` : '') +
               '\n',

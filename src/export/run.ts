@@ -11,6 +11,7 @@ import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
+import type { KeyKind } from '../pipeline/keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
 import { isSynalinks } from '../sources/read.js';
@@ -204,7 +205,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes });
     if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
     if (invalid.length > 0) {
       output.abort();
@@ -293,6 +294,8 @@ interface ReportInput {
   options: ExportOptions;
   reasoning: ReasoningMode;
   plan: CurationPlan;
+  /** The dedupe key of the plan. */
+  key: KeyKind;
   exportDrops: Record<string, number>;
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
   supplied: ToolDefinition[];
@@ -398,6 +401,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     records_read: plan.recordsRead,
     damaged_lines: plan.damagedLines,
     kept_after_curation: plan.kept,
+    key: input.key,
+    ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     examples,
     dropped: { ...plan.dropped, ...input.exportDrops },
     context_limit_warning_tokens: CONTEXT_WARNING,

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import { KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
+import { DEFAULT_KEY, KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
 import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
 import { readsAlso } from './output-path.js';
 
@@ -23,8 +23,25 @@ export interface RunInfo {
   created: string;
 }
 
-/** Keys made from the recorded hashes changed with version 2; the others are hashes of what they cover, as before. */
-const FOLDED_KEYS: readonly KeyKind[] = ['inputs,config', 'inputs'];
+/** The keys version from which each kind's keys are made as today: the recorded hashes are folded whole since 2, and mixed with the module since 3. */
+const SAME_KEYS_SINCE: Record<KeyKind, number> = { 'inputs,config': 2, inputs: 2, 'inputs,config,module': 3, conversation: 1 };
+
+/** Why an earlier output's keys cannot serve this run, or null when they can. */
+function againstMismatch(dir: string, run: RunInfo, expectedKey: KeyKind): string | null {
+  if (run.key === 'inputs,config' && expectedKey === DEFAULT_KEY) {
+    return (
+      `--against ${dir} was made with --key inputs,config, the default before records of different modules were kept apart ` +
+      `(it dropped an agent's final answer as a duplicate of its last tool step, since both share the recorded hashes). ` +
+      `Either make that output again with today's default (traces ${run.command} ... --force) and compare against it, ` +
+      `or pass --key inputs,config to compare like with like, merging across modules as that output did`
+    );
+  }
+  if (run.key !== expectedKey) return `--against ${dir} was made with --key ${run.key}; run again with --key ${run.key} to compare like with like`;
+  if ((run.keys_version ?? 1) < SAME_KEYS_SINCE[run.key]) {
+    return `--against ${dir} was made by an earlier traces, whose --key ${run.key} keys cannot be compared with this one's: run that ${run.command} again (with --force) to refresh its ${META_DIR}/${KEYS_FILE}`;
+  }
+  return null;
+}
 
 export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunInfo, 'keys' | 'created'>): void {
   const file = output.create(path.join(META_DIR, KEYS_FILE));
@@ -45,14 +62,8 @@ export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
     throw new UserError(`--against ${dir}: not an output of traces dedupe, filter or export (no ${META_DIR}/${RUN_FILE})`);
   }
   const run = JSON.parse(readFileSync(runPath, 'utf8')) as RunInfo;
-  if (run.key !== expectedKey) {
-    throw new UserError(`--against ${dir} was made with --key ${run.key}; run again with --key ${run.key} to compare like with like`);
-  }
-  if (FOLDED_KEYS.includes(run.key) && (run.keys_version ?? 1) < KEYS_VERSION) {
-    throw new UserError(
-      `--against ${dir} was made by an earlier traces, whose --key ${run.key} keys cannot be compared with this one's: run that ${run.command} again (with --force) to refresh its ${META_DIR}/${KEYS_FILE}`,
-    );
-  }
+  const mismatch = againstMismatch(dir, run, expectedKey);
+  if (mismatch !== null) throw new UserError(mismatch);
   const bytes = readFileSync(keysPath);
   if (bytes.length % 16 !== 0) throw new UserError(`--against ${dir}: ${META_DIR}/${KEYS_FILE} is damaged (size not a multiple of 16)`);
   const index = new KeyIndex(Math.max(16, (bytes.length / 16) * 2));

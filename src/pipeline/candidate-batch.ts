@@ -18,6 +18,10 @@ export interface CandidateBatch {
   /** Index into STATUSES. */
   status: Uint8Array;
   timestamp: Float64Array;
+  /** Per row, a 32-bit id of the record's program and module (`moduleId`), when the key ignores them; else 0. */
+  moduleIds: Int32Array;
+  /** The "program/module" name of each module id the batch holds. */
+  moduleNames: Map<number, string>;
   /** 4 words a row: the dedupe key (zeros when selection drops the record). */
   keys: Uint32Array;
   /** 4 words a row: the call_id's uuid bits (zeros when `otherCallIds` has the id). */
@@ -52,6 +56,8 @@ export class CandidateBatchWriter {
       offset: new Float64Array(this.capacity),
       status: new Uint8Array(this.capacity),
       timestamp: new Float64Array(this.capacity),
+      moduleIds: new Int32Array(this.capacity),
+      moduleNames: new Map(),
       keys: new Uint32Array(this.capacity * 4),
       callIds: new Uint32Array(this.capacity * 4),
       otherCallIds: new Map(),
@@ -79,6 +85,7 @@ export class CandidateBatchWriter {
     b.offset = grown(b.offset);
     b.status = grown(b.status);
     b.timestamp = grown(b.timestamp);
+    b.moduleIds = grown(b.moduleIds);
     b.keys = grown(b.keys, 4);
     b.callIds = grown(b.callIds, 4);
     b.trajectoryInputs = grown(b.trajectoryInputs);
@@ -114,6 +121,8 @@ export class CandidateBatchWriter {
     b.offset[row] = candidate.offset;
     b.status[row] = STATUSES.indexOf(candidate.status);
     b.timestamp[row] = candidate.timestamp;
+    b.moduleIds[row] = candidate.moduleId;
+    if (candidate.moduleId !== 0 && !b.moduleNames.has(candidate.moduleId)) b.moduleNames.set(candidate.moduleId, candidate.moduleName);
     if (candidate.key !== null) b.keys.set(candidate.key, row * 4);
     if (!uuidWords(candidate.callId, b.callIds, row * 4)) b.otherCallIds.set(row, candidate.callId);
     if (candidate.verdict !== null) b.verdicts.set(row, candidate.verdict);
@@ -137,6 +146,7 @@ export class CandidateBatchWriter {
       offset: b.offset.slice(0, n),
       status: b.status.slice(0, n),
       timestamp: b.timestamp.slice(0, n),
+      moduleIds: b.moduleIds.slice(0, n),
       keys: b.keys.slice(0, n * 4),
       callIds: b.callIds.slice(0, n * 4),
       trajectoryInputs: b.trajectoryInputs.slice(0, n),
@@ -185,6 +195,12 @@ class CandidateView implements Candidate {
   }
   get timestamp(): number {
     return this.batch.timestamp[this.row];
+  }
+  get moduleId(): number {
+    return this.batch.moduleIds[this.row];
+  }
+  get moduleName(): string {
+    return this.batch.moduleNames.get(this.moduleId) ?? '';
   }
   get verdict(): Candidate['verdict'] {
     return this.batch.verdicts.get(this.row) ?? null;

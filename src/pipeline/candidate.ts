@@ -8,7 +8,7 @@ import { forEachElement, TextTooLongError, unlessTooLong } from '../canonical/sc
 import type { Message, Status, TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
-import { keyOf, type KeyKind } from './keys.js';
+import { keyOf, mergesAcrossModules, moduleId, type KeyKind } from './keys.js';
 import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
 import { toolCallFacts } from '../targets/tools.js';
@@ -41,6 +41,10 @@ export interface Candidate {
   status: Status;
   /** Epoch seconds; 0 when unknown. */
   timestamp: number;
+  /** With a key that ignores program and module: a 32-bit id of them (never 0), to count merges across modules; else 0. */
+  moduleId: number;
+  /** "program/module", when `moduleId` is set. */
+  moduleName: string;
   /** Why selection drops the record, or null. */
   verdict: { reason: 'status' | 'filter' | 'text_too_long'; detail: string } | null;
   /** Dedupe key, 4 words (absent when selection drops the record). */
@@ -60,6 +64,8 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     fileIndex,
     status: record.status,
     timestamp: record.timestamp ?? 0,
+    moduleId: 0,
+    moduleName: '',
     verdict: null,
     key: null,
     trajectory: null,
@@ -79,6 +85,10 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
   candidate.verdict = selectionVerdict(options.selection, record);
   if (candidate.verdict !== null) return;
   candidate.key = keyOf(record, options.key);
+  if (mergesAcrossModules(options.key)) {
+    candidate.moduleId = moduleId(record.program, record.module);
+    candidate.moduleName = `${record.program}/${record.module}`;
+  }
   if (candidate.status !== 'ok') return;
   messageSpans.length = 0;
   if (options.collapse) candidate.trajectory = trajectoryDigests(record, messageSpans);

@@ -16,11 +16,11 @@ import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { TrajectoryCollapse } from './collapse.js';
-import { Deduplicator, type KeepRule } from './dedupe.js';
+import { Deduplicator, type KeepRule, type Loser } from './dedupe.js';
 import { uuidText, uuidWords } from './columns.js';
 import { KeyIndex } from './key-index.js';
 import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
-import type { KeyKind } from './keys.js';
+import { mergesAcrossModules, type KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { SpillFile } from './spill.js';
 import { pauseForTest } from '../output/test-pause.js';
@@ -74,6 +74,8 @@ export interface CurationPlan {
   /** Bytes of the dedupe and collapse indexes, for the benchmark. */
   indexBytes: number;
   uniqueKeys: number;
+  /** With a key that ignores program and module: how many duplicates gave way to a record of another module; else null. */
+  mergedAcrossModules: number | null;
   /** The --keep-list, checked off: which listed ids matched no record. */
   keepList: IdList | null;
 }
@@ -83,28 +85,29 @@ export type DropSink = (drop: Drop) => void;
 /** What a plan keeps: per file index, the sorted line numbers, and their byte offsets in the same order. */
 export type KeptLines = Pick<CurationPlan, 'keptLines' | 'keptOffsets'>;
 
-/** Pending duplicates: group, file index, line, and the call_id as 4 words (or a side table). */
+/** Pending duplicates: group, file index, line, module id, and the call_id as 4 words (or a side table). */
 class PendingDuplicates {
-  private readonly spill = new SpillFile(7);
-  private readonly row = new Uint32Array(7);
+  private readonly spill = new SpillFile(8);
+  private readonly row = new Uint32Array(8);
   private readonly otherIds = new Map<number, string>();
 
-  add(group: number, fileIndex: number, line: number, callId: string): void {
+  add(group: number, loser: Loser): void {
     this.row[0] = group;
-    this.row[1] = fileIndex;
-    this.row[2] = line;
-    if (!uuidWords(callId, this.row, 3)) {
-      this.row.fill(0, 3);
-      this.otherIds.set(this.spill.rows, callId);
+    this.row[1] = loser.fileIndex;
+    this.row[2] = loser.line;
+    this.row[3] = loser.moduleId;
+    if (!uuidWords(loser.callId, this.row, 4)) {
+      this.row.fill(0, 4);
+      this.otherIds.set(this.spill.rows, loser.callId);
     }
     this.spill.append(this.row);
   }
 
-  *entries(): Generator<{ group: number; fileIndex: number; line: number; callId: string }> {
+  *entries(): Generator<{ group: number; fileIndex: number; line: number; moduleId: number; callId: string }> {
     let index = 0;
     for (const row of this.spill.read()) {
-      const callId = this.otherIds.get(index++) ?? uuidText(row, 3);
-      yield { group: row[0], fileIndex: row[1], line: row[2], callId };
+      const callId = this.otherIds.get(index++) ?? uuidText(row, 4);
+      yield { group: row[0], fileIndex: row[1], line: row[2], moduleId: row[3] | 0, callId };
     }
   }
 
@@ -126,6 +129,8 @@ export class Curation {
   private readonly signatures: SignatureStore | null;
   private nearIndexBytes = 0;
   private recordsRead = 0;
+  /** "program/module" of each module id met, to name the module a duplicate gave way to. */
+  private readonly moduleNames = new Map<number, string>();
 
   readonly candidateOptions: CandidateOptions;
 
@@ -137,7 +142,7 @@ export class Curation {
     private readonly onToolCalls: ((facts: string[]) => void) | null = null,
     private readonly keepList: IdList | null = null,
   ) {
-    this.dedupe = new Deduplicator(options.keep);
+    this.dedupe = new Deduplicator(options.keep, options.dedupe && mergesAcrossModules(options.key));
     this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
     this.selectedKeys = options.dedupe ? null : new KeyIndex();
     const near = options.dedupe && options.nearDuplicates != null;
@@ -184,6 +189,7 @@ export class Curation {
     key.set(candidate.key!);
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.dropCandidate(candidate, 'seen');
     if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
+    if (candidate.moduleId !== 0 && !this.moduleNames.has(candidate.moduleId)) this.moduleNames.set(candidate.moduleId, candidate.moduleName);
     let groupKey = key;
     if (this.selectedKeys !== null) {
       this.selectedKeys.set(key, 0);
@@ -194,7 +200,7 @@ export class Curation {
     const { group, won, loser } = this.dedupe.offer(candidate, groupKey);
     if (loser !== null) {
       this.counts.duplicate++;
-      this.pending.add(group, loser.fileIndex, loser.line, loser.callId);
+      this.pending.add(group, loser);
     }
     if (won && this.signatures !== null) this.signatures.set(group, candidate.signature);
     if (won && this.collapse !== null) {
@@ -271,8 +277,15 @@ export class Curation {
     }
     const { keptLines, keptOffsets, kept } = this.keptByFile(gaveWay);
     whenKept?.({ keptLines, keptOffsets });
-    for (const { group, fileIndex, line, callId } of this.pending.entries()) {
-      this.onDrop({ call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) });
+    const winnerModules = dedupe.winnerModules?.data ?? null;
+    let mergedAcrossModules = 0;
+    for (const { group, fileIndex, line, moduleId, callId } of this.pending.entries()) {
+      const drop: Drop = { call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) };
+      if (winnerModules !== null && winnerModules[group] !== moduleId) {
+        mergedAcrossModules++;
+        drop.detail = `merged across modules: ${this.moduleNames.get(moduleId)} gave way to ${this.moduleNames.get(winnerModules[group])}`;
+      }
+      this.onDrop(drop);
     }
     // The keys a later --against skips: every dedupe key, a trajectory step given way to its
     // longer run included (handled too), and those of --against; with a selection, its keys.
@@ -310,6 +323,7 @@ export class Curation {
       keptKeys,
       indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0) + (this.signatures?.byteSize ?? 0) + this.nearIndexBytes,
       uniqueKeys: dedupe.groups,
+      mergedAcrossModules: winnerModules === null ? null : mergedAcrossModules,
       keepList: this.keepList,
     };
   }

@@ -21,6 +21,8 @@ export interface Offered {
   offset: number;
   timestamp: number;
   status: Status;
+  /** The record's module id when merges across modules are counted, else 0. */
+  moduleId: number;
 }
 
 export interface Loser {
@@ -28,6 +30,7 @@ export interface Loser {
   fileIndex: number;
   line: number;
   group: number;
+  moduleId: number;
 }
 
 export class Deduplicator {
@@ -39,9 +42,16 @@ export class Deduplicator {
   readonly timestamps = new Column(Float64Array);
   /** 1 when the group's winner is an ok record. */
   readonly winnerOk = new Column(Int32Array);
+  /** The winner's module id, when merges across modules are counted (see `Offered.moduleId`). */
+  readonly winnerModules: Column<Int32Array> | null;
   groups = 0;
 
-  constructor(private readonly keep: KeepRule) {}
+  constructor(
+    private readonly keep: KeepRule,
+    countsAcrossModules = false,
+  ) {
+    this.winnerModules = countsAcrossModules ? new Column(Int32Array) : null;
+  }
 
   /** Whether a record that arrives later beats the current winner of `group`. */
   private beats(offered: Offered, group: number): boolean {
@@ -64,13 +74,14 @@ export class Deduplicator {
       return { group, won: true, loser: null };
     }
     if (!this.beats(offered, group)) {
-      return { group, won: false, loser: { callId: offered.callId, fileIndex: offered.fileIndex, line: offered.line, group } };
+      return { group, won: false, loser: { callId: offered.callId, fileIndex: offered.fileIndex, line: offered.line, group, moduleId: offered.moduleId } };
     }
     const loser = {
       callId: this.callIds.get(group),
       fileIndex: this.fileIndexes.data[group],
       line: this.lines.data[group],
       group,
+      moduleId: this.winnerModules?.data[group] ?? 0,
     };
     this.store(group, offered);
     return { group, won: true, loser };
@@ -86,9 +97,13 @@ export class Deduplicator {
     this.lines.data[group] = offered.line;
     this.offsets.data[group] = offered.offset;
     this.timestamps.data[group] = offered.timestamp;
+    if (this.winnerModules !== null) {
+      this.winnerModules.ensure(group + 1);
+      this.winnerModules.data[group] = offered.moduleId;
+    }
   }
 
   get byteSize(): number {
-    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.offsets.byteSize + this.timestamps.byteSize + this.winnerOk.byteSize;
+    return this.index.byteSize + this.callIds.byteSize + this.fileIndexes.byteSize + this.lines.byteSize + this.offsets.byteSize + this.timestamps.byteSize + this.winnerOk.byteSize + (this.winnerModules?.byteSize ?? 0);
   }
 }

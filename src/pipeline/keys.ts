@@ -9,14 +9,30 @@ import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { foldHex } from './key-index.js';
 
-export const KEY_KINDS = ['inputs,config', 'inputs', 'inputs,config,module', 'conversation'] as const;
+export const KEY_KINDS = ['inputs,config,module', 'inputs,config', 'inputs', 'conversation'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
 /**
- * How keys are made, as `_traces/run.json` records it: 2 since the recorded hashes are folded
- * whole. Keys of version 1 (the hashes' leading bits) cannot be compared with these.
+ * The key every command uses unless told otherwise. The recorded hashes cover the messages and
+ * the LM config, never the module, its output schema, its tools or its sampling settings: a
+ * FunctionCallingAgent's last tool step and its final structured answer share both hashes,
+ * and `inputs,config` dropped every final answer as a duplicate of the tool step. So records
+ * of different modules are never duplicates. The program belongs in it too: two programs
+ * whose auto-named `generator` modules ask the same thing for different output schemas are
+ * also one pair of hashes and one module name.
  */
-export const KEYS_VERSION = 2;
+export const DEFAULT_KEY: KeyKind = 'inputs,config,module';
+
+/** The key kinds that ignore the program and module: a run with one of them counts what it merged across modules. */
+export function mergesAcrossModules(kind: KeyKind): boolean {
+  return kind === 'inputs,config' || kind === 'inputs';
+}
+
+/**
+ * How keys are made, as `_traces/run.json` records it: 2 since the recorded hashes are folded
+ * whole; 3 since `inputs,config,module` is the folded hashes mixed with the program and module.
+ */
+export const KEYS_VERSION = 3;
 
 function digestWords(digest: Buffer, into: Uint32Array): Uint32Array {
   into[0] = digest.readUInt32BE(0);
@@ -39,6 +55,48 @@ function hashOf(parts: (string | Uint8Array)[], into: Uint32Array): Uint32Array 
 function fromHexHashes(inputs: string, config: string | null, into: Uint32Array): Uint32Array {
   const folded = config === null ? foldHex(inputs, 4, into, 0) : foldHex(inputs, 2, into, 0) && foldHex(config, 2, into, 2);
   return folded ? into : hashOf([inputs, config ?? inputs], into);
+}
+
+/**
+ * 4 words that stand for a program and module: mixed into the folded hashes (XOR keeps two
+ * records of one module apart exactly when their hashes differ), and, for key kinds that ignore
+ * the module, what tells a merge across modules. A program has few modules, so they are cached.
+ */
+const moduleWordsCache = new Map<string, Uint32Array>();
+const MODULE_WORDS_CACHE_LIMIT = 4096;
+
+let lastProgram = '';
+let lastModule = '';
+let lastWords: Uint32Array | null = null;
+
+export function moduleWords(program: string, module: string): Uint32Array {
+  // Records come a file at a time, and a file holds one module: most calls end here.
+  if (lastWords !== null && program === lastProgram && module === lastModule) return lastWords;
+  const name = `${program}\0${module}`;
+  let words = moduleWordsCache.get(name);
+  if (words === undefined) {
+    if (moduleWordsCache.size >= MODULE_WORDS_CACHE_LIMIT) moduleWordsCache.clear();
+    words = hashOf(['module', program, module], new Uint32Array(4));
+    moduleWordsCache.set(name, words);
+  }
+  lastProgram = program;
+  lastModule = module;
+  lastWords = words;
+  return words;
+}
+
+/** A 32-bit id of a program and module, never 0 (0 means none). */
+export function moduleId(program: string, module: string): number {
+  return moduleWords(program, module)[0] | 1;
+}
+
+function mixModule(record: TraceRecord, into: Uint32Array): Uint32Array {
+  const words = moduleWords(record.program, record.module);
+  into[0] ^= words[0];
+  into[1] ^= words[1];
+  into[2] ^= words[2];
+  into[3] ^= words[3];
+  return into;
 }
 
 const conversationSink = new ByteSink();
@@ -97,7 +155,9 @@ export function hashesOf(record: TraceRecord): { inputs: string; config: string 
 /** Writes the record's key of the given kind into `into` (4 words) and returns it. */
 export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = new Uint32Array(4)): Uint32Array {
   // The hash keys of a Synalinks line come straight from its bytes when the hashes are plain hex.
-  if ((kind === 'inputs,config' || kind === 'inputs') && record instanceof SynalinksRecord && record.hashKeyWords(kind, into)) return into;
+  if (kind !== 'conversation' && record instanceof SynalinksRecord && record.hashKeyWords(kind === 'inputs' ? 'inputs' : 'inputs,config', into)) {
+    return kind === 'inputs,config,module' ? mixModule(record, into) : into;
+  }
   switch (kind) {
     case 'inputs,config': {
       const { inputs, config } = hashesOf(record);
@@ -109,7 +169,7 @@ export function keyOf(record: TraceRecord, kind: KeyKind, into: Uint32Array = ne
     }
     case 'inputs,config,module': {
       const { inputs, config } = hashesOf(record);
-      return hashOf([inputs, config, record.program, record.module], into);
+      return mixModule(record, fromHexHashes(inputs, config, into));
     }
     case 'conversation':
       if (record instanceof SynalinksRecord) {

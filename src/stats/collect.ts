@@ -2,7 +2,7 @@
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { Column } from '../pipeline/columns.js';
 import { KeyIndex, slotsForTree } from '../pipeline/key-index.js';
-import { keyOf } from '../pipeline/keys.js';
+import { DEFAULT_KEY, keyOf, type KeyKind } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
 import { compareText } from '../order.js';
@@ -25,8 +25,10 @@ export interface StatsSnapshot {
   bytes: number;
   /** Distinct ok keys of the share in first-seen order (4 words each)… */
   keys: Uint32Array;
-  /** …and the groups of the record each was first seen in (index into `groupSets`). */
+  /** …the groups of the record dedupe would keep of each (index into `groupSets`)… */
   keyGroups: Int32Array;
+  /** …and that record's timestamp (0 when unknown). */
+  keyTimestamps: Float64Array;
   groupSets: GroupNames[];
 }
 
@@ -38,11 +40,13 @@ export class StatsCollector {
     model: new Map(),
     version: new Map(),
   };
+  /** Each distinct ok key, and its row in the winner columns below. */
   readonly okKeys: KeyIndex;
   damagedCount = 0;
   readonly damagedListed: DamagedLine[] = [];
   files = 0;
   bytes = 0;
+  readonly keyKind: KeyKind;
   private readonly key = new Uint32Array(4);
   /**
    * Consecutive records nearly always share their groups: the last set is reused, found by
@@ -52,30 +56,28 @@ export class StatsCollector {
   private lastRecordNames: [program: string, module: string, model: string | null, version: string | null] | null = null;
   private lastTallies: Tally[] = [];
   /**
-   * Set when this collector is a worker's share: first-seen keys and their groups. Typed
-   * columns, not arrays of numbers: half of all key words would be heap numbers, and their
-   * survival made the young generation grow (about 25 MB more resident on 1 GB).
+   * Per ok key, the record dedupe keeps so far (the first by timestamp, ties to the one read
+   * first): a duplicate is booked under the groups of the record dedupe drops, not of the one
+   * read second. Typed columns, not arrays of numbers: half of all key words would be heap
+   * numbers, and their survival made the young generation grow (about 25 MB more on 1 GB).
    */
-  private readonly keyLog: {
-    keys: Column<Uint32Array>;
-    keyGroups: Column<Int32Array>;
-    count: number;
-    groupSets: GroupNames[];
-    setIndex: Map<string, number>;
-    /** The set of the last key logged: nearly always the next one's too. */
-    lastNames: GroupNames | null;
-    lastSetIndex: number;
-  } | null;
+  private readonly winners = { timestamps: new Column(Float64Array), sets: new Column(Int32Array) };
+  /** The distinct group sets winners point at, and their index by joined names. */
+  private readonly groupSets: GroupNames[] = [];
+  private readonly setIndex = new Map<string, number>();
+  private lastSetNames: GroupNames | null = null;
+  private lastSetIndex = -1;
+  /** Set when this collector is a worker's share: the keys in row order, handed to the main thread. */
+  private readonly keyLog: Column<Uint32Array> | null;
 
   /** Estimates the cost of records that report none (null: no estimates). */
   readonly prices: PriceTable | null;
 
-  constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number } = {}) {
+  constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number; key?: KeyKind } = {}) {
     this.okKeys = new KeyIndex(slotsForTree(options.bytes ?? 0));
-    this.keyLog = options.logKeys
-      ? { keys: new Column(Uint32Array, 4), keyGroups: new Column(Int32Array), count: 0, groupSets: [], setIndex: new Map(), lastNames: null, lastSetIndex: -1 }
-      : null;
+    this.keyLog = options.logKeys ? new Column(Uint32Array, 4) : null;
     this.prices = options.prices ?? null;
+    this.keyKind = options.key ?? DEFAULT_KEY;
   }
 
   /** The groups of a record, and their tallies in `lastTallies`. */
@@ -107,36 +109,61 @@ export class StatsCollector {
     return this.lastTallies;
   }
 
+  private setOf(names: GroupNames): number {
+    if (names === this.lastSetNames) return this.lastSetIndex;
+    const joined = names.join('\0');
+    let index = this.setIndex.get(joined);
+    if (index === undefined) {
+      this.setIndex.set(joined, (index = this.groupSets.length));
+      this.groupSets.push(names);
+    }
+    this.lastSetNames = names;
+    this.lastSetIndex = index;
+    return index;
+  }
+
+  /**
+   * Offers an ok record's key (in `this.key`) with its timestamp and groups. Returns the group
+   * set of the record that is now a duplicate, or -1 when the key is new.
+   */
+  private offerKey(timestamp: number, set: number): number {
+    const row = this.okKeys.size;
+    const existing = this.okKeys.addIfAbsent(this.key, row);
+    const { timestamps, sets } = this.winners;
+    if (existing === -1) {
+      timestamps.ensure(row + 1);
+      sets.ensure(row + 1);
+      timestamps.data[row] = timestamp;
+      sets.data[row] = set;
+      if (this.keyLog !== null) {
+        this.keyLog.ensure(row + 1);
+        this.keyLog.data.set(this.key, row * 4);
+      }
+      return -1;
+    }
+    // As dedupe's `--keep first`: an older record wins; on a tie the one read first stays.
+    if (!(timestamp < timestamps.data[existing])) return set;
+    const dropped = sets.data[existing];
+    timestamps.data[existing] = timestamp;
+    sets.data[existing] = set;
+    return dropped;
+  }
+
+  private bookDuplicate(set: number): void {
+    this.total.duplicates++;
+    for (const tally of this.talliesFor(this.groupSets[set])) tally.duplicates++;
+  }
+
   addRecord(record: TraceRecord): void {
     const facts = factsOf(record, this.prices);
     const names = this.namesOf(record);
-    let isDuplicate = false;
-    if (facts.status === 'ok') {
-      isDuplicate = this.okKeys.addIfAbsent(keyOf(record, 'inputs,config', this.key), 0) !== -1;
-      if (!isDuplicate && this.keyLog !== null) this.logKey(names);
-    }
-    this.total.add(facts, isDuplicate);
-    for (const tally of this.lastTallies) tally.add(facts, isDuplicate);
-  }
-
-  private logKey(names: GroupNames): void {
-    const log = this.keyLog!;
-    let setIndex = log.lastSetIndex;
-    if (names !== log.lastNames) {
-      const setKey = names.join('\0');
-      setIndex = log.setIndex.get(setKey) ?? -1;
-      if (setIndex === -1) {
-        log.setIndex.set(setKey, (setIndex = log.groupSets.length));
-        log.groupSets.push(names);
-      }
-      log.lastNames = names;
-      log.lastSetIndex = setIndex;
-    }
-    const row = log.count++;
-    log.keys.ensure(log.count);
-    log.keyGroups.ensure(log.count);
-    log.keys.data.set(this.key, row * 4);
-    log.keyGroups.data[row] = setIndex;
+    const tallies = this.lastTallies;
+    this.total.add(facts);
+    for (const tally of tallies) tally.add(facts);
+    if (facts.status !== 'ok') return;
+    keyOf(record, this.keyKind, this.key);
+    const dropped = this.offerKey(record.timestamp ?? 0, this.setOf(names));
+    if (dropped !== -1) this.bookDuplicate(dropped);
   }
 
   addDamaged(line: DamagedLine): void {
@@ -145,22 +172,23 @@ export class StatsCollector {
   }
 
   snapshot(): StatsSnapshot {
-    const log = this.keyLog;
+    const rows = this.okKeys.size;
     return {
       total: this.total.snapshot(),
       groups: Object.fromEntries(GROUP_DIMENSIONS.map((d) => [d, [...this.groups[d]].map(([name, t]) => [name, t.snapshot()])])) as StatsSnapshot['groups'],
       damagedCount: this.damagedCount,
       damagedListed: this.damagedListed,
       bytes: this.bytes,
-      keys: log === null ? new Uint32Array(0) : log.keys.data.slice(0, log.count * 4),
-      keyGroups: log === null ? new Int32Array(0) : log.keyGroups.data.slice(0, log.count),
-      groupSets: log?.groupSets ?? [],
+      keys: this.keyLog === null ? new Uint32Array(0) : this.keyLog.data.slice(0, rows * 4),
+      keyGroups: this.winners.sets.data.slice(0, rows),
+      keyTimestamps: this.winners.timestamps.data.slice(0, rows),
+      groupSets: this.groupSets,
     };
   }
 
   /**
-   * Folds in a share of the files read elsewhere. Shares must come in file order: a key
-   * the share saw first that an earlier share already had makes that record a duplicate.
+   * Folds in a share of the files read elsewhere. Shares must come in file order: on a tie of
+   * timestamps, the record of an earlier share is the one dedupe keeps.
    */
   merge(share: StatsSnapshot): void {
     this.total.merge(Tally.fromSnapshot(share.total));
@@ -173,12 +201,11 @@ export class StatsCollector {
     }
     this.lastNames = null;
     this.lastRecordNames = null;
-    const key = this.key;
+    const shareSets = share.groupSets.map((names) => this.setOf(names));
     for (let i = 0; i < share.keyGroups.length; i++) {
-      key.set(share.keys.subarray(i * 4, i * 4 + 4));
-      if (this.okKeys.addIfAbsent(key, 0) === -1) continue;
-      this.total.duplicates++;
-      for (const tally of this.talliesFor(share.groupSets[share.keyGroups[i]])) tally.duplicates++;
+      this.key.set(share.keys.subarray(i * 4, i * 4 + 4));
+      const dropped = this.offerKey(share.keyTimestamps[i], shareSets[share.keyGroups[i]]);
+      if (dropped !== -1) this.bookDuplicate(dropped);
     }
     for (const line of share.damagedListed) if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
     this.damagedCount += share.damagedCount;
@@ -193,6 +220,7 @@ export class StatsCollector {
       exception: this.total.exception,
       no_output: this.total.no_output,
       damaged_lines: this.damagedCount,
+      key: this.keyKind,
       unique_ok_keys: this.okKeys.size,
       duplicate_ok_records: this.total.ok - this.okKeys.size,
       files: this.files,

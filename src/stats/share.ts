@@ -4,16 +4,19 @@ import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
 import { StatsCollector, type StatsSnapshot } from './collect.js';
+import type { KeyKind } from '../pipeline/keys.js';
 
 export interface StatsSharePayload {
   files: TraceFile[];
   share: WorkShare;
   /** The price table for cost estimates, as plain data. */
   prices?: { data: PriceTableData; origin: string } | null;
+  /** The dedupe key duplicates are counted by (default: `DEFAULT_KEY`). */
+  key?: KeyKind;
 }
 
-export async function statsShare({ files, share, prices }: StatsSharePayload): Promise<StatsSnapshot> {
-  const stats = new StatsCollector({ logKeys: true, prices: prices ? new PriceTable(prices.data, prices.origin) : null, bytes: share.bytes });
+export async function statsShare({ files, share, prices, key }: StatsSharePayload): Promise<StatsSnapshot> {
+  const stats = new StatsCollector({ logKeys: true, key, prices: prices ? new PriceTable(prices.data, prices.origin) : null, bytes: share.bytes });
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       stats.bytes += batch.bytes;

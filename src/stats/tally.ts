@@ -62,7 +62,8 @@ export class Tally {
   firstTimestamp: number | null = null;
   lastTimestamp: number | null = null;
 
-  add(facts: RecordFacts, isDuplicate: boolean): void {
+  /** Counts a record; its being a duplicate is booked apart (`duplicates`), once dedupe's winner is known. */
+  add(facts: RecordFacts): void {
     const { status, timestamp, duration, durationBucket, usage, cost, estimatedCost } = facts;
     this.records++;
     this[status]++;
@@ -71,7 +72,6 @@ export class Tally {
       if (this.lastTimestamp === null || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
     }
     if (status !== 'ok') return;
-    if (isDuplicate) this.duplicates++;
     if (duration !== null) this.durations.add(duration, durationBucket ?? undefined);
     if (usage === null) this.okWithoutUsage++;
     else {

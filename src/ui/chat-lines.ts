@@ -5,7 +5,7 @@
  */
 import type { SourceKind } from '../record.js';
 import type { SynalinksRecord } from '../sources/synalinks-record.js';
-import { keyHex, keyOf } from '../pipeline/keys.js';
+import { DEFAULT_KEY, keyHex, keyOf } from '../pipeline/keys.js';
 import type { EntryInfo } from './index-store.js';
 import {
   elementsOf,
@@ -335,7 +335,7 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   field('messages', String(record.messageCount()));
   field('inputs_hash', record.inputsHash);
   field('config_hash', record.configHash);
-  field('dedupe key', keyHex(keyOf(record, 'inputs,config')));
+  field('dedupe key', keyHex(keyOf(record, DEFAULT_KEY)));
   field(
     'duplicates',
     extra.groupSize <= 1 ? 'none' : `${extra.groupSize} records share these keys${info.duplicate ? '; a dedupe drops this one' : ''} (D shows them)`,

@@ -9,7 +9,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import { keyOf } from '../pipeline/keys.js';
+import { DEFAULT_KEY, keyOf } from '../pipeline/keys.js';
 import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
 import type { Run } from '../runs/runs.js';
 import { discover, peekProgram, type Discovery, type TraceFile } from '../sources/discover.js';
@@ -570,7 +570,7 @@ export class IndexStore extends EventEmitter {
   }
 
   private addToGroup(i: number, record: SynalinksRecord, counts: Counts): void {
-    let g = this.keys.addIfAbsent(keyOf(record, 'inputs,config', this.key), this.groups);
+    let g = this.keys.addIfAbsent(keyOf(record, DEFAULT_KEY, this.key), this.groups);
     if (g === -1) {
       g = this.groups++;
       if (g >= this.groupKeep.length) {

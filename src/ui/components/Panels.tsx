@@ -33,7 +33,7 @@ export const HELP: [string, string][] = [
   ['q ^c', 'quit (closes a panel first)'],
   ['', ''],
   ['', 'Glyphs: ✓ ok  ✗ exception  ∅ no_output  ⚠ damaged line  ≡ duplicate (dropped by dedupe)  x marked'],
-  ['', 'Duplicates: records with the same inputs_hash and config_hash; a dedupe of ok records (as export does) keeps the first by timestamp, ties by file path then line.'],
+  ['', 'Duplicates: records with the same inputs_hash and config_hash in the same program and module; a dedupe of ok records (as export does) keeps the first by timestamp, ties by file path then line.'],
   ['', 'The exclusion file holds one call_id per line (# comments allowed); --exclude of dedupe, filter and export reads it.'],
 ];
 
@@ -144,7 +144,7 @@ export function GroupPanel({
   const okCount = members.filter((m) => m.role !== 'not ok').length;
   const intro: Seg[] = [
     {
-      text: `  ${members.length} record${members.length === 1 ? '' : 's'} with the same inputs_hash and config_hash; a dedupe keeps the first of the ${okCount} ok by timestamp (ties: file path, then line)`,
+      text: `  ${members.length} record${members.length === 1 ? '' : 's'} with the same inputs_hash and config_hash in the same program and module; a dedupe keeps the first of the ${okCount} ok by timestamp (ties: file path, then line)`,
       dim: true,
     },
   ];
