@@ -4,7 +4,7 @@
  * (log.json) and from what the fake provider received (calls.jsonl), never from traces.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chatRows, rowText } from '../src/ui/chat-lines.js';
@@ -37,7 +37,7 @@ interface GeneratorLog {
   modules: ModuleLog[];
   same_prompt_groups: [string, string, number][][];
   runs: { program: string; calls: number }[];
-  totals: { calls: number; ok: number; exception: number; no_output: number; identical_repeats: number };
+  totals: { calls: number; ok: number; exception: number; no_output: number; identical_repeats: number; exponent_in_inputs: number };
 }
 interface WireMessage {
   role: string;
@@ -194,6 +194,28 @@ function endsWithAnswer(example: Example, answerText: string): boolean {
   }
 }
 
+
+/**
+ * A trace line as Python's json.dumps(json.loads(line), ensure_ascii=False) writes it: ", " and
+ * ": " separators, and floats by Python's repr, whose exponents carry a sign and two digits
+ * (1e16 -> 1e+16, 2.5e-8 -> 2.5e-08). Strings are kept as they are (raw UTF-8 both ways). Only
+ * number forms on which the two writers agree otherwise are accepted: a plain decimal Python
+ * would write in exponent form (below 1e-4, or from 1e16) fails the test instead. On the
+ * genuine trees this is byte for byte what Python 3.11's json writes (compared when written).
+ */
+function asPythonJsonWritesIt(line: string): string {
+  return line.replace(/"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?)(?:e([+-]?)(\d+))?|([,:])/g, (token, mantissa?: string, sign?: string, exponent?: string, separator?: string) => {
+    if (separator !== undefined) return `${separator} `;
+    if (mantissa === undefined) return token;
+    if (exponent === undefined) {
+      const value = Math.abs(Number(mantissa));
+      assert.ok(!mantissa.includes('.') || value === 0 || (value >= 1e-4 && value < 1e16), `Python writes ${mantissa} otherwise`);
+      return token;
+    }
+    return `${mantissa}e${sign === '-' ? '-' : '+'}${exponent.padStart(2, '0')}`;
+  });
+}
+
 for (const name of VARIANTS) {
   describe(`genuine Synalinks trees: ${name}`, () => {
     const v = loadVariant(name);
@@ -244,6 +266,29 @@ for (const name of VARIANTS) {
       assert.equal(/[:,\[]1e\+16[,}\]]/.test(text), name === 'plus-exponent');
       assert.equal(/[:,\[]1e16[,}\]]/.test(text), name === 'bare-exponent');
       for (const [label, planted] of Object.entries(v.log.planted_texts)) assert.ok(text.includes(planted), label);
+    });
+
+    it('verify tells a tree Python json wrote again from an edited one: reserialized where an input holds 1e16, as the log planted', () => {
+      const rewritten = tempDir('traces-genuine-python-json-');
+      for (const file of files) {
+        const target = path.join(rewritten, path.relative(v.tree, file));
+        mkdirSync(path.dirname(target), { recursive: true });
+        const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+        writeFileSync(target, lines.map(asPythonJsonWritesIt).join('\n') + '\n');
+      }
+      const result = runCli(['verify', rewritten, '--json']);
+      assert.equal(result.status, 0, result.stderr);
+      const report = JSON.parse(result.stdout) as Record<string, any>;
+      assert.equal(report.checked, v.log.totals.calls);
+      assert.equal(report.edited, 0);
+      // Python spells 1e16 as 1e+16: only the bare-exponent records that hashed 1e16 change.
+      const expected = v.log.orjson.exponent === '1e16' ? v.log.totals.exponent_in_inputs : 0;
+      assert.equal(report.reserialized, expected);
+      assert.equal(report.mismatches.length, expected);
+      for (const m of report.mismatches) {
+        assert.equal(m.verdict, 'reserialized');
+        assert.equal(m.field, 'inputs_hash');
+      }
     });
 
     it('dedupe --key inputs,config,module drops exactly the identical repeats the log asked for', () => {
