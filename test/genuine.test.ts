@@ -24,6 +24,7 @@ interface ModuleLog {
   exception: number;
   no_output: number;
   identical_repeats: number;
+  continued_steps: number;
   /** The structured answers the script had the provider give, as exact JSON text (big integers included). */
   final_answers_json: string[];
 }
@@ -37,7 +38,7 @@ interface GeneratorLog {
   modules: ModuleLog[];
   same_prompt_groups: [string, string, number][][];
   runs: { program: string; calls: number }[];
-  totals: { calls: number; ok: number; exception: number; no_output: number; identical_repeats: number; exponent_in_inputs: number };
+  totals: { calls: number; ok: number; exception: number; no_output: number; identical_repeats: number; exponent_in_inputs: number; continued_steps: number };
 }
 interface WireMessage {
   role: string;
@@ -405,6 +406,26 @@ for (const name of VARIANTS) {
         assert.equal(stats.duplicate_ok_records, v.log.totals.identical_repeats);
       },
     );
+
+    it('with default options every ok call of every shape is an example, but identical repeats and agent steps a later step continues (openai, nemo)', () => {
+      const placeOf = new Map<string, string>();
+      for (const f of files) for (const r of jsonl<{ call_id: string; program: string; module: string }>(f)) placeOf.set(r.call_id, `${r.program}/${r.module}`);
+      for (const target of ['openai', 'nemo'] as const) {
+        const { out, report } = exportTo(v, target);
+        assert.equal((report.dropped as Record<string, number>).duplicate, v.log.totals.identical_repeats);
+        assert.equal((report.dropped as Record<string, number>).prefix, v.log.totals.continued_steps);
+        const exported = new Map<string, number>();
+        for (const e of jsonl<{ call_id: string }>(path.join(out, '_traces', 'examples.jsonl'))) {
+          const place = placeOf.get(e.call_id);
+          assert.ok(place, `${target}: example of a recorded call`);
+          exported.set(place, (exported.get(place) ?? 0) + 1);
+        }
+        for (const m of v.log.modules) {
+          assert.equal(exported.get(`${m.program}/${m.module}`) ?? 0, m.ok - m.identical_repeats - m.continued_steps, `${target}: ${m.program}/${m.module}`);
+        }
+        assert.equal(examplesOf(out).length, v.log.totals.ok - v.log.totals.identical_repeats - v.log.totals.continued_steps);
+      }
+    });
 
     it('with --key inputs,config,module every final structured answer the log asked for is exported (openai, nemo)', () => {
       for (const target of ['openai', 'nemo'] as const) {
