@@ -51,6 +51,7 @@ export type ErrorClass =
   | 'blank_line'
   | 'bom'
   | 'text_too_long'
+  | 'line_too_long'
   // The OpenAI cookbook's classes.
   | 'data_type'
   | 'missing_messages_list'
