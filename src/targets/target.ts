@@ -29,7 +29,9 @@ export type ProjectionFailure =
   /** The format cannot express something the record holds (tool results for the customizer, audio parts, …). */
   | 'not_representable'
   /** Text holds strings such as `<|endoftext|>` that get the whole file rejected. */
-  | 'special_token';
+  | 'special_token'
+  /** Tool calls and results out of the order the chat API takes (see `toolSequenceProblem`). */
+  | 'tool_sequence';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -78,6 +80,7 @@ export type ErrorClass =
   | 'tool_definition_invalid'
   | 'tool_definition_incomplete'
   | 'parallel_tool_calls_conflict'
+  | 'tool_sequence'
   // Reported by `validateFile` from more than one line's content.
   | 'too_few_examples'
   | 'over_token_limit'
