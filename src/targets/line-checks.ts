@@ -6,6 +6,7 @@
  * wrote the file.
  */
 import { parseJsonText } from '../canonical/json-value.js';
+import { imageProblem } from './images.js';
 import { isObject, TOOL_NAME_PATTERN, toolSequenceProblem, type SequenceTurn } from './messages.js';
 import { findSpecialTokensDeep } from './special-tokens.js';
 import type { ErrorClass, JsonObject, Severity, ValidationError } from './target.js';
@@ -73,6 +74,10 @@ export function checkLine(rules: LineRules, value: unknown, lineNo: number): Val
     return errors.list;
   }
   const calls = checkMessages(rules, messages, errors);
+  if (rules.content === 'openai') {
+    const images = imageProblem(messages);
+    if (images !== null) errors.add(images.reason, images.detail);
+  }
   checkTools(rules, value, calls, errors);
   if (value.parallel_tool_calls !== undefined) {
     if (typeof value.parallel_tool_calls !== 'boolean') {
