@@ -17,14 +17,15 @@ const EMPTY = Buffer.alloc(0);
 const CHUNK_SIZE = 256 << 10;
 
 /**
- * The longest line read as a record: 256 MiB. A longer one is damaged (`line_too_long`) and
+ * The longest line read as a record: 128 MiB. A longer one is damaged (`line_too_long`) and
  * skipped as it is read, never held: a crash can leave gigabytes of zero bytes with no newline,
  * and a line of 2 GiB or more cannot even be one Buffer the scanner walks with 32-bit indexes.
- * At 256 MiB every text in a line still fits in a JavaScript string (2^29 - 24 units, about
- * 536 MB), and reading one costs about twice its size; a record holding images as data URLs
- * (tens of MB each) is still far below it.
+ * Every text of such a line fits in a JavaScript string (2^29 - 24 units, about 536 MB), and
+ * the bound keeps what a line costs bounded: about 1.3 GB to export a 120 MB line, 0.2 GB for
+ * stats. A record of images as data URLs holds nine at OpenAI's 10 MB limit (13.3 MB of base64
+ * each), or dozens of usual ones.
  */
-export const MAX_LINE_BYTES = Number(process.env.TRACES_TEST_MAX_LINE ?? 256 * 2 ** 20);
+export const MAX_LINE_BYTES = Number(process.env.TRACES_TEST_MAX_LINE ?? 128 * 2 ** 20);
 
 /** A line longer than this is measured before it is read (see `measuring`); shorter ones are joined from their reads. */
 const LONG_LINE = Math.min(8 << 20, MAX_LINE_BYTES / 2);
