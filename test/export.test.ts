@@ -33,7 +33,7 @@ describe('traces export', () => {
         assert.deepEqual(check.errors, [], `${format} ${file}`);
       }
       const written = report.examples.training + report.examples.validation;
-      const exportDrops = ['not_representable', 'empty', 'no_completion', 'special_token', 'too_long'].reduce((n, r) => n + (report.dropped[r] ?? 0), 0);
+      const exportDrops = ['not_representable', 'empty', 'no_completion', 'special_token', 'tool_sequence', 'too_long'].reduce((n, r) => n + (report.dropped[r] ?? 0), 0);
       assert.equal(written + exportDrops, report.kept_after_curation);
       assert.equal(examples(path.join(out, 'training.jsonl')).length, report.examples.training);
       const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n');

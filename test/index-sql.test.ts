@@ -543,6 +543,56 @@ describe('traces sql', () => {
     assert.ok((JSON.parse(script.stdout) as { n: number }[])[0]!.n > 0);
   });
 
+  it("is confined by the engine's locked configuration: no escape reads or writes a file of the user's, with --index FILE or DIR", () => {
+    const place = tempDir('traces-sql-sandbox-');
+    const scratchHome = tempDir('traces-sql-tmp-');
+    cpSync(idx, path.join(place, 'idx.parquet'));
+    index([SAMPLES], path.join(place, 'dir') + path.sep);
+    // The engine's default temp_directory is .tmp in the working folder, and the engine always allows it.
+    mkdirSync(path.join(place, '.tmp'));
+    writeFileSync(path.join(place, '.tmp', 'notes.txt'), 'private notes\n');
+    const before = new Map(['idx.parquet', path.join('dir', 'part-0.parquet')].map((name) => [name, readFileSync(path.join(place, name))]));
+    const attempts: [string, string][] = [
+      ["PREPARE p AS COPY (SELECT 1 AS a) TO 'idx.parquet' (FORMAT parquet, USE_TMP_FILE false); EXECUTE p", 'idx.parquet'],
+      ["PREPARE p AS COPY (SELECT 1 AS a) TO 'dir/part-0.parquet' (FORMAT parquet, USE_TMP_FILE false); EXECUTE p", 'dir'],
+      ["EXPLAIN ANALYZE COPY (SELECT 1 AS a) TO 'idx.parquet' (FORMAT parquet, USE_TMP_FILE false)", 'idx.parquet'],
+      ["COPY (SELECT 1 AS a) TO 'dir/part-1.parquet'", 'dir'],
+      ["SELECT * FROM read_text('.tmp/notes.txt')", 'idx.parquet'],
+      ["SELECT * FROM read_text('.tmp/notes.txt')", 'dir'],
+      ["SELECT * FROM read_csv('/etc/passwd', sep = ':')", 'idx.parquet'],
+      ["SELECT * FROM glob('/*')", 'idx.parquet'],
+      ["SELECT * FROM glob('*')", 'dir'],
+      ["ATTACH 'attached.db'", 'idx.parquet'],
+      ['INSTALL httpfs', 'idx.parquet'],
+      ['LOAD httpfs', 'idx.parquet'],
+      ['SET threads = 1', 'idx.parquet'],
+      ['RESET temp_directory', 'idx.parquet'],
+      ["PRAGMA enable_external_access = true", 'idx.parquet'],
+      ["COPY records TO 'written.csv'", 'idx.parquet'],
+      ["EXPORT DATABASE 'exported'", 'dir'],
+      ["SELECT 1; COPY (SELECT 1 AS a) TO 'idx.parquet' (FORMAT parquet, USE_TMP_FILE false)", 'idx.parquet'],
+    ];
+    for (const [query, where] of attempts) {
+      const run = runCli(['sql', query, '--index', where], { cwd: place, env: { TMPDIR: scratchHome } });
+      assert.equal(run.status, 2, `${query}: ${run.stdout}${run.stderr}`);
+      const lines = run.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `${query}: ${run.stderr}`);
+      assert.match(lines[0]!, /^traces: (query failed: .*(Permission Error|locked)|\w[\w ]* is not allowed: traces sql reads the records and writes nothing)/, query);
+      assert.doesNotMatch(run.stdout + run.stderr, /private notes|root:/, query);
+    }
+    for (const [name, bytes] of before) assert.ok(readFileSync(path.join(place, name)).equals(bytes), `${name} is unchanged`);
+    assert.deepEqual(readdirSync(place).sort(), ['.tmp', 'dir', 'idx.parquet']);
+    assert.deepEqual(readdirSync(path.join(place, 'dir')), ['part-0.parquet']);
+    assert.deepEqual(readdirSync(scratchHome), [], 'the run removes its own temp folder');
+    // Reading still works, from a file and from a folder, relative to the working folder.
+    for (const where of ['idx.parquet', 'dir']) {
+      const run = runCli(['sql', "SELECT count(*) AS n FROM records WHERE status = 'ok'", '--index', where, '--json'], { cwd: place, env: { TMPDIR: scratchHome } });
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok((JSON.parse(run.stdout) as { n: number }[])[0]!.n > 0);
+    }
+    assert.deepEqual(readdirSync(scratchHome), []);
+  });
+
   it('leaves no scratch folder behind and does not load DuckDB for other commands', () => {
     const probe = spawnSync(
       process.execPath,

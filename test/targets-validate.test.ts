@@ -37,6 +37,7 @@ const BAD_LINE: Record<TargetName, Record<string, number>> = {
     tool_definition_invalid: 2,
     parallel_tool_calls_conflict: 2,
     special_token: 2,
+    tool_sequence: 2,
   },
   nemo: {
     last_message_not_assistant: 2,
@@ -46,6 +47,7 @@ const BAD_LINE: Record<TargetName, Record<string, number>> = {
     tool_call_id_unmatched: 3,
     arguments_type: 2,
     unrecognized_role: 2,
+    tool_sequence: 2,
   },
   'nemo-customizer': {
     content_and_thinking: 2,

@@ -186,6 +186,20 @@ describe('token counts', () => {
   }
 });
 
+describe('a piece of millions of characters', () => {
+  it('is counted in slices, as a run of short pieces would be: 250 MB of one letter made an array V8 cannot hold', { timeout: 60_000 }, async () => {
+    for (const encoding of ['o200k_base', 'cl100k_base'] as EncodingName[]) {
+      const counter = await loadTokenCounter(encoding);
+      // One piece for the split regex; distinct letters, so no slice repeats one already counted.
+      const letters = 'abcdefghijklmnopqrstuvwxyz';
+      const run = Array.from({ length: 1 << 20 }, (_, i) => letters[(i * 7 + (i >> 5)) % 26]).join('');
+      const sliced = Array.from({ length: run.length / 4096 }, (_, k) => counter.count(run.slice(k * 4096, (k + 1) * 4096))).reduce((a, b) => a + b, 0);
+      assert.equal(counter.count(run), sliced, encoding);
+      assert.ok(sliced > run.length / 16 && sliced < run.length, encoding);
+    }
+  });
+});
+
 describe('PieceCounts', () => {
   it('remembers each piece once, and starts over when full without changing any count', () => {
     let calls = 0;

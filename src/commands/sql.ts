@@ -1,5 +1,5 @@
 /** `traces sql`: SQL over the record index (the `records` view), from a Parquet index or built on the fly. */
-import { existsSync, statSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
@@ -39,8 +39,11 @@ export function registerSql(program: Command): void {
 Without --index, the index of the roots is built first (in a scratch folder,
 removed afterwards). The columns are those of traces index (see traces index
 --help). Integers beyond 2^53, dates and decimals print as text in --json.
-A query reads the index only and writes no file (COPY, EXPORT, ATTACH and
-INSTALL are refused): print rows with --csv or --json and redirect them.
+A query reads the index only and writes no file: the engine runs in a scratch
+folder of its own (removed afterwards) holding a copy of the index, and its
+locked configuration lets no query read or write any other file (COPY, EXPORT,
+ATTACH, INSTALL and SET are refused): print rows with --csv or --json and
+redirect them.
 An error in the query is one line on stderr, exit code 2. A table shows the
 first 10,000 rows and counts the rest; --csv and --json print every row as the
 engine makes them, in memory that does not grow with the answer.
@@ -59,28 +62,31 @@ Examples:
         throw new UserError(`--index ${flags.index}: no such file or folder (write one with traces index --out ${flags.index})`);
       }
       const { Engine } = await import('../engine/duckdb.js');
-      let scratch: Scratch | null = null;
+      // The run's own folder (private to this user, removed afterwards) is the only place the engine may
+      // read or write once the user's SQL runs: its spill files, and the index (built there, or copied there).
+      const scratch = Scratch.inTemp();
       let engine: EngineType | null = null;
       try {
         if (flags.index !== undefined) {
-          engine = await Engine.open(null);
           const index = path.resolve(flags.index);
           const folder = statSync(index).isDirectory();
+          // A copy, as no setting makes an allowed file read-only: a query may write over what it can read.
+          const copy = scratch.file('index');
+          copyIndex(index, folder, copy);
+          engine = await Engine.open(scratch.file('spill'));
           try {
-            await engine.attachIndex(index, folder);
+            await engine.attachIndex(copy, folder);
           } catch (error) {
             throw new UserError(`--index ${flags.index}: not a readable Parquet index (${(error as Error).message.split('\n')[0]})`);
           }
-          await engine.confine(folder ? { directories: [index], files: [] } : { directories: [], files: [index] });
         } else {
           const prices = loadPriceTable(flags.prices);
           const discovery = await findTraceFiles(roots, flags);
-          scratch = Scratch.inTemp();
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
           reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
-          await engine.confine({ directories: [scratch.dir], files: [] });
         }
+        await engine.confine(scratch.dir);
         const answer = await engine.stream(query, { readOnly: true });
         if (flags.json) {
           const out = new JsonArrayOut();
@@ -102,7 +108,26 @@ Examples:
         }
       } finally {
         engine?.close();
-        scratch?.discard();
+        scratch.discard();
       }
     });
+}
+
+/**
+ * The index's Parquet files copied to `copy`: the file, or a folder of the folder's *.parquet
+ * files (what the view reads). A clone where the file system shares blocks, else a copy.
+ */
+function copyIndex(index: string, folder: boolean, copy: string): void {
+  try {
+    if (!folder) {
+      copyFileSync(index, copy, constants.COPYFILE_FICLONE);
+      return;
+    }
+    mkdirSync(copy);
+    for (const entry of readdirSync(index, { withFileTypes: true })) {
+      if (entry.name.endsWith('.parquet') && !entry.isDirectory()) copyFileSync(path.join(index, entry.name), path.join(copy, entry.name), constants.COPYFILE_FICLONE);
+    }
+  } catch (error) {
+    throw new UserError(`--index: could not copy the index into the run's scratch folder (${(error as Error).message}): free some space in the temporary folder (TMPDIR)`);
+  }
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type LineTooLong, type ValidationReport } from '../targets/index.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
@@ -24,7 +24,7 @@ export function describeValidation(report: ValidationReport): string {
 }
 
 /** The file's lines as `validateFile` reads them, advancing `progress`. */
-async function* linesCounted(file: string, progress: Progress): AsyncGenerator<Buffer> {
+async function* linesCounted(file: string, progress: Progress): AsyncGenerator<Buffer | LineTooLong> {
   for await (const line of fileLines(file, (bytes) => (progress.bytes += bytes))) {
     progress.records++;
     if ((progress.records & 1023) === 0) progress.tick();

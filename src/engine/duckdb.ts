@@ -112,6 +112,9 @@ export class Engine {
       ...(spill !== null ? { temp_directory: spill } : {}),
       // Extensions are never fetched: queries see the index and local files only.
       autoinstall_known_extensions: 'false',
+      allow_community_extensions: 'false',
+      // A secret made persistent would be written to ~/.duckdb.
+      allow_persistent_secrets: 'false',
     });
     const connection = await instance.connect();
     // Times in UTC, as every output of traces: date_trunc('day', to_timestamp(timestamp)) groups the same calls on every machine.
@@ -160,25 +163,25 @@ export class Engine {
   }
 
   /**
-   * Confines every query from here on to the index's own files: `directories` (and all
-   * below them) and `files`. Nothing else is read or written, so a query cannot write over
-   * a trace (`COPY … TO 'run.jsonl'`) or read another file, and no query can lift this:
-   * the configuration is locked.
+   * Confines every query from here on to `folder`, the run's own scratch folder, which must
+   * hold the engine's spill files (its temp_directory, which the engine always allows) and
+   * the index: no other file is read or written, so a query cannot write over a trace or the
+   * user's index, nor read another file (`.tmp` in the working folder, the engine's default
+   * temp_directory, included). The configuration is then locked, so no query can lift this:
+   * a file allowed is allowed for writing too, so nothing of the user's may be allowed.
    */
-  async confine(access: { directories: readonly string[]; files: readonly string[] }): Promise<void> {
-    const list = (items: readonly string[]) => `[${items.map(sqlString).join(', ')}]`;
-    const directories = access.directories.map((dir) => (dir.endsWith(path.sep) ? dir : dir + path.sep));
-    if (directories.length > 0) await this.connection.run(`SET allowed_directories = ${list(directories)}`);
-    if (access.files.length > 0) await this.connection.run(`SET allowed_paths = ${list(access.files)}`);
+  async confine(folder: string): Promise<void> {
+    await this.connection.run(`SET allowed_directories = [${sqlString(folder.endsWith(path.sep) ? folder : folder + path.sep)}]`);
+    await this.connection.run("SET allowed_paths = []");
     await this.connection.run('SET enable_external_access = false');
     await this.connection.run('SET lock_configuration = true');
   }
 
   /**
    * Runs a query; an error in it is a UserError of one line. With `readOnly` (a user's query),
-   * only statements that write nothing outside the engine's memory run: one that writes files
-   * (COPY, EXPORT) or attaches a database is refused before it runs, as it could write into the
-   * index, the one place `confine` leaves open. The rows of the last statement come in batches
+   * a statement that writes files (COPY, EXPORT), attaches a database, loads an extension or
+   * prepares one of those is refused before it runs, with a line that says why: `confine`
+   * already keeps them from any file of the user's, and this only says so more clearly. The rows of the last statement come in batches
    * as the engine makes them, so an answer of millions of rows never waits whole in memory.
    */
   async stream(sql: string, options: { readOnly?: boolean } = {}): Promise<QueryStream> {
@@ -192,6 +195,9 @@ export class Engine {
       [StatementType.LOAD, 'LOAD or INSTALL'],
       [StatementType.EXTENSION, 'an extension statement'],
       [StatementType.UPDATE_EXTENSIONS, 'UPDATE EXTENSIONS'],
+      // What a prepared statement does is not known at EXECUTE: a one-shot query has no need of them.
+      [StatementType.PREPARE, 'PREPARE'],
+      [StatementType.EXECUTE, 'EXECUTE'],
     ]);
     // The engine answers a text of no statement (blank, comments, semicolons) with "Error in native callback".
     if (holdsNoStatement(sql)) throw new UserError(NO_STATEMENT);

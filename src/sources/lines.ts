@@ -5,8 +5,10 @@
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { letEventLoopRun } from '../parallel/cooperate.js';
 import { listedFileGone } from '../errors.js';
+import { formatBytes } from '../format.js';
 
 const NEWLINE = 0x0a;
+const EMPTY = Buffer.alloc(0);
 /**
  * Small enough that a chunk is still in the core's own cache when the line scanner walks it
  * after the read copied it in: with 4 MB chunks, `stats` took 12% longer on one thread and
@@ -14,9 +16,37 @@ const NEWLINE = 0x0a;
  */
 const CHUNK_SIZE = 256 << 10;
 
+/**
+ * The longest line read as a record: 128 MiB. A longer one is damaged (`line_too_long`) and
+ * skipped as it is read, never held: a crash can leave gigabytes of zero bytes with no newline,
+ * and a line of 2 GiB or more cannot even be one Buffer the scanner walks with 32-bit indexes.
+ * Every text of such a line fits in a JavaScript string (2^29 - 24 units, about 536 MB), and
+ * the bound keeps what a line costs bounded: about 1.3 GB to export a 120 MB line, 0.2 GB for
+ * stats. A record of images as data URLs holds nine at OpenAI's 10 MB limit (13.3 MB of base64
+ * each), or dozens of usual ones.
+ */
+export const MAX_LINE_BYTES = Number(process.env.TRACES_TEST_MAX_LINE ?? 128 * 2 ** 20);
+
+/** A line longer than this is measured before it is read (see `measuring`); shorter ones are joined from their reads. */
+const LONG_LINE = Math.min(8 << 20, MAX_LINE_BYTES / 2);
+
+/** What is wrong with a line longer than MAX_LINE_BYTES. */
+export function lineTooLongDetail(length: number): string {
+  return `the line is ${formatBytes(length)}, more than the ${formatBytes(MAX_LINE_BYTES)} a record may be; skipped without being read (a crash can leave a long run of zero bytes with no newline)`;
+}
+
+/** Why a line longer than MAX_LINE_BYTES is damaged, for every command. */
+export function lineTooLongReason(length: number): string {
+  return `line_too_long: ${lineTooLongDetail(length)}`;
+}
+
 export interface Line {
-  /** The line's bytes without the line ending (LF or CRLF); a leading BOM stays (see trimLine). */
+  /** The line's bytes without the line ending (LF or CRLF); a leading BOM stays (see trimLine). Empty when `tooLong`. */
   bytes: Buffer;
+  /** Bytes of the line in the file, without its newline. */
+  length: number;
+  /** Longer than MAX_LINE_BYTES: skipped, its bytes not read into memory (see `lineTooLongReason`). */
+  tooLong: boolean;
   /** 1-based. */
   number: number;
   /** Byte offset of the line's first byte in the file. */
@@ -146,11 +176,49 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
     let fileOffset = position; // offset of the first byte of `pending`
     let pending: Buffer[] = [];
     let pendingLength = 0;
+    /**
+     * The line being read is longer than LONG_LINE: it is measured first, reading on without
+     * keeping anything, then read whole into one buffer of its size if it may be a record. A
+     * line too long to be one is never held, and a long one is not held twice (parts, then joined).
+     */
+    let measuring = false;
     let done = false;
     let reused: Buffer | null = transient ? leaseBuffer(chunkSize) : null;
     /** Whether part of the partial line lives in `reused`, which the next read would overwrite. */
     let pendingInReused = false;
+    let scratch: Buffer | null = null;
+    const longLine = (length: number, terminated: boolean): Line[] => {
+      lineNumber++;
+      if (length > MAX_LINE_BYTES) return [{ bytes: EMPTY, length, tooLong: true, number: lineNumber, offset: fileOffset, terminated }];
+      const raw = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, raw, got, length - got, fileOffset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      const bytes = trimLine(raw.subarray(0, got));
+      return blank || !isBlank(bytes) ? [{ bytes, length: got, tooLong: false, number: lineNumber, offset: fileOffset, terminated }] : [];
+    };
     while (!done) {
+      if (measuring) {
+        scratch ??= reused ?? Buffer.allocUnsafe(chunkSize);
+        const read = readSync(fd, scratch, 0, scratch.length, position);
+        if (read === 0) break;
+        const nl = scratch.subarray(0, read).indexOf(NEWLINE);
+        if (nl === -1) {
+          position += read;
+          await letEventLoopRun();
+          continue;
+        }
+        const length = position + nl - fileOffset;
+        const lines = longLine(length, true);
+        fileOffset += length + 1;
+        position = fileOffset;
+        measuring = false;
+        if (lines.length > 0) yield lines;
+        continue;
+      }
       // Most trace files are far smaller than a chunk: size the buffers to what is left.
       const want = Math.max(1, Math.min(chunkSize, size - position + 1));
       let chunk: Buffer;
@@ -174,6 +242,9 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
         const nl = data.indexOf(NEWLINE);
         if (nl === -1) {
           fileOffset += bytesRead;
+          // No newline before the range's end: no line starts in the range (the line that
+          // covers it, as long as it may be, is the earlier range's to read).
+          if (position >= end) break;
           continue;
         }
         lineNumber++;
@@ -187,6 +258,17 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
           done = true;
           break;
         }
+        if (pendingLength + nl - p > MAX_LINE_BYTES) {
+          const length = pendingLength + nl - p;
+          pending = [];
+          pendingLength = 0;
+          pendingInReused = false;
+          lineNumber++;
+          batch.push({ bytes: EMPTY, length, tooLong: true, number: lineNumber, offset: fileOffset, terminated: true });
+          fileOffset += length + 1;
+          p = nl + 1;
+          continue;
+        }
         let raw: Buffer;
         if (pendingLength > 0) {
           pending.push(data.subarray(p, nl));
@@ -199,13 +281,19 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
         }
         lineNumber++;
         const bytes = trimLine(raw);
-        if (blank || !isBlank(bytes)) batch.push({ bytes, number: lineNumber, offset: fileOffset, terminated: true });
+        if (blank || !isBlank(bytes)) batch.push({ bytes, length: raw.length, tooLong: false, number: lineNumber, offset: fileOffset, terminated: true });
         fileOffset += raw.length + 1;
         p = nl + 1;
       }
       if (!done && p < data.length) {
         if (pendingLength === 0 && fileOffset >= end) done = true;
-        else {
+        else if (pendingLength + data.length - p > LONG_LINE) {
+          // What was kept of it goes: the line is measured, then read once whole (or skipped).
+          pending = [];
+          pendingLength = 0;
+          pendingInReused = false;
+          measuring = true;
+        } else {
           pending.push(data.subarray(p));
           pendingLength += data.length - p;
           if (chunk === reused) pendingInReused = true;
@@ -214,11 +302,14 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
       if (batch.length > 0) yield batch;
       await letEventLoopRun();
     }
-    if (pendingLength > 0 && fileOffset < end) {
+    if (measuring && position > fileOffset) {
+      const lines = longLine(position - fileOffset, false);
+      if (lines.length > 0) yield lines;
+    } else if (pendingLength > 0 && fileOffset < end) {
       lineNumber++;
       const raw = Buffer.concat(pending, pendingLength);
       const bytes = trimLine(raw);
-      if (blank || !isBlank(bytes)) yield [{ bytes, number: lineNumber, offset: fileOffset, terminated: false }];
+      if (blank || !isBlank(bytes)) yield [{ bytes, length: raw.length, tooLong: false, number: lineNumber, offset: fileOffset, terminated: false }];
     }
     if (reused !== null) {
       returnBuffer(reused);

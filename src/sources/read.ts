@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
-import { openListedFile, readLineBatches, type ByteRange } from './lines.js';
+import { lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
@@ -30,8 +30,12 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
   for await (const lines of readLineBatches(file.path, { range, transient })) {
     const batch: RecordBatch = { file, records: [], damaged: [], bytes: 0 };
     for (const line of lines) {
-      batch.bytes += line.bytes.length + 1;
+      batch.bytes += line.length + 1;
       const ref = { file: file.display, line: line.number, offset: line.offset };
+      if (line.tooLong) {
+        batch.damaged.push({ ...ref, reason: damageReason(lineTooLongReason(line.length), line.terminated) });
+        continue;
+      }
       try {
         batch.records.push(new SynalinksRecord(line.bytes, ref));
       } catch (error) {
@@ -114,6 +118,8 @@ export async function* readSelectedRecords(
       for (const line of batch) {
         while (next < wanted.length && wanted[next] < line.number) next++;
         if (next < wanted.length && wanted[next] === line.number) {
+          // The first pass found a record on this line: a line too long now is another file.
+          if (line.tooLong) throw lineChanged(file.path, line.offset);
           records.push(new SynalinksRecord(line.bytes, { file: file.display, line: line.number, offset: line.offset }));
           next++;
         }
@@ -191,6 +197,8 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
           newline = data.indexOf(0x0a, at);
           // A line longer than what was read (and not cut by the end of the file): read more of it.
           if (newline !== -1 || data.length < want) break;
+          // No record the first pass read is this long: the file changed.
+          if (want - at > MAX_LINE_BYTES + 2) throw lineChanged(path, offset);
           want *= 2;
         }
       }

@@ -45,6 +45,7 @@ export {
 export {
   DEFAULT_TOKEN_LIMIT,
   fileLines,
+  LineTooLong,
   validateFile,
   validateLines,
   LineValidator,

@@ -6,7 +6,8 @@
  * wrote the file.
  */
 import { parseJsonText } from '../canonical/json-value.js';
-import { isObject, TOOL_NAME_PATTERN } from './messages.js';
+import { imageProblem } from './images.js';
+import { isObject, TOOL_NAME_PATTERN, toolSequenceProblem, type SequenceTurn } from './messages.js';
 import { findSpecialTokensDeep } from './special-tokens.js';
 import type { ErrorClass, JsonObject, Severity, ValidationError } from './target.js';
 
@@ -46,6 +47,9 @@ class LineErrors {
   readonly list: ValidationError[] = [];
   private readonly seen = new Set<ErrorClass>();
   constructor(private readonly line: number) {}
+  has(code: ErrorClass): boolean {
+    return this.seen.has(code);
+  }
   add(code: ErrorClass, message: string, severity: Severity = 'error'): void {
     if (this.seen.has(code)) return;
     this.seen.add(code);
@@ -70,6 +74,10 @@ export function checkLine(rules: LineRules, value: unknown, lineNo: number): Val
     return errors.list;
   }
   const calls = checkMessages(rules, messages, errors);
+  if (rules.content === 'openai') {
+    const images = imageProblem(messages);
+    if (images !== null) errors.add(images.reason, images.detail);
+  }
   checkTools(rules, value, calls, errors);
   if (value.parallel_tool_calls !== undefined) {
     if (typeof value.parallel_tool_calls !== 'boolean') {
@@ -140,6 +148,9 @@ function checkMessages(rules: LineRules, messages: unknown[], errors: LineErrors
     }
     if (role === 'tool' && knownRole === 'tool') checkToolResult(message, at, callIds, errors);
   });
+  // A result that answers no call, or names none, already explains a broken sequence.
+  const sequence = errors.has('tool_call_id_unmatched') || errors.has('tool_missing_tool_call_id') ? null : toolSequenceProblem(messages.map(sequenceTurn));
+  if (sequence !== null) errors.add('tool_sequence', `${sequence}: the chat API rejects it`);
   if (!hasAssistant) errors.add('example_missing_assistant_message', 'no assistant message');
   const last = messages[messages.length - 1];
   if (rules.lastMustBeAssistant !== null && !(isObject(last) && last.role === 'assistant')) {
@@ -186,6 +197,14 @@ function isUserPart(part: unknown): boolean {
   if (part.type === 'text') return typeof part.text === 'string';
   if (part.type === 'image_url') return isObject(part.image_url) && typeof part.image_url.url === 'string';
   return false;
+}
+
+/** A line's message as the tool-call sequence rule reads it; ids that are not strings count as none. */
+function sequenceTurn(message: unknown): SequenceTurn {
+  if (!isObject(message)) return { role: null, callIds: [], answers: null };
+  const id = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  const calls = message.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  return { role: message.role, callIds: calls.map((call) => id(isObject(call) ? call.id : null)), answers: id(message.tool_call_id) };
 }
 
 function checkToolCall(

@@ -40,7 +40,7 @@ export interface NormalMessage {
 
 export type Normalized =
   | { ok: true; messages: NormalMessage[] }
-  | { ok: false; reason: 'empty' | 'no_completion' | 'not_representable'; detail: string };
+  | { ok: false; reason: 'empty' | 'no_completion' | 'not_representable' | 'tool_sequence'; detail: string };
 
 /** Raised inside normalization; turned into a `not_representable` result at the boundary. */
 class NotRepresentable extends Error {}
@@ -73,6 +73,8 @@ export function normalizeMessages(messages: readonly Message[]): Normalized {
     if (e instanceof NotRepresentable) return { ok: false, reason: 'not_representable', detail: e.message };
     throw e;
   }
+  const sequence = toolSequenceProblem(normal.map((m) => ({ role: m.role, callIds: m.toolCalls.map((c) => c.id), answers: m.toolCallId })));
+  if (sequence !== null) return { ok: false, reason: 'tool_sequence', detail: sequence };
   const completion = normal[normal.length - 1];
   if (contentIsEmpty(completion.content) && completion.toolCalls.length === 0) {
     return { ok: false, reason: 'empty', detail: 'the completion has neither content nor tool calls' };
@@ -190,31 +192,24 @@ export function parseArguments(args: unknown): { value: JsonObject; text: string
 }
 
 /**
- * Gives every tool result the id of the call it answers. A recorded id must
- * name an earlier call. A result without one takes the next unanswered call of
- * the latest assistant turn, preferring a call of the same name when the
- * result is a legacy `function` message carrying `name`.
+ * Gives every tool result without an id the id of the call it answers: the next
+ * unanswered call of the latest assistant turn, preferring a call of the same name
+ * when the result is a legacy `function` message carrying `name`. A result that
+ * answers no call is left for `toolSequenceProblem` to name.
  */
 function pairToolResults(normal: NormalMessage[], recorded: readonly Message[]): void {
-  const known = new Set<string>();
   let pending: NormalToolCall[] = [];
   normal.forEach((m, i) => {
     if (m.role === 'assistant') {
-      for (const c of m.toolCalls) known.add(c.id);
       pending = m.toolCalls.slice();
       return;
     }
     if (m.role !== 'tool') return;
     if (m.toolCallId !== null) {
-      if (!known.has(m.toolCallId)) {
-        throw new NotRepresentable(`message ${i}: tool_call_id ${JSON.stringify(m.toolCallId)} answers no earlier call`);
-      }
       pending = pending.filter((c) => c.id !== m.toolCallId);
       return;
     }
-    if (pending.length === 0) {
-      throw new NotRepresentable(`message ${i}: tool result without tool_call_id and no unanswered call before it`);
-    }
+    if (pending.length === 0) return;
     const wantedName = recorded[i].role === 'function' ? m.name : null;
     const byName = wantedName === null ? -1 : pending.findIndex((c) => c.name === wantedName);
     const k = byName >= 0 ? byName : 0;
@@ -258,4 +253,58 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export function imageFailure(messages: readonly NormalMessage[]): { ok: false; reason: 'not_representable'; detail: string } | null {
   const index = messages.findIndex((m) => typeof m.content !== 'string');
   return index < 0 ? null : { ok: false, reason: 'not_representable', detail: `message ${index}: images cannot be written as string content` };
+}
+
+/** A message as the tool-call sequence rule sees it: its role, its calls' ids (null: none given), the id it answers. */
+export interface SequenceTurn {
+  role: unknown;
+  callIds: readonly (string | null)[];
+  answers: string | null;
+}
+
+/**
+ * What breaks OpenAI's rule for tool calls, or null: "an assistant message with 'tool_calls'
+ * must be followed by tool messages responding to each 'tool_call_id'" (the chat API answers
+ * 400 otherwise). Every call id is used once in the example; an assistant turn with calls
+ * that is not the completion is followed at once by one tool message per call, each answering
+ * a call of that turn (a result without an id takes the next unanswered one), and by nothing
+ * else until every call is answered; a tool message stands nowhere else. One rule, for the
+ * exporter (which drops the example, `tool_sequence`) and for `validate`.
+ */
+export function toolSequenceProblem(turns: readonly SequenceTurn[]): string | null {
+  const firstUse = new Map<string, number>();
+  for (const [i, turn] of turns.entries()) {
+    for (const id of turn.callIds) {
+      if (id === null) continue;
+      const earlier = firstUse.get(id);
+      if (earlier !== undefined) return `message ${i}: tool call id ${JSON.stringify(id)} is used again (first in message ${earlier}); each call needs an id of its own`;
+      firstUse.set(id, i);
+    }
+  }
+  const answeredAt = (id: string, from: number) => turns.findIndex((t, k) => k >= from && t.role === 'tool' && t.answers === id);
+  let i = 0;
+  while (i < turns.length) {
+    const turn = turns[i];
+    if (turn.role === 'tool') return `message ${i}: a tool result that does not follow the assistant turn whose call it answers`;
+    const at = i++;
+    if (turn.role !== 'assistant' || turn.callIds.length === 0 || i === turns.length) continue;
+    const open = turn.callIds.map((id, j) => ({ id, j }));
+    for (; i < turns.length && turns[i].role === 'tool' && open.length > 0; i++) {
+      const answers = turns[i].answers;
+      const k = answers === null ? 0 : open.findIndex((c) => c.id === answers);
+      if (k < 0) {
+        const what = turn.callIds.includes(answers) ? 'answers a call already answered' : 'answers no call of the assistant turn before it';
+        return `message ${i}: tool_call_id ${JSON.stringify(answers)} ${what} (message ${at})`;
+      }
+      open.splice(k, 1);
+    }
+    if (open.length > 0) {
+      const missing = open[0];
+      const name = missing.id === null ? `tool call ${missing.j}` : `tool call ${JSON.stringify(missing.id)}`;
+      const later = missing.id === null ? -1 : answeredAt(missing.id, i);
+      if (later >= 0) return `message ${i} (${String(turns[i].role)}) comes between ${name} of message ${at} and its result (message ${later})`;
+      return `${name} of message ${at} is not answered by the tool messages right after it (${turn.callIds.length - open.length} of ${turn.callIds.length} answered)`;
+    }
+  }
+  return null;
 }

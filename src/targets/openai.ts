@@ -8,13 +8,15 @@
  * - `name` is kept on system/user/assistant messages when it matches the tool
  *   name pattern, dropped otherwise (it is a hint, never worth losing an example).
  * - Images are kept as content parts on user messages only; anywhere else they
- *   make the example not representable.
+ *   make the example not representable. OpenAI's image limits (`imageProblem`)
+ *   drop an example with the reason: image_too_large, image_format, too_many_images.
  * - Empty system and user messages are left out (OpenAI rejects empty content);
  *   an empty assistant turn in the history makes the example not representable.
  * - String arguments are written verbatim when they hold a JSON object (the
  *   model's exact text); dict arguments become compact JSON.
  */
 import type { Message } from '../record.js';
+import { imageProblem } from './images.js';
 import { checkLine, type LineRules } from './line-checks.js';
 import {
   argumentsString,
@@ -69,6 +71,8 @@ export const openaiTarget: Target = {
       if (e instanceof NotRepresentable) return { ok: false, reason: 'not_representable', detail: e.message };
       throw e;
     }
+    const images = imageProblem(written);
+    if (images !== null) return { ok: false, ...images };
     const example: JsonObject = { messages: written };
     const tokens = findSpecialTokensDeep(example);
     if (tokens.length > 0) {

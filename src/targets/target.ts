@@ -4,6 +4,7 @@
  * a file someone hands us. One module per format implements it.
  */
 import type { Message } from '../record.js';
+import type { ImageFailure } from './images.js';
 import type { ToolDefinition } from './tools.js';
 
 export type TargetName = 'openai' | 'nemo' | 'nemo-customizer';
@@ -29,7 +30,11 @@ export type ProjectionFailure =
   /** The format cannot express something the record holds (tool results for the customizer, audio parts, …). */
   | 'not_representable'
   /** Text holds strings such as `<|endoftext|>` that get the whole file rejected. */
-  | 'special_token';
+  | 'special_token'
+  /** Tool calls and results out of the order the chat API takes (see `toolSequenceProblem`). */
+  | 'tool_sequence'
+  /** Beyond OpenAI's image limits (see `imageProblem`): an image over 10 MB, not JPEG/PNG/WEBP, or more than 64. */
+  | ImageFailure;
 
 export type JsonObject = Record<string, unknown>;
 
@@ -51,6 +56,7 @@ export type ErrorClass =
   | 'blank_line'
   | 'bom'
   | 'text_too_long'
+  | 'line_too_long'
   // The OpenAI cookbook's classes.
   | 'data_type'
   | 'missing_messages_list'
@@ -77,6 +83,8 @@ export type ErrorClass =
   | 'tool_definition_invalid'
   | 'tool_definition_incomplete'
   | 'parallel_tool_calls_conflict'
+  | 'tool_sequence'
+  | ImageFailure
   // Reported by `validateFile` from more than one line's content.
   | 'too_few_examples'
   | 'over_token_limit'

@@ -151,8 +151,27 @@ function pieceCounter(api: GptEncoding): (piece: string) => number {
     const index = core.binarySearch(bytes);
     return index === -1 ? undefined : core.bytePairNonUtfSortedEncoder[index][1];
   };
-  return (piece) => (core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length);
+  const countOne = (piece: string) => (core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length);
+  return (piece) => {
+    if (piece.length <= LONG_PIECE) return countOne(piece);
+    // A piece of millions of characters (a run of one letter, base64 without a break) is counted
+    // in slices: the encoder's merge lists grow with the piece, and 250 MB of "x" made an array
+    // V8 cannot hold. No token is longer than a few hundred characters, so a slice boundary
+    // changes the count by a token or so per slice at most: a figure for spotting long examples.
+    let n = 0;
+    for (let at = 0; at < piece.length; ) {
+      let end = Math.min(piece.length, at + LONG_PIECE);
+      // Never between the two halves of a surrogate pair.
+      if (end < piece.length && (piece.charCodeAt(end) & 0xfc00) === 0xdc00) end--;
+      n += countOne(piece.slice(at, end));
+      at = end;
+    }
+    return n;
+  };
 }
+
+/** Pieces longer than this (in UTF-16 units) are counted in slices of this length. */
+const LONG_PIECE = 1 << 12;
 
 /** Counts one example line. Never throws: malformed parts (validation reports those) count as their JSON text. */
 export function countExampleTokens(counter: TokenCounter, example: unknown): ExampleTokens {

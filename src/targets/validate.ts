@@ -5,7 +5,7 @@
  */
 import { parseJsonText } from '../canonical/json-value.js';
 import { isWhitespace, textTooLong, withUtf16Hint } from '../canonical/scan.js';
-import { readLineBatches } from '../sources/lines.js';
+import { lineTooLongDetail, readLineBatches } from '../sources/lines.js';
 import { summarize, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
@@ -58,13 +58,18 @@ export interface ValidationReport {
  * included, however long: a line is split at `\n` only, as trainers read JSONL. `onRead`
  * hears how many bytes each line took.
  */
-export async function* fileLines(path: string, onRead?: (bytes: number) => void): AsyncGenerator<Buffer> {
+export async function* fileLines(path: string, onRead?: (bytes: number) => void): AsyncGenerator<Buffer | LineTooLong> {
   for await (const batch of readLineBatches(path, { blank: true })) {
     for (const line of batch) {
-      onRead?.(line.bytes.length + 1);
-      yield line.bytes;
+      onRead?.(line.length + 1);
+      yield line.tooLong ? new LineTooLong(line.length) : line.bytes;
     }
   }
+}
+
+/** A line longer than MAX_LINE_BYTES, skipped unread: its length only. */
+export class LineTooLong {
+  constructor(readonly length: number) {}
 }
 
 export async function validateFile(path: string, target: Target, opts: ValidateOptions = {}): Promise<ValidationReport> {
@@ -73,7 +78,7 @@ export async function validateFile(path: string, target: Target, opts: ValidateO
 
 /** The same over any source of lines (each without its line end): bytes as read, or text. */
 export async function validateLines(
-  lines: AsyncIterable<string | Buffer> | Iterable<string | Buffer>,
+  lines: AsyncIterable<string | Buffer | LineTooLong> | Iterable<string | Buffer | LineTooLong>,
   target: Target,
   opts: ValidateOptions = {},
   file = '<lines>',
@@ -82,6 +87,7 @@ export async function validateLines(
   const validator = new LineValidator(target, counter, counter.encoding, opts.tokenLimit);
   for await (const line of lines) {
     if (typeof line === 'string') validator.addText(line);
+    else if (line instanceof LineTooLong) validator.addTooLong(line.length);
     else validator.addBytes(line);
   }
   return validator.report(file);
@@ -135,6 +141,13 @@ export class LineValidator {
 
   addText(text: string): void {
     this.addBytes(Buffer.from(text, 'utf8'));
+  }
+
+  /** A line longer than MAX_LINE_BYTES, as the next line: an error, and no example a trainer could read either. */
+  addTooLong(length: number): void {
+    this.lineNo += 1;
+    this.examples += 1;
+    this.tally.add({ code: 'line_too_long', severity: 'error', line: this.lineNo, message: `${lineTooLongDetail(length)}; no trainer takes an example that long` });
   }
 
   /** A line's bytes (without its line end): held to the same strict reading as trace lines. */

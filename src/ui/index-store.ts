@@ -13,7 +13,10 @@ import { DEFAULT_KEY, keyOf } from '../pipeline/keys.js';
 import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
 import type { Run } from '../runs/runs.js';
 import { discover, peekProgram, type Discovery, type TraceFile } from '../sources/discover.js';
-import { readLineBatches, type Line } from '../sources/lines.js';
+import { lineTooLongReason, MAX_LINE_BYTES, readLineBatches, type Line } from '../sources/lines.js';
+
+/** What the browser reads of a line too long to be a record (see MAX_LINE_BYTES). */
+const TOO_LONG_PREVIEW = 64 << 10;
 import { damageReason, readFile } from '../sources/read.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
 import { defaultPriceTable } from '../pricing/table.js';
@@ -430,7 +433,7 @@ export class IndexStore extends EventEmitter {
           let bytes = 0;
           for (const line of lines) {
             this.addLine(f, line);
-            bytes += line.bytes.length + 1;
+            bytes += line.length + 1;
           }
           this.progress.bytesDone += bytes;
           this.changed();
@@ -499,8 +502,13 @@ export class IndexStore extends EventEmitter {
     this.fileId[i] = fileId;
     this.lineNo[i] = line.number;
     this.offset[i] = line.offset;
-    this.length[i] = line.bytes.length;
+    // Held in 32 bits: a line too long to be a record (4 GiB or more) is known as too long, not by its length.
+    this.length[i] = Math.min(line.length, 0xffffffff);
     this.moduleOf[i] = moduleId;
+    if (line.tooLong) {
+      this.setDamaged(i, damageReason(lineTooLongReason(line.length), line.terminated), counts);
+      return;
+    }
     let record: SynalinksRecord;
     try {
       record = new SynalinksRecord(line.bytes, { file: this.files[fileId].display, line: line.number, offset: line.offset });
@@ -651,7 +659,8 @@ export class IndexStore extends EventEmitter {
   /** The entry's line, re-read from disk. */
   readBytes(i: number): Buffer {
     if (this.fileId[i] >= this.files.length) return this.memory.get(i)?.raw ?? Buffer.alloc(0);
-    const length = this.length[i];
+    // A line too long to be a record is shown and searched by its start only.
+    const length = this.length[i] > MAX_LINE_BYTES ? TOO_LONG_PREVIEW : this.length[i];
     const buffer = Buffer.allocUnsafe(length);
     let done = 0;
     const fd = this.fd(this.fileId[i]);
