@@ -33,6 +33,7 @@ import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './na
 import { compareText } from '../order.js';
 import { scrubbed, scrubbedDrop, scrubbedName, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
+import { isoTime } from '../time.js';
 
 export interface AskRecordingOptions {
   out: string;
@@ -158,7 +159,7 @@ class Recording {
 
   /** Writes the recording as `writeJson(…, 2)` would have: the header, the interactions gathered, the end. */
   writeTo(file: OutputFile): void {
-    const recordedAt = new Date((this.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const recordedAt = (isoTime(this.latest) ?? isoTime(Date.now() / 1000)!).replace(/\.\d{3}Z$/, 'Z');
     file.write(`{\n  "test": ${JSON.stringify(this.test)},\n  "recorded_at": ${JSON.stringify(recordedAt)},\n  "interactions": ${this.interactions > 0 ? '[' : '[]'}`);
     this.body.close();
     const fd = openSync(this.body.finalPath, 'r');
