@@ -34,7 +34,25 @@ export function epochSecondsOf(text: string): number | null {
  * recorded start plus a recorded duration of 1e308 s ended `traces runs --json` with a stack.
  */
 export function isoTime(epochSeconds: number | null): string | null {
-  if (epochSeconds === null) return null;
-  const date = new Date(epochSeconds * 1000);
+  if (possibleTime(epochSeconds) === null) return null;
+  const date = new Date(epochSeconds! * 1000);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** The farthest time from 1970 a JavaScript Date can hold, in seconds (±8.64e15 ms). */
+export const MAX_EPOCH_SECONDS = 8.64e12;
+
+/**
+ * The range check every source's times pass (Synalinks, Ask, klieo alike): a time no Date can
+ * hold (`1e300`, or a start plus nanoseconds read as milliseconds) is unknown, null. Left as
+ * it was, it ended `export --format ask-recording` and `dedupe` with `Invalid time value`, and
+ * `sql … to_timestamp(timestamp)` with an out-of-range error on the klieo rows.
+ */
+export function possibleTime(epochSeconds: number | null): number | null {
+  return epochSeconds !== null && Number.isFinite(epochSeconds) && Math.abs(epochSeconds) <= MAX_EPOCH_SECONDS ? epochSeconds : null;
+}
+
+/** The range check of every source's durations, in seconds: a negative one, or one longer than any Date spans, is unknown, null. */
+export function possibleDuration(seconds: number | null): number | null {
+  return seconds !== null && Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_EPOCH_SECONDS ? seconds : null;
 }

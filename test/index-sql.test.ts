@@ -258,8 +258,8 @@ describe('traces index', () => {
     const got = objects(await query(`SELECT timestamp, duration, cost_usd, cost_source FROM read_parquet(${sqlString(out)}) ORDER BY line`));
     assert.deepEqual(
       got.map((r) => [r.timestamp, r.duration, r.cost_usd, r.cost_source]),
-      // A timestamp past what a date can hold (±8.64e12 s) is no time: null, as in stats.
-      forms.map((text) => [Math.abs(Number(text)) <= 8.64e12 ? Number(text) : null, Number(text), Number(text), 'reported']),
+      // A timestamp past what a date can hold (±8.64e12 s) is no time, and a duration negative or longer than that none: null, as in stats.
+      forms.map((text) => [Math.abs(Number(text)) <= 8.64e12 ? Number(text) : null, Number(text) >= 0 && Number(text) <= 8.64e12 ? Number(text) : null, Number(text), 'reported']),
     );
   });
 

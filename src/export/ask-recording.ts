@@ -31,8 +31,9 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
-import { scrubbed, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbed, scrubbedDrop, scrubbedName, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
+import { isoTime } from '../time.js';
 
 export interface AskRecordingOptions {
   out: string;
@@ -69,12 +70,18 @@ function argumentsText(args: unknown): string {
   return writeJson(args ?? {});
 }
 
-export function recordingTestName(program: string, module: string): string {
-  return program === module ? safeSegment(program) : joinedSegment([program, module]);
+/** The recording's test name: from the names as scrubbed (`scrubbedName`), or a key would be its folder's name. */
+export function recordingTestName(program: string, module: string, scrub: ScrubSettings | null): string {
+  const [cleanProgram, cleanModule] = [scrubbedName(program, scrub), scrubbedName(module, scrub)];
+  return program === module ? safeSegment(cleanProgram) : joinedSegment([cleanProgram, cleanModule]);
 }
 
-/** The interactions of one conversation (messages with the completion last). */
-export function conversationInteractions(messages: readonly Message[], record: Pick<TraceRecord, 'model' | 'usage'>): Json[] {
+/**
+ * The interactions of one conversation (messages with the completion last). A tool's class
+ * name is re-cased from the call's name as scrubbed: re-cased first, a key in a tool's name
+ * (`sk_live_…` as `SkLive…`) is no longer seen by the scrub of the interactions.
+ */
+export function conversationInteractions(messages: readonly Message[], record: Pick<TraceRecord, 'model' | 'usage'>, scrub: ScrubSettings | null): Json[] {
   const interactions: Json[] = [];
   const history: Json[] = [];
   let unanswered: ToolCall[] = [];
@@ -113,7 +120,7 @@ export function conversationInteractions(messages: readonly Message[], record: P
       const call = k >= 0 ? unanswered.splice(k, 1)[0] : null;
       interactions.push({
         type: 'tool',
-        name: classOfToolName(call?.function?.name ?? message.name ?? 'tool'),
+        name: classOfToolName(scrubbedName(call?.function?.name ?? message.name ?? 'tool', scrub)),
         args: argumentsText(call?.function?.arguments),
         result: { ok: true, output: toolOutput(message.content), error: null, metadata: {}, type: 'result' },
       });
@@ -152,7 +159,7 @@ class Recording {
 
   /** Writes the recording as `writeJson(…, 2)` would have: the header, the interactions gathered, the end. */
   writeTo(file: OutputFile): void {
-    const recordedAt = new Date((this.latest ?? Date.now() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const recordedAt = (isoTime(this.latest) ?? isoTime(Date.now() / 1000)!).replace(/\.\d{3}Z$/, 'Z');
     file.write(`{\n  "test": ${JSON.stringify(this.test)},\n  "recorded_at": ${JSON.stringify(recordedAt)},\n  "interactions": ${this.interactions > 0 ? '[' : '[]'}`);
     this.body.close();
     const fd = openSync(this.body.finalPath, 'r');
@@ -186,7 +193,7 @@ export async function runAskRecordingExport(
   let scratch: RunTempDir | null = null;
   try {
     const manifest = output.manifest(options.manifest);
-    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
+    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
     const plan = await planCuration(discovery, curationOptions, drop);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
@@ -204,7 +211,7 @@ export async function runAskRecordingExport(
           continue;
         }
         // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
-        let interactions = conversationInteractions(read.messages, record);
+        let interactions = conversationInteractions(read.messages, record, options.scrub);
         if (options.scrub !== null) {
           const clean = scrubbed(interactions, options.scrub);
           if ('secret' in clean) {
@@ -215,7 +222,7 @@ export async function runAskRecordingExport(
           interactions = clean.value;
           for (const [name, n] of Object.entries(clean.redactions ?? {})) addCount(redactions, name, n);
         }
-        const test = recordingTestName(record.program, record.module);
+        const test = recordingTestName(record.program, record.module, options.scrub);
         let recording = recordings.get(test);
         if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size)));
         recording.add(interactions, record.timestamp);

@@ -17,8 +17,19 @@ export function safeSegment(name: string): string {
   if (segment === '' || /^\.+$/.test(segment)) segment = `_${segment}`;
   // Hidden folders are easy to miss, and `.` prefixes are how `..` sneaks in.
   if (segment.startsWith('.')) segment = `_${segment.slice(1)}`;
-  if (segment === name && !isReservedName(segment)) return segment;
+  if (segment === name && !isReservedName(segment) && !isWindowsDeviceName(segment)) return segment;
   return `${segment}-${shortHash(name)}`;
+}
+
+/**
+ * Names Windows cannot give a folder: its device names, alone or before an extension (`con`,
+ * `aux.txt`), in any case, and names ending in a dot or space (it drops them, so `a.` would
+ * be `a`). An output copied there, or written to a share Windows serves, would fail or land
+ * on the device: such a name gains a hash as an unsafe one does.
+ */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+export function isWindowsDeviceName(segment: string): boolean {
+  return WINDOWS_DEVICE.test(segment) || /[. ]$/.test(segment);
 }
 
 /** Longest joined segment kept whole: well under the 255 bytes file systems allow a name. */

@@ -30,7 +30,7 @@ import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooL
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { redactValue } from '../privacy/index.js';
-import { foundBy, holdsSecret, type ScrubSettings } from './scrub.js';
+import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from './scrub.js';
 
 export interface ProjectionSettings {
   /** Redaction of secrets and personal data, or null for `--scrub none`. */
@@ -207,7 +207,9 @@ function projectRecord(record: TraceRecord, { target, counter, settings, example
   if (unwritable !== null) {
     return { kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable };
   }
-  const folder = settings.groupByModule ? path.join(safeSegment(record.program), safeSegment(record.module)) : '';
+  const folder = settings.groupByModule
+    ? path.join(safeSegment(scrubbedName(record.program, settings.scrub)), safeSegment(scrubbedName(record.module, settings.scrub)))
+    : '';
   // Compared only with the digests of this export, whose folders are all '' or none is: one native call for the common case.
   const line = exampleLines.view().subarray(lineStart);
   const digest = folder === '' ? sha256(line) : createHash('sha256').update(folder).update('\0').update(line).digest();

@@ -30,10 +30,9 @@ import {
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
-import { scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbedDrop, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import { redactValue } from '../privacy/index.js';
 import { CallIdColumn } from '../pipeline/columns.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
@@ -106,8 +105,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
-      // A detail may quote the record (a tool name, a role): scrubbed as the examples are.
-      if (options.scrub !== null && d.detail !== undefined) d = { ...d, detail: redactValue(d.detail, options.scrub.options).value };
+      d = scrubbedDrop(d, options.scrub);
       manifest.writeLine(JSON.stringify(d));
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
     };

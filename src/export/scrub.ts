@@ -28,6 +28,46 @@ export function scrubbed<T>(value: T, scrub: ScrubSettings): { value: T; redacti
   return { value: redacted.value as T, redactions: redacted.counts };
 }
 
+/**
+ * A name taken from a record (a program, module or tool name), as every text derived from it
+ * must start: scrubbed as the record's text is. Folder names, class names and report fields
+ * are re-cased, joined and cut from it, which no detector would see through afterwards
+ * (`Ask::Tools::SkLive…` is a Stripe key no longer found), so they are made from this.
+ */
+export function scrubbedName(name: string, scrub: ScrubSettings | null): string {
+  return scrub === null ? name : (redactValue(name, scrub.options).value as string);
+}
+
+/** A file name's ending that is no part of a name: a Synalinks file's `_<date>-<time>` and any extensions. */
+const FILE_NAME_ENDING = /^(.*?)((?:_\d{8}-\d{6})?(?:\.[A-Za-z0-9]+)*)$/s;
+
+/**
+ * A recorded file's path, scrubbed folder by folder: a Synalinks tree names its folders after
+ * the program and module and its files `<module>_<date>-<time>.jsonl`. The name before that
+ * ending is scrubbed alone, since a key followed by `_2026…` reads to a detector as a longer
+ * word that is no key.
+ */
+export function scrubbedPath(file: string, scrub: ScrubSettings | null): string {
+  if (scrub === null) return file;
+  return file.replace(/[^/\\]+/g, (segment) => {
+    const [, stem, ending] = FILE_NAME_ENDING.exec(segment)!;
+    return `${scrubbedName(stem, scrub)}${ending}`;
+  });
+}
+
+/**
+ * A drop as the manifest writes it: its detail may quote the record (a tool name, a role)
+ * and its file path holds the program and module folders, so both are scrubbed.
+ */
+export function scrubbedDrop<T extends { file?: string; detail?: string }>(drop: T, scrub: ScrubSettings | null): T {
+  if (scrub === null) return drop;
+  return {
+    ...drop,
+    ...(drop.file !== undefined ? { file: scrubbedPath(drop.file, scrub) } : {}),
+    ...(drop.detail !== undefined ? { detail: scrubbedName(drop.detail, scrub) } : {}),
+  };
+}
+
 /** The detectors of redaction counts, as a drop's detail names them. */
 export function foundBy(counts: Record<string, number>): string {
   return Object.keys(counts).sort().join(', ');

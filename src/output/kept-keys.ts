@@ -3,11 +3,12 @@
  * `--against` that output drops what was handled before. Keys accumulate: an output made
  * `--against` an earlier one also carries the earlier keys.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import { DEFAULT_KEY, KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
+import { DEFAULT_KEY, KEY_KINDS, KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
 import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
 import { readsAlso } from './output-path.js';
 
@@ -19,7 +20,10 @@ export interface RunInfo {
   key: KeyKind;
   /** How the keys were made (`KEYS_VERSION`); absent in outputs of version 1. */
   keys_version?: number;
+  /** How many keys keys.bin holds (16 bytes each). */
   keys: number;
+  /** sha256 (hex) of keys.bin as written; absent in outputs made before it was recorded. */
+  keys_sha256?: string;
   created: string;
 }
 
@@ -43,12 +47,50 @@ function againstMismatch(dir: string, run: RunInfo, expectedKey: KeyKind): strin
   return null;
 }
 
-export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunInfo, 'keys' | 'created'>): void {
+/**
+ * keys.bin, then run.json (its count and checksum), created in that order and so moved into
+ * place in that order, before the completion marker: a run.json that says what keys.bin holds
+ * is proof it was written whole.
+ */
+export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunInfo, 'keys' | 'keys_sha256' | 'created'>): void {
   const file = output.create(path.join(META_DIR, KEYS_FILE));
+  const checksum = createHash('sha256');
   // Keys go out a block at a time: one buffer per key was 88,000 buffers on the bench tree.
-  for (const block of keys.keyBlocks()) file.write(block);
-  const run: RunInfo = { ...info, keys_version: KEYS_VERSION, keys: keys.size, created: new Date().toISOString() };
+  for (const block of keys.keyBlocks()) {
+    checksum.update(block);
+    file.write(block);
+  }
+  const run: RunInfo = { ...info, keys_version: KEYS_VERSION, keys: keys.size, keys_sha256: checksum.digest('hex'), created: new Date().toISOString() };
   output.create(path.join(META_DIR, RUN_FILE)).write(`${JSON.stringify(run, null, 2)}\n`);
+}
+
+/** A refusal of damaged bookkeeping, saying how to get whole bookkeeping back. */
+function damaged(dir: string, what: string): UserError {
+  return new UserError(
+    `--against ${dir}: ${what}: its bookkeeping is damaged, so what it already covers is unknown: run the command that made it again (with --force), or restore ${dir} from a whole copy`,
+  );
+}
+
+/** run.json as written by `writeKeptKeys`, or why it cannot be that. */
+function readRunInfo(dir: string, runPath: string): RunInfo {
+  const where = `${META_DIR}/${RUN_FILE}`;
+  let run: unknown;
+  try {
+    run = JSON.parse(readFileSync(runPath, 'utf8'));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw damaged(dir, `${where} is not JSON (cut short?)`);
+    throw error;
+  }
+  if (typeof run !== 'object' || run === null || Array.isArray(run)) throw damaged(dir, `${where} holds no object`);
+  const info = run as Record<string, unknown>;
+  if (typeof info.key !== 'string') throw damaged(dir, `${where} names no --key`);
+  if (typeof info.command !== 'string') throw damaged(dir, `${where} names no command`);
+  if (!Number.isSafeInteger(info.keys) || (info.keys as number) < 0) throw damaged(dir, `${where} gives no count of keys`);
+  if (info.keys_version !== undefined && !Number.isSafeInteger(info.keys_version)) throw damaged(dir, `${where} has a keys_version that is no whole number`);
+  if (info.keys_sha256 !== undefined && (typeof info.keys_sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(info.keys_sha256))) {
+    throw damaged(dir, `${where} has a keys_sha256 that is no sha256`);
+  }
+  return info as unknown as RunInfo;
 }
 
 export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
@@ -61,11 +103,21 @@ export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
   if (!existsSync(runPath) || !existsSync(keysPath)) {
     throw new UserError(`--against ${dir}: not an output of traces dedupe, filter or export (no ${META_DIR}/${RUN_FILE})`);
   }
-  const run = JSON.parse(readFileSync(runPath, 'utf8')) as RunInfo;
+  const run = readRunInfo(dir, runPath);
+  if (run.key !== expectedKey && !(KEY_KINDS as readonly string[]).includes(run.key)) {
+    throw damaged(dir, `${META_DIR}/${RUN_FILE} names a --key traces has not (${run.key})`);
+  }
   const mismatch = againstMismatch(dir, run, expectedKey);
   if (mismatch !== null) throw new UserError(mismatch);
   const bytes = readFileSync(keysPath);
-  if (bytes.length % 16 !== 0) throw new UserError(`--against ${dir}: ${META_DIR}/${KEYS_FILE} is damaged (size not a multiple of 16)`);
+  // A copy cut short often stops at a 4 KB boundary, a multiple of 16 like any whole file: the count tells.
+  if (bytes.length !== run.keys * 16) {
+    throw damaged(dir, `${META_DIR}/${KEYS_FILE} holds ${bytes.length} bytes where ${META_DIR}/${RUN_FILE} says ${run.keys} keys (${run.keys * 16} bytes)`);
+  }
+  // Outputs made before the checksum was recorded are proven by their count alone.
+  if (run.keys_sha256 !== undefined && createHash('sha256').update(bytes).digest('hex') !== run.keys_sha256) {
+    throw damaged(dir, `${META_DIR}/${KEYS_FILE} is not what was written (its sha256 differs from ${META_DIR}/${RUN_FILE}'s keys_sha256)`);
+  }
   const index = new KeyIndex(Math.max(16, (bytes.length / 16) * 2));
   const key = new Uint32Array(4);
   for (let at = 0; at < bytes.length; at += 16) {

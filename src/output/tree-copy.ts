@@ -15,15 +15,17 @@ import { CaseDistinctNames, outsideReserved, safeSegment } from '../export/names
 import { OutputFile, type OutputDir } from './output-dir.js';
 import type { Progress } from '../progress.js';
 import { JOBS } from '../jobs.js';
+import { isoTime } from '../time.js';
 
 /** The path of a trace file inside an output tree: its path below its root, away from traces' own folders. */
 export function relativeTracePath(file: TraceFile): string {
   return outsideReserved(path.relative(file.root, file.path));
 }
 
+/** A file name's `<date>-<time>`; a time unknown, or past year 9999 (no such stamp), as 1970's first second. */
 function stamp(epochSeconds: number | null): string {
-  if (epochSeconds === null) return '19700101-000000';
-  const iso = new Date(Math.floor(epochSeconds) * 1000).toISOString();
+  const iso = isoTime(epochSeconds === null ? null : Math.floor(epochSeconds));
+  if (iso === null || !/^\d{4}-/.test(iso)) return '19700101-000000';
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
 }
 

@@ -25,7 +25,7 @@ import { RebuiltRecord } from './rebuilt-record.js';
 import type { SourceRun } from './source-run.js';
 import { count, isObject, num, str, type Json } from './json-values.js';
 import { writeJson } from '../canonical/json-value.js';
-import { epochSecondsOf } from '../time.js';
+import { epochSecondsOf, possibleDuration, possibleTime } from '../time.js';
 import { addCount } from '../own.js';
 
 
@@ -114,9 +114,10 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
     const kind = str(step.kind) ?? 'unknown';
     addCount(stepKinds, kind);
     const idx = num(step.idx) ?? position;
-    const latency = num(step.latency);
-    const timestamp = startedAt === null ? null : startedAt + elapsedMs / 1000;
-    elapsedMs += latency ?? 0;
+    // In milliseconds; an impossible one (negative, or nanoseconds written as the latency) is unknown and moves no later step.
+    const latency = possibleDuration(num(step.latency) === null ? null : num(step.latency)! / 1000);
+    const timestamp = startedAt === null ? null : possibleTime(startedAt + elapsedMs / 1000);
+    elapsedMs += latency === null ? 0 : latency * 1000;
     const promptTokens = count(step.prompt_tokens);
     const completionTokens = count(step.completion_tokens);
     if (OVERHEAD_KINDS.has(kind)) {
@@ -205,7 +206,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
         program: agent,
         module: str(step.name) ?? model ?? '',
         timestamp,
-        duration: latency === null ? null : latency / 1000,
+        duration: latency,
         usage,
         cost: num(step.cost_usd),
         status,

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { canonicalValueHash } from '../canonical/canonical.js';
 import { writeJson } from '../canonical/json-value.js';
 import type { Message, SourceKind, SourceRef, Status, TraceRecord, Usage } from '../record.js';
+import { possibleDuration, possibleTime } from '../time.js';
 
 export interface RebuiltFields {
   source: Exclude<SourceKind, 'synalinks'>;
@@ -79,8 +80,9 @@ export class RebuiltRecord implements TraceRecord {
     this.parentCallId = fields.parentCallId;
     this.program = fields.program;
     this.module = fields.module;
-    this.timestamp = fields.timestamp;
-    this.duration = fields.duration;
+    // Every recorder's times pass the range checks Synalinks records do: an impossible one is unknown.
+    this.timestamp = possibleTime(fields.timestamp);
+    this.duration = possibleDuration(fields.duration);
     this.status = fields.status;
     // The adapters give only accounting the recorder kept for this very call (never stale).
     this.usage = fields.usage;

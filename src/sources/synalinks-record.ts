@@ -9,6 +9,7 @@ import { parseJson } from '../canonical/json-value.js';
 import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace, startsWithBom } from '../canonical/scan.js';
 import { foldHexBytes } from '../pipeline/key-index.js';
 import { classify, isTokenCount, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
+import { possibleDuration, possibleTime } from '../time.js';
 
 const FIELDS = [
   'synalinks_version',
@@ -32,9 +33,6 @@ const FIELD_MATCHER = new KeyMatcher(FIELDS);
 const F = Object.fromEntries(FIELDS.map((name, i) => [name, i])) as Record<Field, number>;
 
 export class DamagedRecordError extends Error {}
-
-/** The farthest time from 1970 a JavaScript Date can hold, in seconds. */
-const MAX_EPOCH_SECONDS = 8.64e12;
 
 const NULL_BYTES = Buffer.from('null');
 
@@ -252,11 +250,11 @@ export class SynalinksRecord implements TraceRecord {
   }
   /** Null too when the number is no date (a Date spans ±8.64e12 seconds): `1e300` loads, but is no time. */
   get timestamp(): number | null {
-    const seconds = this.number(F.timestamp);
-    return seconds !== null && Math.abs(seconds) <= MAX_EPOCH_SECONDS ? seconds : null;
+    return possibleTime(this.number(F.timestamp));
   }
+  /** Null too when no duration can be so: negative, or longer than any Date spans. */
   get duration(): number | null {
-    return this.number(F.duration);
+    return possibleDuration(this.number(F.duration));
   }
   get inputsHash(): string {
     return this.text(F.inputs_hash) ?? '';

@@ -1,0 +1,191 @@
+/**
+ * Issue 28, defect 1: a credential used as a program, module or tool name. Every text an
+ * export derives from one (folder names, Ask class names, test names, report fields,
+ * examples.jsonl and manifest paths, what it prints) is derived from the scrubbed name, so no
+ * key body reaches an output file or stderr, re-cased (`Ask::Tools::SkLive…`) or not.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { canonicalValueHash } from '../src/canonical/canonical.js';
+import { safeSegment } from '../src/export/names.js';
+import {
+  ANTHROPIC_KEY,
+  AWS_SECRET,
+  GITHUB_PAT,
+  GITHUB_TOKEN,
+  GOOGLE_KEY,
+  JWT,
+  OPENAI_KEY,
+  PRIVATE_KEY,
+  SLACK_TOKEN,
+  STRIPE_KEY,
+} from './fake-secrets.js';
+import { runCli, tempDir } from './helpers.js';
+
+/** What is planted as a name, by detector. */
+const PLANTED: Record<string, string> = {
+  openai: OPENAI_KEY,
+  anthropic: ANTHROPIC_KEY,
+  aws_secret_access_key: `aws_secret_access_key=${AWS_SECRET}`,
+  github: GITHUB_TOKEN,
+  github_pat: GITHUB_PAT,
+  slack: SLACK_TOKEN,
+  stripe: STRIPE_KEY,
+  google_api_key: GOOGLE_KEY,
+  jwt: JWT,
+  private_key: PRIVATE_KEY,
+};
+
+/**
+ * The telling parts of each secret: its runs of letters and digits of 12 or more, less their
+ * first character, lowercased. Found in any casing, so a name re-cased (CamelCase, as Ask's
+ * class names are) or lowercased still counts as a leak.
+ */
+const BODIES = Object.entries(PLANTED).flatMap(([detector, text]) =>
+  (text.match(/[A-Za-z0-9]{12,}/g) ?? [])
+    .filter((run) => !/^aws_secret_access_key$/i.test(run) && !/^(BEGIN|END)/.test(run))
+    .map((run) => ({ detector, body: run.slice(1).toLowerCase() })),
+);
+
+const CONFIG = {
+  module: 'synalinks',
+  class_name: 'LanguageModel',
+  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
+  registered_name: null,
+};
+
+/** A real-shaped Synalinks record of `program`/`module`; with `tool`, an agent's last step after a call of that tool. */
+function recordLine(index: number, program: string, module: string, tool: string | null): string {
+  const answer = `{"answer":"It will be sunny, case ${index}."}`;
+  const messages: object[] = [
+    { role: 'system', content: 'You are a weather assistant.' },
+    { role: 'user', content: `Case ${index}: what is the weather in Paris?` },
+  ];
+  if (tool !== null) {
+    messages.push(
+      { role: 'assistant', content: '', tool_calls: [{ id: `call_${index}`, type: 'function', function: { name: tool, arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: `call_${index}`, content: '{"result":"sunny"}' },
+    );
+  }
+  messages.push({ role: 'assistant', content: answer });
+  return JSON.stringify({
+    synalinks_version: '0.9.014',
+    call_id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    parent_call_id: null,
+    program,
+    module,
+    timestamp: 1783412130 + index,
+    duration: 1.5,
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
+    cost: 0.001,
+    messages,
+    inputs_hash: canonicalValueHash(messages.slice(0, -1)),
+    outputs: '__OUTPUTS__',
+    config: CONFIG,
+    config_hash: canonicalValueHash(CONFIG),
+  }).replace('"__OUTPUTS__"', () => answer);
+}
+
+function writtenFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const full = path.join(dir, entry);
+    return statSync(full).isDirectory() ? writtenFiles(full) : [full];
+  });
+}
+
+/** Secret bodies found in `texts` (any case), as "detector in where". */
+function leaksIn(texts: readonly string[], where: string): string[] {
+  const lowered = texts.map((t) => t.toLowerCase());
+  return BODIES.filter(({ body }) => lowered.some((t) => t.includes(body))).map(({ detector }) => `${detector} in ${where}`);
+}
+
+/** Secret bodies in the output folder: in file names and folder names, and in every file's bytes. */
+function leaks(dir: string, stderr: string, stdout: string): string[] {
+  const found = [...leaksIn([stderr], 'stderr'), ...leaksIn([stdout], 'stdout')];
+  for (const file of writtenFiles(dir)) {
+    const relative = path.relative(dir, file);
+    found.push(...leaksIn([relative], `the path ${relative}`));
+    // JSON escapes (\n in a PEM, \/) hide nothing from a decoded read: read both.
+    const raw = readFileSync(file, 'utf8');
+    const decoded = raw.replace(/\\[nt"\\/]/g, ' ');
+    found.push(...leaksIn([raw, decoded], relative));
+  }
+  return [...new Set(found)];
+}
+
+describe('secrets as program, module and tool names', () => {
+  let tree = '';
+  before(() => {
+    tree = path.join(tempDir(), 'tree');
+    const lines: string[] = [];
+    let index = 0;
+    for (const text of Object.values(PLANTED)) {
+      // The whole name a secret; a module that holds one after other words; a tool so named.
+      lines.push(recordLine(index++, text, `step ${text}`, null));
+      lines.push(recordLine(index++, `agent ${text}`, 'weather', text));
+      lines.push(recordLine(index++, 'weather_agent', 'weather_agent', text));
+    }
+    mkdirSync(path.join(tree, 'weather_agent'), { recursive: true });
+    writeFileSync(path.join(tree, 'weather_agent', 'weather_agent_20260709-120000.jsonl'), `${lines.join('\n')}\n`);
+    // A Synalinks tree names its folders after the program and module: a drop's file path holds the key.
+    for (const key of [STRIPE_KEY, GITHUB_TOKEN]) {
+      const folder = path.join(tree, key, key);
+      mkdirSync(folder, { recursive: true });
+      const line = recordLine(index++, key, key, null);
+      // The same call twice (dropped as a duplicate, with its file) and a damaged line (reported with its file).
+      writeFileSync(path.join(folder, `${key}_20260709-120000.jsonl`), `${line}\n${line}\n{"call_id": \n`);
+    }
+  });
+
+  it('the planted names are what the test looks for', () => {
+    assert.ok(BODIES.length >= Object.keys(PLANTED).length);
+    // The test would see a leak: the raw tree holds every body.
+    assert.equal(new Set(leaksIn([readFileSync(path.join(tree, 'weather_agent', 'weather_agent_20260709-120000.jsonl'), 'utf8')], 'tree').map((l) => l.split(' ')[0])).size, Object.keys(PLANTED).length);
+  });
+
+  for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+    for (const groupBy of ['none', 'module']) {
+      it(`export --format ${format} --group-by ${groupBy}: no key body in any file, path or what it prints`, () => {
+        const out = path.join(tempDir(), `${format}-${groupBy}`);
+        const result = runCli(['export', tree, '--format', format, '--out', out, '--trajectories', 'all', '--group-by', groupBy, '--validation-fraction', '0.2', '--json']);
+        assert.ok(result.status === 0 || result.status === 1, result.stderr);
+        assert.deepEqual(leaks(out, result.stderr, result.stdout), []);
+        const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { files: { examples: number }[] };
+        assert.ok(report.files.reduce((n, f) => n + f.examples, 0) > 0, 'examples were written');
+      });
+    }
+  }
+
+  it('export --format ask-recording: class names and test names come from the scrubbed names', () => {
+    const out = path.join(tempDir(), 'ask');
+    const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(leaks(out, result.stderr, result.stdout), []);
+    const report = JSON.parse(result.stdout) as { conversations: number; files: { file: string }[] };
+    assert.equal(report.conversations, Object.keys(PLANTED).length * 3 + 2);
+    const recording = readFileSync(path.join(out, report.files.find((f) => f.file.startsWith('weather_agent'))!.file), 'utf8');
+    assert.match(recording, /"name": "Ask::Tools::\[REDACTED:stripe\]"/);
+  });
+
+  it('--scrub none writes the names as recorded (nothing derived is hidden when nothing is scrubbed)', () => {
+    const out = path.join(tempDir(), 'ask-none');
+    const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--scrub', 'none', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.notDeepEqual(leaks(out, result.stderr, result.stdout), []);
+  });
+});
+
+describe('Windows-reserved names as folder names', () => {
+  it('con, aux, nul, prn, com1-9 and lpt1-9 (in any case, with any extension) and names ending in a dot gain a hash', () => {
+    const reserved = ['con', 'CON', 'aux', 'Nul', 'prn', 'com1', 'COM9', 'lpt1', 'lpt9', 'con.txt', 'aux.tar.gz', 'name.', 'name..'];
+    for (const name of reserved) {
+      const segment = safeSegment(name);
+      assert.notEqual(segment, name, name);
+      assert.match(segment, /-[0-9a-f]{8}$/, name);
+      assert.doesNotMatch(segment, /[. ]$/, name);
+    }
+    for (const name of ['console', 'com10', 'lpt', 'auxiliary', 'connect.py', 'nuls']) assert.equal(safeSegment(name), name, name);
+  });
+});
