@@ -141,6 +141,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       whenKept: (kept) => (projected = startProjection(kept)),
     });
     projected ??= startProjection(plan);
+    // Every call is observed and the definitions are built: the calls' rows on disk can go.
+    inference.dispose();
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const folderNames = new CaseDistinctNames();
