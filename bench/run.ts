@@ -2,7 +2,8 @@
  * Benchmarks `traces` against the loops users write without it.
  *
  *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup]
- *   npm run bench -- --memory [--big-mb 1024]     peak RSS of `stats` on a ~1 GB tree vs the --mb tree
+ *   npm run bench -- --memory [--memory-mb 1024] [--big-mb 4096] [--trees DIR] [--only stats,dedupe,export]
+ *       peak RSS of stats, dedupe and export (one thread and the default threads) on two small-profile trees
  *
  * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
  * the common production shape; `default`, every program kind with long records and 1 MB images.
@@ -32,6 +33,9 @@ const MB = 1024 * 1024;
 interface Options {
   mb: number;
   bigMb: number;
+  memoryMb: number;
+  /** Where trees are kept (default bench/out). */
+  trees: string;
   seed: number;
   runs: number;
   keep: boolean;
@@ -43,10 +47,10 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup] [--memory [--big-mb 1024]]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { mb: 200, bigMb: 1024, seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
+  const o: Options = { mb: 200, bigMb: 4096, memoryMb: 1024, trees: path.join(BENCH, 'out'), seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -56,6 +60,8 @@ function parseArgs(argv: string[]): Options {
     };
     if (a === '--mb') o.mb = Number(value());
     else if (a === '--big-mb') o.bigMb = Number(value());
+    else if (a === '--memory-mb') o.memoryMb = Number(value());
+    else if (a === '--trees') o.trees = path.resolve(value());
     else if (a === '--seed') o.seed = Number(value());
     else if (a === '--runs') o.runs = Number(value());
     else if (a === '--keep') o.keep = true;
@@ -173,12 +179,15 @@ function treeIsValid(tree: string): Expected | null {
 }
 
 /** Reuses bench/out/tree-[small-]<mb>-<seed>, else generates (there when `persistent`, else in scratch). */
+/** Where trees are kept: bench/out, or --trees (big trees belong outside the checkout). */
+let treesDir = path.join(BENCH, 'out');
+
 function ensureTree(mb: number, seed: number, persistent: boolean, profile: Profile = 'default'): { tree: string; expected: Expected; temporary: boolean } {
   const name = `tree-${profile === 'default' ? '' : `${profile}-`}${mb}-${seed}`;
-  const kept = path.join(BENCH, 'out', name);
+  const kept = path.join(treesDir, name);
   const existing = treeIsValid(kept);
   if (existing !== null) {
-    log(`reusing ${path.relative(PROJECT, kept)}`);
+    log(`reusing ${kept}`);
     return { tree: kept, expected: existing, temporary: false };
   }
   const tree = persistent ? kept : path.join(scratch, name);
@@ -381,41 +390,74 @@ function describe(tree: string, e: Expected): void {
   );
 }
 
+/** Peak RSS targets of issue 29 (MB): export flat at any tree size; stats and dedupe at the big tree. */
+const MEMORY_TARGETS: Record<string, { oneThread: number; threads: number }> = {
+  stats: { oneThread: 250, threads: 250 },
+  dedupe: { oneThread: 250, threads: 250 },
+  export: { oneThread: 400, threads: 550 },
+};
+
+/**
+ * Peak RSS of stats, dedupe and export (one thread and the default threads) on two trees of the
+ * small profile, --memory-mb and --big-mb: memory must stay flat while the tree grows.
+ * Each command runs --runs times, alternating; the figure is the highest peak, the time the median.
+ */
 async function memoryMode(o: Options): Promise<void> {
-  const small = ensureTree(o.mb, o.seed, true);
-  const big = ensureTree(o.bigMb, o.seed, true);
-  const rows: string[][] = [['tree', 'MB', 'records', 'stats (s)', 'MB/s', 'peak RSS MB']];
-  for (const t of [small, big]) {
+  const trees = [ensureTree(o.memoryMb, o.seed, true, 'small'), ensureTree(o.bigMb, o.seed, true, 'small')];
+  const rows: string[][] = [['tree', 'MB', 'command', 'threads', 'wall (s)', 'peak RSS MB', 'target MB']];
+  for (const t of trees) {
     describe(t.tree, t.expected);
     log(`warming ${t.tree}`);
     warm(t.tree);
-    const cmd = ours('traces stats', ['stats', t.tree, '--json']);
-    const times: number[] = [];
-    const rss: number[] = [];
-    for (let i = 0; i < o.runs; i++) {
-      const r = await runOnce(cmd);
-      if (r.code !== 0 && r.code !== 1) {
-        mismatch(`stats failed on ${t.tree}: ${r.stderr.trim()}`);
-        return;
+    const out = (name: string): string => path.join(scratch, `memory-${name}`);
+    const commands: { name: string; args: string[]; outDir?: string }[] = [
+      { name: 'stats', args: ['stats', t.tree, '--json'] },
+      { name: 'dedupe', args: ['dedupe', t.tree, '--status', 'ok', '--out', out('dedupe'), '--force'], outDir: out('dedupe') },
+      { name: 'export', args: ['export', t.tree, '--format', 'openai', '--out', out('export'), '--force'], outDir: out('export') },
+    ];
+    for (const c of commands) {
+      if (o.only !== null && !o.only.has(c.name)) continue;
+      const variants = [
+        { threads: '1', cmd: ours(`traces ${c.name}, 1 thread`, c.args, c.outDir, { TRACES_WORKERS: '1' }) },
+        { threads: 'default', cmd: ours(`traces ${c.name}`, c.args, c.outDir) },
+      ];
+      const seen = new Map(variants.map((v) => [v, { times: [] as number[], rss: [] as number[] }]));
+      for (let i = 0; i < o.runs; i++) {
+        for (const v of variants) {
+          const r = await runOnce(v.cmd);
+          if (r.code !== 0 && r.code !== 1) {
+            mismatch(`${v.cmd.label} failed on ${t.tree}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+            continue;
+          }
+          if (i === 0 && c.name === 'stats') checkStats(`${v.cmd.label} (${path.basename(t.tree)})`, r.stdout, t.expected);
+          seen.get(v)!.times.push(r.seconds);
+          if (r.rssKb !== null) seen.get(v)!.rss.push(r.rssKb / 1024);
+          log(`  ${path.basename(t.tree)} ${v.cmd.label}: ${r.seconds.toFixed(2)} s, ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB RSS`);
+        }
       }
-      if (i === 0) checkStats(`traces stats (${path.basename(t.tree)})`, r.stdout, t.expected);
-      times.push(r.seconds);
-      if (r.rssKb !== null) rss.push(r.rssKb / 1024);
-      log(`  ${path.basename(t.tree)}: ${r.seconds.toFixed(2)} s, ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB RSS`);
+      for (const v of variants) {
+        const { times, rss } = seen.get(v)!;
+        const target = MEMORY_TARGETS[c.name][v.threads === '1' ? 'oneThread' : 'threads'];
+        const peak = rss.length > 0 ? Math.max(...rss) : null;
+        rows.push([
+          path.basename(t.tree),
+          (t.expected.trace_bytes / MB).toFixed(0),
+          c.name,
+          v.threads,
+          times.length > 0 ? median(times).toFixed(2) : '-',
+          peak === null ? '?' : peak.toFixed(0),
+          `${target}${peak !== null && peak > target ? ' (over)' : ''}`,
+        ]);
+      }
     }
-    const s = median(times);
-    rows.push([
-      path.basename(t.tree),
-      (t.expected.trace_bytes / MB).toFixed(0),
-      String(t.expected.records),
-      s.toFixed(2),
-      (t.expected.trace_bytes / MB / s).toFixed(0),
-      rss.length > 0 ? Math.max(...rss).toFixed(0) : '?',
-    ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  process.stdout.write('\n' + rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n') + '\n');
-  process.stdout.write('(peak RSS should stay flat while the tree grows: memory must not scale with file size)\n');
+  const fmt = (r: string[]): string => r.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  process.stdout.write('\n' + fmt(rows[0]) + '\n' + widths.map((w) => '-'.repeat(w)).join('  ') + '\n' + rows.slice(1).map(fmt).join('\n') + '\n');
+  process.stdout.write(
+    `(peak RSS should stay flat while the tree grows: memory must not scale with file size. Targets: export ${MEMORY_TARGETS.export.oneThread} MB on one thread, ` +
+      `${MEMORY_TARGETS.export.threads} MB on the default threads, at every size; stats and dedupe ${MEMORY_TARGETS.stats.threads} MB at the big tree.)\n`,
+  );
 }
 
 /** Every operation of one tree, with its baselines, timed alternately. */
@@ -676,6 +718,7 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  treesDir = o.trees;
   scratch = mkdtempSync(path.join(tmpdir(), 'traces-bench-'));
   try {
     if (!existsSync(path.join(PROJECT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js missing: run `npx tsc -p .` first');

@@ -177,3 +177,22 @@ describe('writeArray after an array with the same first elements', () => {
     assert.equal(written('[12 ]', false).bytes, 'prefix[12]');
   });
 });
+
+describe('ByteSink.detachedCopy', () => {
+  it('holds exactly the bytes written, in a backing store of their own, unchanged by later writes', () => {
+    const sink = new ByteSink(4);
+    sink.text('example line one\n');
+    sink.text('x'.repeat(5000));
+    const copy = sink.detachedCopy();
+    assert.equal(copy.length, sink.length);
+    // Structured clone copies a view's whole backing store: the copy's must be its own bytes only.
+    assert.equal(copy.buffer.byteLength, sink.length);
+    assert.ok(sink.buffer.length > sink.length, 'the sink grew past what it holds');
+    assert.equal(copy.toString('utf8'), `example line one\n${'x'.repeat(5000)}`);
+    sink.reset();
+    sink.text('overwritten');
+    assert.equal(copy.subarray(0, 7).toString('utf8'), 'example');
+    const cloned = structuredClone(copy);
+    assert.equal(cloned.buffer.byteLength, copy.length);
+  });
+});

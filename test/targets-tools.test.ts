@@ -82,6 +82,48 @@ describe('ToolInference', () => {
     assert.deepEqual(def?.function.parameters, { type: 'object', properties: { x: { type: 'integer' } }, required: [] });
   });
 
+  it('counts distinct calls past what it holds in memory (rows on disk by key) as a set of every key would', () => {
+    // 150,000 calls of 90,000 keys, over two tools, repeats far apart (past any recent-calls
+    // cache) and a key's later calls with other argument types, which its first call decides.
+    let seed = 11;
+    const next = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const argSets: Record<string, unknown>[] = [{ q: 'x' }, { q: 'x', limit: 3 }, { q: 1.5 }, { limit: 2, flag: true }, {}];
+    const reference = new Map<string, { calls: Set<string>; types: Map<string, Set<string>>; presence: Map<string, number> }>();
+    const inference = new ToolInference();
+    for (let i = 0; i < 150_000; i++) {
+      const tool = next(3) === 0 ? 'lookup' : 'search';
+      const id = `call_${next(90_000)}`;
+      const args = argSets[next(argSets.length)];
+      inference.observe([step([{ id, name: tool, arguments: args }])]);
+      let r = reference.get(tool);
+      if (r === undefined) reference.set(tool, (r = { calls: new Set(), types: new Map(), presence: new Map() }));
+      if (r.calls.has(id)) continue;
+      r.calls.add(id);
+      for (const [arg, value] of Object.entries(args)) {
+        const type = typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+        if (!r.types.has(arg)) r.types.set(arg, new Set());
+        r.types.get(arg)!.add(type);
+        r.presence.set(arg, (r.presence.get(arg) ?? 0) + 1);
+      }
+    }
+    try {
+      for (const [tool, r] of reference) {
+        const def = inference.definition(tool)!.function;
+        assert.equal(def.description, `Inferred by traces from ${r.calls.size} recorded calls.`, tool);
+        const args = [...r.types.keys()].sort();
+        assert.deepEqual(Object.keys(def.parameters!.properties as object), args, tool);
+        assert.deepEqual(def.parameters!.required, args.filter((a) => r.presence.get(a) === r.calls.size), tool);
+        for (const arg of args) {
+          const types = [...r.types.get(arg)!].filter((t) => !(t === 'integer' && r.types.get(arg)!.has('number'))).sort();
+          assert.deepEqual((def.parameters!.properties as Record<string, { type: unknown }>)[arg].type, types.length === 1 ? types[0] : types, `${tool}.${arg}`);
+        }
+      }
+    } finally {
+      inference.dispose();
+    }
+    assert.deepEqual(inference.names(), ['lookup', 'search']);
+  });
+
   it('calls cross threads as facts: ids, argument names and id-less arguments holding line breaks count as the calls do', () => {
     const messages = [
       step([{ id: 'a\nb', name: 'f', arguments: { 'x\ny': 1 } }]),
@@ -220,5 +262,28 @@ describe('tokens', () => {
     const values = Array.from({ length: 21 }, (_, i) => 20 - i);
     assert.deepEqual(summarize(values), { count: 21, min: 0, median: 10, p95: 19, max: 20, total: 210 });
     assert.equal(summarize([1, 2, 3, 4]).median, 2.5);
+  });
+
+  it('summarize counts by value: the median and p95 of lists with many repeats are those of the sorted list', () => {
+    // numpy's linear interpolation over the list itself, sorted: what the histogram must reproduce.
+    const reference = (values: number[], q: number): number => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const pos = (sorted.length - 1) * q;
+      const lo = Math.floor(pos);
+      return Math.round((sorted[lo] + (sorted[Math.ceil(pos)] - sorted[lo]) * (pos - lo)) * 10) / 10;
+    };
+    let seed = 7;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (const [length, spread] of [[1, 5], [2, 3], [19, 4], [1000, 40], [4001, 2000], [777, 1]]) {
+      const values = Array.from({ length }, () => Math.floor(next() * spread) * 3 + 1);
+      const got = summarize(values);
+      const what = `${length} values in ${spread} lengths`;
+      assert.equal(got.median, reference(values, 0.5), what);
+      assert.equal(got.p95, reference(values, 0.95), what);
+      assert.equal(got.total, values.reduce((a, b) => a + b, 0), what);
+      assert.equal(got.min, Math.min(...values), what);
+      assert.equal(got.max, Math.max(...values), what);
+      assert.equal(got.count, length, what);
+    }
   });
 });

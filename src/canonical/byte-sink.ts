@@ -49,4 +49,15 @@ export class ByteSink {
   view(): Buffer {
     return this.buffer.subarray(0, this.length);
   }
+
+  /**
+   * Exactly the bytes written, in a buffer of their own. Buffer#slice is a view, and a view
+   * carries its whole backing store: into a structured clone (a worker's result), or kept
+   * alive by whoever holds it. Allocated outside Node's shared pool for the same reason.
+   */
+  detachedCopy(): Buffer {
+    const copy = Buffer.allocUnsafeSlow(this.length);
+    this.buffer.copy(copy, 0, 0, this.length);
+    return copy;
+  }
 }

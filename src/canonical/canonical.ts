@@ -490,6 +490,11 @@ export function sha256Hex(bytes: Uint8Array): string {
   return oneShot !== undefined ? (oneShot('sha256', bytes, 'hex') as string) : createHash('sha256').update(bytes).digest('hex');
 }
 
+/** sha256 of a text's UTF-8 bytes, without a Buffer of them first. */
+export function sha256OfText(text: string): Buffer {
+  return oneShot !== undefined ? (oneShot('sha256', text as unknown as Uint8Array, 'buffer') as Buffer) : createHash('sha256').update(text, 'utf8').digest();
+}
+
 export function sha256(bytes: Uint8Array): Buffer {
   return oneShot !== undefined ? (oneShot('sha256', bytes, 'buffer') as Buffer) : createHash('sha256').update(bytes).digest();
 }

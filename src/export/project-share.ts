@@ -249,7 +249,6 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
       } else items.push(item);
     }
   }
-  // A copy of exactly the bytes written: a view would carry the whole grown buffer across threads.
-  return { items, lines: exampleLines.view().slice(), records };
+  return { items, lines: exampleLines.detachedCopy(), records };
 }
 

@@ -140,6 +140,12 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       whenKept: (kept) => (projected = startProjection(kept)),
     });
     projected ??= startProjection(plan);
+    // Every call is observed and the definitions are built: the calls' rows on disk can go.
+    inference.dispose();
+    // The kept keys go out now rather than at the end: the index (20 bytes a slot, up to 3 slots
+    // a key) is then not held through the projection, which needs it no more.
+    writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
+    plan.keptKeys = new KeyIndex(16);
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const folderNames = new CaseDistinctNames();
@@ -210,7 +216,6 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       return { plan, report, invalid };
     }
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
-    writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
     output.commit();
     return { plan, report, invalid };
   } catch (error) {

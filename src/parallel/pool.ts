@@ -223,18 +223,16 @@ export async function* inOrder<T>(
       ready[i] = 1;
     }
   };
-  let aborted: Promise<never> | null = null;
-  if (signal !== undefined) {
-    aborted = new Promise<never>((_, reject) => {
-      const abort = () => {
-        stop();
-        reject(signal.reason);
-      };
-      if (signal.aborted) abort();
-      else signal.addEventListener('abort', abort, { once: true });
-    });
-    aborted.catch(() => undefined);
-  }
+  // An abort rejects the one result being waited for. A race against a promise that never
+  // settles in a run that ends well would add a reaction to it per result, each holding its
+  // race's promise and so the result itself: a whole export's shares, never freed.
+  let waitingFor: Deferred<T> | null = null;
+  const abort = (): void => {
+    stop();
+    waitingFor?.reject(signal!.reason as Error);
+  };
+  if (signal?.aborted === true) stop();
+  else signal?.addEventListener('abort', abort, { once: true });
   // This thread's lane first: it takes the first payload while the workers are still booting.
   const running = local ? [lane(local, true)] : [];
   for (const remote of lanes) running.push(lane(remote, false));
@@ -242,8 +240,13 @@ export async function* inOrder<T>(
     while (consumed < n) {
       // Nothing to consume until this result is in: this thread's lane may take a payload meanwhile.
       if (ready[consumed] === 0) wake();
-      const pending = settled[consumed]!.promise;
-      const result = await (aborted === null ? pending : Promise.race([pending, aborted]));
+      if (signal?.aborted === true) {
+        stop();
+        throw signal.reason;
+      }
+      waitingFor = settled[consumed]!;
+      const result = await waitingFor.promise;
+      waitingFor = null;
       // Handed over: holding every result until the end kept a whole export in memory.
       settled[consumed] = null;
       consumed++;
@@ -253,6 +256,7 @@ export async function* inOrder<T>(
     wake();
     await Promise.all(running);
   } finally {
+    signal?.removeEventListener('abort', abort);
     stop();
   }
 }

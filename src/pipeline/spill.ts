@@ -51,15 +51,23 @@ export class RunTempDir {
 }
 
 export class SpillFile {
-  private readonly dir = new RunTempDir();
+  private readonly dir: RunTempDir;
+  /** Whether this file made `dir` (and removes it). */
+  private readonly ownsDir: boolean;
   private readonly file: string;
   private readonly fd: number;
   private readonly buffer: Uint32Array;
   private buffered = 0;
   rows = 0;
 
-  constructor(readonly width: number) {
-    this.file = path.join(this.dir.path, 'rows.bin');
+  /** `shared`: a folder of the caller's, holding several files (the partitions of one table). */
+  constructor(
+    readonly width: number,
+    shared?: { dir: RunTempDir; name: string },
+  ) {
+    this.dir = shared?.dir ?? new RunTempDir();
+    this.ownsDir = shared === undefined;
+    this.file = path.join(this.dir.path, shared?.name ?? 'rows.bin');
     this.fd = openSync(this.file, 'wx+');
     this.buffer = new Uint32Array(width * BUFFER_ROWS);
   }
@@ -93,7 +101,7 @@ export class SpillFile {
 
   dispose(): void {
     closeSync(this.fd);
-    this.dir.remove();
+    if (this.ownsDir) this.dir.remove();
   }
 }
 

@@ -7,8 +7,7 @@
  * exception, an export whose groups all hash to training, is settled by the
  * writer (export/dataset.ts), which moves the group nearest to validation.
  */
-import { createHash } from 'node:crypto';
-import { canonicalValueText } from '../canonical/canonical.js';
+import { canonicalValueText, sha256OfText } from '../canonical/canonical.js';
 import type { Message } from '../record.js';
 import { normalizeContent } from '../targets/messages.js';
 
@@ -32,9 +31,12 @@ export function groupKey(program: string, messages: readonly Message[]): string 
 /** White space other than one space between words (no white space is outside the BMP, so no `u` flag). */
 const UNEVEN_SPACE = /\s\s|[^\S ]/;
 
+/** Anything past ASCII: plain ASCII is its own NFKC form, and most first messages are plain ASCII. */
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /** Case, Unicode compatibility forms (full-width letters, ligatures) and runs of white space set aside. */
 function readerText(text: string): string {
-  const folded = text.normalize('NFKC').toLowerCase();
+  const folded = (NOT_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
   return (UNEVEN_SPACE.test(folded) ? folded.replace(/\s+/g, ' ') : folded).trim();
 }
 
@@ -64,7 +66,7 @@ export function sideOf(fraction: number, validationFraction: number): Split {
 
 /** sha256 of seed and group, first 8 bytes read as a fraction in [0, 1). */
 export function groupFraction(group: string, seed: number | string): number {
-  const digest = createHash('sha256').update(`${seed}\u0000${group}`, 'utf8').digest();
+  const digest = sha256OfText(`${seed}\u0000${group}`);
   // 53 bits: the most a double holds exactly, so the result is uniform and never 1.
   return Number(digest.readBigUInt64BE(0) >> 11n) / 2 ** 53;
 }

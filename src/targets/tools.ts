@@ -9,6 +9,8 @@ import type { Message } from '../record.js';
 import { isObject, parseArguments, TOOL_NAME_PATTERN } from './messages.js';
 import type { JsonObject } from './target.js';
 import { readsAlso } from '../output/output-path.js';
+import { KeyIndex } from '../pipeline/key-index.js';
+import { RunTempDir, SpillFile } from '../pipeline/spill.js';
 
 export type JsonSchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
 
@@ -24,8 +26,8 @@ export interface ToolDefinition {
 
 /** Per tool name: which argument names and value types the recorded calls used. */
 interface ToolObservations {
-  /** Distinct calls seen (see `callKey`). */
-  calls: Set<string>;
+  /** Distinct calls seen (see `toolCallFacts`). */
+  calls: number;
   /** Argument name → types seen. */
   types: Map<string, Set<JsonSchemaType>>;
   /** Argument name → in how many distinct calls it was present. */
@@ -61,8 +63,72 @@ export function toolCallFacts(messages: readonly Message[]): string[] {
   return facts;
 }
 
+/** A tool's name and its arguments' types, as one or more distinct calls had them. */
+interface Signature {
+  tool: string;
+  types: ArgumentTypes;
+}
+
+/** Distinct calls are resolved from rows of 128 bits of their key and their signature. */
+const CALL_ROW_WORDS = 5;
+/** Rows held before they go to disk: about 1.3 MB. */
+const CALL_ROWS_IN_MEMORY = 1 << 16;
+/** Files the rows on disk are spread over by key, so each is resolved alone: memory is a 64th of the distinct calls. */
+const CALL_PARTITIONS = 64;
+/** Keys of the last calls seen, to skip the steps of one agent run that repeat them; cleared when full. */
+const RECENT_CALLS = 4096;
+
+/**
+ * 128 bits of a call's key, four 32-bit lanes of different multiplicative hashes. Two distinct
+ * calls share them only by chance (about one pair in 10^26 for a billion calls), and then one
+ * call is counted too few: nothing else depends on them.
+ */
+function keyWords(text: string, into: Uint32Array): void {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  let c = 0x85ebca6b;
+  let d = 0xc2b2ae35;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    a = Math.imul(a ^ ch, 0x01000193);
+    b = Math.imul(b ^ ch, 0x5bd1e995);
+    b ^= b >>> 13;
+    c = Math.imul(c + ch, 0xcc9e2d51);
+    c = (c << 15) | (c >>> 17);
+    d = Math.imul(d ^ ch, 0x1b873593) + i;
+    d ^= d >>> 11;
+  }
+  const mix = (h: number): number => {
+    h ^= text.length;
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  into[0] = mix(a);
+  into[1] = mix(b);
+  into[2] = mix(c);
+  into[3] = mix(d);
+}
+
+/**
+ * Tools inferred from the calls recorded. A call counts once however many records repeat it
+ * (see `toolCallFacts`), and the first time its key is seen decides its argument types. The
+ * keys are not held: each call is a row (its key's hash and its signature, interned, of which a
+ * tree has few) in memory, then in files partitioned by key; distinct calls are counted one
+ * partition at a time when the definitions are asked for. Memory stays flat however many calls
+ * a tree holds (a Set of the keys took about 60 bytes a call, unbounded).
+ */
 export class ToolInference {
-  private readonly tools = new Map<string, ToolObservations>();
+  private readonly signatureIds = new Map<string, number>();
+  private readonly signatures: Signature[] = [];
+  private readonly toolNames = new Set<string>();
+  private readonly recent = new Set<string>();
+  private readonly key = new Uint32Array(4);
+  private rows = new Uint32Array(CALL_ROW_WORDS * 1024);
+  private rowCount = 0;
+  private spill: { dir: RunTempDir; files: SpillFile[] } | null = null;
+  /** The tools as the calls observed so far describe them; null once another call comes. */
+  private resolved: Map<string, ToolObservations> | null = null;
   /** Definitions built since the last observation: exports ask for them once per example. */
   private readonly built = new Map<string, ToolDefinition>();
 
@@ -80,36 +146,124 @@ export class ToolInference {
     for (const text of facts) {
       const nameEnd = text.indexOf('\n');
       const typesEnd = text.indexOf('\n', nameEnd + 1);
-      const name = text.slice(0, nameEnd);
-      const key = text.slice(typesEnd + 1);
+      // Name and key: one id under two tool names is two calls.
+      const nameAndKey = text.slice(0, nameEnd) + text.slice(typesEnd);
+      if (this.recent.has(nameAndKey)) continue;
+      if (this.recent.size === RECENT_CALLS) this.recent.clear();
+      this.recent.add(nameAndKey);
+      this.resolved = null;
       this.built.clear();
-      let tool = this.tools.get(name);
-      if (tool === undefined) {
-        tool = { calls: new Set(), types: new Map(), presence: new Map() };
-        this.tools.set(name, tool);
+      const signatureText = text.slice(0, typesEnd);
+      let signature = this.signatureIds.get(signatureText);
+      if (signature === undefined) {
+        signature = this.signatures.length;
+        const tool = text.slice(0, nameEnd);
+        this.signatures.push({ tool, types: JSON.parse(text.slice(nameEnd + 1, typesEnd)) as ArgumentTypes });
+        this.signatureIds.set(signatureText, signature);
+        this.toolNames.add(tool);
       }
-      if (tool.calls.has(key)) continue;
-      tool.calls.add(key);
-      for (const [arg, type] of JSON.parse(text.slice(nameEnd + 1, typesEnd)) as ArgumentTypes) {
-        let types = tool.types.get(arg);
-        if (types === undefined) {
-          types = new Set();
-          tool.types.set(arg, types);
-        }
-        types.add(type);
-        tool.presence.set(arg, (tool.presence.get(arg) ?? 0) + 1);
-      }
+      keyWords(nameAndKey, this.key);
+      this.addRow(signature);
     }
+  }
+
+  private addRow(signature: number): void {
+    if (this.rowCount === CALL_ROWS_IN_MEMORY) this.spillRows();
+    const at = this.rowCount * CALL_ROW_WORDS;
+    if (at + CALL_ROW_WORDS > this.rows.length) {
+      const grown = new Uint32Array(this.rows.length * 2);
+      grown.set(this.rows);
+      this.rows = grown;
+    }
+    this.rows.set(this.key, at);
+    this.rows[at + 4] = signature;
+    this.rowCount++;
+  }
+
+  /** Moves the rows in memory to their partitions' files, in the order they came. */
+  private spillRows(): void {
+    if (this.spill === null) {
+      const dir = new RunTempDir();
+      this.spill = { dir, files: Array.from({ length: CALL_PARTITIONS }, (_, p) => new SpillFile(CALL_ROW_WORDS, { dir, name: `tool-calls-${p}.bin` })) };
+    }
+    for (let row = 0; row < this.rowCount; row++) {
+      const at = row * CALL_ROW_WORDS;
+      this.spill.files[this.rows[at] % CALL_PARTITIONS].append(this.rows.subarray(at, at + CALL_ROW_WORDS));
+    }
+    this.rowCount = 0;
+  }
+
+  /** Distinct calls by signature, then each tool's observations: partition by partition, first sight of a key deciding. */
+  private resolve(): Map<string, ToolObservations> {
+    if (this.resolved !== null) return this.resolved;
+    const distinct = new Float64Array(this.signatures.length);
+    const count = (rows: Iterable<Uint32Array>): void => {
+      const seen = new KeyIndex();
+      const key = new Uint32Array(4);
+      for (const row of rows) {
+        for (let i = 0; i < 4; i++) key[i] = row[i];
+        if (seen.addIfAbsent(key, 0) === -1) distinct[row[4]]++;
+      }
+    };
+    const inMemory = function* (rows: Uint32Array, rowCount: number, partition: number | null): Generator<Uint32Array> {
+      for (let row = 0; row < rowCount; row++) {
+        const at = row * CALL_ROW_WORDS;
+        if (partition === null || rows[at] % CALL_PARTITIONS === partition) yield rows.subarray(at, at + CALL_ROW_WORDS);
+      }
+    };
+    if (this.spill === null) count(inMemory(this.rows, this.rowCount, null));
+    else {
+      const { rows, rowCount } = this;
+      this.spill.files.forEach((file, partition) =>
+        count(
+          (function* () {
+            yield* file.read();
+            yield* inMemory(rows, rowCount, partition);
+          })(),
+        ),
+      );
+    }
+    const tools = new Map<string, ToolObservations>();
+    this.signatures.forEach(({ tool, types }, id) => {
+      const calls = distinct[id];
+      if (calls === 0) return;
+      let observed = tools.get(tool);
+      if (observed === undefined) {
+        observed = { calls: 0, types: new Map(), presence: new Map() };
+        tools.set(tool, observed);
+      }
+      observed.calls += calls;
+      for (const [arg, type] of types) {
+        let seen = observed.types.get(arg);
+        if (seen === undefined) {
+          seen = new Set();
+          observed.types.set(arg, seen);
+        }
+        seen.add(type);
+        observed.presence.set(arg, (observed.presence.get(arg) ?? 0) + calls);
+      }
+    });
+    this.resolved = tools;
+    return tools;
+  }
+
+  /** Removes the rows on disk; the definitions stay as they are. */
+  dispose(): void {
+    this.resolve();
+    if (this.spill === null) return;
+    for (const file of this.spill.files) file.dispose();
+    this.spill.dir.remove();
+    this.spill = null;
   }
 
   /** Names of the tools seen, sorted. */
   names(): string[] {
-    return [...this.tools.keys()].sort();
+    return [...this.toolNames].sort();
   }
 
   /** One definition per tool name seen, sorted by name; properties and `required` sorted too. */
   definitions(): ToolDefinition[] {
-    return [...this.tools.keys()].sort().map((name) => this.definition(name)!);
+    return this.names().map((name) => this.definition(name)!);
   }
 
   definition(name: string): ToolDefinition | undefined {
@@ -122,9 +276,9 @@ export class ToolInference {
   }
 
   private build(name: string): ToolDefinition | undefined {
-    const tool = this.tools.get(name);
+    const tool = this.resolve().get(name);
     if (tool === undefined) return undefined;
-    const n = tool.calls.size;
+    const n = tool.calls;
     const args = [...tool.types.keys()].sort();
     // fromEntries makes own properties: an argument named `__proto__` is one, where assignment would set the prototype.
     const properties: JsonObject = Object.fromEntries(args.map((arg) => [arg, { type: schemaTypeOf(tool.types.get(arg)!) }]));

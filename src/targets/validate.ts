@@ -6,7 +6,7 @@
 import { parseJsonText } from '../canonical/json-value.js';
 import { isWhitespace, textTooLong, withUtf16Hint } from '../canonical/scan.js';
 import { lineTooLongDetail, readLineBatches } from '../sources/lines.js';
-import { summarize, type Distribution } from './distribution.js';
+import { CountHistogram, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
 import { countExampleTokens, loadTokenCounter, type EncodingName, type ExampleTokens, type TokenCounter } from './tokens.js';
@@ -123,8 +123,8 @@ export function inspectExample(target: Target, counter: TokenCounter, value: unk
  */
 export class LineValidator {
   private readonly tally = new Tally();
-  private readonly totals: number[] = [];
-  private readonly assistants: number[] = [];
+  private readonly totals = new CountHistogram();
+  private readonly assistants = new CountHistogram();
   private examples = 0;
   private missingSystem = 0;
   private missingUser = 0;
@@ -198,8 +198,8 @@ export class LineValidator {
     if (!inspection.hasSystem) this.missingSystem += 1;
     if (!inspection.hasUser) this.missingUser += 1;
     const counted = inspection.tokens;
-    this.totals.push(counted.total);
-    this.assistants.push(counted.assistant);
+    this.totals.add(counted.total);
+    this.assistants.add(counted.assistant);
     if (counted.total > this.tokenLimit) {
       tally.add({
         code: 'over_token_limit',
@@ -239,7 +239,7 @@ export class LineValidator {
       linesWithErrors: tally.linesWithErrors,
       missingSystem: this.missingSystem,
       missingUser: this.missingUser,
-      tokens: { encoding: this.encoding, total: summarize(this.totals), assistant: summarize(this.assistants) },
+      tokens: { encoding: this.encoding, total: this.totals.summary(), assistant: this.assistants.summary() },
       tokenLimit: this.tokenLimit,
       overTokenLimit: tally.count('over_token_limit'),
       ok: errors.length === 0,
