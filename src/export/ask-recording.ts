@@ -235,6 +235,7 @@ export async function runAskRecordingExport(
       kept_after_curation: plan.kept,
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
       dropped: { ...plan.dropped, ...exportDrops },
+      ...(plan.quality !== null ? { quality: plan.quality } : {}),
       partial_conversations: partial.length,
       partial_call_ids: partial,
       scrub: scrubReport(options.scrub, redactions),

@@ -400,6 +400,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     kept_after_curation: plan.kept,
     examples,
     dropped: { ...plan.dropped, ...input.exportDrops },
+    ...(plan.quality !== null ? { quality: plan.quality } : {}),
     context_limit_warning_tokens: CONTEXT_WARNING,
     scrub: scrubReport(options.scrub, input.redactions),
     tools: {
