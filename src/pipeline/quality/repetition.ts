@@ -30,14 +30,15 @@ export const DUP_N_GRAMS: readonly (readonly [number, number])[] = [
   [10, 0.1],
 ];
 /**
- * Texts of fewer words are not judged: Gopher runs these rules after its quality filter
- * (at least 50 words), and a short answer's one 2-gram is all of it (`Paris, France` would
- * read as a 2-gram making 60% of the text).
+ * Texts of fewer words (punctuation not counted, as Gopher's quality filter counts them) are
+ * not judged: Gopher runs these rules after that filter (`min_doc_words` 50), and a short
+ * answer's one 2-gram is all of it (`Paris, France` would read as a 2-gram making 60% of it).
  */
 export const MIN_WORDS = 50;
 
 /** Words as datatrove's English tokenizer (NLTK) roughly cuts them: letter and digit runs, each other sign alone. */
 const WORD = /[\p{L}\p{M}\p{N}_]+(?:['’][\p{L}]+)?|[^\s\p{L}\p{M}\p{N}_]/gu;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** Count of elements seen before, and their characters (datatrove `find_duplicates`). */
 function duplicates(items: readonly string[]): { count: number; chars: number } {
@@ -83,12 +84,14 @@ function repeatedNGramChars(words: readonly string[], n: number): number {
   return chars;
 }
 
-const ratio = (value: number) => value.toFixed(2);
+const ratio = (value: number) => value.toFixed(3);
 
 /** The first Gopher rule the text breaks, with its figure, or null. */
 export function repetitionDetail(text: string): string | null {
   const words = text.match(WORD) ?? [];
-  if (words.length < MIN_WORDS) return null;
+  let counted = 0;
+  for (const word of words) if (HAS_LETTER_OR_DIGIT.test(word) && ++counted >= MIN_WORDS) break;
+  if (counted < MIN_WORDS) return null;
   const length = text.length;
   const paragraphs = text.trim().split(/\n{2,}/);
   const para = duplicates(paragraphs);
