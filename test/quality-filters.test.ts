@@ -12,6 +12,7 @@ import { repetitionDetail } from '../src/pipeline/quality/repetition.js';
 import { brokenDetail } from '../src/pipeline/quality/broken.js';
 import { contaminationIn, buildEvalIndex, csvRows } from '../src/pipeline/quality/contamination.js';
 import { runCli, runCliJson, tempDir } from './helpers.js';
+import { OPENAI_KEY } from './fake-secrets.js';
 
 type Message = Record<string, unknown>;
 type Drop = { call_id?: string; reason: string; detail?: string; flagged?: true };
@@ -251,7 +252,7 @@ describe('decontamination', () => {
     assert.equal(reasons.get(edited.callId), 'contaminated');
     assert.equal(reasons.get(nearMiss.callId), undefined);
     const detail = run.drops.find((d) => d.call_id === exact.callId)!.detail!;
-    assert.match(detail, /^user text shares "a train leaves the station at noon and" with .*trains\.jsonl item at line 2$/);
+    assert.match(detail, /^user text shares "A train leaves the station at noon and" with .*trains\.jsonl item at line 2$/);
     const [report] = (run.quality as { evaluation_files: { items: number; items_under_8_words: number; contaminated_records: number; items_matched: number }[] }).evaluation_files;
     assert.deepEqual({ ...report, overlaps: undefined, file: undefined }, { file: undefined, items: 2, items_under_8_words: 1, contaminated_records: 2, items_matched: 1, overlaps: undefined });
   });
@@ -287,13 +288,29 @@ describe('decontamination', () => {
     const { txt } = evalFiles();
     const index = buildEvalIndex([txt], null);
     assert.equal(contaminationIn(`before ${item} after`, index)?.line, 2);
-    assert.equal(contaminationIn('A train leaves  the\nstation at NOON and', index)?.ngram, 'a train leaves the station at noon and');
+    assert.equal(contaminationIn('A train leaves  the\nstation at NOON and', index)?.ngram, 'A train leaves the station at NOON and');
     assert.equal(contaminationIn('a train leaves the station at noon', index), null);
     assert.equal(contaminationIn('a train leaves the station at noon, and travels', index), null);
   });
 });
 
 describe('export shows the quality stages', () => {
+  it('redacts the recorded words a contamination overlap quotes, in the manifest and report.json', () => {
+    const item = `please call the billing api with key ${OPENAI_KEY} and report back what it says`;
+    const copied = synalinksLine(item, { content: 'Done.' });
+    const others = [synalinksLine('When does it open?', { content: 'At nine.' }), synalinksLine('Is it free?', { content: 'For children, yes.' })];
+    const tree = synalinksTree([copied.line, ...others.map((o) => o.line)]);
+    const evals = path.join(tempDir(), 'evals.txt');
+    writeFileSync(evals, `${item}\n`);
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--validation-fraction', '0', '--decontaminate', evals]);
+    assert.equal(result.status, 0, result.stderr);
+    const written = readFileSync(path.join(out, 'report.json'), 'utf8') + readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8') + result.stderr;
+    assert.equal(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')).dropped.contaminated, 1);
+    assert.ok(!written.toLowerCase().includes(OPENAI_KEY.slice(8).toLowerCase()), 'the key is written out');
+    assert.match(written, /\[REDACTED:/);
+  });
+
   it('--dry-run works for export, and report.json counts and explains the drops', () => {
     const cut = synalinksLine('Describe it.', { content: '<think>The museum' });
     const fine = synalinksLine('When does it open?', { content: 'At nine.' });

@@ -9,6 +9,7 @@ import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIP
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
 import { qualityLines } from './quality-options.js';
+import type { QualityReport } from '../pipeline/curate.js';
 import { dryRunCuration } from './curate-run.js';
 
 interface ExportFlags extends CurationFlags {
@@ -147,7 +148,7 @@ Examples:
             `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
             redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
-            ...qualityLines(plan.quality),
+            ...qualityLines((report.quality as QualityReport | undefined) ?? null),
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -189,7 +190,7 @@ Examples:
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
-          ...qualityLines(plan.quality),
+          ...qualityLines((report.quality as QualityReport | undefined) ?? null),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

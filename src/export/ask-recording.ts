@@ -31,7 +31,8 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
-import { scrubbed, scrubReport, type ScrubSettings } from './scrub.js';
+import { redactValue } from '../privacy/index.js';
+import { scrubbed, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
 
 export interface AskRecordingOptions {
@@ -186,7 +187,11 @@ export async function runAskRecordingExport(
   let scratch: RunTempDir | null = null;
   try {
     const manifest = output.manifest(options.manifest);
-    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
+    const drop = (d: Drop) => {
+      // A detail may quote the record (a contaminated prompt's words): scrubbed as the recordings are.
+      if (options.scrub !== null && d.detail !== undefined) d = { ...d, detail: redactValue(d.detail, options.scrub.options).value };
+      manifest.writeLine(JSON.stringify(d));
+    };
     const plan = await planCuration(discovery, curationOptions, drop);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
@@ -235,7 +240,7 @@ export async function runAskRecordingExport(
       kept_after_curation: plan.kept,
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
       dropped: { ...plan.dropped, ...exportDrops },
-      ...(plan.quality !== null ? { quality: plan.quality } : {}),
+      ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
       partial_conversations: partial.length,
       partial_call_ids: partial,
       scrub: scrubReport(options.scrub, redactions),

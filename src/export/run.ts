@@ -29,7 +29,7 @@ import {
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
-import { scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { redactValue } from '../privacy/index.js';
@@ -400,7 +400,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     kept_after_curation: plan.kept,
     examples,
     dropped: { ...plan.dropped, ...input.exportDrops },
-    ...(plan.quality !== null ? { quality: plan.quality } : {}),
+    ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
     context_limit_warning_tokens: CONTEXT_WARNING,
     scrub: scrubReport(options.scrub, input.redactions),
     tools: {

@@ -39,6 +39,7 @@ export interface EvalIndex {
 export interface EvalMatch {
   file: number;
   line: number;
+  /** The record's 8 words, as written (white space made one space). */
   ngram: string;
 }
 
@@ -255,7 +256,9 @@ function itemText(index: EvalIndex, item: number): string {
 
 /** The first n-gram of `text` an evaluation item holds too, or null. */
 export function contaminationIn(text: string, index: EvalIndex): EvalMatch | null {
-  const words = normalizedWords(text);
+  // The words as written, for the detail: a secret keeps the case its detector knows it by.
+  const written = text.trim().split(/\s+/);
+  const words = written.map((word) => word.toLowerCase());
   if (words.length < NGRAM_WORDS) return null;
   const hashes = wordHashes(words);
   const hash = new Uint32Array(2);
@@ -267,7 +270,9 @@ export function contaminationIn(text: string, index: EvalIndex): EvalMatch | nul
       const item = index.slotItems[slot];
       const ngram = words.slice(at, at + NGRAM_WORDS).join(' ');
       // A hash is no proof: the item's text must hold the very words.
-      if (` ${itemText(index, item)} `.includes(` ${ngram} `)) return { file: index.itemFile[item], line: index.itemLine[item], ngram };
+      if (` ${itemText(index, item)} `.includes(` ${ngram} `)) {
+        return { file: index.itemFile[item], line: index.itemLine[item], ngram: written.slice(at, at + NGRAM_WORDS).join(' ') };
+      }
       break;
     }
   }
