@@ -24,8 +24,8 @@ export type QualityMode = 'drop' | 'flag' | 'off';
 
 /**
  * What runs without `--quality`: truncated, broken and empty drop; refusal and identity flag.
- * Repetition is off: on the bench's normal records it would be 0 false positives only on
- * the ones long enough to judge, and its cost is the largest (docs/quality-filters.md).
+ * Repetition is off: it dropped 1.48% of the bench generator's normal records (the target was
+ * under 0.5%) and is the dearest stage (docs/quality-filters.md has the figures).
  */
 export const DEFAULT_MODES: Readonly<Record<QualityFilter, QualityMode>> = {
   truncated: 'drop',
@@ -71,8 +71,6 @@ function userTexts(messages: readonly Message[]): string[] {
 /** The quality verdict of an ok record: the first drop, and the flags raised before it. */
 export function qualityOf(record: TraceRecord, settings: QualitySettings): QualityResult {
   const result: QualityResult = { drop: null, flags: null };
-  const completion = record.completion();
-  if (completion === null) return result;
   const { modes } = settings;
   const raise = (reason: QualityFilter, detail: string | null): boolean => {
     if (detail === null || modes[reason] === 'off') return false;
@@ -83,7 +81,10 @@ export function qualityOf(record: TraceRecord, settings: QualitySettings): Quali
     (result.flags ??= []).push({ reason, detail });
     return false;
   };
+  // The stop reason and usage are at hand: the completion is only parsed past this.
   if (modes.truncated !== 'off' && raise('truncated', truncatedDetail(record, settings.maxCompletionTokens))) return result;
+  const completion = record.completion();
+  if (completion === null) return result;
   if (modes.broken !== 'off' && raise('broken', brokenDetail(completion))) return result;
   if (modes.empty !== 'off' && raise('empty', emptyDetail(completion))) return result;
   if (modes.repetition !== 'off') {
