@@ -88,6 +88,13 @@ describe('truncated: Ask and klieo stop reasons, Synalinks usage', () => {
       { type: 'provider', messages: [{ role: 'user', content: 'When does it open?' }], model: 'deepseek-v4-flash', result: stream('At nine.', 'stop') },
       { type: 'provider', messages: [{ role: 'user', content: 'List every room.' }], model: 'claude-sonnet-4-6', result: message('Room 1, Room 2, Room', 'max_tokens') },
       { type: 'provider', messages: [{ role: 'user', content: 'Is it free?' }], model: 'claude-sonnet-4-6', result: message('For children, yes.', 'end_turn') },
+      // Gemini through Ask: the reason as Google spells it, in the OpenAI-style field.
+      {
+        type: 'provider',
+        messages: [{ role: 'user', content: 'Tell me its history.' }],
+        model: 'gemini-2.5-flash',
+        result: { type: 'message', content: 'Founded in 1890, the museum', tool_calls: null, metadata: { model: 'gemini-2.5-flash', finish_reason: 'MAX_TOKENS', input_tokens: 12, output_tokens: 256 } },
+      },
     ];
     writeFileSync(path.join(dir, 'recording.yml'), JSON.stringify({ test: 'long-answers', recorded_at: '2026-08-03T16:57:12Z', interactions }, null, 2) + '\n');
     return path.dirname(dir);
@@ -96,9 +103,9 @@ describe('truncated: Ask and klieo stop reasons, Synalinks usage', () => {
   it('drops the Ask calls that stopped at length or max_tokens, and only those', () => {
     const run = dryRun('filter', [askRecording()]);
     const truncated = run.drops.filter((d) => d.reason === 'truncated');
-    assert.deepEqual(truncated.map((d) => d.detail).sort(), ['stop reason "length"', 'stop reason "max_tokens"']);
+    assert.deepEqual(truncated.map((d) => d.detail).sort(), ['stop reason "MAX_TOKENS"', 'stop reason "length"', 'stop reason "max_tokens"']);
     assert.equal(run.kept, 2);
-    assert.equal(run.dropped.truncated, 2);
+    assert.equal(run.dropped.truncated, 3);
   });
 
   it('drops the klieo llm_io entry whose finish_reason is length', () => {
@@ -280,7 +287,7 @@ describe('decontamination', () => {
     assert.match(result.stderr, /bad\.jsonl line 2: not a JSON value/);
     assert.doesNotMatch(result.stderr, /at .*\.js:\d+/);
     const csv = path.join(tempDir(), 'no-column.csv');
-    writeFileSync(csv, 'id,text\n1,hello\n');
+    writeFileSync(csv, 'id,body\n1,hello\n');
     assert.match(runCli(['filter', tree, '--dry-run', '--decontaminate', csv]).stderr, /no column "question" or "prompt".*--decontaminate-field/);
   });
 

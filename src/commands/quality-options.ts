@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { readsAlso } from '../output/output-path.js';
-import { buildEvalIndex, NGRAM_WORDS } from '../pipeline/quality/contamination.js';
+import { buildEvalIndex, DEFAULT_FIELDS, NGRAM_WORDS } from '../pipeline/quality/contamination.js';
 import { DEFAULT_MODES, QUALITY_FILTERS, type QualityFilter, type QualityMode, type QualitySettings } from '../pipeline/quality/index.js';
 import { foldPhrases, IDENTITY_PHRASES, REFUSAL_PHRASES } from '../pipeline/quality/phrases.js';
 import { numberOption } from './common.js';
@@ -62,7 +62,7 @@ export function addQualityOptions(command: Command): Command {
       `drop records whose user text shares a word ${NGRAM_WORDS}-gram with an item of this evaluation set (JSONL, CSV, or text one item a line; repeatable; parses every record's messages: export 1.04x on the bench with 400 items)`,
       collect,
     )
-    .option('--decontaminate-field <name>', 'the JSONL field or CSV column holding each evaluation item (default: the first user message, or question, prompt, input, problem)');
+    .option('--decontaminate-field <name>', `the JSONL field or CSV column holding each evaluation item (default: the first user message of \`messages\`, else the first of ${DEFAULT_FIELDS.join(', ')} that holds text)`);
 }
 
 function filterNamed(flag: string, name: string): QualityFilter {

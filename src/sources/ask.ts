@@ -183,7 +183,14 @@ function stopReasonOf(result: Json): string | null {
     return reason;
   }
   const metadata = isObject(result.metadata) ? result.metadata : {};
-  return str(metadata.finish_reason) ?? str(metadata.stop_reason) ?? str(result.finish_reason) ?? str(result.stop_reason);
+  return str(metadata.finish_reason) ?? str(metadata.stop_reason) ?? str(result.finish_reason) ?? str(result.stop_reason) ?? rawStopReason(metadata.raw);
+}
+
+/** The reason in the provider's own body (read, never exported): Anthropic, OpenAI chat, Gemini. */
+function rawStopReason(raw: unknown): string | null {
+  if (!isObject(raw)) return null;
+  const first = (list: unknown): Json | null => (Array.isArray(list) && isObject(list[0]) ? list[0] : null);
+  return str(raw.stop_reason) ?? str(first(raw.choices)?.finish_reason) ?? str(first(raw.candidates)?.finishReason);
 }
 
 function completionOf(result: unknown): Completion {

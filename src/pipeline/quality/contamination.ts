@@ -16,7 +16,7 @@ import type { Message } from '../../record.js';
 /** Words per n-gram (open-r1's `--ngram_size` default). */
 export const NGRAM_WORDS = 8;
 /** JSONL fields (and CSV columns) read as the item when `--decontaminate-field` names none, in this order. */
-export const DEFAULT_FIELDS = ['question', 'prompt', 'input', 'problem'] as const;
+export const DEFAULT_FIELDS = ['question', 'prompt', 'problem', 'instruction', 'input', 'query', 'text'] as const;
 
 /** The index of every evaluation item's n-grams: plain values and shared buffers, so it crosses to workers as it is. */
 export interface EvalIndex {
@@ -26,7 +26,7 @@ export interface EvalIndex {
   /** Per slot, the item holding the n-gram first. */
   slotItems: Uint32Array;
   itemFile: Uint16Array;
-  /** 1-based line (JSONL, text) or row (CSV) of the item in its file. */
+  /** 1-based line (JSONL, text), row (CSV) or element (a .json array) of the item in its file. */
   itemLine: Uint32Array;
   /** Item i's normalized text is `text[itemStarts[i] .. itemStarts[i + 1]]` (UTF-8). */
   itemStarts: Uint32Array;
@@ -137,7 +137,8 @@ function itemOfJson(value: unknown, field: string | null): string | null {
   }
   const user = firstUserText(object.messages);
   if (user !== null) return user;
-  for (const name of DEFAULT_FIELDS) if (typeof object[name] === 'string') return object[name] as string;
+  // The first that holds text: Alpaca-style sets leave `input` empty beside their `instruction`.
+  for (const name of DEFAULT_FIELDS) if (typeof object[name] === 'string' && (object[name] as string).trim() !== '') return object[name] as string;
   return null;
 }
 
@@ -168,8 +169,24 @@ export function readEvalItems(file: string, field: string | null): { line: numbe
     });
     return items;
   }
-  const lines = data.split(/\r?\n/);
   const json = extension === '.jsonl' || extension === '.json' || extension === '.ndjson';
+  // A .json file may be one array of items rather than one item a line.
+  if (extension === '.json' && data.trimStart().startsWith('[')) {
+    let list: unknown;
+    try {
+      list = JSON.parse(data);
+    } catch {
+      list = null;
+    }
+    if (Array.isArray(list)) {
+      list.forEach((value, i) => {
+        const text = itemOfJson(value, field);
+        if (text !== null) items.push({ line: i + 1, text });
+      });
+      return items;
+    }
+  }
+  const lines = data.split(/\r?\n/);
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     if (!json) {

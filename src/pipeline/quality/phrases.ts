@@ -27,12 +27,29 @@ export const REFUSAL_PHRASES: readonly string[] = [
   'violates my guidelines',
   "i'm not able to provide assistance",
   "sorry, i can't do that",
+  "i can't fulfill that",
+  'i cannot fulfill that',
+  "i can't fulfill this",
+  'i cannot fulfill this',
+  "i apologize, but i can't",
+  'i apologize, but i cannot',
+  "i'm unable to assist with",
+  'i am unable to assist with',
+  "i'm not able to assist with",
+  'i am not able to assist with',
+  "i can't help with this",
+  'i cannot help with this',
 ];
 
 export const IDENTITY_PHRASES: readonly string[] = [
   'as an ai developed by',
   'as an ai language model',
   'as a large language model',
+  'as an ai model',
+  "i'm a large language model",
+  'i am a large language model',
+  "i'm an ai language model",
+  'i am an ai language model',
   'as an ai assistant developed by',
   'i am an ai developed by',
   "i'm an ai developed by",
@@ -52,6 +69,10 @@ export const IDENTITY_PHRASES: readonly string[] = [
   'my knowledge cutoff date',
   'my training data only goes up to',
   'my training data goes up to',
+  'my knowledge cutoff is',
+  'my training cutoff',
+  "i don't have access to real-time",
+  'i do not have access to real-time',
 ];
 
 /** Phrases as compared: folded like the text, blank ones left out. */
