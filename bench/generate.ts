@@ -2,7 +2,7 @@
  * Writes a realistic Synalinks trace tree of any size, deterministic for a seed, for the
  * benchmarks (and for tests that need more than samples/synalinks).
  *
- *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates]
+ *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates] [--plant-failures]
  *
  * Records are built the way synalinks.hooks.Recorder builds them (see
  * /work/shared/spec/synalinks-format.md): compact JSON exactly as orjson writes it, keys in
@@ -20,6 +20,7 @@ import { sha256Hex, writeArray, writeCanonical } from '../src/canonical/canonica
 import type { Status, Usage } from '../src/record.js';
 import { dumps, f, formatFloat, type J } from './json.js';
 import { EMOJI, Rng, TextPool, type Lang } from './text.js';
+import { derivedUuid } from '../src/sources/rebuilt-record.js';
 
 /** Bumped whenever the output for a given seed changes, so cached trees are regenerated. */
 export const GENERATOR_VERSION = 3;
@@ -46,6 +47,58 @@ export interface GenerateOptions {
    * `Expected.near_duplicates`. Off by default, so the trees of other seeds stay as they were.
    */
   plantNearDuplicates?: boolean;
+  /**
+   * Add the assistant_chat program, which plants the quiet failures the quality stages drop
+   * (truncated, empty, broken, repetition, refusal, identity, contaminated) with ground truth
+   * in `Expected.quality`, plus Ask recordings and klieo captures beside the tree for the
+   * truncations a recorder reports. Off by default, so the trees of other seeds stay as they were.
+   */
+  plantFailures?: boolean;
+}
+
+/** A planted quiet failure, or a near miss that must not be dropped. */
+export type FailureKind =
+  | 'truncated_stop_reason'
+  | 'truncated_usage'
+  | 'empty'
+  | 'empty_whitespace'
+  | 'think_unclosed'
+  | 'think_unopened'
+  | 'reasoning_only'
+  | 'repetition_loop'
+  | 'refusal'
+  | 'identity'
+  | 'contaminated_exact'
+  | 'contaminated_edited'
+  | 'contamination_near_miss';
+
+/** The drop reason each planted kind should get (null: none, it must be kept). */
+export const FAILURE_REASONS: Record<FailureKind, string | null> = {
+  truncated_stop_reason: 'truncated',
+  truncated_usage: 'truncated',
+  empty: 'empty',
+  empty_whitespace: 'empty',
+  think_unclosed: 'broken',
+  think_unopened: 'broken',
+  reasoning_only: 'broken',
+  repetition_loop: 'repetition',
+  refusal: 'refusal',
+  identity: 'identity',
+  contaminated_exact: 'contaminated',
+  contaminated_edited: 'contaminated',
+  contamination_near_miss: null,
+};
+
+export interface PlantedFailures {
+  planted: { call_id: string; kind: FailureKind }[];
+  /** The limit the planted program ran with: its cut answers have exactly this many completion tokens. */
+  max_completion_tokens: number;
+  /** Beside the tree: the evaluation set, Ask recordings and klieo captures (absolute paths). */
+  eval_file: string;
+  ask_dir: string;
+  klieo_dir: string;
+  /** ok records in the Ask recordings and klieo captures, planted or not. */
+  other_ok_records: number;
 }
 
 /** A planted pair: `variant` re-runs `base` with a small change (positive), or is a negative control. */
@@ -91,6 +144,7 @@ export interface Expected {
   /** With plantNearDuplicates: near-duplicates (first three kinds) and negative controls (last two), by call_id. */
   near_duplicates?: { positives: PlantedPair[]; negatives: PlantedPair[] };
   note: string;
+  quality?: PlantedFailures;
 }
 
 type Msg = { [key: string]: J | undefined };
@@ -533,6 +587,9 @@ class Gen {
   /** support_desk's shared system prompt, and the pairs it planted. */
   supportSystem: string | undefined;
   readonly planted: { positives: PlantedPair[]; negatives: PlantedPair[] } = { positives: [], negatives: [] };
+  /** assistant_chat's evaluation items and the failures it planted (with plantFailures). */
+  evalItems: string[] = [];
+  readonly failures: { call_id: string; kind: FailureKind }[] = [];
 
   constructor(
     readonly rng: Rng,
@@ -1091,9 +1148,217 @@ function supportDesk(g: Gen, p: Proc, cfgs: { a: ModelCfg; b: ModelCfg }): void 
   }
 }
 
+// ---- assistant_chat: a chat assistant whose answers fail quietly now and then (with plantFailures).
+
+/** The limit assistant_chat runs with: a cut answer used all of it. */
+const CHAT_MAX_TOKENS = 8192;
+const EVAL_ITEMS = 400;
+
+const REFUSALS = [
+  "I'm sorry, but I can't help with that.",
+  'I’m sorry, but I can’t assist with that request.',
+  'I cannot help with that. If you have another question, I am happy to help.',
+  "Sorry, I can't do that.",
+  'I must decline to answer this question.',
+];
+const IDENTITIES = [
+  'As an AI developed by OpenAI, I do not have personal opinions, but here is an overview.',
+  'As an AI language model, I cannot browse the internet. That said:',
+  'As of my knowledge cutoff in 2023, the situation was as follows.',
+  "I'm ChatGPT, a large language model. Here is what I found.",
+  'As of my last knowledge update, the figures were these.',
+];
+
+/** The first `n` UTF-16 units of `text`, one fewer when the last would split a surrogate pair. */
+function cutAt(text: string, n: number): string {
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
+}
+
+/** An evaluation item: words drawn fresh (not the pool's sentences, which normal records reuse). */
+function evalItem(g: Gen): string {
+  const words: string[] = [];
+  for (let i = g.rng.int(12, 36); i > 0; i--) words.push(g.pool.word());
+  return `${words.join(' ')}?`;
+}
+
+/** The item with one word replaced, some words re-cased and some spaces doubled or made new lines. */
+function editedItem(g: Gen, item: string): string {
+  const words = item.split(' ');
+  words[g.rng.int(0, words.length - 1)] = g.pool.word();
+  return respace(g.rng, words.join(' '));
+}
+
+/** The item with a word replaced every 7 words: no 8 consecutive words left in common. */
+function nearMissItem(g: Gen, item: string): string {
+  return item
+    .split(' ')
+    .map((word, i) => (i % 7 === 3 ? `${word}x` : word))
+    .join(' ');
+}
+
+/** A degenerate loop: a line, a sentence or a short phrase repeated to the end of the answer. */
+function loopText(g: Gen, lang: Lang): string {
+  const { rng, pool } = g;
+  const intro = pool.sentences(lang, rng.int(1, 3));
+  const x = rng.next();
+  if (x < 0.4) {
+    const line = pool.sentence('en');
+    return `${intro}\n${Array.from({ length: rng.int(8, 40) }, () => line).join('\n')}`;
+  }
+  if (x < 0.7) {
+    const sentence = pool.sentence('en');
+    return `${intro} ${Array.from({ length: rng.int(10, 60) }, () => sentence).join(' ')}`;
+  }
+  const phrase = `${pool.word()} ${pool.word()} ${pool.word()}`;
+  return `${intro} ${Array.from({ length: rng.int(30, 150) }, () => phrase).join(' ')}`;
+}
+
+function assistantChat(g: Gen, p: Proc, cfg: ModelCfg): void {
+  const { rng, pool } = g;
+  const program = 'assistant_chat';
+  const lang: Lang = rng.chance(0.8) ? 'en' : pool.lang();
+  const system = { role: 'system', content: 'You are a helpful assistant. Answer in the language of the question.' };
+  let user = g.question(lang);
+  let answer: Msg = { role: 'assistant', content: g.text(lang, rng.logUniform(50, 3000)) };
+  let usage: Usage | undefined;
+  const kind = rng.weighted<FailureKind | 'normal'>([
+    ['normal', 40],
+    ['truncated_usage', 6],
+    ['empty', 3],
+    ['empty_whitespace', 3],
+    ['think_unclosed', 3],
+    ['think_unopened', 3],
+    ['reasoning_only', 3],
+    ['repetition_loop', 6],
+    ['refusal', 6],
+    ['identity', 6],
+    ['contaminated_exact', 5],
+    ['contaminated_edited', 5],
+    ['contamination_near_miss', 5],
+  ]);
+  const item = g.evalItems[rng.int(0, g.evalItems.length - 1)];
+  const text = answer.content as string;
+  switch (kind) {
+    case 'truncated_usage': {
+      const long = g.text(lang, rng.uniform(4000, 12000));
+      answer = { role: 'assistant', content: cutAt(long, rng.int(Math.floor(long.length / 2), long.length - 1)) };
+      const prompt = Math.ceil(user.length / 3.6) + 30;
+      usage = { prompt_tokens: prompt, completion_tokens: CHAT_MAX_TOKENS, total_tokens: prompt + CHAT_MAX_TOKENS, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 };
+      break;
+    }
+    case 'empty':
+      answer = { role: 'assistant', content: '' };
+      break;
+    case 'empty_whitespace':
+      answer = { role: 'assistant', content: rng.pick(['\n', '  ', '\n\n \t', ' \n']) };
+      break;
+    case 'think_unclosed':
+      answer = { role: 'assistant', content: `<think>\n${cutAt(text, rng.int(20, Math.max(21, text.length)))}` };
+      break;
+    case 'think_unopened':
+      answer = { role: 'assistant', content: `${pool.sentences(lang, rng.int(2, 6))}\n</think>\n\n${text}` };
+      break;
+    case 'reasoning_only':
+      answer = { role: 'assistant', content: '', reasoning_content: text };
+      break;
+    case 'repetition_loop':
+      answer = { role: 'assistant', content: loopText(g, lang) };
+      break;
+    case 'refusal':
+      answer = { role: 'assistant', content: rng.chance(0.5) ? rng.pick(REFUSALS) : `${rng.pick(REFUSALS)} ${pool.sentences('en', rng.int(1, 3))}` };
+      break;
+    case 'identity':
+      answer = { role: 'assistant', content: `${rng.pick(IDENTITIES)}\n\n${text}` };
+      break;
+    case 'contaminated_exact':
+      user = rng.chance(0.5) ? item : `${pool.sentences('en', 1)}\n\n${item}`;
+      break;
+    case 'contaminated_edited':
+      user = `${rng.chance(0.5) ? '' : 'Question: '}${editedItem(g, item)}`;
+      break;
+    case 'contamination_near_miss':
+      user = nearMissItem(g, item);
+      break;
+  }
+  const spec: CallSpec = { program, module: 'generator', cfg, inputs: [system, { role: 'user', content: user }], kind: 'ok', outputs: answer, usage };
+  p.emit(spec, null);
+  if (kind !== 'normal') g.failures.push({ call_id: p.lastCallId, kind });
+}
+
+/** Ask recordings beside the tree: streamed and Anthropic message results, some cut at the token limit. */
+function writeAskRecordings(g: Gen, dir: string): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
+  const { rng } = g;
+  const planted: { call_id: string; kind: FailureKind }[] = [];
+  let ok = 0;
+  for (let r = 0; r < 60; r++) {
+    const test = `chat_${String(r).padStart(3, '0')}`;
+    const recordedAt = `2026-08-0${rng.int(1, 9)}T1${rng.int(0, 9)}:${rng.int(10, 59)}:${rng.int(10, 59)}Z`;
+    const interactions: J[] = [];
+    for (let i = rng.int(1, 4); i > 0; i--) {
+      const question = g.question('en');
+      const answer = g.text('en', rng.logUniform(50, 1500));
+      const cut = rng.chance(0.3);
+      const index = interactions.length;
+      if (rng.chance(0.5)) {
+        const shown = cut ? cutAt(answer, Math.max(1, Math.floor(answer.length / 2))) : answer;
+        const pieces = Array.from(shown.matchAll(/(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[\s\S]){1,40}/g), (m) => m[0]);
+        const chunks: J[] = pieces.map((content) => ({ content, tool_calls: null, finish_reason: null, thinking: null }));
+        chunks.push({ content: '', tool_calls: null, finish_reason: cut ? 'length' : 'stop', thinking: null });
+        interactions.push({ type: 'provider', messages: [{ role: 'user', content: question }], model: 'deepseek-v4-flash', result: { type: 'stream', accumulated_text: shown, chunks } });
+      } else {
+        const output = cut ? 4096 : Math.ceil(answer.length / 3.7);
+        interactions.push({
+          type: 'provider',
+          messages: [{ role: 'user', content: question }],
+          model: 'claude-sonnet-4-6',
+          result: {
+            type: 'message',
+            content: cut ? cutAt(answer, Math.floor(answer.length * 0.7)) : answer,
+            tool_calls: null,
+            metadata: { model: 'claude-sonnet-4-6', stop_reason: cut ? 'max_tokens' : 'end_turn', input_tokens: Math.ceil(question.length / 3.6), output_tokens: output, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+          },
+        });
+      }
+      ok++;
+      if (cut) planted.push({ call_id: derivedUuid('ask', test, recordedAt, String(index)), kind: 'truncated_stop_reason' });
+    }
+    mkdirSync(path.join(dir, test), { recursive: true });
+    writeFileSync(path.join(dir, test, 'recording.yml'), `${JSON.stringify({ test, recorded_at: recordedAt, interactions }, null, 2)}\n`);
+  }
+  return { planted, ok };
+}
+
+/** klieo captures beside the tree: each llm_io entry with its finish_reason, some `length`. */
+function writeKlieoCaptures(g: Gen, dir: string): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
+  const { rng } = g;
+  const planted: { call_id: string; kind: FailureKind }[] = [];
+  let ok = 0;
+  mkdirSync(dir, { recursive: true });
+  for (let r = 0; r < 40; r++) {
+    const runId = `01KQ${String(r).padStart(6, '0')}`;
+    const steps: J[] = [];
+    const io: J[] = [];
+    for (let i = rng.int(1, 3); i > 0; i--) {
+      const prompt = g.question('en');
+      const completion = g.text('en', rng.logUniform(50, 1500));
+      const cut = rng.chance(0.3);
+      const idx = steps.length;
+      const completionTokens = cut ? 1024 : Math.ceil(completion.length / 3.7);
+      steps.push({ idx, kind: 'llm_call', name: 'gpt-4.1-mini', prompt_tokens: 40, completion_tokens: completionTokens, cost_usd: null, input: null, output: null, error: null, latency: rng.int(300, 4000), span_id: null });
+      io.push({ prompt, completion: cut ? cutAt(completion, Math.floor(completion.length * 0.6)) : completion, model: 'gpt-4.1-mini', provider: 'openai', prompt_tokens: 40, completion_tokens: completionTokens, finish_reason: cut ? 'length' : 'stop', tool_calls: [], request_fingerprint: `fp-${r}-${idx}` });
+      ok++;
+      if (cut) planted.push({ call_id: `${runId}:${idx}`, kind: 'truncated_stop_reason' });
+    }
+    const runLog = { run_id: runId, agent: 'writer', started_at: '2026-05-01T10:00:00Z', finished_at: '2026-05-01T10:00:09Z', status: 'completed', steps, tokens: { prompt_tokens: 40 * steps.length, completion_tokens: 0 }, cost_estimate: null };
+    writeFileSync(path.join(dir, `${runId}.json`), `${JSON.stringify({ run_id: runId, run_log: runLog, llm_io: io, model_version: '2025-04-14', rng_seed: r, memory_ref: null, captured_at: '2026-05-01T10:01:00Z' }, null, 2)}\n`);
+  }
+  return { planted, ok };
+}
+
 // ------------------------------------------------------------------------------------ the tree
 
-type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets' | 'support';
+type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets' | 'support' | 'chat';
 export type Profile = 'default' | 'small';
 
 const PROGRAM_WEIGHTS: Record<Profile, [ProgramKind, number][]> = {
@@ -1160,6 +1425,8 @@ function runProcess(g: Gen, kind: ProgramKind, start: number, version: string, f
       }
       case 'support':
         return () => supportDesk(g, p, { a: M.gpt4oMini, b: M.gpt41 });
+      case 'chat':
+        return () => assistantChat(g, p, M.gpt4oMini);
     }
   })();
   try {
@@ -1219,6 +1486,7 @@ export function generate(options: GenerateOptions): Expected {
   const rng = new Rng(options.seed);
   const g = new Gen(rng, w);
   const skipped = writeNonTraces(g, out);
+  if (options.plantFailures) for (let i = 0; i < EVAL_ITEMS; i++) g.evalItems.push(evalItem(g));
 
   // 2026-01-05 and later; processes follow each other, minutes to hours apart.
   let clock = 1767600000 + rng.uniform(0, 86400);
@@ -1228,6 +1496,7 @@ export function generate(options: GenerateOptions): Expected {
     let kind = rng.weighted<ProgramKind>([
       ...PROGRAM_WEIGHTS[profile],
       ...(options.plantNearDuplicates ? [['support', 100] as [ProgramKind, number]] : []),
+      ...(options.plantFailures ? [['chat', 30] as [ProgramKind, number]] : []),
     ]);
     let start: number;
     let shared = false;
@@ -1250,6 +1519,23 @@ export function generate(options: GenerateOptions): Expected {
       lastLog = w.bytes;
       options.log(`  ${(w.bytes / 1048576).toFixed(0)} MB, ${w.records} records`);
     }
+  }
+
+  let quality: PlantedFailures | undefined;
+  if (options.plantFailures) {
+    const base = out.replace(/[\\/]+$/, '');
+    const files = { eval_file: `${base}.evals.jsonl`, ask_dir: `${base}.ask`, klieo_dir: `${base}.klieo` };
+    rmSync(files.ask_dir, { recursive: true, force: true });
+    rmSync(files.klieo_dir, { recursive: true, force: true });
+    writeFileSync(files.eval_file, g.evalItems.map((question, i) => dumps({ id: `item-${i}`, question })).join('\n') + '\n');
+    const ask = writeAskRecordings(g, files.ask_dir);
+    const klieo = writeKlieoCaptures(g, files.klieo_dir);
+    quality = {
+      planted: [...g.failures, ...ask.planted, ...klieo.planted],
+      max_completion_tokens: CHAT_MAX_TOKENS,
+      ...files,
+      other_ok_records: ask.ok + klieo.ok,
+    };
   }
 
   const traceFiles = [...w.files.keys()].sort();
@@ -1282,6 +1568,7 @@ export function generate(options: GenerateOptions): Expected {
     damaged: [...w.damaged].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)),
     skipped_paths: skipped,
     ...(options.plantNearDuplicates ? { near_duplicates: g.planted } : {}),
+    ...(quality !== undefined ? { quality } : {}),
     note:
       'Written by bench/generate.ts. records = parsed trace records (ok + exception + no_output), damaged lines excluded. ' +
       'unique_ok_keys = distinct (inputs_hash, config_hash) among ok records; duplicate_ok_records = ok - unique_ok_keys. ' +
@@ -1295,7 +1582,7 @@ export function generate(options: GenerateOptions): Expected {
 
 // ------------------------------------------------------------------------------------ CLI
 
-const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates]\n';
+const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates] [--plant-failures]\n';
 
 function main(argv: string[]): void {
   let out: string | null = null;
@@ -1303,11 +1590,13 @@ function main(argv: string[]): void {
   let seed = 1;
   let force = false;
   let plantNearDuplicates = false;
+  let plantFailures = false;
   let profile: Profile = 'default';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--out') out = argv[++i];
     else if (a === '--plant-near-duplicates') plantNearDuplicates = true;
+    else if (a === '--plant-failures') plantFailures = true;
     else if (a === '--profile') profile = argv[++i] as Profile;
     else if (a === '--mb') mb = Number(argv[++i]);
     else if (a === '--seed') seed = Number(argv[++i]);
@@ -1322,7 +1611,7 @@ function main(argv: string[]): void {
     process.exitCode = 2;
     return;
   }
-  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, log: (line) => process.stderr.write(line + '\n') });
+  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, plantFailures, log: (line) => process.stderr.write(line + '\n') });
   process.stdout.write(
     `${out}: ${e.records} records (${e.ok} ok, ${e.exception} exception, ${e.no_output} no_output), ` +
       `${e.damaged_lines} damaged lines, ${e.unique_ok_keys} unique ok keys; counts in ${expectedPath(out)}\n`,

@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,tokenizer,browse,warmup]
  *   npm run bench -- --memory [--memory-mb 1024] [--big-mb 4096] [--trees DIR] [--only stats,dedupe,export]
  *       peak RSS of stats, dedupe and export (one thread and the default threads) on two small-profile trees
  *
@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expectedPath, generate, GENERATOR_VERSION, type Expected, type Profile } from './generate.js';
+import { expectedPath, FAILURE_REASONS, generate, GENERATOR_VERSION, type Expected, type Profile } from './generate.js';
 import { measureWarmup, SHARES_PER_THREAD, STEADY_SHARES } from './warmup.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -47,7 +47,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,index,threads,v8,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 4096, memoryMb: 1024, trees: path.join(BENCH, 'out'), seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -606,6 +606,85 @@ async function nearDuplicateQuality(mb: number, seed: number): Promise<void> {
   );
 }
 
+/** The quality stages' drop reasons, in the order they run. */
+const QUALITY_REASONS = ['truncated', 'broken', 'empty', 'repetition', 'contaminated', 'refusal', 'identity'];
+
+/**
+ * Precision and recall of each quality stage on a tree where the generator planted quiet
+ * failures (and near misses), their false-positive rate on its normal records, and what each
+ * costs `export`: every configuration timed alternately, `runs` times, median wall time.
+ */
+async function failureQuality(mb: number, seed: number, runs: number): Promise<void> {
+  const tree = path.join(scratch, 'failures');
+  const expected = generate({ out: tree, mb, seed, force: true, plantFailures: true });
+  const q = expected.quality!;
+  const roots = [tree, q.ask_dir, q.klieo_dir];
+  const everything = ['--quality', 'all', '--drop', 'refusal,identity', '--max-completion-tokens', String(q.max_completion_tokens), '--decontaminate', q.eval_file];
+  const judged = await runOnce(ours('traces filter', ['filter', ...roots, '--status', 'ok', '--dry-run', '--json', ...everything]));
+  if (judged.code !== 0) return mismatch(`failure-quality: filter failed: ${judged.stderr.trim()}`);
+  const summary = JSON.parse(judged.stdout) as { drops: { call_id?: string; reason: string }[]; records_read: number };
+  const reasonOf = new Map<string, string>();
+  for (const d of summary.drops) if (d.call_id !== undefined && QUALITY_REASONS.includes(d.reason)) reasonOf.set(d.call_id, d.reason);
+  const plantedKind = new Map(q.planted.map((p) => [p.call_id, p.kind]));
+  const okRecords = expected.ok + q.other_ok_records;
+  const normal = okRecords - q.planted.length;
+  process.stdout.write(
+    `
+quality stages on a planted ${mb} MB tree (seed ${seed}) plus ${q.other_ok_records} Ask and klieo calls: ${okRecords} ok records, ${q.planted.length} planted ` +
+      `(near misses included), ${normal} normal; filter --quality all --drop refusal,identity --max-completion-tokens ${q.max_completion_tokens} --decontaminate
+`,
+  );
+  process.stdout.write(`${'stage'.padEnd(14)}${'planted'.padStart(8)}${'found'.padStart(7)}${'dropped'.padStart(9)}${'recall'.padStart(8)}${'precision'.padStart(11)}${'FP on normal'.padStart(14)}  by kind
+`);
+  for (const reason of QUALITY_REASONS) {
+    const positives = q.planted.filter((p) => FAILURE_REASONS[p.kind] === reason);
+    const found = positives.filter((p) => reasonOf.get(p.call_id) === reason).length;
+    const dropped = [...reasonOf.values()].filter((r) => r === reason).length;
+    const onNormal = [...reasonOf].filter(([id, r]) => r === reason && !plantedKind.has(id)).length;
+    const kinds = [...new Set(positives.map((p) => p.kind))].map((k) => {
+      const of = positives.filter((p) => p.kind === k);
+      return `${k} ${of.filter((p) => reasonOf.get(p.call_id) === reason).length}/${of.length}`;
+    });
+    const recall = positives.length === 0 ? 1 : found / positives.length;
+    const precision = dropped === 0 ? 1 : found / dropped;
+    process.stdout.write(
+      `${reason.padEnd(14)}${String(positives.length).padStart(8)}${String(found).padStart(7)}${String(dropped).padStart(9)}${recall.toFixed(3).padStart(8)}${precision.toFixed(3).padStart(11)}` +
+        `${`${((100 * onNormal) / normal).toFixed(2)}%`.padStart(14)}  ${kinds.join(', ')}
+`,
+    );
+  }
+  const nearMisses = q.planted.filter((p) => p.kind === 'contamination_near_miss');
+  const nearMissDropped = nearMisses.filter((p) => reasonOf.has(p.call_id)).length;
+  process.stdout.write(`near misses (an eval item with a word changed every 7 words) dropped: ${nearMissDropped}/${nearMisses.length}\n`);
+
+  // The cost: export of the Synalinks tree, each configuration against --quality none, alternately.
+  const configs: [string, string[]][] = [
+    ['none', ['--quality', 'none']],
+    ['default', []],
+    ...['truncated', 'broken', 'empty', 'repetition', 'refusal', 'identity'].map((name): [string, string[]] => [name, ['--quality', name]]),
+    ['contaminated', ['--quality', 'none', '--decontaminate', q.eval_file]],
+    ['all', everything],
+  ];
+  const times = new Map<string, number[]>(configs.map(([name]) => [name, []]));
+  for (let run = 0; run < runs; run++) {
+    for (const [name, args] of configs) {
+      const out = path.join(scratch, `quality-export-${name}`);
+      const r = await runOnce(ours(`traces export (${name})`, ['export', tree, '--format', 'openai', '--out', out, ...args], out));
+      if (r.code !== 0) return mismatch(`failure-quality: export (${name}) failed: ${r.stderr.trim()}`);
+      times.get(name)!.push(r.seconds);
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+  const none = median(times.get('none')!);
+  process.stdout.write(`export cost (median of ${runs}, ${mb} MB tree): --quality none ${none.toFixed(2)} s; `);
+  process.stdout.write(
+    configs
+      .slice(1)
+      .map(([name]) => `${name} ${(median(times.get(name)!) / none).toFixed(3)}x`)
+      .join(', ') + ' (default = truncated,broken,empty dropping and refusal,identity flagging; target for default <= 1.15x)\n',
+  );
+}
+
 /** Every text of the exported messages, to time token counting alone. */
 function exportedTexts(dir: string, limitChars: number): string[] {
   const texts: string[] = [];
@@ -735,8 +814,11 @@ async function main(): Promise<void> {
       const python = await runOnce({ label: 'python orjson (empty tree)', kind: 'python', script: path.join(BENCH, 'baselines', 'python-stats.py'), args: [empty] });
       if (python.code === 0) startup.python.push(python.seconds);
     }
-    for (const profile of o.profiles) await benchTree(o, profile, o.runs);
+    // The planted-tree measures generate their own trees: asked for alone, no bench tree is made.
+    const ownTrees = new Set(['near-quality', 'failure-quality']);
+    if (o.only === null || [...o.only].some((name) => !ownTrees.has(name))) for (const profile of o.profiles) await benchTree(o, profile, o.runs);
     if (o.only === null || o.only.has('near-quality')) await nearDuplicateQuality(Math.min(o.mb, 20), o.seed);
+    if (o.only === null || o.only.has('failure-quality')) await failureQuality(Math.min(o.mb, 100), o.seed, o.runs);
     process.stdout.write(
       `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files; ` +
         'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains; for the v8 row: what src/v8-tuning.ts gains).\n' +

@@ -78,11 +78,21 @@ export interface TraceRecord {
   readonly partial: boolean;
   /** Why the record can never be a training example although it was read (a klieo step without its LLM I/O); absent or null otherwise. */
   readonly notExportable?: string | null;
+  /**
+   * Why the model stopped, as the recorder wrote it (`finish_reason` of Ask and klieo calls,
+   * Anthropic's `stop_reason`), or null: Synalinks records none.
+   */
+  readonly stopReason: string | null;
   /** Input messages, with the completion appended last when status is ok. Parsed on demand. */
   messages(): Message[];
+  /** The completion (the last message) when status is ok, else null; cheaper than `messages()` where the source can. */
+  completion(): Message | null;
 }
 
 /** Classification from the two facts Synalinks records: outputs (null or not) and exception (present or not). */
+/** Stop reasons that say the answer was cut at the token limit (OpenAI-style `length`, Anthropic `max_tokens`). */
+export const TRUNCATING_STOP_REASONS: ReadonlySet<string> = new Set(['length', 'max_tokens', 'model_length']);
+
 export function classify(outputsIsNull: boolean, hasException: boolean): Status {
   if (hasException) return 'exception';
   return outputsIsNull ? 'no_output' : 'ok';

@@ -1,9 +1,10 @@
 /** `dedupe` and `filter`: the curation plan, then a copy of the kept lines into a new tree. */
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
-import { planCuration, type CurationPlan } from '../pipeline/curate.js';
+import { planCuration, type CurationOptions, type CurationPlan } from '../pipeline/curate.js';
+import type { Discovery } from '../sources/discover.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
-import { META_DIR, OutputDir, type OutputFile } from '../output/output-dir.js';
+import { META_DIR, OutputDir } from '../output/output-dir.js';
 import { TreeCopy } from '../output/tree-copy.js';
 import { fileSizes } from '../parallel/units.js';
 import { Progress } from '../progress.js';
@@ -11,6 +12,7 @@ import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, root
 import { DropDigest } from './drop-digest.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
+import { qualityLines } from './quality-options.js';
 
 interface OutputFlags {
   out?: string;
@@ -37,6 +39,7 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
     ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     index_bytes: plan.indexBytes,
     ...(plan.keepList !== null ? { keep_list: plan.keepList.report() } : {}),
+    ...(plan.quality !== null ? { quality: plan.quality } : {}),
     ...extra,
   };
 }
@@ -51,6 +54,7 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
     `kept ${formatCount(plan.kept)}`,
     `dropped ${formatCount(total)}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` : ''}`,
     ...acrossModulesLines(plan),
+    ...qualityLines(plan.quality),
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
 }
@@ -87,54 +91,64 @@ export function registerCurationCommand(
     roots = rootsAfterNearDuplicates(flags, roots);
     const options = parseCurationOptions(flags, spec.dedupe);
     const discovery = await findTraceFiles(roots, flags, !flags.dryRun);
-    const output = flags.dryRun ? null : OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.inputs ?? [] });
-    const digest = output === null ? new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' }) : null;
+    if (flags.dryRun) return dryRunCuration(discovery, options, flags);
+    const output = OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.inputs ?? [] });
     try {
-      let manifest: OutputFile | null = null;
-      if (output !== null) {
-        manifest = output.manifest(flags.manifest);
-      }
+      const manifest = output.manifest(flags.manifest);
       let copy: TreeCopy | null = null;
-      const plan = await planCuration(
-        discovery,
-        options,
-        (drop) => {
-          if (manifest !== null) manifest.writeLine(JSON.stringify(drop));
-          else digest!.add(drop);
-        },
+      const plan = await planCuration(discovery, options, (drop) => manifest.writeLine(JSON.stringify(drop)), {
         // The copy starts while the last drops are written (in worker threads, when the run has them).
-        { whenKept: output === null ? undefined : (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)) },
-      );
-      if (output !== null) {
-        const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
-        const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
-        try {
-          await (copy ?? new TreeCopy(plan.files, plan.keptLines, plan.keptOffsets, output)).finish(progress);
-        } finally {
-          progress.done();
-        }
-        writeKeptKeys(output, plan.keptKeys, { command: spec.name, key: options.key });
-        output.commit();
+        whenKept: (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)),
+      });
+      const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
+      const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
+      try {
+        await (copy ?? new TreeCopy(plan.files, plan.keptLines, plan.keptOffsets, output)).finish(progress);
+      } finally {
+        progress.done();
       }
-      const extra = { out: output?.dir ?? null, dry_run: output === null, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
-      if (flags.json && digest !== null) await digest.printJson(summaryJson(plan, extra));
-      else if (flags.json) printJson(summaryJson(plan, extra));
-      else if (digest !== null && !flags.verbose) process.stdout.write(digest.examples());
-      const listedIn = output !== null ? null : flags.json ? 'listed in the JSON "drops"' : 'see above';
-      const lines = [summaryText(plan, listedIn), ...(options.exclude?.describe('--exclude') ?? [])];
-      if (output === null) {
-        const drops = digest!.total;
-        lines.push(
-          digest!.allShown || flags.verbose || flags.json
-            ? 'dry run: nothing written'
-            : `dry run: nothing written; -v lists all ${formatCount(drops)} dropped records and damaged lines, --json gives them as JSON`,
-        );
-      } else lines.push(`wrote ${flags.out} (dropped records and damaged lines listed in ${manifest!.finalPath})`);
+      writeKeptKeys(output, plan.keptKeys, { command: spec.name, key: options.key });
+      output.commit();
+      const extra = { out: output.dir, dry_run: false, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
+      if (flags.json) printJson(summaryJson(plan, extra));
+      const lines = [summaryText(plan, null), ...(options.exclude?.describe('--exclude') ?? [])];
+      lines.push(`wrote ${flags.out} (dropped records and damaged lines listed in ${manifest.finalPath})`);
       process.stderr.write(`${lines.join('\n')}\n`);
     } catch (error) {
-      digest?.dispose();
-      output?.abort();
+      output.abort();
       throw error;
     }
   });
+}
+
+/**
+ * `--dry-run` of dedupe, filter and export: the curation plan alone, nothing written; the
+ * drops by reason with a few examples (-v: all of them, --json: as JSON). `notCounted` says
+ * what later steps of the command would drop that the plan cannot know.
+ */
+export async function dryRunCuration(
+  discovery: Discovery,
+  options: CurationOptions,
+  flags: { json?: boolean; verbose?: boolean },
+  notCounted: string | null = null,
+): Promise<void> {
+  const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
+  try {
+    const plan = await planCuration(discovery, options, (drop) => digest.add(drop));
+    const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
+    if (flags.json) await digest.printJson(summaryJson(plan, extra));
+    else if (!flags.verbose) process.stdout.write(digest.examples());
+    const listedIn = flags.json ? 'listed in the JSON "drops"' : 'see above';
+    const lines = [summaryText(plan, listedIn), ...(options.exclude?.describe('--exclude') ?? [])];
+    if (notCounted !== null) lines.push(notCounted);
+    lines.push(
+      digest.allShown || flags.verbose || flags.json
+        ? 'dry run: nothing written'
+        : `dry run: nothing written; -v lists all ${formatCount(digest.total)} dropped records and damaged lines, --json gives them as JSON`,
+    );
+    process.stderr.write(`${lines.join('\n')}\n`);
+  } catch (error) {
+    digest.dispose();
+    throw error;
+  }
 }

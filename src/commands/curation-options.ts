@@ -12,8 +12,9 @@ import { readKeptKeys } from '../output/kept-keys.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
 import { readsAlso } from '../output/output-path.js';
 import { numberOption } from './common.js';
+import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
 
-export interface CurationFlags {
+export interface CurationFlags extends QualityFlags {
   status: string;
   program?: string[];
   module?: string[];
@@ -45,6 +46,11 @@ export const KEY_HELP =
   'inputs = same prompt; conversation = same messages, answer included';
 
 export function addCurationOptions(command: Command, defaults: { status: string; trajectories: 'all' | 'last' }): Command {
+  addSelectionOptions(command, defaults);
+  return addQualityOptions(command);
+}
+
+function addSelectionOptions(command: Command, defaults: { status: string; trajectories: 'all' | 'last' }): Command {
   return command
     .option('--status <list>', `classes to keep, comma-separated: ${STATUSES.join(',')}`, defaults.status)
     .option('--program <glob>', 'keep programs matching (repeatable)', collect)
@@ -162,5 +168,6 @@ export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): Cur
     seen: flags.against !== undefined ? readKeptKeys(flags.against, flags.key) : null,
     nearDuplicates: dedupe ? nearDuplicateThreshold(flags.nearDuplicates) : null,
     keepListFile: flags.keepList ?? null,
+    quality: parseQualityOptions(flags),
   };
 }

@@ -9,6 +9,9 @@ import { acrossModulesLines } from './curate-run.js';
 import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
+import { qualityLines } from './quality-options.js';
+import type { QualityReport } from '../pipeline/curate.js';
+import { dryRunCuration } from './curate-run.js';
 
 interface ExportFlags extends CurationFlags {
   format: string;
@@ -28,6 +31,7 @@ interface ExportFlags extends CurationFlags {
   dropOn?: string;
   json?: boolean;
   verbose?: boolean;
+  dryRun?: boolean;
 }
 
 function positive(flag: string, text: string | undefined): number | null {
@@ -64,6 +68,10 @@ export function redactionSummary(scrub: { redactions: Record<string, number> } |
   return `redacted ${formatCount(total)} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}`;
 }
 
+/** What an export dry run leaves out: the drops only writing the examples finds. */
+const EXPORT_DRY_RUN_NOTE =
+  'not counted in a dry run: what writing the examples drops (too_long, secret, duplicate_example, not_representable)';
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
@@ -88,8 +96,9 @@ export function registerExport(program: Command): void {
     .option('--scrub <kinds>', 'redact what the detectors find: secrets, secrets,pii (adds personal data), or none', 'secrets')
     .option('--scrub-rules <file>', 'extra named regular expressions to redact: [{"name","pattern"}]')
     .addOption(new Option('--drop-on <kinds>', 'drop a whole example holding a secret instead of redacting it (reason secret)').choices(['secrets']))
-    .option('--json', 'print the report as JSON on stdout')
-    .option('-v, --verbose', 'list the files skipped as not being traces');
+    .option('--dry-run', 'write nothing; print how many records the curation (selection, quality, dedupe, collapse) would keep and drop, by reason, with a few examples')
+    .option('--json', 'print the report as JSON on stdout (with --dry-run: the summary and every drop)')
+    .option('-v, --verbose', 'list the files skipped as not being traces; with --dry-run, every dropped record');
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
   addNearDuplicatesOption(command);
   addSourceOption(command);
@@ -118,15 +127,19 @@ Examples:
   traces export ~/.synalinks --format openai --against ft/ --out ft-today/`,
     )
     .action(async (roots: string[], flags: ExportFlags, command: Command) => {
-      if (flags.out === undefined) throw new UserError('export needs --out DIR');
+      if (flags.out === undefined && !flags.dryRun) throw new UserError('export needs --out DIR (or --dry-run)');
       roots = rootsAfterNearDuplicates(flags, roots);
       const curation = parseCurationOptions(flags, true);
+      if (flags.dryRun) {
+        const discovery = await findTraceFiles(roots, flags, false);
+        return dryRunCuration(discovery, curation, flags, EXPORT_DRY_RUN_NOTE);
+      }
       if (flags.format === 'ask-recording') {
         refuseTrainingSetOptions(command);
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
-        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags) });
+        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags) });
         if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
         const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
@@ -137,6 +150,7 @@ Examples:
             `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
             redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
             ...acrossModulesLines(plan),
+            ...qualityLines((report.quality as QualityReport | undefined) ?? null),
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -149,7 +163,7 @@ Examples:
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
         format: flags.format,
-        out: flags.out,
+        out: flags.out!,
         force: flags.force === true,
         reasoning: flags.reasoning,
         toolsFile: flags.tools,
@@ -179,6 +193,7 @@ Examples:
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),
+          ...qualityLines((report.quality as QualityReport | undefined) ?? null),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

@@ -31,7 +31,7 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
-import { scrubbed, scrubbedDrop, scrubbedName, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbed, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
 import { isoTime } from '../time.js';
 
@@ -242,6 +242,7 @@ export async function runAskRecordingExport(
       kept_after_curation: plan.kept,
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
       dropped: { ...plan.dropped, ...exportDrops },
+      ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
       partial_conversations: partial.length,
       partial_call_ids: partial,
       scrub: scrubReport(options.scrub, redactions),

@@ -30,7 +30,7 @@ import {
 } from '../targets/index.js';
 import { Dataset, SPLITS } from './dataset.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
-import { scrubbedDrop, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { CallIdColumn } from '../pipeline/columns.js';
@@ -408,6 +408,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     examples,
     dropped: { ...plan.dropped, ...input.exportDrops },
+    ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
     context_limit_warning_tokens: CONTEXT_WARNING,
     scrub: scrubReport(options.scrub, input.redactions),
     tools: {

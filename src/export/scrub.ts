@@ -1,6 +1,7 @@
 /** `--scrub` and `--drop-on secrets` as every export format applies them. */
 import { compareText } from '../order.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
+import type { QualityReport } from '../pipeline/curate.js';
 
 export interface ScrubSettings {
   options: PrivacyOptions;
@@ -81,5 +82,17 @@ export function scrubReport(scrub: ScrubSettings | null, redactions: Record<stri
     custom_rules: (scrub.options.rules ?? []).map((r) => r.name),
     drop_on_secrets: scrub.dropOnSecrets,
     redactions: Object.fromEntries(Object.entries(redactions).sort(([a], [b]) => compareText(a, b))),
+  };
+}
+
+/** report.json's `quality` section: the overlaps it quotes are recorded user text, redacted as the examples are. */
+export function scrubbedQualityReport(report: QualityReport | null, scrub: ScrubSettings | null): QualityReport | null {
+  if (report === null || scrub === null) return report;
+  return {
+    ...report,
+    evaluation_files: report.evaluation_files.map((file) => ({
+      ...file,
+      overlaps: file.overlaps.map((overlap) => ({ ...overlap, ngram: redactValue(overlap.ngram, scrub.options).value })),
+    })),
   };
 }

@@ -29,6 +29,7 @@ export interface CandidateBatch {
   /** What few rows have, by row. */
   otherCallIds: Map<number, string>;
   verdicts: Map<number, NonNullable<Candidate['verdict']>>;
+  flags: Map<number, NonNullable<Candidate['flags']>>;
   /** Per row, the input messages of its trajectory digests, or -1 when it has none. */
   trajectoryInputs: Int32Array;
   /** 4 words a row: the digest of the whole conversation. */
@@ -62,6 +63,7 @@ export class CandidateBatchWriter {
       callIds: new Uint32Array(this.capacity * 4),
       otherCallIds: new Map(),
       verdicts: new Map(),
+      flags: new Map(),
       trajectoryInputs: new Int32Array(this.capacity),
       conversations: new Uint32Array(this.capacity * 4),
       prefixStarts: new Int32Array(this.capacity + 1),
@@ -126,6 +128,7 @@ export class CandidateBatchWriter {
     if (candidate.key !== null) b.keys.set(candidate.key, row * 4);
     if (!uuidWords(candidate.callId, b.callIds, row * 4)) b.otherCallIds.set(row, candidate.callId);
     if (candidate.verdict !== null) b.verdicts.set(row, candidate.verdict);
+    if (candidate.flags !== null) b.flags.set(row, candidate.flags);
     this.addTrajectory(row, candidate.trajectory);
     if (candidate.toolCalls !== null) b.toolCalls.set(row, candidate.toolCalls);
     if (candidate.signature !== null) b.signatures.set(row, candidate.signature);
@@ -204,6 +207,9 @@ class CandidateView implements Candidate {
   }
   get verdict(): Candidate['verdict'] {
     return this.batch.verdicts.get(this.row) ?? null;
+  }
+  get flags(): Candidate['flags'] {
+    return this.batch.flags.size > 0 ? (this.batch.flags.get(this.row) ?? null) : null;
   }
   get trajectory(): TrajectoryDigests | null {
     const b = this.batch;

@@ -11,6 +11,7 @@ import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
 import { keyOf, mergesAcrossModules, moduleId, type KeyKind } from './keys.js';
 import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
+import { qualityIsOff, qualityOf, type QualitySettings, type QualityVerdict } from './quality/index.js';
 import { toolCallFacts } from '../targets/tools.js';
 
 export interface CandidateOptions {
@@ -27,6 +28,16 @@ export interface CandidateOptions {
    * handed over in this run can be left out.
    */
   toolCallsOnce?: string | null;
+  /** The quality stages (quality/index.ts), or null when none runs. */
+  quality?: QualitySettings | null;
+}
+
+/** Why a record is dropped before the comparing stages: selection, a quality stage, or text too long to read. */
+export interface Verdict {
+  reason: string;
+  detail: string;
+  /** The evaluation item a `contaminated` record shares an n-gram with. */
+  match?: QualityVerdict['match'];
 }
 
 export interface Candidate {
@@ -45,8 +56,10 @@ export interface Candidate {
   moduleId: number;
   /** "program/module", when `moduleId` is set. */
   moduleName: string;
-  /** Why selection drops the record, or null. */
-  verdict: { reason: 'status' | 'filter' | 'text_too_long'; detail: string } | null;
+  /** Why selection or a quality stage drops the record, or null. */
+  verdict: Verdict | null;
+  /** What the flagging quality stages (refusal, identity) found in a kept record, or null. */
+  flags: QualityVerdict[] | null;
   /** Dedupe key, 4 words (absent when selection drops the record). */
   key: Uint32Array | null;
   trajectory: TrajectoryDigests | null;
@@ -67,6 +80,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     moduleId: 0,
     moduleName: '',
     verdict: null,
+    flags: null,
     key: null,
     trajectory: null,
     toolCalls: null,
@@ -75,7 +89,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
   const tooLong = unlessTooLong(() => describe(record, candidate, options));
   if (tooLong instanceof TextTooLongError) {
     // What a stage needs of its text cannot be had: the record is dropped, and says why.
-    Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, key: null, trajectory: null, toolCalls: null, signature: null });
+    Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, flags: null, key: null, trajectory: null, toolCalls: null, signature: null });
   }
   return candidate;
 }
@@ -84,6 +98,14 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
 function describe(record: TraceRecord, candidate: Candidate, options: CandidateOptions): void {
   candidate.verdict = selectionVerdict(options.selection, record);
   if (candidate.verdict !== null) return;
+  if (candidate.status === 'ok' && options.quality != null && !qualityIsOff(options.quality)) {
+    const quality = qualityOf(record, options.quality);
+    if (quality.drop !== null) {
+      candidate.verdict = quality.drop;
+      return;
+    }
+    candidate.flags = quality.flags;
+  }
   candidate.key = keyOf(record, options.key);
   if (mergesAcrossModules(options.key)) {
     candidate.moduleId = moduleId(record.program, record.module);

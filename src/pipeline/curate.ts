@@ -2,8 +2,9 @@
  * The curation plan, shared by `dedupe`, `filter`, `export` and the browser: one pass over
  * every record through the stages, in this order:
  *
- *   status/filter (selection) → excluded (--exclude) → not_in_keep_list (--keep-list) → seen (--against)
- *     → dedupe → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
+ *   status/filter (selection) → quality (truncated, broken, empty, repetition, contaminated;
+ *     refusal and identity flag: quality/) → excluded (--exclude) → not_in_keep_list (--keep-list)
+ *     → seen (--against) → dedupe → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
  *
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known, and prefixes once every winner is.
@@ -27,6 +28,7 @@ import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
+import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
 
 export const DROP_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -40,7 +42,22 @@ export interface Drop {
   /** A near-duplicate's estimated Jaccard similarity to the record it gave way to. */
   similarity?: number;
   detail?: string;
+  /** True for a record a flagging quality stage (refusal, identity) found something in: listed, and kept. */
+  flagged?: true;
 }
+
+/** What the quality stages did in a run: how each ran, what they flagged, and contamination per evaluation file. */
+export interface QualityReport {
+  modes: Record<string, QualityMode>;
+  max_completion_tokens: number | null;
+  /** Kept records a flagging stage found something in, by reason. */
+  flagged: Record<string, number>;
+  /** Per evaluation file (`--decontaminate`): items read, items too short to hold an n-gram, records dropped, items they matched, and the first overlaps. */
+  evaluation_files: { file: string; items: number; items_under_8_words: number; contaminated_records: number; items_matched: number; overlaps: { call_id: string; line: number; ngram: string }[] }[];
+}
+
+/** Overlaps listed per evaluation file in the report. */
+const OVERLAPS_LISTED = 5;
 
 export interface CurationOptions {
   selection: Selection;
@@ -57,6 +74,8 @@ export interface CurationOptions {
   nearDuplicates?: number | null;
   /** `--keep-list FILE`: only the call_ids it lists are kept; read when the plan starts. */
   keepListFile?: string | null;
+  /** The quality stages, or null (none). */
+  quality?: QualitySettings | null;
 }
 
 export interface CurationPlan {
@@ -78,6 +97,8 @@ export interface CurationPlan {
   mergedAcrossModules: number | null;
   /** The --keep-list, checked off: which listed ids matched no record. */
   keepList: IdList | null;
+  /** Null when no quality stage ran. */
+  quality: QualityReport | null;
 }
 
 export type DropSink = (drop: Drop) => void;
@@ -131,6 +152,9 @@ export class Curation {
   private recordsRead = 0;
   /** "program/module" of each module id met, to name the module a duplicate gave way to. */
   private readonly moduleNames = new Map<number, string>();
+  private readonly quality: QualityReport | null;
+  /** Per evaluation file, the items its contaminated records matched. */
+  private readonly itemsMatched: Set<number>[] = [];
 
   readonly candidateOptions: CandidateOptions;
 
@@ -148,6 +172,8 @@ export class Curation {
     const near = options.dedupe && options.nearDuplicates != null;
     this.signatures = near ? new SignatureStore() : null;
     if (near) this.counts.near_duplicate = 0;
+    const quality = options.quality ?? null;
+    this.quality = quality === null ? null : this.qualityReport(quality);
     this.candidateOptions = {
       selection: options.selection,
       key: options.key,
@@ -156,7 +182,47 @@ export class Curation {
       nearDuplicates: near,
       // --exclude, --keep-list and --against drop records after this: each record's turns must come.
       toolCallsOnce: options.exclude === null && keepList === null && options.seen === null ? randomUUID() : null,
+      quality,
     };
+  }
+
+  private qualityReport(quality: QualitySettings): QualityReport {
+    for (const name of QUALITY_FILTERS) if (quality.modes[name] === 'drop') this.counts[name] = 0;
+    const evals = quality.evals;
+    if (evals !== null) this.counts.contaminated = 0;
+    for (let i = 0; i < (evals?.files.length ?? 0); i++) this.itemsMatched.push(new Set());
+    return {
+      modes: { ...quality.modes, contaminated: evals === null ? 'off' : 'drop' },
+      max_completion_tokens: quality.maxCompletionTokens,
+      flagged: Object.fromEntries(QUALITY_FILTERS.filter((name) => quality.modes[name] === 'flag').map((name) => [name, 0])),
+      evaluation_files: (evals?.files ?? []).map((file, i) => ({
+        file,
+        items: evals!.items[i],
+        items_under_8_words: evals!.shortItems[i],
+        contaminated_records: 0,
+        items_matched: 0,
+        overlaps: [],
+      })),
+    };
+  }
+
+  /** Counts a contaminated record against its evaluation file. */
+  private noteContamination(candidate: Candidate): void {
+    const match = candidate.verdict?.match;
+    if (match === undefined || this.quality === null) return;
+    const file = this.quality.evaluation_files[match.file];
+    file.contaminated_records++;
+    this.itemsMatched[match.file].add(match.line);
+    file.items_matched = this.itemsMatched[match.file].size;
+    if (file.overlaps.length < OVERLAPS_LISTED) file.overlaps.push({ call_id: candidate.callId, line: match.line, ngram: match.ngram });
+  }
+
+  /** Lists what the flagging stages found in a record that goes on to dedupe. */
+  private reportFlags(candidate: Candidate): void {
+    for (const flag of candidate.flags!) {
+      addCount(this.quality!.flagged, flag.reason);
+      this.onDrop({ call_id: candidate.callId, file: this.files[candidate.fileIndex].display, line: candidate.line, reason: flag.reason, flagged: true, detail: flag.detail });
+    }
   }
 
   private drop(drop: Drop): void {
@@ -182,12 +248,16 @@ export class Curation {
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
     const excluded = this.options.exclude?.meet(candidate.callId) === true;
     const listed = this.keepList?.meet(candidate.callId) ?? true;
-    if (candidate.verdict !== null) return this.dropCandidate(candidate, candidate.verdict.reason, candidate.verdict.detail);
+    if (candidate.verdict !== null) {
+      if (candidate.verdict.reason === 'contaminated') this.noteContamination(candidate);
+      return this.dropCandidate(candidate, candidate.verdict.reason, candidate.verdict.detail);
+    }
     if (excluded) return this.dropCandidate(candidate, 'excluded');
     if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
     const key = this.key;
     key.set(candidate.key!);
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.dropCandidate(candidate, 'seen');
+    if (candidate.flags !== null) this.reportFlags(candidate);
     if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
     if (candidate.moduleId !== 0 && !this.moduleNames.has(candidate.moduleId)) this.moduleNames.set(candidate.moduleId, candidate.moduleName);
     let groupKey = key;
@@ -325,6 +395,7 @@ export class Curation {
       uniqueKeys: dedupe.groups,
       mergedAcrossModules: winnerModules === null ? null : mergedAcrossModules,
       keepList: this.keepList,
+      quality: this.quality,
     };
   }
 }

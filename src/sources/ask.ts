@@ -79,6 +79,7 @@ interface Completion {
   exception: string | null;
   usage: Usage | null;
   model: string | null;
+  stopReason: string | null;
 }
 
 function joinReasoning(value: unknown): string | null {
@@ -170,12 +171,34 @@ function messageCompletion(result: Json): { message: Message; usage: Usage | nul
   return { message, usage: messageUsage(metadata), model: str(metadata.model) };
 }
 
+/**
+ * Why the provider stopped: a stream's last `finish_reason`, else the message metadata's
+ * `finish_reason` (OpenAI-style) or `stop_reason` (Anthropic), as recorded.
+ */
+function stopReasonOf(result: Json): string | null {
+  if (result.type === 'stream') {
+    const chunks = Array.isArray(result.chunks) ? result.chunks.filter(isObject) : [];
+    let reason: string | null = null;
+    for (const chunk of chunks) reason = str(chunk.finish_reason) ?? reason;
+    return reason;
+  }
+  const metadata = isObject(result.metadata) ? result.metadata : {};
+  return str(metadata.finish_reason) ?? str(metadata.stop_reason) ?? str(result.finish_reason) ?? str(result.stop_reason) ?? rawStopReason(metadata.raw);
+}
+
+/** The reason in the provider's own body (read, never exported): Anthropic, OpenAI chat, Gemini. */
+function rawStopReason(raw: unknown): string | null {
+  if (!isObject(raw)) return null;
+  const first = (list: unknown): Json | null => (Array.isArray(list) && isObject(list[0]) ? list[0] : null);
+  return str(raw.stop_reason) ?? str(first(raw.choices)?.finish_reason) ?? str(first(raw.candidates)?.finishReason);
+}
+
 function completionOf(result: unknown): Completion {
-  const none = { message: null, usage: null, model: null };
+  const none = { message: null, usage: null, model: null, stopReason: null };
   if (!isObject(result)) return { ...none, status: 'no_output', exception: null };
-  if (result.type === 'stream') return { ...none, message: streamCompletion(result), status: 'ok', exception: null };
+  if (result.type === 'stream') return { ...none, message: streamCompletion(result), status: 'ok', exception: null, stopReason: stopReasonOf(result) };
   if (result.type === 'message' || (result.type === undefined && ('content' in result || 'tool_calls' in result))) {
-    return { ...messageCompletion(result), status: 'ok', exception: null };
+    return { ...messageCompletion(result), status: 'ok', exception: null, stopReason: stopReasonOf(result) };
   }
   const error = result.error ?? (result.type === 'error' ? (result.message ?? 'error') : undefined);
   if (error !== undefined && error !== null) {
@@ -301,6 +324,7 @@ export class AskRebuilder {
       completion: completion.message,
       exception: completion.exception,
       partial,
+      stopReason: completion.stopReason,
     });
     this.previousRecorded = recorded;
     this.previousCompletion = completion.message;

@@ -217,6 +217,7 @@ export function runRecords(file: TraceFile, runLog: Json, io: unknown[] | null, 
         exception: status === 'exception' ? (error ?? `run ${recorderStatus}`) : null,
         partial: prompt !== null && !first,
         notExportable: hasIo || error !== null ? null : `llm_call step ${idx} has no LLM I/O (the run was projected without it): not exportable`,
+        stopReason: str(entry?.finish_reason) ?? str(entry?.stop_reason) ?? str(step.finish_reason),
       }),
     );
   });

@@ -34,6 +34,8 @@ export interface RebuiltFields {
   partial: boolean;
   /** Why this record can never be a training example (e.g. a klieo step without its LLM I/O). */
   notExportable?: string | null;
+  /** The recorded finish or stop reason of the call, when the recorder kept one. */
+  stopReason?: string | null;
 }
 
 /** The config hashed as config_hash for records of other recorders. */
@@ -71,7 +73,9 @@ export class RebuiltRecord implements TraceRecord {
   readonly exception: string | null;
   readonly partial: boolean;
   readonly notExportable: string | null;
+  readonly stopReason: string | null;
   private readonly all: Message[];
+  private readonly outputs: Message | null;
 
   constructor(fields: RebuiltFields) {
     this.source = fields.source;
@@ -92,7 +96,9 @@ export class RebuiltRecord implements TraceRecord {
     this.exception = fields.status === 'exception' ? (fields.exception ?? 'failed') : null;
     this.partial = fields.partial;
     this.notExportable = fields.notExportable ?? null;
+    this.stopReason = fields.stopReason ?? null;
     const outputs = fields.status === 'ok' ? fields.completion : null;
+    this.outputs = outputs;
     this.all = outputs !== null ? [...fields.inputs, outputs] : fields.inputs;
     this.inputsHash = canonicalValueHash(fields.inputs);
     const config = sourceConfig(fields.model, fields.provider);
@@ -122,5 +128,9 @@ export class RebuiltRecord implements TraceRecord {
 
   messages(): Message[] {
     return this.all;
+  }
+
+  completion(): Message | null {
+    return this.outputs;
   }
 }

@@ -310,6 +310,24 @@ export class SynalinksRecord implements TraceRecord {
     return this.cachedMessages;
   }
 
+  /** Synalinks records no finish or stop reason. */
+  get stopReason(): null {
+    return null;
+  }
+
+  /** The appended completion, parsed alone: the quality stages read it for every record. */
+  completion(): Message | null {
+    if (this.status !== 'ok') return null;
+    if (this.cachedMessages !== undefined) return this.cachedMessages.at(-1) ?? null;
+    const [start, end] = this.span('messages')!;
+    const last = [-1, -1];
+    forEachElement(this.raw, start, end, (elementStart, elementEnd) => {
+      last[0] = elementStart;
+      last[1] = elementEnd;
+    });
+    return last[0] === -1 ? null : (parseJson(this.raw, last[0], last[1]) as Message);
+  }
+
   /** Number of elements in the messages list, without building them. */
   messageCount(): number {
     let count = 0;
