@@ -2,14 +2,15 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { parseScrub } from '../privacy/options.js';
-import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
+import { TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount } from '../format.js';
 import { compareText } from '../order.js';
 
-interface ExportFlags extends CurationFlags {
+interface ExportFlags extends CurationFlags, TokenizerFlags {
   format: string;
   out?: string;
   force?: boolean;
@@ -17,7 +18,6 @@ interface ExportFlags extends CurationFlags {
   tools?: string;
   validationFraction: string;
   seed: string;
-  tokenizer: EncodingName;
   maxExampleTokens?: string;
   maxFileMb?: string;
   groupBy: 'none' | 'module';
@@ -43,7 +43,7 @@ function scrubSettings(flags: ExportFlags): ScrubSettings | null {
 }
 
 /** Options that shape a training set: Ask recordings have no split, tokens, shards or tool list. */
-const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
+const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'chatTemplate', 'maxSeqLength', 'trainOn', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
 
 /** A training-set option given with --format ask-recording would be ignored without a word: refused instead. */
 function refuseTrainingSetOptions(command: Command): void {
@@ -78,8 +78,9 @@ export function registerExport(program: Command): void {
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
     .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
-    .option('--seed <s>', 'seed of the split', '0')
-    .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
+    .option('--seed <s>', 'seed of the split', '0');
+  addTokenizerOptions(command);
+  command
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
     .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai)')
     .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
@@ -114,7 +115,8 @@ Examples:
   traces export --format nemo --out dataset/
   traces export samples/synalinks --format openai --out ft/ --validation-fraction 0.2 --seed 7
   traces export ~/.synalinks --format nemo-customizer --tools tools.json --out nc/ --group-by module
-  traces export ~/.synalinks --format openai --against ft/ --out ft-today/`,
+  traces export ~/.synalinks --format openai --against ft/ --out ft-today/
+  traces export ~/.synalinks --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192 --out ds/`,
     )
     .action(async (roots: string[], flags: ExportFlags, command: Command) => {
       if (flags.out === undefined) throw new UserError('export needs --out DIR');
@@ -143,6 +145,10 @@ Examples:
         return;
       }
       const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value <= 1, 'a number from 0 to 1');
+      if (flags.trainOn === 'last' && flags.format === 'nemo-customizer') {
+        throw new UserError('--train-on last: NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out');
+      }
+      const tokenizer = await parseTokenizer(flags, flags.format as TargetName);
       const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
@@ -153,7 +159,9 @@ Examples:
         toolsFile: flags.tools,
         validationFraction: fraction,
         seed: flags.seed,
-        tokenizer: flags.tokenizer,
+        tokenizer: tokenizer.spec,
+        maxSeqLength: tokenizer.maxSeqLength,
+        trainOn: flags.trainOn,
         maxExampleTokens: positive('--max-example-tokens', flags.maxExampleTokens),
         maxFileMb: positive('--max-file-mb', flags.maxFileMb),
         groupBy: flags.groupBy,
