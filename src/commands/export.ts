@@ -63,6 +63,14 @@ export function redactionSummary(scrub: { redactions: Record<string, number> } |
   return `redacted ${formatCount(total)} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}`;
 }
 
+/** With --tokenizer DIR or --train-on last: each split's tokens and those trained on (report.json has each file's distribution). */
+function tokensBySplit(report: Record<string, unknown>): string[] {
+  const bySplit = report.tokens_by_split as Record<string, { tokens: number; trained_tokens: number }> | undefined;
+  if (bySplit === undefined) return [];
+  const splits = Object.entries(bySplit).map(([split, t]) => `${split} ${formatCount(t.tokens)} (${formatCount(t.trained_tokens)} trained)`);
+  return [`tokens (${String(report.tokenizer)}, train on ${String(report.train_on)}): ${splits.join(', ')}`];
+}
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
@@ -184,6 +192,7 @@ Examples:
           `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
           `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
           redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+          ...tokensBySplit(report),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

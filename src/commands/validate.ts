@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { fileLines, getTarget, TARGET_NAMES, validateLines, DEFAULT_TOKEN_LIMIT, type TargetName, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, DEFAULT_TOKEN_LIMIT, type TargetName, type ValidationReport } from '../targets/index.js';
 import { loadMeter } from '../targets/meter.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import type { Distribution } from '../targets/tokens.js';
@@ -20,7 +20,9 @@ export function describeValidation(report: ValidationReport): string {
   }
   lines.push(`  without system message: ${report.missingSystem}, without user message: ${report.missingUser}`);
   lines.push(`  tokens (${report.tokens.encoding}) per example: ${distribution(report.tokens.total)}`);
-  lines.push(`  assistant tokens per example: ${distribution(report.tokens.assistant)}`);
+  // A model folder's counts come from the rendered template, and its mask decides what is trained.
+  const byModel = !(ENCODING_NAMES as readonly string[]).includes(report.tokens.encoding);
+  lines.push(`  ${byModel ? 'trained' : 'assistant'} tokens per example: ${distribution(report.tokens.assistant)}`);
   if (report.overTokenLimit > 0) lines.push(`  over ${report.tokenLimit} tokens: ${report.overTokenLimit}`);
   return `${lines.join('\n')}\n`;
 }

@@ -124,7 +124,10 @@ class ModelMeter implements ExampleMeter {
         return null;
       }
       if (!isPrefix(ids, full, this.folder.eosTokenId)) {
-        const message = `the first ${k} message(s) rendered alone are no prefix of the whole render (the template rewrites earlier turns, as Qwen3's drops reasoning before the last user turn), so assistant spans cannot be located; use a template with {% generation %} blocks${this.spec.target === 'nemo' ? " (AutoModel's ChatDataset raises on this example)" : ''}`;
+        const message =
+          `the first ${k} message(s) rendered alone are no prefix of the whole render: the template renders a turn differently once more messages follow ` +
+          "(Qwen3's adds an empty <think></think> block to the last assistant turn and drops reasoning before the last user turn), so the assistant spans cannot be located" +
+          `${this.spec.target === 'nemo' ? " and AutoModel's ChatDataset raises on this example" : ''}; remedy: a chat template with {% generation %} blocks (--chat-template FILE, and the same template in the trainer)`;
         findings.push(this.spec.target === 'nemo' ? { code: 'template_error', severity: 'error', message } : { code: 'loss_mask_inconsistent', severity: 'warning', message });
         return null;
       }
