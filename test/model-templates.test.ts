@@ -22,6 +22,7 @@ const LLAMA31 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-llama3_1', 
 const TEMPLATES = process.env.TRACES_CHAT_TEMPLATES;
 const LLAMA31_INSTRUCT = TEMPLATES === undefined ? null : path.join(TEMPLATES, 'meta-llama-Llama-3.1-8B-Instruct.jinja');
 const QWEN25_INSTRUCT = TEMPLATES === undefined ? null : path.join(TEMPLATES, 'Qwen-Qwen2.5-7B-Instruct.jinja');
+const NEMOTRON_SUPER = TEMPLATES === undefined ? null : path.join(TEMPLATES, 'nvidia-Llama-3_3-Nemotron-Super-49B-v1_5.jinja');
 const NO_TEMPLATES = 'set TRACES_CHAT_TEMPLATES to a folder of llama.cpp models/templates/*.jinja (no npm package ships these templates)';
 
 function spec(folder: string, more: Partial<ModelSpec> = {}): ModelSpec {
@@ -197,6 +198,31 @@ describe('model folders: real templates from llama.cpp', () => {
   });
 });
 
+describe('model folders: a real Nemotron template from llama.cpp', () => {
+  it('Llama-3.3-Nemotron-Super-49B v1.5 checks `is string`: string arguments print as recorded, in its documented <TOOLCALL> format', { skip: NEMOTRON_SUPER !== null && existsSync(NEMOTRON_SUPER) ? false : NO_TEMPLATES }, async () => {
+    // Nemotron Super is a Llama 3.3 model: the Llama 3.1 folder holds its vocabulary.
+    const folder = loadModelFolder(LLAMA31, NEMOTRON_SUPER);
+    const example = {
+      messages: [...TOOL_EXAMPLE.messages, { role: 'tool', content: '{"temp_c":3}', tool_call_id: 'c1' }, { role: 'assistant', content: '3 °C.' }],
+      tools: TOOL_EXAMPLE.tools,
+    };
+    const input = trainerInput('nemo', example);
+    const { text } = new ChatTemplate(folder.template).render(input.messages, input.tools, folder.specialTokensMap);
+    assert.ok(
+      text.endsWith(
+        '<|start_header_id|>assistant<|end_header_id|>\n\n<TOOLCALL>[{"name": "get_weather", "arguments": {"city":"Zürich"}}]</TOOLCALL><|eot_id|>' +
+          '<|start_header_id|>tool<|end_header_id|>\n\n<TOOL_RESPONSE>[{"temp_c":3}]</TOOL_RESPONSE><|eot_id|>' +
+          '<|start_header_id|>assistant<|end_header_id|>\n\n3 °C.<|eot_id|>',
+      ),
+      text,
+    );
+    assert.ok(text.startsWith('<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou can use the following tools'));
+    const measured = (await loadMeter(spec(LLAMA31, { chatTemplate: NEMOTRON_SUPER }))).measure(example);
+    assert.deepEqual(measured.findings, []);
+    assert.ok(measured.tokens.assistant > 0 && measured.tokens.assistant < measured.tokens.total);
+  });
+});
+
 describe('traces export and validate --tokenizer DIR', () => {
   it('validate reports template errors, lengths by the model and the folder it counted with', async () => {
     const raising = withTemplate("{{ raise_exception('This model needs a system message') if messages[0].role != 'system' }}{% for m in messages %}{{ m.content }}{% endfor %}");
@@ -251,5 +277,15 @@ describe('traces export and validate --tokenizer DIR', () => {
     const noFiles = runCli(['validate', file, '--format', 'nemo', '--tokenizer', empty]);
     assert.match(noFiles.stderr, /no tokenizer\.json/);
     assert.doesNotMatch(noFiles.stderr, /\n\s+at /);
+    writeFileSync(path.join(empty, 'tokenizer_config.json'), JSON.stringify({ chat_template: '{{ messages[0].content }}' }));
+    writeFileSync(path.join(empty, 'tokenizer.json'), '{}');
+    const notTokenizer = runCli(['export', SAMPLES, '--format', 'nemo', '--tokenizer', empty, '--out', path.join(tempDir(), 'x')]);
+    assert.equal(notTokenizer.status, 2);
+    assert.match(notTokenizer.stderr, /tokenizer\.json: no "model" object/);
+    assert.doesNotMatch(notTokenizer.stderr, /\n\s+at /);
+    writeFileSync(path.join(empty, 'tokenizer.json'), JSON.stringify({ model: { type: 'BPE' } }));
+    writeFileSync(path.join(empty, 'tokenizer_config.json'), JSON.stringify({ chat_template: '{{ messages[0].content ' }));
+    assert.match(runCli(['validate', file, '--format', 'nemo', '--tokenizer', empty]).stderr, /the chat template does not parse/);
+    assert.equal(runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--train-on', 'last', '--out', path.join(tempDir(), 'c')]).status, 2);
   });
 });

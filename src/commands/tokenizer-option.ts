@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { ENCODING_NAMES, type EncodingName, type TargetName } from '../targets/index.js';
-import { TRAIN_ON, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { loadMeter, TRAIN_ON, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { numberOption } from './common.js';
 
 export interface TokenizerFlags {
@@ -18,6 +18,17 @@ export function addTokenizerOptions(command: Command): Command {
     .option('--chat-template <file>', "a chat template (Jinja) replacing the model folder's")
     .option('--max-seq-length <n>', "with --tokenizer DIR: examples longer than this, by the model's own count, are too_long")
     .addOption(new Option('--train-on <turns>', 'assistant turns trained on: all, or only the last (openai: weight 0 on the earlier ones)').choices([...TRAIN_ON]).default('all'));
+}
+
+/** Loads the meter of a checked spec; a tokenizer.json that parses but cannot be built is a user error too. */
+export async function loadCheckedMeter(spec: TokenizerSpec): Promise<ExampleMeter> {
+  try {
+    return await loadMeter(spec);
+  } catch (error) {
+    const { ModelFolderError } = await import('../targets/model/folder.js');
+    if (error instanceof ModelFolderError) throw new UserError(`--tokenizer ${error.message}`);
+    throw error;
+  }
 }
 
 /** The spec the workers load; a model folder is checked here, so a bad one stops the run before any work. */

@@ -2,8 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, DEFAULT_TOKEN_LIMIT, type TargetName, type ValidationReport } from '../targets/index.js';
-import { loadMeter } from '../targets/meter.js';
-import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
+import { addTokenizerOptions, loadCheckedMeter, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
@@ -65,7 +64,7 @@ Examples:
       }
       const target = getTarget(flags.format);
       const { spec, maxSeqLength } = await parseTokenizer(flags, flags.format as TargetName);
-      const meter = await loadMeter(spec);
+      const meter = await loadCheckedMeter(spec);
       const reports: ValidationReport[] = [];
       const sizes = files.map((file) => statSync(file).size);
       const progress = new Progress(files.length, undefined, { label: 'validating', totalBytes: sizes.reduce((a, b) => a + b, 0) });

@@ -138,6 +138,11 @@ export async function checkModelFolder(dir: string, chatTemplateFile: string | n
     if (!existsSync(path.join(dir, name))) throw new ModelFolderError(`${dir}: no ${name} (a model folder in the Hugging Face layout holds tokenizer.json and tokenizer_config.json)`);
   }
   const { template, toolTemplate, source } = chooseTemplate(dir, readJsonFile(path.join(dir, 'tokenizer_config.json'), 'tokenizer config'), chatTemplateFile);
+  // Parsed, not built (building is the slow part, done where the counting happens): a damaged file is said here, in one line.
+  const tokenizer = readJsonFile(path.join(dir, 'tokenizer.json'), 'tokenizer');
+  if (typeof tokenizer.model !== 'object' || tokenizer.model === null) {
+    throw new ModelFolderError(`${path.join(dir, 'tokenizer.json')}: no "model" object, so not a Hugging Face tokenizer file`);
+  }
   const { ChatTemplate } = await import('./render.js');
   for (const text of new Set([template, toolTemplate])) {
     try {
