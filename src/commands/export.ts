@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { parseScrub } from '../privacy/options.js';
-import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } from '../targets/index.js';
+import { TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
@@ -13,7 +14,7 @@ import { qualityLines } from './quality-options.js';
 import type { QualityReport } from '../pipeline/curate.js';
 import { dryRunCuration } from './curate-run.js';
 
-interface ExportFlags extends CurationFlags {
+interface ExportFlags extends CurationFlags, TokenizerFlags {
   format: string;
   out?: string;
   force?: boolean;
@@ -21,7 +22,6 @@ interface ExportFlags extends CurationFlags {
   tools?: string;
   validationFraction: string;
   seed: string;
-  tokenizer: EncodingName;
   maxExampleTokens?: string;
   maxFileMb?: string;
   groupBy: 'none' | 'module';
@@ -48,7 +48,7 @@ function scrubSettings(flags: ExportFlags): ScrubSettings | null {
 }
 
 /** Options that shape a training set: Ask recordings have no split, tokens, shards or tool list. */
-const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
+const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'chatTemplate', 'maxSeqLength', 'trainOn', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
 
 /** A training-set option given with --format ask-recording would be ignored without a word: refused instead. */
 function refuseTrainingSetOptions(command: Command): void {
@@ -71,6 +71,13 @@ export function redactionSummary(scrub: { redactions: Record<string, number> } |
 /** What an export dry run leaves out: the drops only writing the examples finds. */
 const EXPORT_DRY_RUN_NOTE =
   'not counted in a dry run: what writing the examples drops (too_long, secret, duplicate_example, not_representable)';
+/** With --tokenizer DIR or --train-on last: each split's tokens and those trained on (report.json has each file's distribution). */
+function tokensBySplit(report: Record<string, unknown>): string[] {
+  const bySplit = report.tokens_by_split as Record<string, { tokens: number; trained_tokens: number }> | undefined;
+  if (bySplit === undefined) return [];
+  const splits = Object.entries(bySplit).map(([split, t]) => `${split} ${formatCount(t.tokens)} (${formatCount(t.trained_tokens)} trained)`);
+  return [`tokens (${String(report.tokenizer)}, train on ${String(report.train_on)}): ${splits.join(', ')}`];
+}
 
 export function registerExport(program: Command): void {
   const command = program
@@ -87,8 +94,9 @@ export function registerExport(program: Command): void {
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
     .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
-    .option('--seed <s>', 'seed of the split', '0')
-    .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
+    .option('--seed <s>', 'seed of the split', '0');
+  addTokenizerOptions(command);
+  command
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
     .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai)')
     .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
@@ -124,7 +132,8 @@ Examples:
   traces export --format nemo --out dataset/
   traces export samples/synalinks --format openai --out ft/ --validation-fraction 0.2 --seed 7
   traces export ~/.synalinks --format nemo-customizer --tools tools.json --out nc/ --group-by module
-  traces export ~/.synalinks --format openai --against ft/ --out ft-today/`,
+  traces export ~/.synalinks --format openai --against ft/ --out ft-today/
+  traces export ~/.synalinks --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192 --out ds/`,
     )
     .action(async (roots: string[], flags: ExportFlags, command: Command) => {
       if (flags.out === undefined && !flags.dryRun) throw new UserError('export needs --out DIR (or --dry-run)');
@@ -159,6 +168,10 @@ Examples:
         return;
       }
       const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value <= 1, 'a number from 0 to 1');
+      if (flags.trainOn === 'last' && flags.format === 'nemo-customizer') {
+        throw new UserError('--train-on last: NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out');
+      }
+      const tokenizer = await parseTokenizer(flags, flags.format as TargetName);
       const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
@@ -169,7 +182,9 @@ Examples:
         toolsFile: flags.tools,
         validationFraction: fraction,
         seed: flags.seed,
-        tokenizer: flags.tokenizer,
+        tokenizer: tokenizer.spec,
+        maxSeqLength: tokenizer.maxSeqLength,
+        trainOn: flags.trainOn,
         maxExampleTokens: positive('--max-example-tokens', flags.maxExampleTokens),
         maxFileMb: positive('--max-file-mb', flags.maxFileMb),
         groupBy: flags.groupBy,
@@ -194,6 +209,7 @@ Examples:
           redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),
           ...qualityLines((report.quality as QualityReport | undefined) ?? null),
+          ...tokensBySplit(report),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

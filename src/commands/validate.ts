@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type LineTooLong, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, DEFAULT_TOKEN_LIMIT, type LineTooLong, type TargetName, type ValidationReport } from '../targets/index.js';
+import { addTokenizerOptions, loadCheckedMeter, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
@@ -18,7 +19,9 @@ export function describeValidation(report: ValidationReport): string {
   }
   lines.push(`  without system message: ${report.missingSystem}, without user message: ${report.missingUser}`);
   lines.push(`  tokens (${report.tokens.encoding}) per example: ${distribution(report.tokens.total)}`);
-  lines.push(`  assistant tokens per example: ${distribution(report.tokens.assistant)}`);
+  // A model folder's counts come from the rendered template, and its mask decides what is trained.
+  const byModel = !(ENCODING_NAMES as readonly string[]).includes(report.tokens.encoding);
+  lines.push(`  ${byModel ? 'trained' : 'assistant'} tokens per example: ${distribution(report.tokens.assistant)}`);
   if (report.overTokenLimit > 0) lines.push(`  over ${report.tokenLimit} tokens: ${report.overTokenLimit}`);
   return `${lines.join('\n')}\n`;
 }
@@ -33,13 +36,14 @@ async function* linesCounted(file: string, progress: Progress): AsyncGenerator<B
 }
 
 export function registerValidate(program: Command): void {
-  program
+  const command = program
     .command('validate')
     .description("Check JSONL files against a trainer's rules, the way the trainer would reject them.")
     .argument('<files...>', 'JSONL files to check')
     .addOption(new Option('--format <target>', 'the trainer whose rules apply').choices([...TARGET_NAMES]).makeOptionMandatory())
-    .addOption(new Option('--tokenizer <encoding>', 'encoding for token counts').choices([...ENCODING_NAMES]).default('o200k_base'))
-    .option('--json', 'print the reports as JSON')
+    .option('--json', 'print the reports as JSON');
+  addTokenizerOptions(command);
+  command
     .addHelpText(
       'after',
       `
@@ -50,21 +54,23 @@ special tokens and the NeMo formats. Exit 1 when any file has an error.
 
 Examples:
   traces validate dataset/training.jsonl --format nemo
-  traces validate ft/*.jsonl --format openai --json`,
+  traces validate ft/*.jsonl --format openai --json
+  traces validate ds/training.jsonl --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192`,
     )
-    .action(async (files: string[], flags: { format: string; tokenizer: EncodingName; json?: boolean }) => {
+    .action(async (files: string[], flags: TokenizerFlags & { format: string; json?: boolean }) => {
       for (const file of files) {
         if (!existsSync(file)) throw new UserError(`${file}: no such file`);
         if (!statSync(file).isFile()) throw new UserError(`${file}: not a file (validate reads JSONL files, e.g. DIR/training.jsonl)`);
       }
       const target = getTarget(flags.format);
-      const counter = await loadTokenCounter(flags.tokenizer);
+      const { spec, maxSeqLength } = await parseTokenizer(flags, flags.format as TargetName);
+      const meter = await loadCheckedMeter(spec);
       const reports: ValidationReport[] = [];
       const sizes = files.map((file) => statSync(file).size);
       const progress = new Progress(files.length, undefined, { label: 'validating', totalBytes: sizes.reduce((a, b) => a + b, 0) });
       try {
         for (const file of files) {
-          reports.push(await validateLines(linesCounted(file, progress), target, { counter }, file));
+          reports.push(await validateLines(linesCounted(file, progress), target, { meter, tokenLimit: maxSeqLength ?? DEFAULT_TOKEN_LIMIT }, file));
           progress.advance({ files: 1 });
         }
       } finally {

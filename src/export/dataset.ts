@@ -19,7 +19,7 @@ import { writeAll } from '../output/write-all.js';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import { sideOf, type Split } from '../pipeline/split.js';
-import { LineValidator, type EncodingName, type Inspection, type Target, type ValidationReport } from '../targets/index.js';
+import { LineValidator, type Inspection, type Target, type ValidationReport } from '../targets/index.js';
 import type { Provenance } from './provenance.js';
 
 export const SPLITS: readonly Split[] = ['training', 'validation'];
@@ -28,6 +28,13 @@ interface Shard {
   file: OutputFile;
   validator: LineValidator;
   examples: number;
+}
+
+/** What the inspections' counts are (counted in the workers): the encoding or model folder, whether exact, and the length limit. */
+export interface CountsLabel {
+  name: string;
+  exact: boolean;
+  tokenLimit: number;
 }
 
 class SplitFiles {
@@ -39,7 +46,7 @@ class SplitFiles {
     private readonly folder: string,
     private readonly split: Split,
     private readonly target: Target,
-    private readonly encoding: EncodingName,
+    private readonly counts: CountsLabel,
     private readonly maxBytes: number,
     private readonly provenance: Provenance,
   ) {}
@@ -48,7 +55,7 @@ class SplitFiles {
     const shard = {
       // Each shard its own name from the start (two files of one name would share a temporary name).
       file: this.output.create(path.join(this.folder, this.shards.length === 0 ? `${this.split}.jsonl` : this.shardName(this.shards.length))),
-      validator: new LineValidator(this.target, null, this.encoding),
+      validator: new LineValidator(this.target, null, this.counts.name, this.counts.tokenLimit, this.counts.exact),
       examples: 0,
     };
     this.shards.push(shard);
@@ -199,14 +206,14 @@ export class Dataset {
     output: OutputDir,
     readonly folder: string,
     private readonly target: Target,
-    encoding: EncodingName,
+    counts: CountsLabel,
     maxBytes: number,
     private readonly validationFraction: number,
     provenance: Provenance,
   ) {
     this.splits = {
-      training: new SplitFiles(output, folder, 'training', target, encoding, maxBytes, provenance),
-      validation: new SplitFiles(output, folder, 'validation', target, encoding, maxBytes, provenance),
+      training: new SplitFiles(output, folder, 'training', target, counts, maxBytes, provenance),
+      validation: new SplitFiles(output, folder, 'validation', target, counts, maxBytes, provenance),
     };
   }
 

@@ -11,18 +11,15 @@ import type { TraceFile } from '../sources/discover.js';
 import { isSynalinks, readSelectedRecords, readSynalinksLinesAt } from '../sources/read.js';
 import type { Message, TraceRecord } from '../record.js';
 import {
-  countExampleTokens,
   getTarget,
   inspectExample,
-  loadTokenCounter,
   toolsFor,
-  type EncodingName,
   type Inspection,
   type ReasoningMode,
   type Target,
-  type TokenCounter,
   type ToolDefinition,
 } from '../targets/index.js';
+import { loadMeter, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
@@ -44,7 +41,10 @@ export interface ProjectionSettings {
   maxExampleTokens: number | null;
   seed: string;
   validationFraction: number;
-  tokenizer: EncodingName;
+  tokenizer: TokenizerSpec;
+  /** --max-seq-length: longer examples (by the model's own count) are dropped as too_long. */
+  maxSeqLength: number | null;
+  trainOn: TrainOn;
   groupByModule: boolean;
 }
 
@@ -154,20 +154,20 @@ async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<numb
 }
 
 /** Loads the tokenizer a projection counts with, ahead of the first share (see `preloadJob`). */
-export async function warmProjection({ tokenizer }: { tokenizer: EncodingName }): Promise<void> {
-  await loadTokenCounter(tokenizer);
+export async function warmProjection({ tokenizer }: { tokenizer: TokenizerSpec }): Promise<void> {
+  await loadMeter(tokenizer);
 }
 
 /** What projecting a share's records shares: the target, the tokenizer, the settings and the lines written so far. */
 interface ProjectionContext {
   target: Target;
-  counter: TokenCounter;
+  meter: ExampleMeter;
   settings: ProjectionSettings;
   exampleLines: ByteSink;
 }
 
 /** The record as an example, its line appended to `exampleLines`, or why it cannot be one. */
-function projectRecord(record: TraceRecord, { target, counter, settings, exampleLines }: ProjectionContext): ProjectedItem {
+function projectRecord(record: TraceRecord, { target, meter, settings, exampleLines }: ProjectionContext): ProjectedItem {
   const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
   if (record.notExportable) {
     return { kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable };
@@ -196,11 +196,16 @@ function projectRecord(record: TraceRecord, { target, counter, settings, example
   }
   const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
   if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
-  if (settings.maxExampleTokens !== null) {
-    const tokens = countExampleTokens(counter, example);
-    if (tokens.total > settings.maxExampleTokens) {
-      return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
-    }
+  if (settings.trainOn === 'last' && target.trainOnLastTurn !== undefined) example = target.trainOnLastTurn(example);
+  const measured = meter.measure(example);
+  const tokens = measured.tokens;
+  if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
+    return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
+  }
+  const failed = measured.findings.find((f) => f.code === 'template_error');
+  if (failed !== undefined) return { kind: 'drop', ...where, reason: 'template_error', detail: failed.message };
+  if (settings.maxSeqLength !== null && tokens.total > settings.maxSeqLength) {
+    return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-seq-length ${settings.maxSeqLength}` };
   }
   const lineStart = exampleLines.length;
   const unwritable = writeStrictLine(exampleLines, example);
@@ -223,7 +228,7 @@ function projectRecord(record: TraceRecord, { target, counter, settings, example
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
-    inspection: inspectExample(target, counter, example),
+    inspection: inspectExample(target, meter, example, measured),
     inferredTools: tools.inferred,
     partial: record.partial ? record.callId : null,
     redactions,
@@ -232,10 +237,10 @@ function projectRecord(record: TraceRecord, { target, counter, settings, example
 
 export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
-  const counter = await loadTokenCounter(settings.tokenizer);
+  const meter = await loadMeter(settings.tokenizer);
   const items: ProjectedItem[] = [];
   const exampleLines = new ByteSink();
-  const context: ProjectionContext = { target, counter, settings, exampleLines };
+  const context: ProjectionContext = { target, meter, settings, exampleLines };
   let records = 0;
   for await (const batch of keptRecords(files, share, kept, offsets)) {
     for (const record of batch) {

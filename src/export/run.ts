@@ -22,13 +22,14 @@ import {
   getTarget,
   loadToolsFile,
   ToolInference,
-  type EncodingName,
   type ReasoningMode,
   type Target,
   type ToolDefinition,
   type ValidationReport,
 } from '../targets/index.js';
-import { Dataset, SPLITS } from './dataset.js';
+import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
+import { specName, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
 import { scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
@@ -49,8 +50,12 @@ export interface ExportOptions {
   toolsFile: string | undefined;
   validationFraction: number;
   seed: string;
-  tokenizer: EncodingName;
+  /** An encoding name, or a model folder (`--tokenizer DIR`) read for the target's trainer. */
+  tokenizer: TokenizerSpec;
   maxExampleTokens: number | null;
+  /** --max-seq-length (model folders only): longer examples are dropped as too_long. */
+  maxSeqLength: number | null;
+  trainOn: TrainOn;
   maxFileMb: number | null;
   groupBy: 'none' | 'module';
   manifest: string | undefined;
@@ -129,6 +134,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         seed: options.seed,
         validationFraction: options.validationFraction,
         tokenizer: options.tokenizer,
+        maxSeqLength: options.maxSeqLength,
+        trainOn: options.trainOn,
         groupByModule: options.groupBy === 'module',
       };
       return projectKept(discovery, kept, settings, stopProjection.signal);
@@ -149,10 +156,12 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const folderNames = new CaseDistinctNames();
+    const model = typeof options.tokenizer !== 'string';
+    const counts: CountsLabel = { name: specName(options.tokenizer), exact: model, tokenLimit: options.maxSeqLength ?? DEFAULT_TOKEN_LIMIT };
     const datasetAt = (folder: string): Dataset => {
       let dataset = datasets.get(folder);
       if (dataset === undefined) {
-        dataset = new Dataset(output, folderNames.nameFor(folder), target, options.tokenizer, fileLimit, options.validationFraction, provenance);
+        dataset = new Dataset(output, folderNames.nameFor(folder), target, counts, fileLimit, options.validationFraction, provenance);
         datasets.set(folder, dataset);
       }
       return dataset;
@@ -343,6 +352,25 @@ function warningsOnce(warnings: readonly SubjectWarning[], subjects: string): st
   });
 }
 
+/**
+ * With a model folder or --train-on last: how the counts were made and the tokens of each
+ * split (all of them, and those trained on). Absent otherwise, so today's reports stay as they were.
+ */
+function modelReport(options: ExportOptions, files: ReportInput['files']): Record<string, unknown> {
+  if (typeof options.tokenizer === 'string' && options.trainOn === 'all') return {};
+  const bySplit = Object.fromEntries(
+    SPLITS.map((split) => {
+      const mine = files.filter((f) => f.split === split).map((f) => f.report.tokens);
+      return [split, { tokens: mine.reduce((n, t) => n + t.total.total, 0), trained_tokens: mine.reduce((n, t) => n + t.assistant.total, 0) }];
+    }),
+  );
+  return {
+    ...(typeof options.tokenizer === 'string' ? {} : { chat_template: options.tokenizer.chatTemplate, max_seq_length: options.maxSeqLength }),
+    train_on: options.trainOn,
+    tokens_by_split: bySplit,
+  };
+}
+
 function buildReport(input: ReportInput): Record<string, unknown> {
   const { target, options, plan, files } = input;
   const fileWarnings: SubjectWarning[] = [];
@@ -395,10 +423,14 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     ),
   );
   const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
+  if (options.trainOn === 'last' && target.name === 'nemo') {
+    warnings.push("--train-on last: the file trains every assistant turn unless AutoModel's ChatDataset is given mask_history: true (set it in the dataset config); the trained-token counts assume it");
+  }
   return {
     format: target.name,
     reasoning: input.reasoning,
-    tokenizer: options.tokenizer,
+    tokenizer: specName(options.tokenizer),
+    ...modelReport(options, files),
     validation_fraction: options.validationFraction,
     seed: options.seed,
     records_read: plan.recordsRead,

@@ -7,13 +7,18 @@
  * any other value into `json.dumps(arguments)`: ASCII-only (`"Zürich"` becomes
  * `"Z\u00fcrich"`), `", "`/`": "` separators, and floats re-rendered by Python
  * (`1e16` → `1e+16`, `1E+2` → `100.0`). The result goes to
- * `tokenizer.apply_chat_template`, whose templates print a string argument verbatim
- * (Qwen: `arguments is string` → as is, else `arguments | tojson`), so with object
- * arguments the model would learn to write escapes and spacing it never produced. The
- * string is the recorded one when the call was recorded as a string (the model's
- * exact text), else the recorded object written compactly, numbers as recorded and
- * non-ASCII characters unescaped. The validator accepts object arguments in files
- * it did not write, with a warning.
+ * `tokenizer.apply_chat_template`. Templates that check `arguments is string` (Qwen3,
+ * Nemotron Nano v2, Llama-3.3-Nemotron-Super v1.5, AutoModel's own tool-calling
+ * templates) print a string verbatim and `tojson` anything else, so with object
+ * arguments the model would learn to write escapes and spacing it never produced.
+ * Templates that always `tojson` the arguments (stock Qwen2.5-Instruct, Llama-3.1-Instruct)
+ * print a string as a JSON string literal (`"{\"city\": …}"`): double-encoded, and no
+ * form of this file avoids it under AutoModel; the remedy is a chat-template override
+ * (AutoModel's `chat_template` option), which `--tokenizer DIR` reports as
+ * `double_encoded` (see src/targets/model/). The string is the recorded one when the
+ * call was recorded as a string (the model's exact text), else the recorded object
+ * written compactly, numbers as recorded and non-ASCII characters unescaped. The
+ * validator accepts object arguments in files it did not write, with a warning.
  *
  * Decisions beyond the spec:
  * - Reasoning is kept as `reasoning_content` by default (NeMo trains on it

@@ -85,6 +85,14 @@ export const openaiTarget: Target = {
     return tools.length === 0 ? example : { ...example, tools };
   },
 
+  /** OpenAI trains every assistant message unless it carries `weight: 0`. */
+  trainOnLastTurn(example: JsonObject): JsonObject {
+    const messages = example.messages as JsonObject[];
+    let last = messages.length - 1;
+    while (last >= 0 && messages[last].role !== 'assistant') last--;
+    return { ...example, messages: messages.map((m, i) => (m.role === 'assistant' && i !== last ? { ...m, weight: 0 } : m)) };
+  },
+
   validateLine(value: unknown, lineNo: number) {
     return checkLine(RULES, value, lineNo);
   },

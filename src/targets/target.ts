@@ -88,7 +88,13 @@ export type ErrorClass =
   // Reported by `validateFile` from more than one line's content.
   | 'too_few_examples'
   | 'over_token_limit'
-  | 'schema_varies';
+  | 'schema_varies'
+  // Found by rendering with a model's own chat template and tokenizer (--tokenizer DIR).
+  | 'template_error'
+  | 'double_encoded'
+  | 'model_special_token'
+  | 'no_trainable_tokens'
+  | 'loss_mask_inconsistent';
 
 export interface ValidationError {
   code: ErrorClass;
@@ -114,6 +120,11 @@ export interface Target {
   project(messages: Message[], opts?: ProjectOptions): Projection;
   /** Returns the example with `tools` set (unchanged when `tools` is empty). */
   attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject;
+  /**
+   * `--train-on last`, where the format can say it in the file: the example with every
+   * assistant turn but the last left out of training. Absent when it cannot.
+   */
+  trainOnLastTurn?(example: JsonObject): JsonObject;
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
 }

@@ -88,18 +88,18 @@ const counters = new Map<EncodingName, Promise<TokenCounter>>();
  * entry counted with its overhead; when full it starts over, which keeps whatever repeats
  * most often coming back soon.
  */
-class TextCounts {
+export class TextCounts<T = number> {
   private static readonly MAX_CHARS = 8 << 20;
   /** What an entry costs beyond its characters, in characters: bounds the number of tiny texts held. */
   private static readonly ENTRY_CHARS = 32;
-  private readonly counts = new Map<string, number>();
+  private readonly counts = new Map<string, T>();
   private chars = 0;
 
-  get(text: string): number | undefined {
+  get(text: string): T | undefined {
     return this.counts.get(text);
   }
 
-  set(text: string, count: number): void {
+  set(text: string, count: T): void {
     const chars = text.length + TextCounts.ENTRY_CHARS;
     if (this.chars + chars > TextCounts.MAX_CHARS) {
       this.counts.clear();

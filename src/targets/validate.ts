@@ -9,7 +9,8 @@ import { lineTooLongDetail, readLineBatches } from '../sources/lines.js';
 import { CountHistogram, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
-import { countExampleTokens, loadTokenCounter, type EncodingName, type ExampleTokens, type TokenCounter } from './tokens.js';
+import { encodingMeter, type ExampleMeasure, type ExampleMeter } from './meter.js';
+import { loadTokenCounter, type EncodingName, type ExampleTokens, type TokenCounter } from './tokens.js';
 
 /** The context of the gpt-4o and gpt-4.1 families: longer examples are truncated by OpenAI. */
 export const DEFAULT_TOKEN_LIMIT = 65_536;
@@ -21,6 +22,8 @@ export interface ValidateOptions {
   tokenLimit?: number;
   /** An already loaded counter (saves the encoding load when validating several files). */
   counter?: TokenCounter;
+  /** Counts and render checks of a model folder (`--tokenizer DIR`); replaces `encoding` and `counter`. */
+  meter?: ExampleMeter;
 }
 
 export interface ErrorClassSummary {
@@ -46,7 +49,8 @@ export interface ValidationReport {
   linesWithErrors: number;
   missingSystem: number;
   missingUser: number;
-  tokens: { encoding: EncodingName; total: Distribution; assistant: Distribution };
+  /** `encoding` names the encoding, or the model folder whose template and tokenizer counted; `assistant` is the tokens trained on. */
+  tokens: { encoding: string; total: Distribution; assistant: Distribution };
   tokenLimit: number;
   overTokenLimit: number;
   /** True when no error was found (warnings allowed). */
@@ -83,8 +87,8 @@ export async function validateLines(
   opts: ValidateOptions = {},
   file = '<lines>',
 ): Promise<ValidationReport> {
-  const counter = opts.counter ?? (await loadTokenCounter(opts.encoding));
-  const validator = new LineValidator(target, counter, counter.encoding, opts.tokenLimit);
+  const meter = opts.meter ?? encodingMeter(opts.counter ?? (await loadTokenCounter(opts.encoding)));
+  const validator = new LineValidator(target, meter, meter.name, opts.tokenLimit);
   for await (const line of lines) {
     if (typeof line === 'string') validator.addText(line);
     else if (line instanceof LineTooLong) validator.addTooLong(line.length);
@@ -104,13 +108,16 @@ export interface Inspection {
   topLevelKeys: string | null;
 }
 
-export function inspectExample(target: Target, counter: TokenCounter, value: unknown): Inspection {
+/** `measured`: the meter's answer for this value when the caller already has it (an export measures before it writes). */
+export function inspectExample(target: Target, meter: ExampleMeter, value: unknown, measured?: ExampleMeasure): Inspection {
   const errors = target.validateLine(value, 0);
   if (!isObject(value) || !Array.isArray(value.messages)) return { errors, tokens: null, hasSystem: false, hasUser: false, topLevelKeys: null };
   const roles = new Set(value.messages.map((m) => (isObject(m) ? m.role : undefined)));
+  const { tokens, findings } = measured ?? meter.measure(value);
+  for (const f of findings) errors.push({ ...f, line: 0 });
   return {
     errors,
-    tokens: countExampleTokens(counter, value),
+    tokens,
     hasSystem: roles.has('system'),
     hasUser: roles.has('user'),
     topLevelKeys: Object.keys(value).sort().join(','),
@@ -134,9 +141,11 @@ export class LineValidator {
   constructor(
     private readonly target: Target,
     /** Needed to check text or values here; an export hands in inspections made where the tokenizer is loaded. */
-    private readonly counter: TokenCounter | null,
-    private readonly encoding: EncodingName = counter?.encoding ?? 'o200k_base',
+    private readonly meter: ExampleMeter | null,
+    private readonly encoding: string = meter?.name ?? 'o200k_base',
     private readonly tokenLimit = DEFAULT_TOKEN_LIMIT,
+    /** Counts of a model's rendered template (exact, against --max-seq-length), not the encoding's estimate. */
+    private readonly exactCounts = meter?.rendersTemplate ?? false,
   ) {}
 
   addText(text: string): void {
@@ -184,8 +193,8 @@ export class LineValidator {
   }
 
   private check(value: unknown): ExampleTokens | null {
-    if (this.counter === null) throw new Error('LineValidator: checking values needs a token counter');
-    return this.addInspection(inspectExample(this.target, this.counter, value));
+    if (this.meter === null) throw new Error('LineValidator: checking values needs a token counter');
+    return this.addInspection(inspectExample(this.target, this.meter, value));
   }
 
   /** Adds an example inspected elsewhere (a worker thread) as the next line. */
@@ -205,7 +214,7 @@ export class LineValidator {
         code: 'over_token_limit',
         severity: 'warning',
         line: lineNo,
-        message: `about ${counted.total} tokens, over the ${this.tokenLimit}-token limit: trainers truncate or skip it`,
+        message: this.overLimit(counted.total),
       });
     }
     // NeMo Customizer infers one schema from the first line.
@@ -222,6 +231,13 @@ export class LineValidator {
       }
     }
     return counted;
+  }
+
+  /** A model's own count is exact and the limit the user's --max-seq-length; an encoding's is an estimate against OpenAI's context. */
+  private overLimit(total: number): string {
+    return this.exactCounts
+      ? `${total} tokens (the model's own count), over the ${this.tokenLimit}-token limit: trainers truncate it or, as NeMo-RL does, zero its weight`
+      : `about ${total} tokens, over the ${this.tokenLimit}-token limit: trainers truncate or skip it`;
   }
 
   report(file: string): ValidationReport {
