@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationPlan } from '../pipeline/curate.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
 import { META_DIR, OutputDir, type OutputFile } from '../output/output-dir.js';
 import { TreeCopy } from '../output/tree-copy.js';
@@ -10,7 +11,7 @@ import { Progress } from '../progress.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { DropDigest } from './drop-digest.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { formatCount } from '../format.js';
+import { formatCount, plural } from '../format.js';
 
 interface OutputFlags {
   out?: string;
@@ -45,8 +46,8 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
   const dropped = Object.entries(plan.dropped).filter(([, n]) => n > 0);
   const total = dropped.reduce((sum, [, n]) => sum + n, 0);
   return [
-    `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files` +
-      (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
+    `read ${plural(plan.recordsRead, 'record')} from ${plural(plan.files.length, 'file')}` +
+      (plan.damagedLines > 0 ? ` (${plural(plan.damagedLines, 'damaged line')}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
     `kept ${formatCount(plan.kept)}`,
     `dropped ${formatCount(total)}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` : ''}`,
     ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -93,6 +94,7 @@ export function registerCurationCommand(
         // The copy starts while the last drops are written (in worker threads, when the run has them).
         { whenKept: output === null ? undefined : (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)) },
       );
+      refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
       if (output !== null) {
         const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
         const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });

@@ -6,7 +6,12 @@ import { ENCODING_NAMES, TARGET_NAMES, type EncodingName, type ReasoningMode } f
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { formatCount } from '../format.js';
+import { formatCount, plural } from '../format.js';
+import path from 'node:path';
+import { droppedSummary, writtenSummary, type SplitFile } from './run-summary.js';
+import { SPLITS } from '../export/dataset.js';
+import { REPORT_FILE } from '../export/names.js';
+import { META_DIR } from '../output/output-dir.js';
 import { compareText } from '../order.js';
 
 interface ExportFlags extends CurationFlags {
@@ -54,13 +59,27 @@ function refuseTrainingSetOptions(command: Command): void {
   }
 }
 
-/** What the scrubber replaced, by detector, the most frequent first: report.json holds the same counts. */
-export function redactionSummary(scrub: { redactions: Record<string, number> } | null): string {
-  if (scrub === null) return 'redacted nothing (--scrub none)';
+/** Said whenever personal data went unchecked: "redacted nothing" must not read as "holds none". */
+const PII_NOT_CHECKED = 'personal data (email addresses, phone numbers, …) is not checked unless --scrub secrets,pii';
+
+/**
+ * What the scrubber replaced, by detector, the most frequent first (report.json holds the same
+ * counts), and what it did not look for.
+ */
+export function redactionSummary(scrub: { kinds: string[]; redactions: Record<string, number> } | null): string {
+  if (scrub === null) return 'redacted nothing (--scrub none): neither secrets nor personal data were checked';
   const kinds = Object.entries(scrub.redactions).sort(([a, x], [b, y]) => y - x || compareText(a, b));
   const total = kinds.reduce((sum, [, n]) => sum + n, 0);
-  if (total === 0) return 'redacted nothing: no detector found anything';
-  return `redacted ${formatCount(total)} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}`;
+  const unchecked = scrub.kinds.includes('pii') ? '' : `; ${PII_NOT_CHECKED}`;
+  const checked = scrub.kinds.includes('pii') ? 'no secret or personal data found' : 'no secret found';
+  if (total === 0) return `redacted nothing: ${checked}${unchecked}`;
+  return `redacted ${plural(total, 'value')} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}${unchecked}`;
+}
+
+/** `read 24 records from 8 files (1 damaged line, listed in the manifest)`. */
+function readLine(plan: { recordsRead: number; files: readonly unknown[]; damagedLines: number }): string {
+  const damaged = plan.damagedLines > 0 ? ` (${plural(plan.damagedLines, 'damaged line')}, listed in the manifest)` : '';
+  return `read ${plural(plan.recordsRead, 'record')} from ${plural(plan.files.length, 'file')}${damaged}`;
 }
 
 export function registerExport(program: Command): void {
@@ -128,13 +147,13 @@ Examples:
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags) });
         if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
-        const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
         process.stderr.write(
           [
-            `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files`,
-            `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
-            `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
-            redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+            readLine(plan),
+            `wrote ${plural(report.conversations as number, 'conversation')} in ${plural((report.files as unknown[]).length, 'Ask recording')} to ${flags.out}`,
+            `report: ${path.join(flags.out, REPORT_FILE)}`,
+            ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out, META_DIR, 'manifest.jsonl')),
+            redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -168,14 +187,13 @@ Examples:
       }
       if (plan.keepList !== null) report.keep_list = plan.keepList.report();
       if (flags.json) printJson(report);
-      const examples = report.examples as Record<string, number>;
-      const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
       process.stderr.write(
         [
-          `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files${plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? '' : 's'})` : ''}`,
-          `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
-          `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
-          redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+          readLine(plan),
+          ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out),
+          `report: ${path.join(flags.out, REPORT_FILE)}`,
+          ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out, META_DIR, 'manifest.jsonl')),
+          redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

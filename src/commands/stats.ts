@@ -7,6 +7,8 @@ import type { SourceKind } from '../record.js';
 import { renderStats } from '../stats/render.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { JOBS } from '../jobs.js';
+import { refuseNoRecords } from '../sources/no-records.js';
+import type { Discovery } from '../sources/discover.js';
 
 interface StatsOptions {
   json?: boolean;
@@ -16,7 +18,7 @@ interface StatsOptions {
   prices?: string;
 }
 
-export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string }): Promise<StatsCollector> {
+export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string }): Promise<{ stats: StatsCollector; discovery: Discovery }> {
   const prices = loadPriceTable(options.prices);
   const discovery = await findTraceFiles(roots, options);
   // Sized for the whole tree: the shares' keys are merged into its key table.
@@ -29,7 +31,7 @@ export async function collectStats(roots: string[], options: { verbose?: boolean
     (share) => ({ records: share.total.records, bytes: share.bytes }),
   );
   for await (const share of shares) stats.merge(share);
-  return stats;
+  return { stats, discovery };
 }
 
 export function registerStats(program: Command): void {
@@ -56,8 +58,10 @@ Examples:
   addSourceOption(command);
   addPricesOption(command);
   command.action(async (roots: string[], options: StatsOptions) => {
-      const stats = await collectStats(roots, options);
+      const { stats, discovery } = await collectStats(roots, options);
+      // With no record, the JSON still says what was found (damaged lines); a table of zeros would not.
       if (options.json) printJson(stats.toJSON());
-      else process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module']));
+      refuseNoRecords(discovery, stats.total.records, stats.damagedCount, stats.damagedListed[0]);
+      if (!options.json) process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module']));
     });
 }

@@ -5,21 +5,22 @@ import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, v
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
+import { formatCount, plural } from '../format.js';
 
 function distribution(d: Distribution): string {
-  return d.count === 0 ? '-' : `min ${d.min}, median ${d.median}, p95 ${d.p95}, max ${d.max}`;
+  return d.count === 0 ? '-' : `min ${formatCount(d.min)}, median ${formatCount(d.median)}, p95 ${formatCount(d.p95)}, max ${formatCount(d.max)}`;
 }
 
 export function describeValidation(report: ValidationReport): string {
-  const lines = [`${report.file}: ${report.examples} examples, ${report.ok ? 'valid' : `${report.linesWithErrors} lines with errors`} for ${report.target}`];
+  const lines = [`${report.file}: ${plural(report.examples, 'example')}, ${report.ok ? 'valid' : `${plural(report.linesWithErrors, 'line')} with errors`} for ${report.target}`];
   for (const e of [...report.errors, ...report.warnings]) {
     const where = e.lines.length > 0 ? ` (line${e.lines.length > 1 ? 's' : ''} ${e.lines.join(', ')}${e.count > e.lines.length ? ', …' : ''})` : '';
-    lines.push(`  ${e.severity} ${e.code}: ${e.count}${where}: ${e.message}`);
+    lines.push(`  ${e.severity} ${e.code}: ${formatCount(e.count)}${where}: ${e.message}`);
   }
-  lines.push(`  without system message: ${report.missingSystem}, without user message: ${report.missingUser}`);
+  lines.push(`  without system message: ${formatCount(report.missingSystem)}, without user message: ${formatCount(report.missingUser)}`);
   lines.push(`  tokens (${report.tokens.encoding}) per example: ${distribution(report.tokens.total)}`);
   lines.push(`  assistant tokens per example: ${distribution(report.tokens.assistant)}`);
-  if (report.overTokenLimit > 0) lines.push(`  over ${report.tokenLimit} tokens: ${report.overTokenLimit}`);
+  if (report.overTokenLimit > 0) lines.push(`  over ${formatCount(report.tokenLimit)} tokens: ${formatCount(report.overTokenLimit)}`);
   return `${lines.join('\n')}\n`;
 }
 

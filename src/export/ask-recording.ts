@@ -22,6 +22,7 @@ import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.j
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
@@ -188,6 +189,7 @@ export async function runAskRecordingExport(
     const manifest = output.manifest(options.manifest);
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(d));
     const plan = await planCuration(discovery, curationOptions, drop);
+    refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
     const redactions: Record<string, number> = {};

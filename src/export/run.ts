@@ -14,6 +14,7 @@ import { writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
 import { isSynalinks } from '../sources/read.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import { preloadJob, runOverFiles, startedNow } from '../parallel/run-shares.js';
 import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
@@ -140,6 +141,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       // The workers start on the examples while this thread reports the last drops.
       whenKept: (kept) => (projected = startProjection(kept)),
     });
+    // An exported dataset or a text file named as traces: no empty dataset, no exit 0.
+    refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     projected ??= startProjection(plan);
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
