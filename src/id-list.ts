@@ -128,8 +128,7 @@ export function readIdFileText(flag: string, file: string): string {
 }
 
 /** Reads the id files one flag names (the flag may repeat) into one list. */
-export function readIdListFiles(flag: string, files: readonly string[]): IdList {
-  const list = new IdList();
+export function readIdListFiles(flag: string, files: readonly string[], list = new IdList()): IdList {
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
     readsAlso(file);

@@ -64,7 +64,8 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   if (discovery.files.length === 0) {
     const why = `no trace file found under ${discovery.where}${discovery.skipped.length > 0 ? ` (${plural(discovery.skipped.length, 'other file')} skipped; -v lists them)` : ''}`;
     // Nothing to read is no success: a table of zeros, an empty dataset, exit 0 would read as one.
-    throw new UserError(writes ? `${why}: nothing written` : why);
+    // Files that could not be read are the problem the run found (exit 1, as with records read beside them).
+    throw new UserError(writes ? `${why}: nothing written` : why, !writes && (discovery.unreadable?.length ?? 0) > 0 ? 1 : 2);
   }
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);

@@ -144,7 +144,7 @@ Examples:
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
-        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags) });
+        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags), invocation: { arguments: process.argv.slice(2) } });
         if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
         process.stderr.write(
@@ -171,7 +171,8 @@ Examples:
         reasoning: flags.reasoning,
         toolsFile: flags.tools,
         validationFraction: fraction,
-        seed: flags.seed,
+        seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
+        invocation: { arguments: process.argv.slice(2) },
         tokenizer: flags.tokenizer,
         maxExampleTokens: positive('--max-example-tokens', flags.maxExampleTokens),
         maxFileMb: positive('--max-file-mb', flags.maxFileMb),

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, type EncodingName, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, fileLines, getTarget, loadTokenCounter, TARGET_NAMES, validateLines, validationJson, type EncodingName, type ValidationReport } from '../targets/index.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
@@ -71,7 +71,7 @@ Examples:
       } finally {
         progress.done();
       }
-      if (flags.json) printJson(reports.length === 1 ? reports[0] : reports);
+      if (flags.json) printJson(reports.length === 1 ? validationJson(reports[0]) : reports.map(validationJson));
       else for (const report of reports) process.stdout.write(describeValidation(report));
       process.exitCode = reports.every((r) => r.ok) ? 0 : 1;
     });

@@ -23,6 +23,8 @@ import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
 import { refuseNoRecords } from '../sources/no-records.js';
+import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
+import { reportHead, type Invocation } from './report-head.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
@@ -41,7 +43,11 @@ export interface AskRecordingOptions {
   manifest: string | undefined;
   /** Recordings are committed with the tests that replay them: redacted as every export is, or null for `--scrub none`. */
   scrub: ScrubSettings | null;
+  invocation: Invocation;
 }
+
+/** What an Ask-recording export drops for, beyond curation: a step without I/O, a call without completion, a secret. */
+const ASK_RECORDING_REASONS = [...CURATION_REASONS, 'not_exportable', 'no_completion', 'secret'];
 
 type Json = Record<string, unknown>;
 
@@ -231,12 +237,13 @@ export async function runAskRecordingExport(
       files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions });
     }
     const report = {
+      ...reportHead('export', options.invocation, discovery.inputs ?? [], options.scrub),
       format: 'ask-recording',
       records_read: plan.recordsRead,
       damaged_lines: plan.damagedLines,
       kept_after_curation: plan.kept,
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
-      dropped: { ...plan.dropped, ...exportDrops },
+      dropped: droppedCounts(ASK_RECORDING_REASONS, { ...plan.dropped, ...exportDrops }),
       partial_conversations: partial.length,
       partial_call_ids: partial,
       scrub: scrubReport(options.scrub, redactions),

@@ -42,7 +42,7 @@ export interface ProjectionSettings {
   /** Tool names every line carries (NeMo Customizer reads one schema per file), or null. */
   everyLineTools: string[] | null;
   maxExampleTokens: number | null;
-  seed: string;
+  seed: number;
   validationFraction: number;
   tokenizer: EncodingName;
   groupByModule: boolean;

@@ -26,8 +26,11 @@ import {
   type ReasoningMode,
   type Target,
   type ToolDefinition,
+  validationJson,
   type ValidationReport,
 } from '../targets/index.js';
+import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
+import { reportHead, type Invocation } from './report-head.js';
 import { Dataset, SPLITS } from './dataset.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
 import { scrubReport, type ScrubSettings } from './scrub.js';
@@ -49,13 +52,15 @@ export interface ExportOptions {
   reasoning: ReasoningMode | undefined;
   toolsFile: string | undefined;
   validationFraction: number;
-  seed: string;
+  seed: number;
   tokenizer: EncodingName;
   maxExampleTokens: number | null;
   maxFileMb: number | null;
   groupBy: 'none' | 'module';
   manifest: string | undefined;
   scrub: ScrubSettings | null;
+  /** The command line after `traces` (report.json records it, and the roots it resolved to). */
+  invocation: Invocation;
 }
 
 /** OpenAI's Files API limit; other targets have none we know of. */
@@ -207,7 +212,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes });
+    const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
     if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
     if (invalid.length > 0) {
       output.abort();
@@ -307,6 +312,8 @@ interface ReportInput {
   redactions: Record<string, number>;
   /** Why a dataset has no validation file, for each that has none. */
   notes: FolderNote[];
+  /** The roots read, absolute. */
+  roots: readonly string[];
 }
 
 interface FolderNote {
@@ -352,18 +359,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
       const detail = `${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`;
       fileWarnings.push({ subject: file, kind: w.code, detail, line: `${file}: ${w.code}: ${detail}` });
     }
-    return {
-      file,
-      dataset: dataset === '' ? null : dataset,
-      split,
-      examples: report.examples,
-      tokens: report.tokens,
-      over_65536_tokens: report.overTokenLimit,
-      missing_system: report.missingSystem,
-      missing_user: report.missingUser,
-      errors: report.errors,
-      warnings: report.warnings,
-    };
+    // The file's validation as `validate --json` prints it, its path relative to --out.
+    return { ...validationJson(report), file, dataset: dataset === '' ? null : dataset, split };
   });
   const warnings = warningsOnce(fileWarnings, 'files');
   const examples = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.examples, 0)]));
@@ -392,7 +389,9 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     ),
   );
   const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
+  const tokens = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.tokens.total.total, 0)]));
   return {
+    ...reportHead('export', options.invocation, input.roots, options.scrub),
     format: target.name,
     reasoning: input.reasoning,
     tokenizer: options.tokenizer,
@@ -402,7 +401,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     damaged_lines: plan.damagedLines,
     kept_after_curation: plan.kept,
     examples,
-    dropped: { ...plan.dropped, ...input.exportDrops },
+    tokens,
+    dropped: droppedCounts(EXPORT_REASONS, { ...plan.dropped, ...input.exportDrops }),
     context_limit_warning_tokens: CONTEXT_WARNING,
     scrub: scrubReport(options.scrub, input.redactions),
     tools: {

@@ -27,8 +27,11 @@ export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   duplicate_example: 'written, the same example as one already written (in either split)',
 };
 
-/** The reasons a command can drop for, as DROP_REASON_GLOSS orders them. */
-export const CURATION_REASONS = ['damaged', 'status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'near_duplicate', 'prefix'] as const;
+/**
+ * The reasons a command can drop a record for, as DROP_REASON_GLOSS orders them; damaged lines
+ * are no records: reports count them apart (`damaged_lines`).
+ */
+export const CURATION_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'near_duplicate', 'prefix'] as const;
 export const EXPORT_REASONS = [
   ...CURATION_REASONS,
   'not_exportable',

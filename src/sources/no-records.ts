@@ -82,5 +82,7 @@ export function rootsNamed(roots: readonly string[]): string {
  */
 export function refuseNoRecords(discovery: Discovery, records: number, damagedLines: number | null, firstDamaged?: DamagedLine): void {
   if (records > 0) return;
-  throw new UserError(noRecordsMessage(discovery.where ?? rootsNamed([]), discovery.files, damagedLines, firstDamaged));
+  // With inputs that could not be read, those are the problem the run found: exit 1, as when records were read beside them.
+  const unreadable = (discovery.unreadable?.length ?? 0) > 0;
+  throw new UserError(noRecordsMessage(discovery.where ?? rootsNamed([]), discovery.files, damagedLines, firstDamaged), unreadable ? 1 : 2);
 }

@@ -47,6 +47,7 @@ export {
   fileLines,
   validateFile,
   validateLines,
+  validationJson,
   LineValidator,
   inspectExample,
   type Inspection,
