@@ -186,7 +186,6 @@ Examples:
         process.exitCode = 1;
         return;
       }
-      if (plan.keepList !== null) report.keep_list = plan.keepList.report();
       if (flags.json) printJson(report);
       process.stderr.write(
         [

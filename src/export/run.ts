@@ -214,6 +214,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
     const report = buildReport({ target, options, reasoning, plan, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
     if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
+    if (plan.keepList !== null) report.keep_list = plan.keepList.report();
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
