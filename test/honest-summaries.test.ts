@@ -10,7 +10,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { DROP_REASON_GLOSS, EXPORT_REASONS } from '../src/pipeline/drop-reasons.js';
-import { SAMPLES, runCli, tempDir } from './helpers.js';
+import { REPO, SAMPLES, runCli, tempDir } from './helpers.js';
 
 describe('a run that reads no record', () => {
   let work = '';
@@ -105,8 +105,12 @@ describe('the export summary', () => {
     assert.match(stderr, /prefix +\d+ +an earlier agent step, contained in a later one/);
   });
 
-  it('every reason an export can drop for has a gloss', () => {
+  it('every reason an export can drop for has a gloss, and docs/curation.md shows the same words', () => {
+    const doc = readFileSync(path.join(REPO, 'docs', 'curation.md'), 'utf8');
     for (const reason of EXPORT_REASONS) assert.ok(DROP_REASON_GLOSS[reason], reason);
+    for (const [reason, gloss] of Object.entries(DROP_REASON_GLOSS)) {
+      assert.ok(doc.includes(`| \`${reason}\` | ${gloss.replaceAll('|', '\\|')} |`), `docs/curation.md: ${reason}`);
+    }
   });
 
   it('says personal data is not checked unless --scrub secrets,pii, even when nothing was redacted', () => {
@@ -117,6 +121,19 @@ describe('the export summary', () => {
     const withPii = runCli(['export', tree, '--format', 'nemo', '--out', path.join(tempDir('traces-honest-'), 'ds'), '--scrub', 'secrets,pii']);
     assert.equal(withPii.status, 0, withPii.stderr);
     assert.match(withPii.stderr, /^redacted 1 value by kind: email 1$/m);
+  });
+});
+
+describe('scan previews', () => {
+  it('a value masked whole still says how long it is; nothing of it is printed', () => {
+    const tree = treeWith(['Ping 1.2.3.4 and report', 'What is 2 + 2?']);
+    const result = runCli(['scan', tree, '--kinds', 'pii']);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stdout, /^ipv4 \(pii\): 1$/m);
+    assert.match(result.stdout, /messages\[0\]\.content: … \(7 characters\)$/m);
+    assert.doesNotMatch(result.stdout, /1\.2\.3\.4/);
+    const json = JSON.parse(runCli(['scan', tree, '--kinds', 'pii', '--json']).stdout) as { details: { preview: string; length: number }[] };
+    assert.deepEqual(json.details.map((d) => [d.preview, d.length]), [['…', 7]]);
   });
 });
 

@@ -13,6 +13,15 @@ import { refuseNoRecords } from '../sources/no-records.js';
 
 const LISTED_PER_DETECTOR = 10;
 
+/**
+ * A finding's masked preview with the length of what it masks: a short value is masked whole
+ * (`…`, so the report leaks nothing), and `… (7 characters)` still tells a phone number from
+ * a paragraph.
+ */
+export function previewText(finding: { preview: string; length: number }): string {
+  return `${printable(finding.preview)} (${plural(finding.length, 'character')})`;
+}
+
 export function registerScan(program: Command): void {
   addSourceOption(program.command('scan'))
     .description('Find secrets and personal data in recorded messages, without writing anything.')
@@ -77,7 +86,7 @@ Examples:
           for (const [detector, count] of [...byDetector.counts].sort(([a], [b]) => compareText(a, b))) {
             const first = byDetector.firsts.get(detector)!;
             process.stdout.write(`${printable(detector)} (${first[0].kind}): ${formatCount(count)}\n`);
-            for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${printable(f.preview)}\n`);
+            for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${previewText(f)}\n`);
             if (count > first.length) process.stdout.write(`  … ${formatCount(count - first.length)} more (--json lists all)\n`);
           }
           process.stdout.write(

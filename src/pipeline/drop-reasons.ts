@@ -8,7 +8,7 @@ export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   damaged: 'a line that is no record: not JSON, cut short, or not a trace (every command lists it)',
   status: 'a failed call (exception, no_output) left out by --status',
   filter: 'outside a selection option (--program, --module, --model, --since, --grep, …)',
-  text_too_long: 'holds a text longer than a JavaScript string can be (about 536 MB)',
+  text_too_long: 'holds a text longer than a JavaScript string can be (about 536 MB), which a stage needs as text (--grep, --near-duplicates, export)',
   excluded: 'its call_id is in the --exclude file',
   not_in_keep_list: 'its call_id is not in the --keep-list',
   seen: 'its key is in the --against output already',
