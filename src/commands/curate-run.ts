@@ -12,6 +12,7 @@ import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, root
 import { DropDigest } from './drop-digest.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { formatCount, plural } from '../format.js';
+import { dropLines } from './run-summary.js';
 
 interface OutputFlags {
   out?: string;
@@ -43,13 +44,13 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
 
 /** The end-of-run lines; `listedIn` says where the damaged lines are shown (null: the last line says it). */
 export function summaryText(plan: CurationPlan, listedIn: string | null): string {
-  const dropped = Object.entries(plan.dropped).filter(([, n]) => n > 0);
-  const total = dropped.reduce((sum, [, n]) => sum + n, 0);
+  const total = Object.values(plan.dropped).reduce((sum, n) => sum + n, 0);
   return [
     `read ${plural(plan.recordsRead, 'record')} from ${plural(plan.files.length, 'file')}` +
       (plan.damagedLines > 0 ? ` (${plural(plan.damagedLines, 'damaged line')}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
-    `kept ${formatCount(plan.kept)}`,
-    `dropped ${formatCount(total)}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` : ''}`,
+    `kept ${plural(plan.kept, 'record')}`,
+    total === 0 ? 'dropped nothing' : `dropped ${plural(total, 'record')}:`,
+    ...dropLines(plan.dropped),
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
 }
