@@ -25,7 +25,7 @@ function npm(args: string[], cwd: string): { status: number; stdout: string; std
 function cloneLike(): string {
   const dir = path.join(tempDir('traces-pack-'), 'traces');
   mkdirSync(dir);
-  for (const entry of ['src', 'bin', 'samples', 'tools', 'README.md', 'LICENSE', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['src', 'bin', 'samples', 'tools', 'README.md', 'docs', 'LICENSE', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     cpSync(path.join(REPO, entry), path.join(dir, entry), { recursive: true });
   }
   symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
