@@ -1,6 +1,7 @@
 /** The `traces` command line: one thin module per command, registered here. */
 import { Command, CommanderError } from 'commander';
 import { describeFileSystemError, UserError } from './errors.js';
+import { TRACES_VERSION } from './version.js';
 import { JOBS } from './jobs.js';
 import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
@@ -38,12 +39,11 @@ const READING_JOBS: Record<string, readonly Job[]> = {
   index: [JOBS.index],
 };
 
-const VERSION = '0.1.0';
 
 /** The program with the command `argv` names, none for --version, or every command (for help, or an unknown name). */
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('traces')
-    .version(VERSION)
+    .version(TRACES_VERSION)
     .description('Turn recorded LLM calls (Synalinks trace trees, Ask recordings, klieo runs) into clean fine-tuning datasets.')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

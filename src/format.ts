@@ -6,7 +6,8 @@
  *   and MB/s rates count them;
  * - counts with thousands separators;
  * - tokens shortened above 10,000 (`12.3k`, `4.5M`);
- * - USD with the precision a single call's cost needs;
+ * - USD with the precision a single call's cost needs, never in scientific notation;
+ * - a count with its noun, singular for one (`plural`);
  * - durations in ms, s, min or h.
  *
  * A figure that is estimated, not counted (a cost from the price table, a quantile from a
@@ -69,16 +70,39 @@ export function formatTokens(n: number): string {
   return `${(n / 1e9).toFixed(1)}B`;
 }
 
-/** `$0`, `$0.0030`, `$0.012`, `$1.23`, `$123`; `≈` in front when estimated; empty when unknown. */
-export function formatUsd(usd: number, approximate = false): string {
+/** Below this a cost is written `<$0.0001` where space is short (`short`). */
+const SHORT_USD_FLOOR = 0.0001;
+
+/**
+ * `$0`, `$0.000024`, `$0.0030`, `$0.012`, `$1.23`, `$123`, `$1,234`: money as money, never in
+ * scientific notation, two significant digits below a dollar (a single call's cost needs them).
+ * `short`: for a narrow column, `<$0.0001` below a hundredth of a cent. `≈` in front when
+ * estimated; empty when unknown. `--json` keeps the full value: this is for people only.
+ */
+export function formatUsd(usd: number, approximate = false, short = false): string {
   if (!Number.isFinite(usd)) return '';
+  const size = Math.abs(usd);
   let text: string;
-  if (usd === 0) text = '$0';
-  else if (usd >= 99.995) text = `$${usd.toFixed(0)}`;
-  else if (usd >= 0.995) text = `$${usd.toFixed(2)}`;
-  else if (usd >= 0.0001) text = `$${usd.toPrecision(2)}`;
-  else text = `$${usd.toExponential(1)}`;
-  return mark(text, approximate);
+  if (size === 0) text = '$0';
+  else if (short && size < SHORT_USD_FLOOR) text = `<$${SHORT_USD_FLOOR.toFixed(4)}`;
+  else if (size >= 99.995) text = `$${formatCount(Math.round(size))}`;
+  else if (size >= 0.995) text = `$${size.toFixed(2)}`;
+  else {
+    // Two significant digits: as many decimals as reach the second one (toFixed takes up to 100).
+    const decimals = Math.min(100, 1 - Math.floor(Math.log10(size)));
+    const fixed = size.toFixed(decimals);
+    // Rounding may carry into one more digit (0.000995 is 0.0010): one decimal fewer then.
+    text = `$${Number(fixed) >= 10 ** (2 - decimals) ? size.toFixed(decimals - 1) : fixed}`;
+  }
+  return mark(usd < 0 ? `-${text}` : text, approximate);
+}
+
+/**
+ * `1 file`, `2 files`, `0 files`, `1,234 records`: a count and its noun, the count grouped
+ * (formatCount). `many` for a noun whose plural is not `noun + s` (`match`, `matches`).
+ */
+export function plural(n: number, noun: string, many = `${noun}s`): string {
+  return `${formatCount(n)} ${n === 1 ? noun : many}`;
 }
 
 /** `850ms`, `2.3s`, `19.8s`, `12m`, `3h`; `≈` in front when estimated; `-` when unknown. */

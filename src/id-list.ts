@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { UserError } from './errors.js';
 import { readsAlso } from './output/output-path.js';
+import { formatCount, plural } from './format.js';
 
 /** Where a listed id was read. */
 export interface ListedId {
@@ -90,16 +91,16 @@ export class IdList {
     const report = this.report();
     const lines: string[] = [];
     const some = (entries: ListedId[], show: (entry: ListedId) => string) =>
-      entries.slice(0, NAMED_IN_SUMMARY).map(show).join(', ') + (entries.length > NAMED_IN_SUMMARY ? `, … (${entries.length - NAMED_IN_SUMMARY} more)` : '');
+      entries.slice(0, NAMED_IN_SUMMARY).map(show).join(', ') + (entries.length > NAMED_IN_SUMMARY ? `, … (${formatCount(entries.length - NAMED_IN_SUMMARY)} more)` : '');
     if (report.not_found > 0) {
       lines.push(
-        `${flag}: ${report.not_found} of ${report.listed} listed call_id${report.listed === 1 ? '' : 's'} not found in these records: ` +
+        `${flag}: ${formatCount(report.not_found)} of ${plural(report.listed, 'listed call_id')} not found in these records: ` +
           some(report.not_found_ids, (e) => e.id),
       );
     }
     if (report.malformed > 0) {
       lines.push(
-        `${flag}: ${report.malformed} line${report.malformed === 1 ? '' : 's'} that cannot be a call_id (one per line or Parquet row; # comments in text lists), ignored: ` +
+        `${flag}: ${plural(report.malformed, 'line')} that cannot be a call_id (one per line or Parquet row; # comments in text lists), ignored: ` +
           some(report.malformed_lines, (e) => `${e.file}:${e.line} ${JSON.stringify(e.id.length > 60 ? `${e.id.slice(0, 60)}…` : e.id)}`),
       );
     }
@@ -127,8 +128,7 @@ export function readIdFileText(flag: string, file: string): string {
 }
 
 /** Reads the id files one flag names (the flag may repeat) into one list. */
-export function readIdListFiles(flag: string, files: readonly string[]): IdList {
-  const list = new IdList();
+export function readIdListFiles(flag: string, files: readonly string[], list = new IdList()): IdList {
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
     readsAlso(file);

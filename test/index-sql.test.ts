@@ -1,7 +1,7 @@
 /**
  * `traces index`, `traces sql` and `--keep-list`: the index agrees with `stats` and with a
  * strict reading of the lines (Python orjson), every column has its type and null rule, the
- * README's keep-list query reproduces `traces dedupe`, and keep-lists are applied and checked.
+ * docs/engine.md keep-list query reproduces `traces dedupe`, and keep-lists are applied and checked.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -323,10 +323,10 @@ describe('--keep-list', () => {
     index([tree], treeIndex);
   });
 
-  it("the README's DuckDB query makes a keep-list with which dedupe keeps exactly what traces dedupe keeps", async () => {
-    const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  it("docs/engine.md's DuckDB query makes a keep-list with which dedupe keeps exactly what traces dedupe keeps", async () => {
+    const readme = readFileSync(path.join(REPO, 'docs', 'engine.md'), 'utf8');
     const match = /<!-- keep-list query: duckdb -->\s*```sql\n([\s\S]*?)```/.exec(readme);
-    assert.ok(match, 'README.md has the DuckDB keep-list query');
+    assert.ok(match, 'docs/engine.md has the DuckDB keep-list query');
     const keep = path.join(work, 'keep.parquet');
     const documented = match[1];
     assert.ok(documented.includes("'index/*/*.parquet'") && documented.includes("'keep.parquet'"));

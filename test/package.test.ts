@@ -1,6 +1,6 @@
 /**
  * Issue 15, item 12: the package a user installs. `npm pack` builds dist/ (prepack) and ships
- * only the built code, bin/, README, LICENSE and the samples; the tarball installs with no
+ * only the built code, bin/, README, docs, LICENSE and the samples; the tarball installs with no
  * build and no install script, and the installed `traces` runs.
  *
  * The pack runs in a copy of the repository (node_modules linked), so the suite's own dist/
@@ -25,7 +25,7 @@ function npm(args: string[], cwd: string): { status: number; stdout: string; std
 function cloneLike(): string {
   const dir = path.join(tempDir('traces-pack-'), 'traces');
   mkdirSync(dir);
-  for (const entry of ['src', 'bin', 'samples', 'tools', 'README.md', 'LICENSE', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['src', 'bin', 'samples', 'tools', 'README.md', 'docs', 'LICENSE', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     cpSync(path.join(REPO, entry), path.join(dir, entry), { recursive: true });
   }
   symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -43,10 +43,10 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
     const files = info.files.map((f) => f.path);
     assert.ok(files.includes('dist/src/cli.js'), 'the built CLI ships');
     assert.ok(files.includes('bin/traces.js'));
-    for (const name of ['README.md', 'LICENSE', 'package.json']) assert.ok(files.includes(name), name);
+    for (const name of ['README.md', 'docs/engine.md', 'LICENSE', 'package.json']) assert.ok(files.includes(name), name);
     assert.ok(files.some((f) => f.startsWith('samples/synalinks/') && f.endsWith('.jsonl')), 'the samples ship');
     for (const encoding of ['o200k_base', 'cl100k_base']) assert.ok(files.includes(`dist/src/targets/token-ranks/${encoding}.v8`), `the prebuilt ${encoding} table ships`);
-    const unexpected = files.filter((f) => !/^(dist\/src\/|bin\/|samples\/synalinks\/|README\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'));
+    const unexpected = files.filter((f) => !/^(dist\/src\/|bin\/|samples\/synalinks\/|README\.md$|docs\/[^/]+\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'));
     assert.deepEqual(unexpected, [], 'nothing else ships: no tests, sources, maps or tooling');
 
     // The tarball's package.json has no script npm would run (or warn about) on install.

@@ -217,13 +217,13 @@ describe('end-of-run summaries', () => {
     const total = Object.values(redactions).reduce((a, b) => a + b, 0);
     assert.ok(total >= 3, JSON.stringify(redactions));
     const kinds = Object.entries(redactions).map(([k, n]) => `${k} ${n}`);
-    assert.match(result.stderr, new RegExp(`^redacted ${total} values by kind: .*$`, 'm'));
+    assert.match(result.stderr, new RegExp(`^redacted ${total} values by kind: .*; personal data .* is not checked unless --scrub secrets,pii$`, 'm'));
     for (const kind of kinds) assert.ok(result.stderr.includes(kind), `${kind} in ${result.stderr}`);
 
     const clean = runCli(['export', SAMPLES, '--format', 'nemo', '--out', path.join(tempDir(), 'clean')]);
-    assert.match(clean.stderr, /^redacted nothing: no detector found anything$/m);
+    assert.match(clean.stderr, /^redacted nothing: no secret found; personal data \(.*\) is not checked unless --scrub secrets,pii$/m);
     const none = runCli(['export', tree, '--format', 'nemo', '--scrub', 'none', '--out', path.join(tempDir(), 'none')]);
-    assert.match(none.stderr, /^redacted nothing \(--scrub none\)$/m);
+    assert.match(none.stderr, /^redacted nothing \(--scrub none\): neither secrets nor personal data were checked$/m);
   });
 
   it('the openai export warns once about too few training examples (stderr and report.json)', () => {

@@ -65,8 +65,10 @@ describe('Ask recordings: detection', () => {
     assert.equal(skipped.length, 1);
     assert.match(skipped[0].reason, /no known recorder format/);
     const named = runCli(['stats', path.join(dir, 'some-test', 'recording.yml'), '--json']);
-    assert.equal(named.status, 0);
+    // Skipped, not fatal: said, and, with nothing else to read, no table of zeros but exit 2.
+    assert.equal(named.status, 2);
     assert.match(named.stderr, /skipped .*recording\.yml: no known recorder format/);
+    assert.match(named.stderr, /no trace file found under .*recording\.yml/);
   });
 
   it('--source ask reads a file whatever its content looks like', async () => {

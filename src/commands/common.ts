@@ -2,10 +2,11 @@
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
+import { rootsNamed } from '../sources/no-records.js';
 import { UserError } from '../errors.js';
 import { discover, TOO_DEEP, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
-import { formatCount, printable } from '../format.js';
+import { plural, printable } from '../format.js';
 
 /**
  * Inputs that could not be read in this run. They are reported like damaged lines: named on
@@ -50,7 +51,8 @@ export function addPricesOption(command: Command): Command {
 
 /**
  * The trace files under the roots. Unreadable files and folders are named on stderr; a run
- * that finds none says so, and one that would write (`writes`) stops there, writing nothing.
+ * that finds none stops there (exit 2), saying where it looked; one that would write (`writes`)
+ * says it wrote nothing.
  */
 export async function findTraceFiles(roots: readonly string[], options: ReadOptions, writes = false): Promise<Discovery> {
   const discovery = await discover(roots, { source: options.source });
@@ -58,15 +60,16 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     unreadableInputs.push(unreadable);
     process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
   }
+  discovery.where = rootsNamed(roots);
   if (discovery.files.length === 0) {
-    const where = roots.length > 0 ? roots.join(' ') : '(default root)';
-    const why = `no trace file found under ${where}${discovery.skipped.length > 0 ? ` (${discovery.skipped.length} other file${discovery.skipped.length === 1 ? '' : 's'} skipped; -v lists them)` : ''}`;
-    if (writes) throw new UserError(`${why}: nothing written`);
-    process.stderr.write(`traces: ${why}\n`);
+    const why = `no trace file found under ${discovery.where}${discovery.skipped.length > 0 ? ` (${plural(discovery.skipped.length, 'other file')} skipped; -v lists them)` : ''}`;
+    // Nothing to read is no success: a table of zeros, an empty dataset, exit 0 would read as one.
+    // Files that could not be read are the problem the run found (exit 1, as with records read beside them).
+    throw new UserError(writes ? `${why}: nothing written` : why, !writes && (discovery.unreadable?.length ?? 0) > 0 ? 1 : 2);
   }
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
-    process.stderr.write(`${discovery.files.length} trace files, ${discovery.skipped.length} other files skipped\n`);
+    process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
   } else {
     // A file named on the command line that no reader knows is worth saying, not failing over.
     for (const skipped of discovery.skipped) {
@@ -79,7 +82,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   if (tooDeep.length > 0) {
     const trees = [...new Set(tooDeep.map((skipped) => skipped.treeRoot))];
     process.stderr.write(
-      `traces: ${formatCount(tooDeep.length)} trace file${tooDeep.length === 1 ? '' : 's'} lie ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
+      `traces: ${plural(tooDeep.length, 'trace file')} lie ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
         `name the folder that holds the program folders, as ${trees.slice(0, 3).join(', ')}${trees.length > 3 ? ', …' : ''}\n`,
     );
   }

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan } from '../pipeline/curate.js';
 import type { Discovery } from '../sources/discover.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
 import { META_DIR, OutputDir } from '../output/output-dir.js';
 import { TreeCopy } from '../output/tree-copy.js';
@@ -11,8 +12,9 @@ import { Progress } from '../progress.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { DropDigest } from './drop-digest.js';
 import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { formatCount } from '../format.js';
+import { formatCount, plural } from '../format.js';
 import { qualityLines } from './quality-options.js';
+import { dropLines } from './run-summary.js';
 
 interface OutputFlags {
   out?: string;
@@ -46,13 +48,13 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
 
 /** The end-of-run lines; `listedIn` says where the damaged lines are shown (null: the last line says it). */
 export function summaryText(plan: CurationPlan, listedIn: string | null): string {
-  const dropped = Object.entries(plan.dropped).filter(([, n]) => n > 0);
-  const total = dropped.reduce((sum, [, n]) => sum + n, 0);
+  const total = Object.values(plan.dropped).reduce((sum, n) => sum + n, 0);
   return [
-    `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files` +
-      (plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? "" : "s"}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
-    `kept ${formatCount(plan.kept)}`,
-    `dropped ${formatCount(total)}${dropped.length > 0 ? `: ${dropped.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` : ''}`,
+    `read ${plural(plan.recordsRead, 'record')} from ${plural(plan.files.length, 'file')}` +
+      (plan.damagedLines > 0 ? ` (${plural(plan.damagedLines, 'damaged line')}${listedIn !== null ? `, ${listedIn}` : ''})` : ''),
+    `kept ${plural(plan.kept, 'record')}`,
+    total === 0 ? 'dropped nothing' : `dropped ${plural(total, 'record')}:`,
+    ...dropLines(plan.dropped),
     ...acrossModulesLines(plan),
     ...qualityLines(plan.quality),
     ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -64,7 +66,7 @@ export function acrossModulesLines(plan: Pick<CurationPlan, 'mergedAcrossModules
   const merged = plan.mergedAcrossModules;
   if (merged === null) return [];
   return [
-    `merged ${formatCount(merged)} duplicate${merged === 1 ? '' : 's'} across modules: this --key ignores program and module` +
+    `merged ${plural(merged, 'duplicate')} across modules: this --key ignores program and module` +
       (merged > 0 ? ' (the manifest names each pair; the default --key inputs,config,module keeps them)' : ''),
   ];
 }
@@ -100,6 +102,7 @@ export function registerCurationCommand(
         // The copy starts while the last drops are written (in worker threads, when the run has them).
         whenKept: (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)),
       });
+      refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
       const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
       const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
       try {
@@ -135,6 +138,7 @@ export async function dryRunCuration(
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {
     const plan = await planCuration(discovery, options, (drop) => digest.add(drop));
+    refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));
     else if (!flags.verbose) process.stdout.write(digest.examples());

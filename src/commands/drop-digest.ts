@@ -7,7 +7,7 @@ import type { Drop } from '../pipeline/curate.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { FirstsByKind } from '../lists.js';
 import { printJsonWithList } from './common.js';
-import { formatCount, printable } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 import { compareText } from '../order.js';
 
 /** Examples shown per reason without -v. */
@@ -53,7 +53,7 @@ export class DropDigest {
       for (const [reason, count] of [...kinds.counts].sort(([a, x], [b, y]) => y - x || compareText(a, b))) {
         const firsts = kinds.firsts.get(reason) ?? [];
         const noun = reason === 'damaged' ? 'line' : 'record';
-        out.push(`${verb} ${formatCount(count)} ${noun}${count === 1 ? '' : 's'} as ${reason}${count > firsts.length ? `, first ${firsts.length}` : ''}:`);
+        out.push(`${verb} ${plural(count, noun)} as ${reason}${count > firsts.length ? `, first ${firsts.length}` : ''}:`);
         for (const drop of firsts) out.push(`  ${describeDrop(drop)}`);
         if (count > firsts.length) out.push(`  … ${formatCount(count - firsts.length)} more`);
       }

@@ -8,7 +8,12 @@ import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, root
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
 import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { formatCount } from '../format.js';
+import { formatCount, plural } from '../format.js';
+import path from 'node:path';
+import { droppedSummary, writtenSummary, type SplitFile } from './run-summary.js';
+import { SPLITS } from '../export/dataset.js';
+import { REPORT_FILE } from '../export/names.js';
+import { META_DIR } from '../output/output-dir.js';
 import { compareText } from '../order.js';
 import { qualityLines } from './quality-options.js';
 import type { QualityReport } from '../pipeline/curate.js';
@@ -59,13 +64,27 @@ function refuseTrainingSetOptions(command: Command): void {
   }
 }
 
-/** What the scrubber replaced, by detector, the most frequent first: report.json holds the same counts. */
-export function redactionSummary(scrub: { redactions: Record<string, number> } | null): string {
-  if (scrub === null) return 'redacted nothing (--scrub none)';
+/** Said whenever personal data went unchecked: "redacted nothing" must not read as "holds none". */
+const PII_NOT_CHECKED = 'personal data (email addresses, phone numbers, …) is not checked unless --scrub secrets,pii';
+
+/**
+ * What the scrubber replaced, by detector, the most frequent first (report.json holds the same
+ * counts), and what it did not look for.
+ */
+export function redactionSummary(scrub: { kinds: string[]; redactions: Record<string, number> } | null): string {
+  if (scrub === null) return 'redacted nothing (--scrub none): neither secrets nor personal data were checked';
   const kinds = Object.entries(scrub.redactions).sort(([a, x], [b, y]) => y - x || compareText(a, b));
   const total = kinds.reduce((sum, [, n]) => sum + n, 0);
-  if (total === 0) return 'redacted nothing: no detector found anything';
-  return `redacted ${formatCount(total)} value${total === 1 ? '' : 's'} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}`;
+  const unchecked = scrub.kinds.includes('pii') ? '' : `; ${PII_NOT_CHECKED}`;
+  const checked = scrub.kinds.includes('pii') ? 'no secret or personal data found' : 'no secret found';
+  if (total === 0) return `redacted nothing: ${checked}${unchecked}`;
+  return `redacted ${plural(total, 'value')} by kind: ${kinds.map(([k, n]) => `${k} ${formatCount(n)}`).join(', ')}${unchecked}`;
+}
+
+/** `read 24 records from 8 files (1 damaged line, listed in the manifest)`. */
+function readLine(plan: { recordsRead: number; files: readonly unknown[]; damagedLines: number }): string {
+  const damaged = plan.damagedLines > 0 ? ` (${plural(plan.damagedLines, 'damaged line')}, listed in the manifest)` : '';
+  return `read ${plural(plan.recordsRead, 'record')} from ${plural(plan.files.length, 'file')}${damaged}`;
 }
 
 /** What an export dry run leaves out: the drops only writing the examples finds. */
@@ -148,16 +167,16 @@ Examples:
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
-        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags) });
+        const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags), invocation: { arguments: process.argv.slice(2) } });
         if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
-        const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
         process.stderr.write(
           [
-            `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files`,
-            `wrote ${report.conversations} conversations in ${(report.files as unknown[]).length} Ask recordings to ${flags.out}`,
-            `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
-            redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+            readLine(plan),
+            `wrote ${plural(report.conversations as number, 'conversation')} in ${plural((report.files as unknown[]).length, 'Ask recording')} to ${flags.out}`,
+            `report: ${path.join(flags.out!, REPORT_FILE)}`,
+            ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
+            redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
             ...acrossModulesLines(plan),
             ...qualityLines((report.quality as QualityReport | undefined) ?? null),
             ...(curation.exclude?.describe('--exclude') ?? []),
@@ -181,7 +200,8 @@ Examples:
         reasoning: flags.reasoning,
         toolsFile: flags.tools,
         validationFraction: fraction,
-        seed: flags.seed,
+        seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
+        invocation: { arguments: process.argv.slice(2) },
         tokenizer: tokenizer.spec,
         maxSeqLength: tokenizer.maxSeqLength,
         trainOn: flags.trainOn,
@@ -197,16 +217,14 @@ Examples:
         process.exitCode = 1;
         return;
       }
-      if (plan.keepList !== null) report.keep_list = plan.keepList.report();
       if (flags.json) printJson(report);
-      const examples = report.examples as Record<string, number>;
-      const dropped = Object.entries(report.dropped as Record<string, number>).filter(([, n]) => n > 0);
       process.stderr.write(
         [
-          `read ${formatCount(plan.recordsRead)} records from ${plan.files.length} files${plan.damagedLines > 0 ? ` (${plan.damagedLines} damaged line${plan.damagedLines === 1 ? '' : 's'})` : ''}`,
-          `wrote ${examples.training} training and ${examples.validation} validation examples to ${flags.out}`,
-          `dropped ${dropped.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing'} (reasons in ${flags.manifest ?? `${flags.out}/_traces/manifest.jsonl`})`,
-          redactionSummary(report.scrub as { redactions: Record<string, number> } | null),
+          readLine(plan),
+          ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out!),
+          `report: ${path.join(flags.out!, REPORT_FILE)}`,
+          ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
+          redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),
           ...qualityLines((report.quality as QualityReport | undefined) ?? null),
           ...tokensBySplit(report),

@@ -11,7 +11,7 @@ import { checkOutputPath } from '../output/output-path.js';
 import { nameTakenError } from '../output/publish.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { formatCount } from '../format.js';
+import { plural } from '../format.js';
 
 interface IndexFlags {
   out?: string;
@@ -138,8 +138,8 @@ Examples:
           printJson({ records: summary.records, files: summary.files, damaged_lines: summary.damagedLines, damaged: summary.damaged, bytes: summary.bytes, out: finalPath });
         }
         process.stderr.write(
-          `indexed ${formatCount(summary.records)} records from ${summary.files} files` +
-            (summary.damagedLines > 0 ? ` (${summary.damagedLines} damaged line${summary.damagedLines === 1 ? '' : 's'} not indexed)` : '') +
+          `indexed ${plural(summary.records, 'record')} from ${plural(summary.files, 'file')}` +
+            (summary.damagedLines > 0 ? ` (${plural(summary.damagedLines, 'damaged line')} not indexed)` : '') +
             ` into ${where}\n`,
         );
       } catch (error) {

@@ -2,10 +2,11 @@ import { Command, Option } from 'commander';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
-import { formatDuration, formatTokens, formatUsd } from '../format.js';
+import { formatCount, formatDuration, formatTokens, formatUsd, plural } from '../format.js';
 import { table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
 import { isoTime } from '../time.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
 
 interface RunsFlags {
@@ -74,7 +75,7 @@ export function renderRuns(runs: Run[]): string {
     shortId(run.id),
     run.source,
     run.program,
-    String(run.steps),
+    formatCount(run.steps),
     run.recorderStatus ?? run.status,
     tokensCell(run),
     runCostCell(run),
@@ -83,8 +84,8 @@ export function renderRuns(runs: Run[]): string {
   ]);
   const partial = runs.filter((r) => r.partialSteps > 0).length;
   const lines = [table(['run', 'source', 'program', 'steps', 'status', 'tokens', 'cost', 'duration', 'started'], rows)];
-  lines.push(`${runs.length} run${runs.length === 1 ? '' : 's'}; cost: reported, ≈ estimated from the price table, +? some steps unpriced (unknown, not $0)`);
-  if (partial > 0) lines.push(`${partial} run${partial === 1 ? ' has' : 's have'} partial steps (rebuilt from a prompt holding only the last user turn)`);
+  lines.push(`${plural(runs.length, 'run')}; cost: reported, ≈ estimated from the price table, +? some steps unpriced (unknown, not $0)`);
+  if (partial > 0) lines.push(`${plural(partial, 'run')} ${partial === 1 ? 'has' : 'have'} partial steps (rebuilt from a prompt holding only the last user turn)`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -119,6 +120,7 @@ Examples:
       // Loaded on use: every other command would pay for it at start-up.
       const { groupRuns, sortRuns } = await import('../runs/runs.js');
       const runs = sortRuns(await groupRuns(discovery, prices), flags.sort);
+      refuseNoRecords(discovery, runs.length, null);
       if (flags.json) await printJsonArray(runs, runJson);
       else process.stdout.write(renderRuns(runs));
     });

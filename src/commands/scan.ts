@@ -6,11 +6,21 @@ import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { appendAll, FirstsByKind } from '../lists.js';
-import { formatCount, printable } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 import { compareText } from '../order.js';
 import { JOBS } from '../jobs.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 
 const LISTED_PER_DETECTOR = 10;
+
+/**
+ * A finding's masked preview with the length of what it masks: a short value is masked whole
+ * (`…`, so the report leaks nothing), and `… (7 characters)` still tells a phone number from
+ * a paragraph.
+ */
+export function previewText(finding: { preview: string; length: number }): string {
+  return `${printable(finding.preview)} (${plural(finding.length, 'character')})`;
+}
 
 export function registerScan(program: Command): void {
   addSourceOption(program.command('scan'))
@@ -60,6 +70,7 @@ Examples:
             damaged += result.damaged;
           }
         }
+        if (options !== null) refuseNoRecords(discovery, records, damaged);
         for (const r of notScanned) process.stderr.write(`traces: ${printable(r.file)}:${r.line}: ${printable(r.call_id)}: not scanned: ${r.reason}\n`);
         if (details !== null) {
           const summary = {
@@ -74,14 +85,14 @@ Examples:
         } else {
           for (const [detector, count] of [...byDetector.counts].sort(([a], [b]) => compareText(a, b))) {
             const first = byDetector.firsts.get(detector)!;
-            process.stdout.write(`${printable(detector)} (${first[0].kind}): ${count}\n`);
-            for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${printable(f.preview)}\n`);
-            if (count > first.length) process.stdout.write(`  … ${count - first.length} more (--json lists all)\n`);
+            process.stdout.write(`${printable(detector)} (${first[0].kind}): ${formatCount(count)}\n`);
+            for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${previewText(f)}\n`);
+            if (count > first.length) process.stdout.write(`  … ${formatCount(count - first.length)} more (--json lists all)\n`);
           }
           process.stdout.write(
-            `${formatCount(records - notScanned.length)} records scanned, ${found} finding${found === 1 ? '' : 's'}` +
-              (notScanned.length > 0 ? `, ${notScanned.length} record${notScanned.length === 1 ? '' : 's'} not scanned (listed above)` : '') +
-              (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not scanned (see traces stats)` : '') +
+            `${plural(records - notScanned.length, 'record')} scanned, ${plural(found, 'finding')}` +
+              (notScanned.length > 0 ? `, ${plural(notScanned.length, 'record')} not scanned (listed above)` : '') +
+              (damaged > 0 ? `, ${plural(damaged, 'damaged line')} not scanned (see traces stats)` : '') +
               '\n',
           );
         }

@@ -9,6 +9,8 @@ import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESC
 import { JOBS } from '../jobs.js';
 import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { KEY_HELP } from './curation-options.js';
+import { refuseNoRecords } from '../sources/no-records.js';
+import type { Discovery } from '../sources/discover.js';
 
 interface StatsOptions {
   json?: boolean;
@@ -19,7 +21,10 @@ interface StatsOptions {
   key?: KeyKind;
 }
 
-export async function collectStats(roots: string[], options: { verbose?: boolean; source?: SourceKind; prices?: string; key?: KeyKind }): Promise<StatsCollector> {
+export async function collectStats(
+  roots: string[],
+  options: { verbose?: boolean; source?: SourceKind; prices?: string; key?: KeyKind },
+): Promise<{ stats: StatsCollector; discovery: Discovery }> {
   const key = options.key ?? DEFAULT_KEY;
   const prices = loadPriceTable(options.prices);
   const discovery = await findTraceFiles(roots, options);
@@ -33,7 +38,7 @@ export async function collectStats(roots: string[], options: { verbose?: boolean
     (share) => ({ records: share.total.records, bytes: share.bytes }),
   );
   for await (const share of shares) stats.merge(share);
-  return stats;
+  return { stats, discovery };
 }
 
 export function registerStats(program: Command): void {
@@ -61,8 +66,10 @@ Examples:
   addSourceOption(command);
   addPricesOption(command);
   command.action(async (roots: string[], options: StatsOptions) => {
-      const stats = await collectStats(roots, options);
+      const { stats, discovery } = await collectStats(roots, options);
+      // With no record, the JSON still says what was found (damaged lines); a table of zeros would not.
       if (options.json) printJson(stats.toJSON());
-      else process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module']));
+      refuseNoRecords(discovery, stats.total.records, stats.damagedCount, stats.damagedListed[0]);
+      if (!options.json) process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module']));
     });
 }

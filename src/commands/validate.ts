@@ -1,28 +1,29 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, DEFAULT_TOKEN_LIMIT, type LineTooLong, type TargetName, type ValidationReport } from '../targets/index.js';
+import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, validationJson, DEFAULT_TOKEN_LIMIT, type LineTooLong, type TargetName, type ValidationReport } from '../targets/index.js';
 import { addTokenizerOptions, loadCheckedMeter, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
+import { formatCount, plural } from '../format.js';
 
 function distribution(d: Distribution): string {
-  return d.count === 0 ? '-' : `min ${d.min}, median ${d.median}, p95 ${d.p95}, max ${d.max}`;
+  return d.count === 0 ? '-' : `min ${formatCount(d.min)}, median ${formatCount(d.median)}, p95 ${formatCount(d.p95)}, max ${formatCount(d.max)}`;
 }
 
 export function describeValidation(report: ValidationReport): string {
-  const lines = [`${report.file}: ${report.examples} examples, ${report.ok ? 'valid' : `${report.linesWithErrors} lines with errors`} for ${report.target}`];
+  const lines = [`${report.file}: ${plural(report.examples, 'example')}, ${report.ok ? 'valid' : `${plural(report.linesWithErrors, 'line')} with errors`} for ${report.target}`];
   for (const e of [...report.errors, ...report.warnings]) {
     const where = e.lines.length > 0 ? ` (line${e.lines.length > 1 ? 's' : ''} ${e.lines.join(', ')}${e.count > e.lines.length ? ', …' : ''})` : '';
-    lines.push(`  ${e.severity} ${e.code}: ${e.count}${where}: ${e.message}`);
+    lines.push(`  ${e.severity} ${e.code}: ${formatCount(e.count)}${where}: ${e.message}`);
   }
-  lines.push(`  without system message: ${report.missingSystem}, without user message: ${report.missingUser}`);
+  lines.push(`  without system message: ${formatCount(report.missingSystem)}, without user message: ${formatCount(report.missingUser)}`);
   lines.push(`  tokens (${report.tokens.encoding}) per example: ${distribution(report.tokens.total)}`);
   // A model folder's counts come from the rendered template, and its mask decides what is trained.
   const byModel = !(ENCODING_NAMES as readonly string[]).includes(report.tokens.encoding);
   lines.push(`  ${byModel ? 'trained' : 'assistant'} tokens per example: ${distribution(report.tokens.assistant)}`);
-  if (report.overTokenLimit > 0) lines.push(`  over ${report.tokenLimit} tokens: ${report.overTokenLimit}`);
+  if (report.overTokenLimit > 0) lines.push(`  over ${formatCount(report.tokenLimit)} tokens: ${formatCount(report.overTokenLimit)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -76,7 +77,7 @@ Examples:
       } finally {
         progress.done();
       }
-      if (flags.json) printJson(reports.length === 1 ? reports[0] : reports);
+      if (flags.json) printJson(reports.length === 1 ? validationJson(reports[0]) : reports.map(validationJson));
       else for (const report of reports) process.stdout.write(describeValidation(report));
       process.exitCode = reports.every((r) => r.ok) ? 0 : 1;
     });

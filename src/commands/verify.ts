@@ -3,7 +3,8 @@ import { runOverFiles } from '../parallel/run-shares.js';
 import type { SourceKind } from '../record.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, writeOut } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
-import { formatCount } from '../format.js';
+import { plural } from '../format.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import { JOBS } from '../jobs.js';
 
 export function registerVerify(program: Command): void {
@@ -62,14 +63,16 @@ Examples:
             else await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} matches once its numbers are written as orjson writes them (reserialized: values unchanged)\n`);
           }
         }
+        // Ask and klieo files are read (for their hashes) elsewhere: only a tree with none of them and no record is empty.
+        if (unhashed.length === 0) refuseNoRecords(discovery, checked, damaged);
         if (spilled !== null) {
           await printJsonWithList({ checked, edited: mismatches, reserialized, mismatches: null, damaged_lines: damaged, files_without_hashes: unhashed.length }, 'mismatches', spilled.lines(), true);
         } else {
           process.stdout.write(
-            `${formatCount(checked)} records checked, ${mismatches} mismatch${mismatches === 1 ? '' : 'es'}` +
-              (reserialized > 0 ? `, ${reserialized} reserialized hash${reserialized === 1 ? '' : 'es'} (values unchanged)` : '') +
-              (damaged > 0 ? `, ${damaged} damaged line${damaged === 1 ? '' : 's'} not checked (see traces stats)` : '') +
-              (unhashed.length > 0 ? `, ${unhashed.length} Ask/klieo file${unhashed.length === 1 ? '' : 's'} not checked (no recorded hashes)` : '') +
+            `${plural(checked, 'record')} checked, ${plural(mismatches, 'mismatch', 'mismatches')}` +
+              (reserialized > 0 ? `, ${plural(reserialized, 'reserialized hash', 'reserialized hashes')} (values unchanged)` : '') +
+              (damaged > 0 ? `, ${plural(damaged, 'damaged line')} not checked (see traces stats)` : '') +
+              (unhashed.length > 0 ? `, ${plural(unhashed.length, 'Ask/klieo file')} not checked (no recorded hashes)` : '') +
               '\n',
           );
         }

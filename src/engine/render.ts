@@ -1,6 +1,6 @@
 /** A query's rows as a readable table or as CSV. */
 import type { JsonValue, QueryResult } from './duckdb.js';
-import { formatCount, printable } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 
 const MAX_CELL = 60;
 /** Rows a table shows at most; --csv and --json print every row. */
@@ -34,7 +34,7 @@ export function renderTable(result: QueryResult, more = 0): string {
   for (const row of cells) out.push(line(row, numeric));
   const total = result.rows.length + more;
   if (more > 0) out.push(`… ${formatCount(more)} more rows not shown: print them all with --csv or --json`);
-  out.push(`(${formatCount(total)} row${total === 1 ? '' : 's'})`);
+  out.push(`(${plural(total, 'row')})`);
   return `${out.join('\n')}\n`;
 }
 

@@ -22,6 +22,9 @@ import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.j
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
+import { refuseNoRecords } from '../sources/no-records.js';
+import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
+import { reportHead, type Invocation } from './report-head.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { writeKeptKeys } from '../output/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
@@ -41,7 +44,11 @@ export interface AskRecordingOptions {
   manifest: string | undefined;
   /** Recordings are committed with the tests that replay them: redacted as every export is, or null for `--scrub none`. */
   scrub: ScrubSettings | null;
+  invocation: Invocation;
 }
+
+/** What an Ask-recording export drops for, beyond curation: a step without I/O, a call without completion, a secret. */
+const ASK_RECORDING_REASONS = [...CURATION_REASONS, 'not_exportable', 'no_completion', 'secret'];
 
 type Json = Record<string, unknown>;
 
@@ -195,6 +202,7 @@ export async function runAskRecordingExport(
     const manifest = output.manifest(options.manifest);
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
     const plan = await planCuration(discovery, curationOptions, drop);
+    refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
     const redactions: Record<string, number> = {};
@@ -236,12 +244,13 @@ export async function runAskRecordingExport(
       files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions });
     }
     const report = {
+      ...reportHead('export', options.invocation, discovery.inputs ?? [], options.scrub),
       format: 'ask-recording',
       records_read: plan.recordsRead,
       damaged_lines: plan.damagedLines,
       kept_after_curation: plan.kept,
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
-      dropped: { ...plan.dropped, ...exportDrops },
+      dropped: droppedCounts(ASK_RECORDING_REASONS, { ...plan.dropped, ...exportDrops }),
       ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
       partial_conversations: partial.length,
       partial_call_ids: partial,

@@ -39,7 +39,7 @@ export interface ProjectionSettings {
   /** Tool names every line carries (NeMo Customizer reads one schema per file), or null. */
   everyLineTools: string[] | null;
   maxExampleTokens: number | null;
-  seed: string;
+  seed: number;
   validationFraction: number;
   tokenizer: TokenizerSpec;
   /** --max-seq-length: longer examples (by the model's own count) are dropped as too_long. */

@@ -15,6 +15,7 @@ import type { KeyKind } from '../pipeline/keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
 import { isSynalinks } from '../sources/read.js';
+import { refuseNoRecords } from '../sources/no-records.js';
 import { preloadJob, runOverFiles, startedNow } from '../parallel/run-shares.js';
 import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
@@ -25,8 +26,11 @@ import {
   type ReasoningMode,
   type Target,
   type ToolDefinition,
+  validationJson,
   type ValidationReport,
 } from '../targets/index.js';
+import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
+import { reportHead, type Invocation } from './report-head.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { specName, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
@@ -49,7 +53,7 @@ export interface ExportOptions {
   reasoning: ReasoningMode | undefined;
   toolsFile: string | undefined;
   validationFraction: number;
-  seed: string;
+  seed: number;
   /** An encoding name, or a model folder (`--tokenizer DIR`) read for the target's trainer. */
   tokenizer: TokenizerSpec;
   maxExampleTokens: number | null;
@@ -60,6 +64,8 @@ export interface ExportOptions {
   groupBy: 'none' | 'module';
   manifest: string | undefined;
   scrub: ScrubSettings | null;
+  /** The command line after `traces` (report.json records it, and the roots it resolved to). */
+  invocation: Invocation;
 }
 
 /** OpenAI's Files API limit; other targets have none we know of. */
@@ -146,6 +152,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       // The workers start on the examples while this thread reports the last drops.
       whenKept: (kept) => (projected = startProjection(kept)),
     });
+    // An exported dataset or a text file named as traces: no empty dataset, no exit 0.
+    refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     projected ??= startProjection(plan);
     // Every call is observed and the definitions are built: the calls' rows on disk can go.
     inference.dispose();
@@ -218,8 +226,9 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
     if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
+    if (plan.keepList !== null) report.keep_list = plan.keepList.report();
     if (invalid.length > 0) {
       output.abort();
       return { plan, report, invalid };
@@ -319,6 +328,8 @@ interface ReportInput {
   redactions: Record<string, number>;
   /** Why a dataset has no validation file, for each that has none. */
   notes: FolderNote[];
+  /** The roots read, absolute. */
+  roots: readonly string[];
 }
 
 interface FolderNote {
@@ -383,18 +394,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
       const detail = `${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`;
       fileWarnings.push({ subject: file, kind: w.code, detail, line: `${file}: ${w.code}: ${detail}` });
     }
-    return {
-      file,
-      dataset: dataset === '' ? null : dataset,
-      split,
-      examples: report.examples,
-      tokens: report.tokens,
-      over_65536_tokens: report.overTokenLimit,
-      missing_system: report.missingSystem,
-      missing_user: report.missingUser,
-      errors: report.errors,
-      warnings: report.warnings,
-    };
+    // The file's validation as `validate --json` prints it, its path relative to --out.
+    return { ...validationJson(report), file, dataset: dataset === '' ? null : dataset, split };
   });
   const warnings = warningsOnce(fileWarnings, 'files');
   const examples = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.examples, 0)]));
@@ -426,7 +427,9 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (options.trainOn === 'last' && target.name === 'nemo') {
     warnings.push("--train-on last: the file trains every assistant turn unless AutoModel's ChatDataset is given mask_history: true (set it in the dataset config); the trained-token counts assume it");
   }
+  const tokens = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.tokens.total.total, 0)]));
   return {
+    ...reportHead('export', options.invocation, input.roots, options.scrub),
     format: target.name,
     reasoning: input.reasoning,
     tokenizer: specName(options.tokenizer),
@@ -439,7 +442,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     key: input.key,
     ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     examples,
-    dropped: { ...plan.dropped, ...input.exportDrops },
+    tokens,
+    dropped: droppedCounts(EXPORT_REASONS, { ...plan.dropped, ...input.exportDrops }),
     ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
     context_limit_warning_tokens: CONTEXT_WARNING,
     scrub: scrubReport(options.scrub, input.redactions),

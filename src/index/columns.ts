@@ -1,7 +1,7 @@
 /**
  * The record index: one row per record, its columns and their types. Written by `traces
- * index`, queried by `traces sql`, and read by any engine that reads Parquet. The README's
- * "Beyond one machine" documents the same columns; a test reads them back with DuckDB.
+ * index`, queried by `traces sql`, and read by any engine that reads Parquet. docs/engine.md
+ * documents the same columns; a test reads them back with DuckDB.
  */
 import { closeSync, openSync } from 'node:fs';
 import { writeAll } from '../output/write-all.js';

@@ -1,10 +1,12 @@
 /**
  * `--keep-list FILE`: the call_ids to keep, computed elsewhere (an engine over `traces index`).
  * A text list reads like every other id list (id-list.ts); a Parquet file (told by its
- * first bytes) gives its `call_id` column. Either way the result is an `IdList`, checked off as
+ * first bytes) gives its `call_id` column; a folder (an engine's part files) is the union of its files. Either way the result is an `IdList`, checked off as
  * records are read, so ids that matched no record are counted and reported, never ignored.
  */
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { compareText } from '../order.js';
 import { UserError } from '../errors.js';
 import { IdList, readIdListFiles } from '../id-list.js';
 
@@ -20,13 +22,33 @@ function startsWithParquetMagic(file: string): boolean {
   }
 }
 
+/**
+ * The files of a keep-list folder, in name order: Spark and Trino write one list as a folder of
+ * part files (`part-00000-….parquet`), so the folder is the list. Their bookkeeping files
+ * (`_SUCCESS`, `.part-….crc`) and sub-folders are no part of it.
+ */
+function keepListParts(folder: string, flag: string): string[] {
+  const parts = readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && !entry.name.startsWith('_') && !entry.name.startsWith('.'))
+    .map((entry) => path.join(folder, entry.name))
+    .sort(compareText);
+  if (parts.length === 0) throw new UserError(`${flag} ${folder}: the folder holds no list file (Parquet parts or text lists)`);
+  return parts;
+}
+
 export async function readKeepList(file: string, flag = '--keep-list'): Promise<IdList> {
   if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
-  if (!startsWithParquetMagic(file)) return readIdListFiles(flag, [file]);
-  // The engine loads only for Parquet lists: text lists cost nothing at start-up.
-  const { readCallIds } = await import('../engine/duckdb.js');
+  const files = statSync(file).isDirectory() ? keepListParts(file, flag) : [file];
   const list = new IdList();
-  // A null call_id keeps no record: it is reported with the lines that cannot be a call_id, by its row.
-  (await readCallIds(file)).forEach((id, row) => list.add({ id: id ?? 'NULL', file, line: row + 1 }, id === null));
+  for (const part of files) {
+    if (!startsWithParquetMagic(part)) {
+      readIdListFiles(flag, [part], list);
+      continue;
+    }
+    // The engine loads only for Parquet lists: text lists cost nothing at start-up.
+    const { readCallIds } = await import('../engine/duckdb.js');
+    // A null call_id keeps no record: it is reported with the lines that cannot be a call_id, by its row.
+    (await readCallIds(part)).forEach((id, row) => list.add({ id: id ?? 'NULL', file: part, line: row + 1 }, id === null));
+  }
   return list;
 }

@@ -18,6 +18,8 @@ export interface RecordFinding {
   /** Where in the record, e.g. `messages[3].tool_calls[0].function.arguments.query`. */
   path: string;
   preview: string;
+  /** The found value's length in UTF-16 units, what a preview masked whole (`…`) still says of it. */
+  length: number;
 }
 
 /** A record whose text could not be scanned: it may hold anything. */
@@ -57,6 +59,7 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
             line: record.ref.line,
             path: finding.path,
             preview: finding.preview,
+            length: finding.end - finding.start,
           });
         }
       }

@@ -52,6 +52,8 @@ export interface Discovery {
   unreadable?: UnreadableInput[];
   /** Real paths of the roots named: what an output may not be, be inside or contain. */
   inputs?: string[];
+  /** The roots as a message names them: those given, or the default root's folder. */
+  where?: string;
 }
 
 // `s`: a module name may hold any character, a line break too (`.` alone stops at one).

@@ -1,7 +1,7 @@
 /** The human-readable `stats` report. */
 import type { DamagedLine } from '../record.js';
 import type { GroupDimension, StatsCollector } from './collect.js';
-import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, printable } from '../format.js';
+import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, plural, printable } from '../format.js';
 import type { QuantileSketch } from './quantiles.js';
 import type { Tally } from './tally.js';
 import { isoTime } from '../time.js';
@@ -40,8 +40,8 @@ export function costCell(t: Tally): string {
 
 function costSummary(t: Tally, prices: string | null): string {
   const reported = t.ok - t.okWithoutCost;
-  const parts = [reported > 0 ? `${formatUsd(t.costUsd)} reported (${formatCount(reported)} records)` : 'none reported'];
-  if (t.okWithEstimatedCost > 0) parts.push(`${formatUsd(t.estimatedCostUsd, true)} estimated (${formatCount(t.okWithEstimatedCost)} records${prices !== null ? `, ${prices}` : ''})`);
+  const parts = [reported > 0 ? `${formatUsd(t.costUsd)} reported (${plural(reported, 'record')})` : 'none reported'];
+  if (t.okWithEstimatedCost > 0) parts.push(`${formatUsd(t.estimatedCostUsd, true)} estimated (${plural(t.okWithEstimatedCost, 'record')}${prices !== null ? `, ${prices}` : ''})`);
   if (t.okUnpriced > 0) parts.push(`${formatCount(t.okUnpriced)} unpriced (unknown, not $0)`);
   return parts.join(', ');
 }
@@ -84,11 +84,11 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
       'records',
       `${formatCount(t.records)}: ok ${formatCount(t.ok)}, exception ${formatCount(t.exception)}, no_output ${formatCount(t.no_output)}; damaged lines ${formatCount(stats.damagedCount)}`,
     ],
-    ['unique ok keys', `${formatCount(stats.okKeys.size)} (${formatCount(t.ok - stats.okKeys.size)} duplicate ok records)`],
+    ['unique ok keys', `${formatCount(stats.okKeys.size)} (${plural(t.ok - stats.okKeys.size, 'duplicate ok record')})`],
     [
       'tokens (ok)',
-      `prompt ${formatTokens(t.tokens.prompt)}, completion ${formatTokens(t.tokens.completion)}, reasoning ${formatTokens(t.tokens.reasoning)}, cached ${formatTokens(t.tokens.cached)}` +
-        (t.okWithoutUsage > 0 ? ` (${formatCount(t.okWithoutUsage)} ok records without usage)` : ''),
+      `prompt ${formatCount(t.tokens.prompt)}, completion ${formatCount(t.tokens.completion)}, reasoning ${formatCount(t.tokens.reasoning)}, cached ${formatCount(t.tokens.cached)}` +
+        (t.okWithoutUsage > 0 ? ` (${plural(t.okWithoutUsage, 'ok record')} without usage)` : ''),
     ],
     ['cost (ok)', t.ok === 0 ? '-' : costSummary(t, stats.prices?.describe() ?? null)],
     ['duration (ok)', `p50 ${quantileText(t.durations, 0.5)}, p95 ${quantileText(t.durations, 0.95)}`],

@@ -48,6 +48,7 @@ export {
   LineTooLong,
   validateFile,
   validateLines,
+  validationJson,
   LineValidator,
   inspectExample,
   type Inspection,

@@ -37,6 +37,27 @@ export interface ErrorClassSummary {
   message: string;
 }
 
+/**
+ * A report as `validate --json` prints it and report.json lists each file: snake_case, as every
+ * JSON traces writes (docs/report.md).
+ */
+export function validationJson(report: ValidationReport): Record<string, unknown> {
+  return {
+    file: report.file,
+    target: report.target,
+    examples: report.examples,
+    ok: report.ok,
+    lines_with_errors: report.linesWithErrors,
+    errors: report.errors,
+    warnings: report.warnings,
+    missing_system: report.missingSystem,
+    missing_user: report.missingUser,
+    tokens: report.tokens,
+    token_limit: report.tokenLimit,
+    over_token_limit: report.overTokenLimit,
+  };
+}
+
 export interface ValidationReport {
   file: string;
   target: TargetName;

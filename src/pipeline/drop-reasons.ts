@@ -1,0 +1,63 @@
+/**
+ * Every reason a record can be dropped for, in the order the pipeline meets them, with the
+ * few words a summary prints beside its count: `prefix` alone tells a newcomer nothing.
+ * report.json lists every reason of its command with its count, zero included, in this order
+ * (see `droppedCounts`); a reason missing here is still counted, after these, unglossed.
+ */
+export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
+  damaged: 'a line that is no record: not JSON, cut short, or not a trace (every command lists it)',
+  status: 'a failed call (exception, no_output) left out by --status',
+  filter: 'outside a selection option (--program, --module, --model, --since, --grep, …)',
+  text_too_long: 'holds a text longer than a JavaScript string can be (about 536 MB), which a stage needs as text (--grep, --near-duplicates, export)',
+  excluded: 'its call_id is in the --exclude file',
+  not_in_keep_list: 'its call_id is not in the --keep-list',
+  seen: 'its key is in the --against output already',
+  duplicate: 'the same key (--key, default inputs and config) as a kept record',
+  near_duplicate: 'nearly the same text as a kept record (--near-duplicates)',
+  prefix: 'an earlier agent step, contained in a later one that is kept (--trajectories last)',
+  not_exportable: 'the recorder kept no LLM input or output for this step',
+  empty: 'no messages, or a completion with neither text nor tool calls',
+  no_completion: "the last message is not the assistant's: nothing to learn",
+  not_representable: 'holds what the format cannot write (tool results for NeMo Customizer, images as text, audio)',
+  special_token: 'its text holds a special token such as <|endoftext|>, which gets the whole file rejected',
+  too_long: 'more tokens than --max-example-tokens',
+  secret: 'holds a secret, and --drop-on secrets drops such examples',
+  redacted_tool_name: "a tool's name holds what --scrub redacts, and a redacted name is no valid tool name",
+  not_strict_json: 'holds a value a strict JSON reader rejects',
+  duplicate_example: 'written, the same example as one already written (in either split)',
+};
+
+/**
+ * The reasons a command can drop a record for, as DROP_REASON_GLOSS orders them; damaged lines
+ * are no records: reports count them apart (`damaged_lines`).
+ */
+export const CURATION_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'near_duplicate', 'prefix'] as const;
+export const EXPORT_REASONS = [
+  ...CURATION_REASONS,
+  'not_exportable',
+  'empty',
+  'no_completion',
+  'not_representable',
+  'special_token',
+  'too_long',
+  'secret',
+  'redacted_tool_name',
+  'not_strict_json',
+  'duplicate_example',
+] as const;
+
+/**
+ * The count of every reason in `reasons`, zero included, in that order, then any other reason
+ * `counts` holds: a reader of report.json finds each reason's key whether or not it dropped.
+ */
+export function droppedCounts(reasons: readonly string[], counts: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const reason of reasons) out[reason] = counts[reason] ?? 0;
+  for (const [reason, n] of Object.entries(counts)) if (!(reason in out)) out[reason] = n;
+  return out;
+}
+
+/** The gloss of a reason, or '' for one this table does not know. */
+export function glossOf(reason: string): string {
+  return Object.hasOwn(DROP_REASON_GLOSS, reason) ? DROP_REASON_GLOSS[reason] : '';
+}
