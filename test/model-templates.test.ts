@@ -287,5 +287,6 @@ describe('traces export and validate --tokenizer DIR', () => {
     writeFileSync(path.join(empty, 'tokenizer_config.json'), JSON.stringify({ chat_template: '{{ messages[0].content ' }));
     assert.match(runCli(['validate', file, '--format', 'nemo', '--tokenizer', empty]).stderr, /the chat template does not parse/);
     assert.equal(runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--train-on', 'last', '--out', path.join(tempDir(), 'c')]).status, 2);
+    assert.match(runCli(['validate', file, '--format', 'nemo', '--train-on', 'last']).stderr, /--train-on last needs --tokenizer DIR here/);
   });
 });

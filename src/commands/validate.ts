@@ -65,6 +65,8 @@ Examples:
       }
       const target = getTarget(flags.format);
       const { spec, maxSeqLength } = await parseTokenizer(flags, flags.format as TargetName);
+      // The file's own weights decide what an encoding counts as trained: the option would change nothing.
+      if (typeof spec === 'string' && flags.trainOn === 'last') throw new UserError('--train-on last needs --tokenizer DIR here: validate counts the tokens a model folder trains on, and an encoding counts every assistant turn');
       const meter = await loadCheckedMeter(spec);
       const reports: ValidationReport[] = [];
       const sizes = files.map((file) => statSync(file).size);
