@@ -64,10 +64,11 @@ Examples:
       const { Engine } = await import('../engine/duckdb.js');
       // The run's own folder (private to this user, removed afterwards) is the only place the engine may
       // read or write once the user's SQL runs: its spill files, and the index (built there, or copied there).
-      const scratch = Scratch.inTemp();
+      let scratch: Scratch | null = null;
       let engine: EngineType | null = null;
       try {
         if (flags.index !== undefined) {
+          scratch = Scratch.inTemp();
           const index = path.resolve(flags.index);
           const folder = statSync(index).isDirectory();
           // A copy, as no setting makes an allowed file read-only: a query may write over what it can read.
@@ -77,11 +78,15 @@ Examples:
           try {
             await engine.attachIndex(copy, folder);
           } catch (error) {
-            throw new UserError(`--index ${flags.index}: not a readable Parquet index (${(error as Error).message.split('\n')[0]})`);
+            // The engine names the copy: the user knows the file by its own name.
+            const reason = (error as Error).message.split('\n')[0]!.replaceAll(copy, index);
+            throw new UserError(`--index ${flags.index}: not a readable Parquet index (${reason})`);
           }
         } else {
           const prices = loadPriceTable(flags.prices);
           const discovery = await findTraceFiles(roots, flags);
+          // Once the inputs are known: a temporary folder inside them is refused.
+          scratch = Scratch.inTemp();
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
           reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
@@ -108,7 +113,7 @@ Examples:
         }
       } finally {
         engine?.close();
-        scratch.discard();
+        scratch?.discard();
       }
     });
 }
