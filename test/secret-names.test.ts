@@ -22,7 +22,7 @@ import {
   SLACK_TOKEN,
   STRIPE_KEY,
 } from './fake-secrets.js';
-import { runCli, tempDir } from './helpers.js';
+import { FIXTURES, runCli, tempDir } from './helpers.js';
 
 /** What is planted as a name, by detector. */
 const PLANTED: Record<string, string> = {
@@ -129,6 +129,16 @@ describe('secrets as program, module and tool names', () => {
     }
     mkdirSync(path.join(tree, 'weather_agent'), { recursive: true });
     writeFileSync(path.join(tree, 'weather_agent', 'weather_agent_20260709-120000.jsonl'), `${lines.join('\n')}\n`);
+    // A klieo capture whose agent (its program) and tool are keys: names come from every recorder.
+    const capture = JSON.parse(readFileSync(path.join(FIXTURES, 'klieo', 'capture-support.json'), 'utf8')) as {
+      run_log: { agent: string; steps: { kind: string; name: string }[] };
+      llm_io: { tool_calls?: { name: string }[] }[];
+    };
+    capture.run_log.agent = `support ${SLACK_TOKEN}`;
+    for (const step of capture.run_log.steps) if (step.kind === 'tool_call') step.name = GOOGLE_KEY;
+    for (const call of capture.llm_io) for (const tool of call.tool_calls ?? []) tool.name = GOOGLE_KEY;
+    mkdirSync(path.join(tree, 'klieo'), { recursive: true });
+    writeFileSync(path.join(tree, 'klieo', 'capture.json'), JSON.stringify(capture));
     // A Synalinks tree names its folders after the program and module: a drop's file path holds the key.
     for (const key of [STRIPE_KEY, GITHUB_TOKEN]) {
       const folder = path.join(tree, key, key);
@@ -164,7 +174,8 @@ describe('secrets as program, module and tool names', () => {
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(leaks(out, result.stderr, result.stdout), []);
     const report = JSON.parse(result.stdout) as { conversations: number; files: { file: string }[] };
-    assert.equal(report.conversations, Object.keys(PLANTED).length * 3 + 2);
+    // Three records per kind, the two keys' own folders, and the klieo capture's two calls.
+    assert.equal(report.conversations, Object.keys(PLANTED).length * 3 + 2 + 2);
     const recording = readFileSync(path.join(out, report.files.find((f) => f.file.startsWith('weather_agent'))!.file), 'utf8');
     assert.match(recording, /"name": "Ask::Tools::\[REDACTED:stripe\]"/);
   });

@@ -4,12 +4,15 @@
  * moved into place only when the whole run has succeeded; the completion marker
  * `_traces/complete` is written last. A run stopped by a signal or an error removes
  * everything it created; a run killed outright leaves no marker, so the next run calls
- * the folder incomplete, and `--force` cleans it. Every path passes `checkOutputPath`.
+ * the folder incomplete, and `--force` cleans it. Whether a staging folder's run still lives
+ * is told by its lock (run-lock.ts), never by the pid in its name. Every path passes `checkOutputPath`.
  */
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { isDead, isStale, pidOf, whileRunning } from './cleanup.js';
+import { holderOf, RunLock } from './run-lock.js';
 import { checkOutputPath, isInside } from './output-path.js';
 import { pauseForTestSync } from './test-pause.js';
 import { lstatOrNull, tempStem } from './entry.js';
@@ -276,6 +279,8 @@ export class OutputDir {
   /** Folders this run created above and at --out, deepest last: removed again if the run does not finish. */
   private readonly createdDirs: string[] = [];
   private readonly staging: string;
+  /** Held while the run writes (see run-lock.ts); null where no lock could be made. */
+  private lock: RunLock | null = null;
   private readonly release: () => void;
   private done = false;
 
@@ -295,24 +300,52 @@ export class OutputDir {
       if (checked.existing !== null) OutputDir.checkExisting(absolute, dir, options.force);
       const output = new OutputDir(absolute, dir, options);
       output.makeFolder(absolute);
-      mkdirSync(output.staging);
+      output.makeStaging();
       return output;
     } catch (error) {
       outputError('--out', dir, error);
     }
   }
 
-  /** An existing --out: stale staging removed, then refused unless empty, or --force. */
+  /**
+   * The staging folder, locked before it takes its name: made under a name of its own, given
+   * its lock, then renamed. A staging folder under its final name always has its lock (where
+   * locks can be made), so no other run takes a run starting up for a dead one.
+   */
+  private makeStaging(): void {
+    const starting = `${this.staging}-${randomBytes(4).toString('hex')}`;
+    mkdirSync(starting);
+    try {
+      this.lock = RunLock.take(starting);
+      renameSync(starting, this.staging);
+    } catch (error) {
+      this.lock?.release();
+      rmSync(starting, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * An existing --out: staging folders no live run holds are removed (with --force also those
+   * whose run cannot be known from here), then the folder is refused unless empty, or --force.
+   */
   private static checkExisting(absolute: string, given: string, force: boolean): void {
     let entries = readdirSync(absolute);
     let interrupted = false;
     for (const entry of entries.filter((e) => e.startsWith(TEMP_MARK))) {
-      if (!isStale(entry, TEMP_MARK)) {
-        throw new UserError(`--out ${given}: another traces run (pid ${pidOf(entry, TEMP_MARK)}) is writing there: wait for it, or choose another folder`);
+      const pid = pidOf(entry, TEMP_MARK);
+      const holder = holderOf(path.join(absolute, entry), pid, (p) => !isDead(p));
+      if (holder === 'live') {
+        throw new UserError(`--out ${given}: another traces run (pid ${pid}) is writing there: wait for it, or choose another folder`);
+      }
+      if (holder === 'unknown' && !force) {
+        throw new UserError(
+          `--out ${given}: ${entry} may belong to a traces run still writing there (pid ${pid}, which traces cannot check from here): wait for it, or if no run is writing there, pass --force to remove it`,
+        );
       }
       // A run killed outright left its staging folder: nothing in it was ever moved into place.
       rmSync(path.join(absolute, entry), { recursive: true, force: true });
-      process.stderr.write(`traces: removed the temporary files of an interrupted run (pid ${pidOf(entry, TEMP_MARK)}) from --out ${given}\n`);
+      process.stderr.write(`traces: removed the temporary files of an interrupted run (pid ${pid}) from --out ${given}\n`);
       interrupted = true;
     }
     entries = entries.filter((e) => !e.startsWith(TEMP_MARK));
@@ -414,7 +447,8 @@ export class OutputDir {
       const prefix = `.${tempStem(path.basename(checked.absolute))}${TEMP_MARK}`;
       this.makeFolder(folder);
       for (const entry of readdirSync(folder)) {
-        if (isStale(entry, prefix)) rmSync(path.join(folder, entry), { force: true });
+        // One named with this process's pid is not yet this run's (it is made just below): a dead run's, whose pid this one has (pid 1 in a container).
+        if (isStale(entry, prefix) || pidOf(entry, prefix) === process.pid) rmSync(path.join(folder, entry), { force: true });
       }
       return this.track(new OutputFile(checked.absolute, path.join(folder, `${prefix}${process.pid}`)));
     } catch (error) {
@@ -474,6 +508,7 @@ export class OutputDir {
       removeEntry(path.join(this.dir, MOVING_LIST));
       rmSync(this.staging, { recursive: true, force: true });
       this.done = true;
+      this.lock?.release();
       this.release();
       return this.files.map((f) => f.finalPath);
     } catch (error) {
@@ -527,6 +562,11 @@ export class OutputDir {
     if (this.done) return;
     this.done = true;
     this.release();
+    try {
+      this.lock?.release();
+    } catch {
+      // Closed already: the folder goes below all the same.
+    }
     for (const file of this.files) {
       try {
         file.close();
