@@ -21,7 +21,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO, SAMPLES, tempDir } from './helpers.js';
@@ -127,6 +127,8 @@ function workFolder(): { cwd: string; env: NodeJS.ProcessEnv } {
   cpSync(SAMPLES, path.join(cwd, 'samples', 'synalinks'), { recursive: true });
   const home = path.join(cwd, '.home');
   cpSync(SAMPLES, path.join(home, '.synalinks'), { recursive: true });
+  // Paths into the dependencies (a tokenizer folder a package ships) read as they do in a clone.
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(cwd, 'node_modules'));
   const bin = path.join(cwd, '.bin');
   mkdirSync(bin);
   const shim = path.join(bin, 'traces');
