@@ -69,7 +69,7 @@ describe('line splitting on bytes', () => {
     assert.equal(stats.damaged_lines, 1);
     const said = runCli(['stats', root]);
     assert.match(said.stdout + said.stderr, /m_20260101-000000\.jsonl:1: .*byte order mark \(BOM\).*UTF-8 without BOM/);
-    assert.match(runCli(['verify', root]).stdout, /1 records checked, 0 mismatches, 1 damaged line/);
+    assert.match(runCli(['verify', root]).stdout, /1 record checked, 0 mismatches, 1 damaged line/);
     const out = path.join(tempDir(), 'out');
     runCliJson(['dedupe', root, '--out', out]);
     const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8');
