@@ -61,12 +61,6 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
   }
   discovery.where = rootsNamed(roots);
-  if (discovery.files.length === 0) {
-    const why = `no trace file found under ${discovery.where}${discovery.skipped.length > 0 ? ` (${plural(discovery.skipped.length, 'other file')} skipped; -v lists them)` : ''}`;
-    // Nothing to read is no success: a table of zeros, an empty dataset, exit 0 would read as one.
-    // Files that could not be read are the problem the run found (exit 1, as with records read beside them).
-    throw new UserError(writes ? `${why}: nothing written` : why, !writes && (discovery.unreadable?.length ?? 0) > 0 ? 1 : 2);
-  }
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
@@ -82,9 +76,16 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   if (tooDeep.length > 0) {
     const trees = [...new Set(tooDeep.map((skipped) => skipped.treeRoot))];
     process.stderr.write(
-      `traces: ${plural(tooDeep.length, 'trace file')} lie ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
+      `traces: ${plural(tooDeep.length, 'trace file')} ${tooDeep.length === 1 ? 'lies' : 'lie'} ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
         `name the folder that holds the program folders, as ${trees.slice(0, 3).join(', ')}${trees.length > 3 ? ', …' : ''}\n`,
     );
+  }
+  // Said last, after what was skipped and why: the reason there is nothing to read.
+  if (discovery.files.length === 0) {
+    const why = `no trace file found under ${discovery.where}${discovery.skipped.length > 0 ? ` (${plural(discovery.skipped.length, 'other file')} skipped; -v lists them)` : ''}`;
+    // Nothing to read is no success: a table of zeros, an empty dataset, exit 0 would read as one.
+    // Files that could not be read are the problem the run found (exit 1, as with records read beside them).
+    throw new UserError(writes ? `${why}: nothing written` : why, !writes && (discovery.unreadable?.length ?? 0) > 0 ? 1 : 2);
   }
   return discovery;
 }

@@ -168,7 +168,6 @@ Examples:
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags), invocation: { arguments: process.argv.slice(2) } });
-        if (plan.keepList !== null) report.keep_list = plan.keepList.report();
         if (flags.json) printJson(report);
         process.stderr.write(
           [

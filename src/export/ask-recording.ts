@@ -261,6 +261,7 @@ export async function runAskRecordingExport(
           ? [`${partial.length} conversation(s) rebuilt from prompts that hold only the last user turn (partial): earlier turns come from the run, not from the request`]
           : [],
       ...(curationOptions.exclude !== null ? { exclude: curationOptions.exclude.report() } : {}),
+      ...(plan.keepList !== null ? { keep_list: plan.keepList.report() } : {}),
     };
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
