@@ -38,7 +38,7 @@ export class Deduplicator {
   readonly offsets = new Column(Float64Array);
   readonly timestamps = new Column(Float64Array);
   /** 1 when the group's winner is an ok record. */
-  readonly winnerOk = new Column(Int32Array);
+  readonly winnerOk = new Column(Uint8Array);
   groups = 0;
 
   constructor(private readonly keep: KeepRule) {}
