@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
-import { writeKeptKeys } from '../output/kept-keys.js';
+import { HeldKeys, writeKeptKeys } from '../output/kept-keys.js';
 import type { KeyKind } from '../pipeline/keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
@@ -112,6 +112,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   /** The examples of the kept records, in file order, started as soon as the plan knows them. */
   let projected: AsyncGenerator<ProjectedShare> | null = null;
   const stopProjection = new AbortController();
+  let heldKeys: HeldKeys | null = null;
   try {
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
@@ -157,9 +158,9 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     projected ??= startProjection(plan);
     // Every call is observed and the definitions are built: the calls' rows on disk can go.
     inference.dispose();
-    // The kept keys go out now rather than at the end: the index (20 bytes a slot, up to 3 slots
-    // a key) is then not held through the projection, which needs it no more.
-    writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curationOptions.key });
+    // The kept keys wait on disk: the index (20 bytes a slot, up to 3 slots a key) is then not
+    // held through the projection, which needs it no more.
+    heldKeys = new HeldKeys(plan.keptKeys);
     plan.keptKeys = new KeyIndex(16);
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
@@ -234,6 +235,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       return { plan, report, invalid };
     }
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
+    writeKeptKeys(output, heldKeys!, { command: 'export', key: curationOptions.key });
     output.commit();
     return { plan, report, invalid };
   } catch (error) {
@@ -244,6 +246,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   } finally {
     for (const dataset of datasets.values()) dataset.dispose();
     provenance.dispose();
+    heldKeys?.dispose();
   }
 }
 

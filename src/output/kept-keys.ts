@@ -4,11 +4,13 @@
  * `--against` an earlier one also carries the earlier keys.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { DEFAULT_KEY, KEY_KINDS, KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
+import { RunTempDir } from '../pipeline/spill.js';
+import { writeAll } from './write-all.js';
 import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
 import { readsAlso } from './output-path.js';
 
@@ -48,11 +50,51 @@ function againstMismatch(dir: string, run: RunInfo, expectedKey: KeyKind): strin
 }
 
 /**
+ * Kept keys set aside in a temporary file, as keys.bin will hold them: a run that has more to
+ * do (export's projection) frees the index meanwhile, and still writes its files in their order.
+ */
+export class HeldKeys {
+  private readonly dir = new RunTempDir();
+  private readonly file = path.join(this.dir.path, KEYS_FILE);
+  readonly size: number;
+
+  constructor(keys: KeyIndex) {
+    this.size = keys.size;
+    const fd = openSync(this.file, 'wx');
+    try {
+      for (const block of keys.keyBlocks()) writeAll(fd, block, this.file);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The keys as written, a reused block at a time; the file goes once read through. */
+  *keyBlocks(): Generator<Uint8Array> {
+    const block = new Uint8Array(1 << 16);
+    const fd = openSync(this.file, 'r');
+    try {
+      for (let read = readSync(fd, block); read > 0; read = readSync(fd, block)) yield block.subarray(0, read);
+    } finally {
+      closeSync(fd);
+      this.dispose();
+    }
+  }
+
+  private disposed = false;
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.dir.remove();
+  }
+}
+
+/**
  * keys.bin, then run.json (its count and checksum), created in that order and so moved into
  * place in that order, before the completion marker: a run.json that says what keys.bin holds
  * is proof it was written whole.
  */
-export function writeKeptKeys(output: OutputDir, keys: KeyIndex, info: Omit<RunInfo, 'keys' | 'keys_sha256' | 'created'>): void {
+export function writeKeptKeys(output: OutputDir, keys: KeyIndex | HeldKeys, info: Omit<RunInfo, 'keys' | 'keys_sha256' | 'created'>): void {
   const file = output.create(path.join(META_DIR, KEYS_FILE));
   const checksum = createHash('sha256');
   // Keys go out a block at a time: one buffer per key was 88,000 buffers on the bench tree.

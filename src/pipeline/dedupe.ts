@@ -41,7 +41,7 @@ export class Deduplicator {
   readonly offsets = new Column(Float64Array);
   readonly timestamps = new Column(Float64Array);
   /** 1 when the group's winner is an ok record. */
-  readonly winnerOk = new Column(Int32Array);
+  readonly winnerOk = new Column(Uint8Array);
   /** The winner's module id, when merges across modules are counted (see `Offered.moduleId`). */
   readonly winnerModules: Column<Int32Array> | null;
   groups = 0;

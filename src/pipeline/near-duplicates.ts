@@ -55,7 +55,7 @@ export class SignatureStore {
 interface GroupFacts {
   groups: number;
   timestamps: { data: Float64Array };
-  winnerOk: { data: Int32Array };
+  winnerOk: { data: Uint8Array };
 }
 
 export interface NearDuplicates {
