@@ -9,9 +9,11 @@ export function registerDedupe(program: Command): void {
     examples: `Among duplicates an ok record always wins over a failed one (a call retried
 after a failure keeps its success); otherwise --keep decides by timestamp.
 Each kept record is its original line, byte for byte. Every drop is listed in the
-manifest with its reason (status, filter, excluded, not_in_keep_list, seen,
-duplicate, prefix) and,
-for duplicate and prefix, the call_id it gave way to.
+manifest with its reason (status, filter, the quality stages' truncated, broken,
+empty, repetition, contaminated, refusal and identity, excluded, not_in_keep_list,
+seen, duplicate, prefix) and, for duplicate and prefix, the call_id it gave way to.
+Records a flagging stage (refusal, identity) found something in are kept, and
+listed with "flagged": true (docs/quality-filters.md).
 
 Examples:
   traces dedupe ~/.synalinks --status ok --out clean/
