@@ -66,6 +66,6 @@ export function prepaint(store: IndexStore, columns: number, rows: number, title
     lines.push(`${left}${color ? '\x1b[2m│\x1b[0m' : '│'}${right}`);
   }
   lines.push('');
-  lines.push(segsToAnsi([{ text: ` ${keyHints(state)}`, dim: true }], layout.width, false, color));
+  lines.push(segsToAnsi([{ text: ` ${keyHints(state, layout.width)}`, dim: true }], layout.width, false, color));
   return `\x1b[H${lines.map((line) => `${line}\x1b[K`).join('\r\n')}\x1b[H`;
 }
