@@ -9,17 +9,10 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../src/ui/App.js';
-import { HELP } from '../src/ui/components/Panels.js';
 import { IndexStore } from '../src/ui/index-store.js';
-import { textWidth } from '../src/ui/text.js';
 import { SAMPLES, tempDir } from './helpers.js';
 import { driver, KEYS } from './ink-driver.js';
-
-export const SIZES = [
-  { width: 80, height: 24 },
-  { width: 60, height: 20 },
-  { width: 200, height: 50 },
-];
+import { assertFits, assertTreeBadges, footer, helpTexts, missingHelp, SIZES } from './screen-checks.js';
 
 const stores: IndexStore[] = [];
 afterEach(() => {
@@ -37,43 +30,6 @@ async function start(width: number, height: number) {
   const d = driver(ui);
   await d.waitFor('all records');
   return { store, ...d };
-}
-
-/** The footer: the last row of the screen. */
-export function footer(screen: string): string {
-  return screen.trimEnd().split('\n').at(-1) ?? '';
-}
-
-/** The tree pane's node rows (left of the first `│`, below its title). */
-export function treeRows(screen: string): string[] {
-  return screen
-    .split('\n')
-    .slice(2)
-    .filter((line) => line.includes('│'))
-    .map((line) => line.split('│')[0]!.trimEnd())
-    .filter((cell) => cell.trim() !== '');
-}
-
-/** Every tree row holds its ok count, and no status glyph without a number after it. */
-export function assertTreeBadges(screen: string, what: string): void {
-  const rows = treeRows(screen);
-  assert.ok(rows.length >= 9, `${what}: the tree's rows\n${screen}`);
-  for (const row of rows) {
-    assert.match(row, /✓\d+$|✓\d+ /, `${what}: the ok count on ${JSON.stringify(row)}`);
-    assert.doesNotMatch(row, /[✓✗∅≡⚠](?!\d)/, `${what}: a glyph without its number on ${JSON.stringify(row)}`);
-  }
-}
-
-export function assertFits(screen: string, width: number, what: string): void {
-  for (const line of screen.split('\n')) assert.ok(textWidth(line) <= width, `${what}: ${textWidth(line)} > ${width} cells: ${line}`);
-}
-
-/** The help's texts, each as one line with single spaces: what the screen must show whole. */
-export const HELP_TEXTS = HELP.map(([, text]) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
-
-/** The help rows on screen joined back into texts: a row indented past the keys column continues the one above. */
-export function helpTexts(rows: readonly string[]): string {
-  return rows.map((row) => row.trim()).join(' ').replace(/\s+/g, ' ');
 }
 
 describe('browse at 80x24, 60x20 and 200x50', () => {
@@ -116,8 +72,7 @@ describe('browse at 80x24, 60x20 and 200x50', () => {
       }
       assertFits(f, width, 'help');
       for (const row of rows) assert.doesNotMatch(row, /…\s*$/, `a help row cut short: ${row}`);
-      const shown = helpTexts(rows);
-      for (const text of HELP_TEXTS) assert.ok(shown.includes(text), `help line missing or cut at ${width} columns: ${text}\n${shown}`);
+      assert.deepEqual(missingHelp(rows), [], `help lines missing or cut at ${width} columns:\n${helpTexts(rows)}`);
     });
   }
 
