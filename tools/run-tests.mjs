@@ -4,8 +4,10 @@
  * - a temp folder of the run's own (TMPDIR), which must be empty when the run ends: a test
  *   that leaves anything in the temp folder fails the run, naming what it left (the folder
  *   is removed either way, so no run leaves it behind);
- * - as many test files at once as keep both cores busy: most files wait on the CLI processes
- *   they start, so one file per core would leave the cores idle half the time;
+ * - as many test files at once as keep the cores busy: most files wait on the CLI processes
+ *   they start, so one file per core (node's default leaves one core for itself: a single
+ *   file at a time on two cores) leaves the cores idle much of the time;
+ * - the longest files first, so the run does not end waiting on one long file started last;
  * - the short reporter (tools/test-reporter.mjs), which prints a progress line at least
  *   every 20 seconds off a terminal.
  *
@@ -21,13 +23,32 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const files = process.argv.slice(2);
+
+/**
+ * The files that take longest (measured: a single process each, most of them one CLI run
+ * after another), started first; the others follow in name order. A file missing here only
+ * starts later.
+ */
+const LONGEST = ['wrong-types', 'fs-safety', 'index-sql', 'browse-app', 'curation', 'export', 'quality', 'adversarial-fuzz', 'export-privacy', 'parallel', 'damaged-lines', 'browse-runs', 'help', 'machine-independence'];
+
+function suiteFiles() {
+  const dir = path.join('dist', 'test');
+  const names = readdirSync(path.join(repo, dir)).filter((name) => name.endsWith('.test.js')).sort();
+  const rank = (name) => {
+    const k = LONGEST.indexOf(name.replace(/\.test\.js$/, ''));
+    return k === -1 ? LONGEST.length : k;
+  };
+  return names.sort((a, b) => rank(a) - rank(b)).map((name) => path.join(dir, name));
+}
+
+const named = process.argv.slice(2);
+const files = named.length > 0 ? named : suiteFiles();
 const concurrency = Number(process.env.TRACES_TEST_CONCURRENCY) > 0 ? Math.floor(Number(process.env.TRACES_TEST_CONCURRENCY)) : availableParallelism() + 2;
 const temp = realpathSync(mkdtempSync(path.join(tmpdir(), 'traces-suite-')));
 
 const child = spawn(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, `--test-reporter=${path.join(repo, 'tools', 'test-reporter.mjs')}`, ...(files.length > 0 ? files : [path.join('dist', 'test')])],
+  ['--test', `--test-concurrency=${concurrency}`, `--test-reporter=${path.join(repo, 'tools', 'test-reporter.mjs')}`, ...files],
   { cwd: repo, stdio: 'inherit', env: { ...process.env, TMPDIR: temp, TMP: temp, TEMP: temp } },
 );
 
