@@ -50,14 +50,21 @@ export function tempDir(prefix = 'traces-test-'): string {
 }
 
 /**
- * A tree from the benchmark generator, generated once per machine and reused by every test
- * file and run asking for the same options (generating 4 MB takes seconds). Keyed by the
- * options and GENERATOR_VERSION; staged in a private folder and renamed into place, so a file
- * never sees a half-written tree. Tests only read it.
+ * Where generated trees are kept between runs: the checkout's own cache folder
+ * (node_modules/.cache, as other tools keep theirs), not the temp folder, which the suite
+ * leaves as it found it.
+ */
+const TREE_CACHE = path.join(REPO, 'node_modules', '.cache', 'traces-test-trees');
+
+/**
+ * A tree from the benchmark generator, generated once per checkout and reused by every test
+ * file and run asking for the same options. Keyed by the options and GENERATOR_VERSION;
+ * staged in a private folder and renamed into place, so a file never sees a half-written
+ * tree. Tests only read it.
  */
 export function generatedTree(options: Omit<GenerateOptions, 'out'>): { tree: string; expected: Expected } {
   const key = createHash('sha256').update(JSON.stringify({ version: GENERATOR_VERSION, ...options })).digest('hex').slice(0, 16);
-  const dir = path.join(tmpdir(), 'traces-test-trees', key);
+  const dir = path.join(TREE_CACHE, key);
   const expectedFile = path.join(dir, 'expected.json');
   if (!existsSync(expectedFile)) {
     mkdirSync(path.dirname(dir), { recursive: true });

@@ -13,7 +13,7 @@ import { canonicalize } from '../src/canonical/canonical.js';
 import { fitSegs } from '../src/ui/rows.js';
 import { IndexStore } from '../src/ui/index-store.js';
 import { chatRows } from '../src/ui/chat-lines.js';
-import { segsToAnsi } from '../src/ui/prepaint.js';
+import { segsToAnsi } from '../src/ui/ansi.js';
 import { runCli, runCliJson, tempDir } from './helpers.js';
 
 const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

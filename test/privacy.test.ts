@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -19,6 +18,7 @@ import {
   type PrivacyOptions,
 } from '../src/privacy/index.js';
 import { fakeToken, b64url, OPENAI_KEY, OPENAI_LEGACY_KEY, ANTHROPIC_KEY, AWS_KEY_ID, AWS_SECRET, GITHUB_TOKEN, GITHUB_PAT, GOOGLE_KEY, SLACK_TOKEN, STRIPE_KEY, STRIPE_TEST_KEY, JWT, BEARER_TOKEN, PEM_BODY, PRIVATE_KEY, DB_PASSWORD, RANDOM_SECRET, RANDOM_PASSWORD } from './fake-secrets.js';
+import { tempDir } from './helpers.js';
 
 const ALL: ReadonlySet<Kind> = new Set<Kind>(['secret', 'pii']);
 const OPTIONS: PrivacyOptions = { kinds: ALL };
@@ -445,7 +445,7 @@ describe('scanValue', () => {
 });
 
 describe('custom rules', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'traces-privacy-'));
+  const dir = tempDir('traces-privacy-');
   const write = (name: string, content: string): string => {
     const file = path.join(dir, name);
     writeFileSync(file, content);

@@ -1,7 +1,6 @@
 /** Tool inference and tools files, special-token detection, token counting. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Message } from '../src/record.js';
@@ -20,6 +19,7 @@ import {
   ToolsFileError,
   toolsFor,
 } from '../src/targets/index.js';
+import { tempDir } from './helpers.js';
 
 function step(calls: Array<{ id?: string; name: string; arguments: unknown }>): Message {
   return {
@@ -159,7 +159,7 @@ describe('ToolInference', () => {
 });
 
 describe('loadToolsFile', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'traces-tools-'));
+  const dir = tempDir('traces-tools-');
   const write = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text);

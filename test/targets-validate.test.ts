@@ -3,12 +3,12 @@
  * is named after the one error class it holds; the table gives the bad line.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { TARGETS, validateFile, validateLines, type TargetName } from '../src/targets/index.js';
+import { tempDir } from './helpers.js';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/targets/', import.meta.url));
 
@@ -91,7 +91,7 @@ describe('validate good files', () => {
         .map((f) => readFileSync(join(dir, f), 'utf8').trimEnd());
       // Repeat to reach OpenAI's 10-example minimum.
       while (lines.length < 10) lines.push(lines[0]);
-      const file = join(mkdtempSync(join(tmpdir(), 'traces-validate-')), 'good.jsonl');
+      const file = join(tempDir('traces-validate-'), 'good.jsonl');
       writeFileSync(file, lines.join('\n') + '\n');
       const report = await validateFile(file, target);
       assert.deepEqual(report.errors, []);
@@ -110,7 +110,7 @@ describe('validate report', () => {
   const noSystem = '{"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"}]}';
 
   it('splits a file at \\n only, as trainers read JSONL: a bare CR is whitespace inside a line; blank lines are numbered', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'traces-validate-')), 'cr.jsonl');
+    const file = join(tempDir('traces-validate-'), 'cr.jsonl');
     writeFileSync(file, `${good.replace('"messages":', '"messages":\r')}\r\n \t\n${noSystem}\n\n`);
     const report = await validateFile(file, TARGETS.nemo);
     assert.equal(report.examples, 2);

@@ -5,19 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FIXTURES, REPO } from './helpers.js';
+import { FIXTURES, REPO, tempDir } from './helpers.js';
 
 const REPORTER = path.join(REPO, 'tools', 'test-reporter.mjs');
 
-function runTests(files: string[]): { status: number; stdout: string } {
+function runTests(files: string[], extraEnv: NodeJS.ProcessEnv = {}, runner: string[] = ['--test', `--test-reporter=${REPORTER}`]): { status: number; stdout: string } {
   // A test runs inside node's runner, which marks its children: a nested run must not inherit that.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const result = spawnSync(process.execPath, ['--test', `--test-reporter=${REPORTER}`, ...files.map((f) => path.join(FIXTURES, 'reporter', f))], {
+  const result = spawnSync(process.execPath, [...runner, ...files.map((f) => path.join(FIXTURES, 'reporter', f))], {
     cwd: REPO,
-    env,
+    env: { ...env, ...extraEnv },
     encoding: 'utf8',
   });
   return { status: result.status ?? -1, stdout: result.stdout };
@@ -56,5 +56,31 @@ describe('the short test reporter', () => {
     assert.doesNotMatch(stdout, /✖/);
     assert.ok(stdout.split('\n').includes('# todo 1'), stdout);
     assert.equal(stdout.trim().split('\n').at(-1), '1 passed, 0 failed');
+  });
+  it('off a terminal, a long quiet test still gets progress lines: time, counts, and the test running', () => {
+    const { status, stdout } = runTests(['slow.test.mjs'], { TRACES_TEST_PROGRESS_MS: '200' });
+    assert.equal(status, 0, stdout);
+    assert.match(stdout, /^… \d+s: 0 passed, 0 failed; running test\/fixtures\/reporter\/slow\.test\.mjs › a long quiet test$/m, stdout);
+    assert.equal(stdout.trim().split('\n').at(-1), '1 passed, 0 failed');
+  });
+});
+
+describe('npm test (tools/run-tests.mjs)', () => {
+  it('fails a run whose tests leave anything in the temp folder, names it, and leaves no temp folder itself', () => {
+    // The run's own temp folder goes inside this one, which nothing else on the machine uses.
+    const outer = tempDir('traces-reporter-');
+    const { status, stdout } = runTests(['passing.test.mjs', 'leaky.test.mjs'], { TMPDIR: outer }, [path.join(REPO, 'tools', 'run-tests.mjs')]);
+    assert.equal(status, 1, stdout);
+    assert.match(stdout, /31 passed, 0 failed/);
+    assert.match(stdout, /✖ the tests left 1 entry in the temp folder \(removed now\): traces-forgotten-\w+/);
+    assert.deepEqual(readdirSync(outer), [], 'the run removes its own temp folder');
+  });
+
+  it('passes a run that leaves the temp folder as it found it', () => {
+    const outer = tempDir('traces-reporter-');
+    const { status, stdout } = runTests(['passing.test.mjs'], { TMPDIR: outer }, [path.join(REPO, 'tools', 'run-tests.mjs')]);
+    assert.equal(status, 0, stdout);
+    assert.doesNotMatch(stdout, /temp folder/);
+    assert.deepEqual(readdirSync(outer), []);
   });
 });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { REPO, SAMPLES, tempDir } from './helpers.js';
+import { assertFits, assertTreeBadges, footer, HELP_TEXTS, helpTexts, missingHelp, SIZES } from './screen-checks.js';
 
 const BIN = process.env.TRACES_BIN ?? path.join(REPO, 'bin', 'traces.js');
 const PROMPT = 'TRACES-TEST$ ';
@@ -162,6 +163,61 @@ describe('traces browse in a real terminal (tmux)', { timeout: 4 * DEADLINE_MS }
       term.keys('C-c');
       await term.waitFor((s) => !/traces browse/.test(s) && s.trimEnd().endsWith(PROMPT.trimEnd()), 'the shell prompt after Ctrl+C');
       assert.equal(term.alternateOn(), false);
+    } finally {
+      term.kill();
+    }
+  });
+
+  it('at 80x24, 60x20 and 200x50 a person sees ? keys and q quit, every ok count and the whole help', async (t) => {
+    if (skipWithoutTmux(t)) return;
+    const [first, ...others] = SIZES;
+    const term = await launch(first.width, first.height);
+    try {
+      for (const { width, height } of SIZES) {
+        const what = `${width}x${height}`;
+        if (width !== first.width || height !== first.height) {
+          term.tmux('resize-window', '-t', term.session, '-x', String(width), '-y', String(height));
+        }
+        // The app keeps the terminal's last row free: its footer is the row above.
+        const sized = (s: string): boolean => {
+          const lines = s.split('\n');
+          // Indexing done (the title bar counts the files read), so every count is final.
+          return lines.length >= height - 1 && / traces browse .* \d+ files, /.test(lines[0] ?? '') && /\? keys {2}q quit$/.test((lines[height - 2] ?? '').trimEnd());
+        };
+        let screen = await term.waitFor((s) => sized(s) && /j\/k move {2}Enter records/.test(footer(s)), `${what}: the tree with its footer`);
+        assertFits(screen, width, what);
+        assertTreeBadges(screen, what);
+
+        term.keys('Enter');
+        screen = await term.waitFor((s) => /Enter open .*\? keys {2}q quit$/.test(footer(s)), `${what}: the records footer`);
+        term.keys('Enter');
+        screen = await term.waitFor((s) => /conversation/.test(s) && /j\/k scroll .*\? keys {2}q quit$/.test(footer(s)), `${what}: the record view footer`);
+        assertFits(screen, width, what);
+
+        // The help, a page at a time, until its last line has shown.
+        term.keys('?');
+        screen = await term.waitFor(/Moving/, `${what}: the help`);
+        const rows: string[] = [];
+        const last = HELP_TEXTS.at(-1)!;
+        for (let page = 0; !helpTexts(rows).includes(last); page++) {
+          assert.ok(page < 20, `${what}: the help never reached its last line:\n${helpTexts(rows)}`);
+          const panel = screen.split('\n').slice(2, height - 3);
+          for (const row of panel) if (!rows.includes(row) || row.trim() === '') rows.push(row);
+          if (helpTexts(rows).includes(last)) break;
+          const top = panel[0];
+          term.keys('NPage');
+          screen = await term.waitFor((s) => s.split('\n')[2] !== top, `${what}: the next page of help`);
+        }
+        for (const row of rows) assert.doesNotMatch(row, /…\s*$/, `${what}: a help row cut short: ${row}`);
+        assert.deepEqual(missingHelp(rows), [], `${what}: help lines missing or cut`);
+        term.keys('Escape');
+        await term.waitFor((s) => !/Moving/.test(s), `${what}: the help closed`);
+        term.keys('h');
+        await term.waitFor((s) => /Enter open .*\? keys {2}q quit$/.test(footer(s)), `${what}: back in the list`);
+        term.keys('h');
+        await term.waitFor((s) => /Enter records/.test(footer(s)), `${what}: back in the tree`);
+      }
+      assert.equal(others.length, 2);
     } finally {
       term.kill();
     }

@@ -6,6 +6,10 @@
  *
  *   node --test --test-reporter=./tools/test-reporter.mjs dist/test/
  *
+ * Off a terminal (CI, a pipe) it prints no dots but a progress line at least every
+ * TRACES_TEST_PROGRESS_MS (20 s): how long the run has taken, the counts so far, and the test
+ * started last, so a slow or stuck suite is never silent for long.
+ *
  * The exit code stays node's: 1 when any test failed.
  */
 import { relative } from 'node:path';
@@ -30,7 +34,45 @@ function describeError(error) {
     .join('\n');
 }
 
+const PROGRESS_MS = Number(process.env.TRACES_TEST_PROGRESS_MS) > 0 ? Number(process.env.TRACES_TEST_PROGRESS_MS) : 20_000;
+const TICK = Symbol('tick');
+
+function elapsed(ms) {
+  const seconds = Math.floor(ms / 1000);
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/**
+ * The runner's events, with a TICK whenever PROGRESS_MS pass without a progress line: a
+ * timer beside the events, so a long quiet test still gets its line.
+ */
+async function* withTicks(source, enabled) {
+  const events = source[Symbol.asyncIterator]();
+  let next = events.next();
+  let timer;
+  const sleep = () => new Promise((resolve) => {
+    timer = setTimeout(() => resolve(TICK), PROGRESS_MS);
+    timer.unref?.();
+  });
+  let tick = enabled ? sleep() : new Promise(() => {});
+  for (;;) {
+    const result = await Promise.race([next, tick]);
+    if (result === TICK) {
+      tick = sleep();
+      yield TICK;
+      continue;
+    }
+    if (result.done) break;
+    next = events.next();
+    yield result.value;
+  }
+  clearTimeout(timer);
+}
+
 export default async function* shortReporter(source) {
+  const started = Date.now();
+  /** The test started last, for the progress line: `file › name`. */
+  let running = '';
   const failures = [];
   const skips = [];
   /** What each file printed outside its tests: shown for files that failed. */
@@ -41,9 +83,17 @@ export default async function* shortReporter(source) {
   let failed = 0;
   let dots = 0;
 
-  for await (const event of source) {
+  for await (const event of withTicks(source, !tty)) {
+    if (event === TICK) {
+      yield `… ${elapsed(Date.now() - started)}: ${passed} passed, ${failed} failed${running ? `; running ${running}` : ''}\n`;
+      continue;
+    }
     const { type, data } = event;
-    if (type === 'test:pass') {
+    if (type === 'test:dequeue' && data.file) {
+      // Dequeued is when a test starts running (test:start comes only once it has ended).
+      const file = relative(here, data.file);
+      running = data.name === data.file ? file : `${file} › ${data.name}`;
+    } else if (type === 'test:pass') {
       if (data.details?.type === 'suite') continue;
       if (data.skip !== undefined && data.skip !== false) {
         skips.push(`skipped ${data.name} (${where(data)})${typeof data.skip === 'string' ? `: ${data.skip}` : ''}`);

@@ -14,7 +14,7 @@ import { follow, initialState, keyToAction, reduce, splitKeys, type Action, type
 import { osc52 } from './terminal.js';
 import { KeyHints, MessageLine, TitleBar, type SearchStatus } from './components/Chrome.js';
 import { ListPane } from './components/ListPane.js';
-import { GroupPanel, HELP, HelpPanel, StatsPanel } from './components/Panels.js';
+import { GroupPanel, HelpPanel, StatsPanel, helpRows } from './components/Panels.js';
 import { RecordView } from './components/RecordView.js';
 import { RunsPane } from './components/RunsPane.js';
 import { TreePane } from './components/TreePane.js';
@@ -161,7 +161,7 @@ function makeContext(state: State, store: IndexStore, layout: Layout, cache: Rec
     isMatch: (entry) => job?.matches.has(entry) ?? false,
     searchDone: job?.done ?? true,
     group: (entry) => cache.group(entry),
-    helpRows: HELP.length,
+    helpRows: helpRows(layout.width).length,
     isDamaged: (entry) => store.statusOf(entry) === DAMAGED,
     hasCallId: (entry) => (store.record(entry)?.callId ?? '') !== '',
     runsReady: store.runs !== null,

@@ -3,40 +3,11 @@
  * a second of module loading on a cold start): the same rows the ink app draws first, from
  * the same builders (rows.ts), so the records show as soon as the first batch is indexed.
  */
-import type { Seg } from './chat-lines.js';
 import type { IndexStore } from './index-store.js';
 import { computeLayout } from './layout.js';
-import { entryRow, fitSegs, headerSegs, keyHints, listColumns, listTitleSegs, titleSegs, treeRow, unfocusedSelection } from './rows.js';
+import { segsToAnsi } from './ansi.js';
+import { entryRow, headerSegs, keyHints, listColumns, listTitleSegs, titleSegs, treeRow, unfocusedSelection } from './rows.js';
 import { initialState } from './state.js';
-
-const COLORS: Record<string, number> = { black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90, grey: 90 };
-
-function colorCode(name: string): number | null {
-  if (Object.hasOwn(COLORS, name)) return COLORS[name];
-  const bright = /^(\w+)Bright$/.exec(name);
-  return bright !== null && Object.hasOwn(COLORS, bright[1]) ? COLORS[bright[1]] + 60 : null;
-}
-
-/** One row as text with SGR styles, as ink's <Line> would draw it. */
-export function segsToAnsi(segs: readonly Seg[], width: number, selected = false, color = true): string {
-  let out = '';
-  for (const seg of fitSegs(segs, width)) {
-    if (!color) {
-      out += seg.text;
-      continue;
-    }
-    const codes: number[] = [];
-    const fg = seg.color !== undefined ? colorCode(seg.color) : null;
-    if (fg !== null) codes.push(fg);
-    if (seg.bold) codes.push(1);
-    if (seg.dim && !selected) codes.push(2);
-    if (seg.italic) codes.push(3);
-    if (seg.underline) codes.push(4);
-    if (selected ? !seg.inverse : seg.inverse) codes.push(7);
-    out += codes.length > 0 ? `\x1b[${codes.join(';')}m${seg.text}\x1b[0m` : seg.text;
-  }
-  return out;
-}
 
 /** The whole first screen (tree focused, all records listed) for a `columns` x `rows` terminal. */
 export function prepaint(store: IndexStore, columns: number, rows: number, title: string, color = !('NO_COLOR' in process.env)): string {
@@ -66,6 +37,6 @@ export function prepaint(store: IndexStore, columns: number, rows: number, title
     lines.push(`${left}${color ? '\x1b[2m│\x1b[0m' : '│'}${right}`);
   }
   lines.push('');
-  lines.push(segsToAnsi([{ text: ` ${keyHints(state)}`, dim: true }], layout.width, false, color));
+  lines.push(segsToAnsi([{ text: ` ${keyHints(state, layout.width)}`, dim: true }], layout.width, false, color));
   return `\x1b[H${lines.map((line) => `${line}\x1b[K`).join('\r\n')}\x1b[H`;
 }

@@ -44,17 +44,20 @@ export function unfocusedSelection(row: Seg[]): Seg[] {
 
 // ------------------------------------------------------------------ tree
 
-export function badges(counts: Counts, withOk: boolean, glyphsOnly = false): Seg[] {
+/**
+ * A number per status that has any (` ✓22 ✗1 ⚠1`), and the ok count whenever there are
+ * records (` ✓0 ✗3`: a missing ✓ would read as "unknown"); a glyph never shows without its number.
+ */
+export function badges(counts: Counts): Seg[] {
   const segs: Seg[] = [];
   const add = (n: number, glyph: string, color: string): void => {
-    if (n > 0) segs.push({ text: glyphsOnly ? glyph : ` ${glyph}${n}`, color });
+    if (n > 0) segs.push({ text: ` ${glyph}${n}`, color });
   };
-  if (withOk) add(counts.ok, '✓', 'green');
+  if (counts.records > 0) segs.push({ text: ` ✓${counts.ok}`, color: 'green' });
   add(counts.exception, '✗', 'red');
   add(counts.no_output, '∅', 'yellow');
   add(counts.duplicates, '≡', 'cyan');
   add(counts.damaged, '⚠', 'magenta');
-  if (glyphsOnly && segs.length > 0) segs.unshift({ text: ' ' });
   return segs;
 }
 
@@ -64,16 +67,16 @@ export function treeRow(node: TreeNode, counts: Counts, width: number): Seg[] {
   const indent = node.kind === 'module' ? '  ' : '';
   const icon = node.kind === 'all' ? '◆ ' : node.kind === 'program' ? '▾ ' : '';
   const count: Seg = { text: ` ${counts.records}`, dim: true };
-  let tail = [count, ...badges(counts, true)];
+  const ok: Seg = { text: ` ✓${counts.ok}`, color: 'green' };
   const tailWidth = (segs: Seg[]): number => segs.reduce((w, s) => w + textWidth(s.text), 0);
   const nameRoom = (segs: Seg[]): number => width - indent.length - icon.length - tailWidth(segs);
-  // Narrow panes lose the ok badge first, then the numbers, then the badges, before names get cut short.
-  if (nameRoom(tail) < MIN_NAME) tail = [count, ...badges(counts, false)];
-  if (nameRoom(tail) < MIN_NAME) tail = [count, ...badges(counts, false, true)];
-  if (nameRoom(tail) < MIN_NAME) tail = [count];
+  // Narrow panes shed what the rest still tells, never the ok count: first the record count
+  // (ok, exception and no_output add up to it), then the other statuses (the count minus ok
+  // says how many are not ok), before names get cut short.
+  const tails: Seg[][] = [[count, ...badges(counts)], badges(counts), [count, ok]];
+  const tail = tails.find((t) => t.length > 0 && nameRoom(t) >= MIN_NAME) ?? tails[2];
   const room = Math.max(1, nameRoom(tail));
-  let label = node.label;
-  if (textWidth(label) > room) label = `${label.slice(0, Math.max(1, room - 1))}…`;
+  const label = truncate(node.label, room);
   const pad = ' '.repeat(Math.max(0, room - textWidth(label)));
   return [
     { text: indent + icon },
@@ -177,7 +180,7 @@ export function listTitleSegs(store: IndexStore, nodeIndex: number, shown: numbe
   return [
     { text: ` ${title}`, bold: true },
     { text: `  ${recordsText}${damagedText}${filters.length > 0 ? ` (${filters.join(', ')})` : ''}`, dim: !focused },
-    ...badges(counts, true),
+    ...badges(counts),
   ];
 }
 
@@ -203,27 +206,64 @@ function runTokens(run: Run): string {
   return formatTokens(run.tokens.total) + (run.tokens.stepsWithoutUsage > 0 ? '+' : '');
 }
 
-/** A row of the runs view: status, start, steps, tokens, cost, duration, program (source, modules). */
-export function runRow(run: Run): Seg[] {
-  const [glyph, color] = RUN_GLYPH[run.status];
-  const status = run.recorderStatus !== null && run.recorderStatus !== run.status ? ` ${run.recorderStatus}` : '';
-  return [
-    { text: '  ' },
-    { text: glyph, color },
-    { text: ' ' },
-    { text: padEnd(formatShortTime(run.startedAt ?? NaN), 14) },
-    { text: ` ${padStart(String(run.steps), 5)}` },
-    { text: ` ${padStart(runTokens(run), 7)}`, dim: true },
-    { text: ` ${padStart(runCost(run), 9)}`, dim: true },
-    { text: ` ${padStart(formatDuration(run.duration ?? NaN), 8)}`, dim: true },
-    { text: ` ${sanitize(run.program, true)}`, bold: true },
-    { text: `  ${run.source}${status}  ${sanitize(run.modules.join(', '), true)}`, dim: true },
-  ];
+/** A column of the runs view: its title, how its cells align, and how they are styled. */
+interface RunColumn {
+  title: string;
+  align: 'left' | 'right';
+  style: Pick<Seg, 'dim' | 'bold'>;
+  cell(run: Run): string;
 }
 
-export function runHeaderSegs(): Seg[] {
-  const text = `    ${padEnd('started (UTC)', 14)} ${padStart('steps', 5)} ${padStart('tokens', 7)} ${padStart('cost', 9)} ${padStart('duration', 8)} program  source  modules`;
-  return [{ text, dim: true, bold: true }];
+const RUN_COLUMNS: RunColumn[] = [
+  { title: 'started (UTC)', align: 'left', style: {}, cell: (run) => formatShortTime(run.startedAt ?? NaN) },
+  { title: 'steps', align: 'right', style: {}, cell: (run) => String(run.steps) },
+  { title: 'tokens', align: 'right', style: { dim: true }, cell: runTokens },
+  { title: 'cost', align: 'right', style: { dim: true }, cell: runCost },
+  { title: 'duration', align: 'right', style: { dim: true }, cell: (run) => formatDuration(run.duration ?? NaN) },
+  { title: 'program', align: 'left', style: { bold: true }, cell: (run) => sanitize(run.program, true) },
+  {
+    title: 'source',
+    align: 'left',
+    style: { dim: true },
+    cell: (run) => (run.recorderStatus !== null && run.recorderStatus !== run.status ? `${run.source} ${run.recorderStatus}` : run.source),
+  },
+];
+/** The last column takes what is left of the row, so it is never padded. */
+const RUN_MODULES: RunColumn = { title: 'modules', align: 'left', style: { dim: true }, cell: (run) => sanitize(run.modules.join(', '), true) };
+/** A cell of the program column never pushes the ones after it further than this. */
+const MAX_PROGRAM = 32;
+
+/** Cells of the runs view a column at a time, as wide as the widest cell of the runs listed (or the title). */
+export function runColumnWidths(runs: readonly Run[], list: ArrayLike<number>): number[] {
+  const widths = RUN_COLUMNS.map((column) => textWidth(column.title));
+  for (let p = 0; p < list.length; p++) {
+    const run = runs[list[p]];
+    if (run === undefined) continue;
+    RUN_COLUMNS.forEach((column, c) => {
+      widths[c] = Math.max(widths[c], textWidth(column.cell(run)));
+    });
+  }
+  const program = RUN_COLUMNS.findIndex((column) => column.title === 'program');
+  widths[program] = Math.min(widths[program], MAX_PROGRAM);
+  return widths;
+}
+
+function runCell(text: string, column: RunColumn, width: number): string {
+  return column.align === 'right' ? padStart(text, width) : padEnd(text, width);
+}
+
+/** A row of the runs view: status, then a cell per column, each as wide as its column. */
+export function runRow(run: Run, widths: readonly number[]): Seg[] {
+  const [glyph, color] = RUN_GLYPH[run.status];
+  const segs: Seg[] = [{ text: '  ' }, { text: glyph, color }];
+  RUN_COLUMNS.forEach((column, c) => segs.push({ text: ' ' }, { text: runCell(column.cell(run), column, widths[c]), ...column.style }));
+  segs.push({ text: ' ' }, { text: RUN_MODULES.cell(run), ...RUN_MODULES.style });
+  return segs;
+}
+
+export function runHeaderSegs(widths: readonly number[]): Seg[] {
+  const cells = RUN_COLUMNS.map((column, c) => runCell(column.title, column, widths[c]));
+  return [{ text: `    ${cells.join(' ')} ${RUN_MODULES.title}`, dim: true, bold: true }];
 }
 
 export function runsTitleSegs(store: IndexStore, nodeIndex: number, shown: number, focused: boolean, filter: StatusFilter = 'all'): Seg[] {
@@ -267,14 +307,82 @@ export function titleSegs(store: IndexStore, state: Pick<State, 'filter' | 'hide
   return segs;
 }
 
-export function keyHints(state: State): string {
+/** A key and what it does, as the footer shows it; `rank` 1 is kept longest when the footer is short of room. */
+export interface Hint {
+  keys: string;
+  label: string;
+  rank: number;
+}
+
+const hint = (keys: string, label: string, rank: number): Hint => ({ keys, label, rank });
+
+/** Always shown, last: how to see every key, and how to leave. */
+const PINNED: Hint[] = [hint('?', 'keys', 0), hint('q', 'quit', 0)];
+
+/** The keys of the current view, in the order the footer shows them (before the pinned `? keys  q quit`). */
+export function viewHints(state: State): Hint[] {
+  if (state.prompt !== null) return [];
+  if (state.overlay?.kind === 'group') return [hint('j/k', 'move', 1), hint('Enter', 'open', 1), hint('x', 'mark', 2), hint('y', 'copy', 3), hint('Esc', 'close', 1)];
+  if (state.overlay !== null) return [hint('j/k', 'scroll', 1), hint('Esc', 'close', 1), hint('q', 'close', 2)];
+  if (state.mode === 'record') {
+    const back = state.recordRun >= 0 ? hint('h', 'runs', 1) : hint('h', 'back', 1);
+    return [
+      hint('j/k', 'scroll', 1),
+      hint('Enter', 'unfold', 2),
+      hint('e', 'all folds', 3),
+      hint('Tab', 'metadata', 2),
+      back,
+      hint('/ n N', 'search', 2),
+      ...(state.recordRun >= 0 ? [] : [hint('D', 'dups', 4)]),
+      hint('x', 'mark', 3),
+      hint('w', 'write', 4),
+      hint('y', 'copy', 4),
+    ];
+  }
+  if (state.view === 'runs') {
+    return state.pane === 'tree'
+      ? [hint('j/k', 'move', 1), hint('Enter', 'runs', 1), hint('Tab', 'pane', 3), hint('r', 'records', 2), hint('f', 'filter', 3), hint('s', 'stats', 4)]
+      : [hint('j/k', 'move', 1), hint('Enter', 'open run', 1), hint('h', 'tree', 2), hint('r', 'records', 2), hint('f', 'filter', 3), hint('w', 'write', 4), hint('s', 'stats', 4)];
+  }
+  if (state.pane === 'tree') {
+    return [hint('j/k', 'move', 1), hint('Enter', 'records', 1), hint('Tab', 'pane', 3), hint('r', 'runs', 2), hint('/', 'search', 2), hint('f', 'filter', 3), hint('d', 'dups', 4), hint('s', 'stats', 4)];
+  }
+  return [
+    hint('j/k', 'move', 1),
+    hint('Enter', 'open', 1),
+    hint('h', 'tree', 2),
+    hint('r', 'runs', 3),
+    hint('/ n N', 'search', 2),
+    hint('f', 'filter', 3),
+    hint('d', 'dups', 4),
+    hint('D', 'group', 4),
+    hint('x', 'mark', 2),
+    hint('w', 'write', 3),
+    hint('y', 'copy', 4),
+    hint('s', 'stats', 4),
+  ];
+}
+
+const hintText = (hints: readonly Hint[]): string => hints.map((h) => `${h.keys} ${h.label}`).join('  ');
+
+/**
+ * The footer line for `width` cells: the view's keys that fit, most needed first (by rank,
+ * then in order), shown in their usual order and always followed by `? keys  q quit`, which
+ * lists every key and leaves. Overlays close with Esc or q, so they pin nothing.
+ */
+export function keyHints(state: State, width = Infinity): string {
   if (state.prompt !== null) return '';
-  if (state.overlay?.kind === 'group') return 'j/k move  Enter open  x mark  y copy  Esc close';
-  if (state.overlay !== null) return 'j/k scroll  Esc close  q close';
-  if (state.mode === 'record' && state.recordRun >= 0) return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h runs  / n N search  x mark  w write  y copy  ? keys  q quit';
-  if (state.view === 'runs') return state.pane === 'tree' ? 'j/k move  Enter runs  Tab pane  r records  f filter  s stats  ? keys  q quit' : 'j/k move  Enter open run  h tree  r records  f filter  w write  s stats  ? keys  q quit';
-  if (state.mode === 'record') return 'j/k scroll  Enter unfold  e all folds  Tab metadata  h back  / n N search  D dups  x mark  w write  y copy  ? keys  q quit';
-  if (state.pane === 'tree') return 'j/k move  Enter records  Tab pane  r runs  / search  f filter  d dups  s stats  ? keys  q quit';
-  return 'j/k move  Enter open  h tree  r runs  / n N search  f filter  d dups  D group  x mark  w write  y copy  s stats  ? keys  q quit';
+  const hints = viewHints(state);
+  const pinned = state.overlay === null ? PINNED : [];
+  // One leading space, as every row of the browser starts.
+  const room = width - 1;
+  const kept = new Set<Hint>();
+  const byNeed = hints.map((h, i) => ({ h, i })).sort((a, b) => a.h.rank - b.h.rank || a.i - b.i);
+  for (const { h } of byNeed) {
+    const trial = hints.filter((x) => kept.has(x) || x === h);
+    if (textWidth(hintText([...trial, ...pinned])) > room) break;
+    kept.add(h);
+  }
+  return hintText([...hints.filter((h) => kept.has(h)), ...pinned]);
 }
 

@@ -6,15 +6,27 @@
 import { DAMAGED, type IndexStore } from './index-store.js';
 import { searchTextOf } from './record-text.js';
 
+/** `error` says what is wrong with the pattern, once: `unterminated group`. */
 export type Compiled = { regex: RegExp; error: null } | { regex: null; error: string };
+
+/**
+ * What is wrong, without V8's framing: `Invalid regular expression: /(/i: Unterminated group`
+ * reads `unterminated group` (the pattern is shown beside it by whoever reports it).
+ */
+function regexProblem(message: string, source: string, flags: string): string {
+  let text = message.replace(/^Invalid regular expression: /, '');
+  const framed = `/${source}/${flags}: `;
+  if (text.startsWith(framed)) text = text.slice(framed.length);
+  return text.length > 0 ? text[0].toLowerCase() + text.slice(1) : message;
+}
 
 /** Compiles a search; smart case: case-insensitive unless the pattern has an upper-case letter. */
 export function compileSearch(source: string): Compiled {
+  const flags = /[A-Z]/.test(source.replace(/\\./g, '')) ? '' : 'i';
   try {
-    const flags = /[A-Z]/.test(source.replace(/\\./g, '')) ? '' : 'i';
     return { regex: new RegExp(source, flags), error: null };
   } catch (error) {
-    return { regex: null, error: error instanceof Error ? error.message : String(error) };
+    return { regex: null, error: error instanceof Error ? regexProblem(error.message, source, flags) : String(error) };
   }
 }
 

@@ -472,7 +472,7 @@ function submitPrompt(state: State, ctx: Context): Result {
     return [nextMatch(closed, ctx, 1), []];
   }
   const compiled = compileSearch(prompt.text);
-  if (compiled.regex === null) return [info(closed, `invalid regular expression: ${compiled.error}`, 'error'), []];
+  if (compiled.regex === null) return [info(closed, `invalid regular expression /${prompt.text}/: ${compiled.error}`, 'error'), []];
   const searched: State = { ...closed, search: { source: prompt.text, regex: compiled.regex }, recordMatchRow: -1 };
   if (state.mode === 'record') return [nextMatch(searched, ctx, 1), [{ type: 'search', regex: compiled.regex }]];
   // The list search runs in the background; the jump happens when it finds something.
@@ -650,6 +650,11 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       const entry = currentEntry(s, ctx);
       if (entry < 0) return [info(s, s.view === 'runs' ? RUNS_ONLY : 'select a record first', 'error'), []];
       const members = ctx.group(entry);
+      // A group of one is no group: say so rather than open a panel listing the record alone.
+      if (members.length <= 1) {
+        const why = ctx.isDamaged(entry) ? 'a damaged line has no inputs_hash or config_hash to compare' : 'no other record has the same inputs_hash and config_hash';
+        return [info(s, `no duplicates: ${why}`), []];
+      }
       const cursor = Math.max(0, members.findIndex((m) => m.entry === entry));
       return [{ ...s, overlay: { kind: 'group', entry, cursor, top: follow(0, cursor, ctx.page, members.length) } }, []];
     }

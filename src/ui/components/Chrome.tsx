@@ -1,7 +1,9 @@
 /** The frame around the body: the title bar, the message or prompt line, and the key hints. */
 import type { IndexStore } from '../index-store.js';
 import type { State } from '../state.js';
+import type { Seg } from '../chat-lines.js';
 import { keyHints, titleSegs } from '../rows.js';
+import { formatCount } from '../text.js';
 import { Line } from './Line.js';
 
 export function TitleBar({ store, state, roots, width }: { store: IndexStore; state: State; roots: string; width: number }) {
@@ -24,13 +26,22 @@ export function MessageLine({ state, search, width }: { state: State; search: Se
   if (state.message !== null) {
     return <Line row={[{ text: state.message.text, color: state.message.tone === 'error' ? 'red' : undefined, bold: state.message.tone === 'error' }]} width={width} />;
   }
-  if (search !== null) {
-    const progress = search.done ? '' : ` (searching ${search.total > 0 ? Math.floor((search.scanned / search.total) * 100) : 0}%)`;
-    return <Line row={[{ text: `/${search.source}/`, color: 'yellow' }, { text: ` ${search.matches} matching record${search.matches === 1 ? '' : 's'}${progress}  n/N next/previous`, dim: true }]} width={width} />;
-  }
+  if (search !== null) return <Line row={searchStatusSegs(search)} width={width} />;
   return <Line row={[]} width={width} />;
 }
 
 export function KeyHints({ state, width }: { state: State; width: number }) {
-  return <Line row={[{ text: ` ${keyHints(state)}`, dim: true }]} width={width} />;
+  return <Line row={[{ text: ` ${keyHints(state, width)}`, dim: true }]} width={width} />;
+}
+
+/** The search's standing for the selected node: matches so far while it runs, then how many, or that none does. */
+export function searchStatusSegs(search: SearchStatus): Seg[] {
+  const pattern: Seg = { text: `/${search.source}/`, color: 'yellow' };
+  const matching = `${formatCount(search.matches)} matching record${search.matches === 1 ? '' : 's'}`;
+  if (!search.done) {
+    const percent = search.total > 0 ? Math.floor((search.scanned / search.total) * 100) : 0;
+    return [pattern, { text: ` ${matching} so far (searching ${percent}%)`, dim: true }];
+  }
+  if (search.matches === 0) return [pattern, { text: `: no record here matches (${formatCount(search.total)} searched)  / searches again` }];
+  return [pattern, { text: ` ${matching}  n/N next/previous`, dim: true }];
 }

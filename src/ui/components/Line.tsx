@@ -1,7 +1,7 @@
 /** One screen row: styled segments cut or padded to exactly `width` cells. */
 import { Text } from 'ink';
 import type { Row, Seg } from '../chat-lines.js';
-import { fitSegs } from '../rows.js';
+import { segsToAnsi } from '../ansi.js';
 
 export interface LineProps {
   row: Row | Seg[];
@@ -10,25 +10,15 @@ export interface LineProps {
   selected?: boolean;
 }
 
+/** Colours unless the user asked for none (https://no-color.org), as the pre-paint does. */
+const COLOR = !('NO_COLOR' in process.env);
+
+/**
+ * One <Text> of styled text per row, not one per segment: the screen is a few dozen elements
+ * instead of hundreds, which is most of what a key press costs to draw.
+ */
 export function Line({ row, width, selected = false }: LineProps) {
-  const segs = fitSegs(Array.isArray(row) ? row : row.segs, width);
-  return (
-    <Text wrap="truncate">
-      {segs.map((seg, i) => (
-        <Text
-          key={i}
-          color={seg.color}
-          bold={seg.bold}
-          dimColor={seg.dim && !selected}
-          italic={seg.italic}
-          inverse={selected ? !seg.inverse : seg.inverse}
-          underline={seg.underline}
-        >
-          {seg.text}
-        </Text>
-      ))}
-    </Text>
-  );
+  return <Text wrap="truncate">{segsToAnsi(Array.isArray(row) ? row : row.segs, width, selected, COLOR)}</Text>;
 }
 
 /** `count` rows of `rows` starting at `top`, padded with blank rows so the area keeps its height. */

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { STATUS_COLOR, STATUS_GLYPH, type Seg } from '../chat-lines.js';
 import type { GroupMember, IndexStore, NodeStats } from '../index-store.js';
 import { formatBytes, formatCount, formatUsd, formatDuration, formatLongTime, formatShortTime, padEnd, wrap } from '../text.js';
+import { follow } from '../state.js';
 import { Line, Rows } from './Line.js';
 
 export const HELP: [string, string][] = [
@@ -37,12 +38,24 @@ export const HELP: [string, string][] = [
   ['', 'The exclusion file holds one call_id per line (# comments allowed); --exclude of dedupe, filter and export reads it.'],
 ];
 
-export function helpRows(): Seg[][] {
-  return HELP.map(([keys, text]): Seg[] => {
-    if (keys !== '') return [{ text: `  ${padEnd(keys, 20)}`, color: 'cyan', bold: true }, { text: ` ${text}` }];
+const KEYS_COLUMN = 20;
+
+/** The help's rows at `width` cells: each text wraps under itself, so no line is cut at any width. */
+export function helpRows(width: number): Seg[][] {
+  const rows: Seg[][] = [];
+  const textRoom = Math.max(10, width - KEYS_COLUMN - 3);
+  for (const [keys, text] of HELP) {
+    if (keys !== '') {
+      wrap(text, textRoom).forEach((line, k) => {
+        const left = k === 0 ? `  ${padEnd(keys, KEYS_COLUMN)}` : ' '.repeat(KEYS_COLUMN + 2);
+        rows.push([{ text: left, color: 'cyan', bold: true }, { text: ` ${line}` }]);
+      });
+      continue;
+    }
     const section = /^[A-Z][a-z]+$/.test(text);
-    return [{ text: `  ${text}`, bold: section, dim: !section }];
-  });
+    for (const line of wrap(text, Math.max(10, width - 2))) rows.push([{ text: `  ${line}`, bold: section, dim: !section }]);
+  }
+  return rows;
 }
 
 function Frame({ title, width, height, children }: { title: string; width: number; height: number; children: ReactNode }) {
@@ -57,7 +70,7 @@ function Frame({ title, width, height, children }: { title: string; width: numbe
 export function HelpPanel({ width, height, top }: { width: number; height: number; top: number }) {
   return (
     <Frame title="keys" width={width} height={height}>
-      <Rows rows={helpRows()} top={top} count={height - 1} width={width} />
+      <Rows rows={helpRows(width)} top={top} count={height - 1} width={width} />
     </Frame>
   );
 }
@@ -106,6 +119,15 @@ export function StatsPanel({ store, nodeIndex, width, height }: { store: IndexSt
   );
 }
 
+/** What the group panel says first: how many share the keys, and which one a dedupe keeps. */
+export function groupIntro(members: readonly GroupMember[]): string {
+  const ok = members.filter((m) => m.role !== 'not ok').length;
+  const same = `${members.length} records with the same inputs_hash and config_hash in one program/module`;
+  if (ok === 0) return `${same}; none is ok, so a dedupe of ok records keeps none of them`;
+  if (ok === 1) return `${same}; a dedupe keeps the one ok record`;
+  return `${same}; a dedupe keeps the first of the ${ok} ok records by timestamp (ties: file path, then line)`;
+}
+
 const ROLE_LABEL: Record<GroupMember['role'], Seg> = {
   kept: { text: 'keep ', color: 'green', bold: true },
   duplicate: { text: 'drop ', color: 'cyan' },
@@ -141,17 +163,13 @@ export function GroupPanel({
       { text: `  ${info.model}` },
     ];
   });
-  const okCount = members.filter((m) => m.role !== 'not ok').length;
-  const intro: Seg[] = [
-    {
-      text: `  ${members.length} record${members.length === 1 ? '' : 's'} with the same inputs_hash and config_hash in the same program and module; a dedupe keeps the first of the ${okCount} ok by timestamp (ties: file path, then line)`,
-      dim: true,
-    },
-  ];
+  // The intro wraps (a narrow screen would cut what a dedupe keeps); the rows take what is left.
+  const intro = wrap(groupIntro(members), Math.max(10, width - 2)).map((line): Seg[] => [{ text: `  ${line}`, dim: true }]);
+  const count = Math.max(1, height - 1 - intro.length);
   return (
     <Frame title="duplicate group" width={width} height={height}>
-      <Line row={intro} width={width} />
-      <Rows rows={rows} top={top} count={height - 2} width={width} selectedRow={cursor} />
+      <Rows rows={intro} top={0} count={intro.length} width={width} />
+      <Rows rows={rows} top={follow(top, cursor, count, rows.length)} count={count} width={width} selectedRow={cursor} />
     </Frame>
   );
 }
