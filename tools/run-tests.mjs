@@ -17,7 +17,7 @@
  * 1 when the temp folder was left with something in it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,9 @@ const named = process.argv.slice(2);
 const files = named.length > 0 ? named : suiteFiles();
 const concurrency = Number(process.env.TRACES_TEST_CONCURRENCY) > 0 ? Math.floor(Number(process.env.TRACES_TEST_CONCURRENCY)) : availableParallelism() + 2;
 const temp = realpathSync(mkdtempSync(path.join(tmpdir(), 'traces-suite-')));
+// As open as /tmp (mkdtemp makes it 0700): tests that run the CLI as another user (fs-safety,
+// as root, runs it as nobody) must reach the folders they make inside.
+chmodSync(temp, 0o1777);
 
 const child = spawn(
   process.execPath,
