@@ -98,7 +98,7 @@ describe('browse says plainly what a key found', () => {
     const { press } = await start(80, 24);
     const f = await press(KEYS.enter, 'D');
     assert.doesNotMatch(f, /duplicate group/);
-    assert.match(f, /no duplicates: no other record of this program\/module has the same inputs_hash and config_hash/);
+    assert.match(f, /no duplicates: no other record of this module has the same hashes/);
     assert.doesNotMatch(f, /1 record with the same/);
   });
 

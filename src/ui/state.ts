@@ -652,7 +652,7 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       const members = ctx.group(entry);
       // A group of one is no group: say so rather than open a panel listing the record alone.
       if (members.length <= 1) {
-        const why = ctx.isDamaged(entry) ? 'a damaged line has no inputs_hash or config_hash to compare' : 'no other record of this program/module has the same inputs_hash and config_hash';
+        const why = ctx.isDamaged(entry) ? 'a damaged line has no inputs_hash or config_hash to compare' : 'no other record of this module has the same hashes';
         return [info(s, `no duplicates: ${why}`), []];
       }
       const cursor = Math.max(0, members.findIndex((m) => m.entry === entry));
