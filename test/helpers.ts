@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generate, GENERATOR_VERSION, type Expected, type GenerateOptions } from '../bench/generate.js';
+import { canonicalValueHash } from '../src/canonical/canonical.js';
 
 /** The repository root (tests run from dist/test/). */
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -90,4 +91,45 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+const CHAT_CONFIG = {
+  module: 'synalinks',
+  class_name: 'LanguageModel',
+  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
+  registered_name: null,
+};
+
+/**
+ * A Synalinks tree of one module (`prog/gen`) whose records ask these user texts, each answered
+ * `answer <i>`, with genuine hashes: the root folder.
+ */
+export function chatTree(userTexts: string[], prefix = 'traces-test-'): string {
+  const tree = path.join(tempDir(prefix), 'tree');
+  const dir = path.join(tree, 'prog', 'gen');
+  mkdirSync(dir, { recursive: true });
+  const lines = userTexts.map((text, i) => {
+    const messages = [
+      { role: 'user', content: text },
+      { role: 'assistant', content: `answer ${i}` },
+    ];
+    return JSON.stringify({
+      synalinks_version: '0.9.014',
+      call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      parent_call_id: null,
+      program: 'prog',
+      module: 'gen',
+      timestamp: 1_780_000_000 + i,
+      duration: 0.5,
+      usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
+      cost: 0.00001,
+      messages,
+      inputs_hash: canonicalValueHash(messages.slice(0, -1)),
+      outputs: messages.at(-1),
+      config: CHAT_CONFIG,
+      config_hash: canonicalValueHash(CHAT_CONFIG),
+    });
+  });
+  writeFileSync(path.join(dir, 'gen_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+  return tree;
 }

@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { DROP_REASON_GLOSS, EXPORT_REASONS } from '../src/pipeline/drop-reasons.js';
-import { REPO, SAMPLES, runCli, tempDir } from './helpers.js';
+import { chatTree, REPO, SAMPLES, runCli, tempDir } from './helpers.js';
 
 describe('a run that reads no record', () => {
   let work = '';
@@ -114,7 +113,7 @@ describe('the export summary', () => {
   });
 
   it('says personal data is not checked unless --scrub secrets,pii, even when nothing was redacted', () => {
-    const tree = treeWith(['Write to alice.martin@example.com about the invoice', 'What is 2 + 2?', 'Name three rivers']);
+    const tree = chatTree(['Write to alice.martin@example.com about the invoice', 'What is 2 + 2?', 'Name three rivers']);
     const secretsOnly = runCli(['export', tree, '--format', 'nemo', '--out', path.join(tempDir('traces-honest-'), 'ds')]);
     assert.equal(secretsOnly.status, 0, secretsOnly.stderr);
     assert.match(secretsOnly.stderr, /^redacted nothing: no secret found; personal data \(email addresses, phone numbers, …\) is not checked unless --scrub secrets,pii$/m);
@@ -126,7 +125,7 @@ describe('the export summary', () => {
 
 describe('scan previews', () => {
   it('a value masked whole still says how long it is; nothing of it is printed', () => {
-    const tree = treeWith(['Ping 1.2.3.4 and report', 'What is 2 + 2?']);
+    const tree = chatTree(['Ping 1.2.3.4 and report', 'What is 2 + 2?']);
     const result = runCli(['scan', tree, '--kinds', 'pii']);
     assert.equal(result.status, 1, result.stderr);
     assert.match(result.stdout, /^ipv4 \(pii\): 1$/m);
@@ -137,40 +136,3 @@ describe('scan previews', () => {
   });
 });
 
-const CONFIG = {
-  module: 'synalinks',
-  class_name: 'LanguageModel',
-  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-  registered_name: null,
-};
-
-/** A Synalinks tree of one module whose records ask these questions. */
-function treeWith(questions: string[]): string {
-  const tree = path.join(tempDir('traces-honest-'), 'tree');
-  const dir = path.join(tree, 'prog', 'gen');
-  mkdirSync(dir, { recursive: true });
-  const lines = questions.map((question, i) => {
-    const messages = [
-      { role: 'user', content: question },
-      { role: 'assistant', content: `answer ${i}` },
-    ];
-    return JSON.stringify({
-      synalinks_version: '0.9.014',
-      call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      parent_call_id: null,
-      program: 'prog',
-      module: 'gen',
-      timestamp: 1_780_000_000 + i,
-      duration: 0.5,
-      usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
-      cost: 0.00001,
-      messages,
-      inputs_hash: canonicalValueHash(messages.slice(0, -1)),
-      outputs: messages.at(-1),
-      config: CONFIG,
-      config_hash: canonicalValueHash(CONFIG),
-    });
-  });
-  writeFileSync(path.join(dir, 'gen_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
-  return tree;
-}

@@ -5,15 +5,14 @@
  * warns once, stats lists models and versions by count.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Expected } from '../bench/generate.js';
-import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { IdList, isWellFormedId, readIdListFiles } from '../src/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
-import { SAMPLES, generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
+import { SAMPLES, chatTree, generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
 
 interface Drop {
   call_id?: string;
@@ -171,44 +170,9 @@ describe('ids listed in a file but never met', () => {
 });
 
 describe('end-of-run summaries', () => {
-  const CONFIG = {
-    module: 'synalinks',
-    class_name: 'LanguageModel',
-    config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-    registered_name: null,
-  };
-  /** A Synalinks tree whose records carry secrets in their user messages. */
-  function leakyTree(texts: string[]): string {
-    const dir = path.join(tempDir(), 'leaky', 'prog', 'gen');
-    mkdirSync(dir, { recursive: true });
-    const lines = texts.map((text, i) => {
-      const messages = [
-        { role: 'user', content: text },
-        { role: 'assistant', content: `answer ${i}` },
-      ];
-      return JSON.stringify({
-        synalinks_version: '0.9.014',
-        call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        parent_call_id: null,
-        program: 'prog',
-        module: 'gen',
-        timestamp: 1_780_000_000 + i,
-        duration: 0.5,
-        usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
-        cost: 0.00001,
-        messages,
-        inputs_hash: canonicalValueHash(messages.slice(0, -1)),
-        outputs: messages.at(-1),
-        config: CONFIG,
-        config_hash: canonicalValueHash(CONFIG),
-      });
-    });
-    writeFileSync(path.join(dir, 'gen_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
-    return path.dirname(path.dirname(dir));
-  }
 
   it('export says how many values of which kinds it redacted, like report.json', () => {
-    const tree = leakyTree([`key ${OPENAI_KEY}`, `again ${OPENAI_KEY} and ${GITHUB_TOKEN}`, 'nothing here']);
+    const tree = chatTree([`key ${OPENAI_KEY}`, `again ${OPENAI_KEY} and ${GITHUB_TOKEN}`, 'nothing here']);
     const out = path.join(tempDir(), 'ft');
     const result = runCli(['export', tree, '--format', 'nemo', '--out', out, '--validation-fraction', '0']);
     assert.equal(result.status, 0, result.stderr);
