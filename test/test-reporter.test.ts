@@ -4,8 +4,8 @@
  * exit code stays node's.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { FIXTURES, REPO, tempDir } from './helpers.js';
@@ -57,8 +57,20 @@ describe('the short test reporter', () => {
     assert.ok(stdout.split('\n').includes('# todo 1'), stdout);
     assert.equal(stdout.trim().split('\n').at(-1), '1 passed, 0 failed');
   });
-  it('off a terminal, a long quiet test still gets progress lines: time, counts, and the test running', () => {
-    const { status, stdout } = runTests(['slow.test.mjs'], { TRACES_TEST_PROGRESS_MS: '200' });
+  it('off a terminal, a long quiet test still gets progress lines: time, counts, and the test running', { timeout: 120_000 }, async () => {
+    // The quiet test ends when this one has seen a progress line about it: it waits for that, not for time.
+    const release = path.join(tempDir('traces-reporter-'), 'release');
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const child = spawn(process.execPath, ['--test', `--test-reporter=${REPORTER}`, path.join(FIXTURES, 'reporter', 'slow.test.mjs')], {
+      cwd: REPO,
+      env: { ...env, TRACES_TEST_PROGRESS_MS: '200', SLOW_TEST_RELEASE: release },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('running test/fixtures/reporter/slow.test.mjs › a long quiet test') && !existsSync(release)) writeFileSync(release, '');
+    });
+    const status = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
     assert.equal(status, 0, stdout);
     assert.match(stdout, /^… \d+s: 0 passed, 0 failed; running test\/fixtures\/reporter\/slow\.test\.mjs › a long quiet test$/m, stdout);
     assert.equal(stdout.trim().split('\n').at(-1), '1 passed, 0 failed');
