@@ -93,12 +93,40 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const CHAT_CONFIG = {
+/** The LanguageModel config the hand-made test records share. */
+export const TEST_CONFIG = {
   module: 'synalinks',
   class_name: 'LanguageModel',
   config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
   registered_name: null,
 };
+
+/**
+ * One Synalinks record line as the Recorder writes it, with genuine hashes: `messages` ends
+ * with the completion. `outputs` is that message unless `outputsText` gives the recorded JSON
+ * (a structured call's parsed object, its number text kept).
+ */
+export function synalinksLine(record: { index: number; callId?: string; program: string; module: string; messages: object[]; outputsText?: string }): string {
+  const { index, messages } = record;
+  const line = JSON.stringify({
+    synalinks_version: '0.9.014',
+    call_id: record.callId ?? `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    parent_call_id: null,
+    program: record.program,
+    module: record.module,
+    timestamp: 1783412130 + index,
+    duration: 1.5,
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
+    cost: 0.001,
+    messages,
+    inputs_hash: canonicalValueHash(messages.slice(0, -1)),
+    outputs: record.outputsText === undefined ? messages.at(-1) : '__OUTPUTS__',
+    config: TEST_CONFIG,
+    config_hash: canonicalValueHash(TEST_CONFIG),
+  });
+  const outputsText = record.outputsText;
+  return outputsText === undefined ? line : line.replace('"__OUTPUTS__"', () => outputsText);
+}
 
 /**
  * A Synalinks tree of one module (`prog/gen`) whose records ask these user texts, each answered
@@ -108,28 +136,9 @@ export function chatTree(userTexts: string[], prefix = 'traces-test-'): string {
   const tree = path.join(tempDir(prefix), 'tree');
   const dir = path.join(tree, 'prog', 'gen');
   mkdirSync(dir, { recursive: true });
-  const lines = userTexts.map((text, i) => {
-    const messages = [
-      { role: 'user', content: text },
-      { role: 'assistant', content: `answer ${i}` },
-    ];
-    return JSON.stringify({
-      synalinks_version: '0.9.014',
-      call_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      parent_call_id: null,
-      program: 'prog',
-      module: 'gen',
-      timestamp: 1_780_000_000 + i,
-      duration: 0.5,
-      usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
-      cost: 0.00001,
-      messages,
-      inputs_hash: canonicalValueHash(messages.slice(0, -1)),
-      outputs: messages.at(-1),
-      config: CHAT_CONFIG,
-      config_hash: canonicalValueHash(CHAT_CONFIG),
-    });
-  });
+  const lines = userTexts.map((text, index) =>
+    synalinksLine({ index, program: 'prog', module: 'gen', messages: [{ role: 'user', content: text }, { role: 'assistant', content: `answer ${index}` }] }),
+  );
   writeFileSync(path.join(dir, 'gen_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
   return tree;
 }

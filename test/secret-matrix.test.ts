@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { canonicalValueHash } from '../src/canonical/canonical.js';
 import {
   ANTHROPIC_KEY,
   AWS_KEY_ID,
@@ -23,7 +22,7 @@ import {
   SLACK_TOKEN,
   STRIPE_KEY,
 } from './fake-secrets.js';
-import { runCli, tempDir } from './helpers.js';
+import { runCli, synalinksLine, tempDir } from './helpers.js';
 
 interface Kind {
   detector: string;
@@ -74,12 +73,6 @@ interface Cell {
   callId: string;
 }
 
-const CONFIG = {
-  module: 'synalinks',
-  class_name: 'LanguageModel',
-  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-  registered_name: null,
-};
 
 /** Python writes floats with their fraction: a structured output's number text that must survive redaction. */
 const RECORDED_NUMBER = '153133.0';
@@ -135,24 +128,9 @@ function recordLine(cell: Cell, index: number): string {
   if (shape === 'first_step') messages.push(toolCallTurn);
   else if (shape === 'structured_call') messages.push(structuredTurn);
   else messages.push(toolCallTurn, { role: 'tool', tool_call_id: toolCallId, content: toolResult }, structuredTurn);
-  const line = JSON.stringify({
-    synalinks_version: '0.9.014',
-    call_id: cell.callId,
-    parent_call_id: null,
-    program: 'weather_agent',
-    module: 'weather_agent',
-    timestamp: 1783412130 + index,
-    duration: 1.5,
-    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
-    cost: 0.001,
-    messages,
-    inputs_hash: canonicalValueHash(messages.slice(0, -1)),
-    outputs: '__OUTPUTS__',
-    config: CONFIG,
-    config_hash: canonicalValueHash(CONFIG),
-  });
   // A structured call's `outputs` is the parsed object, with its recorded number text; a plain call's is the message.
-  return line.replace('"__OUTPUTS__"', () => (shape === 'first_step' ? JSON.stringify(toolCallTurn) : structured));
+  const outputsText = shape === 'first_step' ? JSON.stringify(toolCallTurn) : structured;
+  return synalinksLine({ index, callId: cell.callId, program: 'weather_agent', module: 'weather_agent', messages, outputsText });
 }
 
 const CELLS: Cell[] = [];

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { safeSegment } from '../src/export/names.js';
 import {
   ANTHROPIC_KEY,
@@ -22,7 +21,7 @@ import {
   SLACK_TOKEN,
   STRIPE_KEY,
 } from './fake-secrets.js';
-import { FIXTURES, runCli, tempDir } from './helpers.js';
+import { FIXTURES, runCli, synalinksLine, tempDir } from './helpers.js';
 
 /** What is planted as a name, by detector. */
 const PLANTED: Record<string, string> = {
@@ -49,14 +48,6 @@ const BODIES = Object.entries(PLANTED).flatMap(([detector, text]) =>
     .map((run) => ({ detector, body: run.slice(1).toLowerCase() })),
 );
 
-const CONFIG = {
-  module: 'synalinks',
-  class_name: 'LanguageModel',
-  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-  registered_name: null,
-};
-
-/** A real-shaped Synalinks record of `program`/`module`; with `tool`, an agent's last step after a call of that tool. */
 function recordLine(index: number, program: string, module: string, tool: string | null): string {
   const answer = `{"answer":"It will be sunny, case ${index}."}`;
   const messages: object[] = [
@@ -70,22 +61,7 @@ function recordLine(index: number, program: string, module: string, tool: string
     );
   }
   messages.push({ role: 'assistant', content: answer });
-  return JSON.stringify({
-    synalinks_version: '0.9.014',
-    call_id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    parent_call_id: null,
-    program,
-    module,
-    timestamp: 1783412130 + index,
-    duration: 1.5,
-    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
-    cost: 0.001,
-    messages,
-    inputs_hash: canonicalValueHash(messages.slice(0, -1)),
-    outputs: '__OUTPUTS__',
-    config: CONFIG,
-    config_hash: canonicalValueHash(CONFIG),
-  }).replace('"__OUTPUTS__"', () => answer);
+  return synalinksLine({ index, program, module, messages, outputsText: answer });
 }
 
 function writtenFiles(dir: string): string[] {
