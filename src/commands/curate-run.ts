@@ -95,6 +95,7 @@ export function registerCurationCommand(
     const discovery = await findTraceFiles(roots, flags, !flags.dryRun);
     if (flags.dryRun) return dryRunCuration(discovery, options, flags);
     const output = OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.inputs ?? [] });
+    let planned: CurationPlan | null = null;
     try {
       const manifest = output.manifest(flags.manifest);
       let copy: TreeCopy | null = null;
@@ -102,6 +103,7 @@ export function registerCurationCommand(
         // The copy starts while the last drops are written (in worker threads, when the run has them).
         whenKept: (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)),
       });
+      planned = plan;
       refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
       const copied = plan.files.filter((_, index) => plan.keptLines.has(index));
       const progress = new Progress(copied.length, undefined, { label: 'copying', totalBytes: fileSizes(copied).reduce((a, b) => a + b, 0) });
@@ -118,6 +120,7 @@ export function registerCurationCommand(
       lines.push(`wrote ${flags.out} (dropped records and damaged lines listed in ${manifest.finalPath})`);
       process.stderr.write(`${lines.join('\n')}\n`);
     } catch (error) {
+      planned?.keptKeys.dispose();
       output.abort();
       throw error;
     }
@@ -138,6 +141,8 @@ export async function dryRunCuration(
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {
     const plan = await planCuration(discovery, options, (drop) => digest.add(drop));
+    // Nothing is written: the kept keys' file goes now.
+    plan.keptKeys.dispose();
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));

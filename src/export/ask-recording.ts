@@ -26,7 +26,7 @@ import { refuseNoRecords } from '../sources/no-records.js';
 import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
 import { reportHead, type Invocation } from './report-head.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
-import { writeKeptKeys } from '../output/kept-keys.js';
+import { writeKeptKeys, type HeldKeys } from '../output/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
 import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask.js';
@@ -198,10 +198,12 @@ export async function runAskRecordingExport(
 ): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   let scratch: RunTempDir | null = null;
+  let keptKeys: HeldKeys | null = null;
   try {
     const manifest = output.manifest(options.manifest);
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
     const plan = await planCuration(discovery, curationOptions, drop);
+    keptKeys = plan.keptKeys;
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
@@ -270,6 +272,7 @@ export async function runAskRecordingExport(
     return { plan, report };
   } catch (error) {
     scratch?.remove();
+    keptKeys?.dispose();
     output.abort();
     throw error;
   }

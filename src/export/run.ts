@@ -153,15 +153,13 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       // The workers start on the examples while this thread reports the last drops.
       whenKept: (kept) => (projected = startProjection(kept)),
     });
+    // The plan left the kept keys on disk; keys.bin is written from there once the examples are.
+    heldKeys = plan.keptKeys;
     // An exported dataset or a text file named as traces: no empty dataset, no exit 0.
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     projected ??= startProjection(plan);
     // Every call is observed and the definitions are built: the calls' rows on disk can go.
     inference.dispose();
-    // The kept keys wait on disk: the index (20 bytes a slot, up to 3 slots a key) is then not
-    // held through the projection, which needs it no more.
-    heldKeys = new HeldKeys(plan.keptKeys);
-    plan.keptKeys = new KeyIndex(16);
 
     const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
     const folderNames = new CaseDistinctNames();

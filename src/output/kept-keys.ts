@@ -50,26 +50,30 @@ function againstMismatch(dir: string, run: RunInfo, expectedKey: KeyKind): strin
 }
 
 /**
- * Kept keys set aside in a temporary file, as keys.bin will hold them: a run that has more to
- * do (export's projection) frees the index meanwhile, and still writes its files in their order.
+ * Kept keys in a temporary file, as keys.bin will hold them: the plan writes them there a
+ * partition at a time (they are never all in memory), or a run sets an index's keys aside, and
+ * keys.bin is written from the file in its old place, once the run has done the rest.
  */
 export class HeldKeys {
   private readonly dir = new RunTempDir();
   private readonly file = path.join(this.dir.path, KEYS_FILE);
-  readonly size: number;
+  private fd: number | null = openSync(this.file, 'wx');
+  /** Keys added so far (16 bytes each). */
+  size = 0;
 
-  constructor(keys: KeyIndex) {
-    this.size = keys.size;
-    const fd = openSync(this.file, 'wx');
-    try {
-      for (const block of keys.keyBlocks()) writeAll(fd, block, this.file);
-    } finally {
-      closeSync(fd);
-    }
+  constructor(keys?: { keyBlocks(): Iterable<Uint8Array> }) {
+    if (keys !== undefined) for (const block of keys.keyBlocks()) this.add(block);
+  }
+
+  /** Appends keys, 16 bytes each with every word big-endian (as `KeyIndex.keyBlocks` gives them). */
+  add(block: Uint8Array): void {
+    writeAll(this.fd!, block, this.file);
+    this.size += block.length / 16;
   }
 
   /** The keys as written, a reused block at a time; the file goes once read through. */
   *keyBlocks(): Generator<Uint8Array> {
+    this.closeWriting();
     const block = new Uint8Array(1 << 16);
     const fd = openSync(this.file, 'r');
     try {
@@ -82,9 +86,16 @@ export class HeldKeys {
 
   private disposed = false;
 
+  private closeWriting(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.closeWriting();
     this.dir.remove();
   }
 }

@@ -102,43 +102,71 @@ export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): 
   return { conversation, inputs: count - 1, prefixes };
 }
 
-export class TrajectoryCollapse {
-  private readonly prefixes = new KeyIndex();
-  private readonly inputLengths = new Column(Int32Array);
-  private readonly conversations = new Column(Uint32Array, 4);
-  private readonly hasConversation = new Column(Int32Array);
-  private readonly digest = new Uint32Array(4);
-  private groups = 0;
+/** A trajectory digest's row in the digest partitions: the digest, the record's arrival, its input count, and (prefixes) its call_id. */
+export const DigestRow = {
+  digest: 0,
+  seq: 4,
+  /** Input messages of a prefix's record; `CONVERSATION` on a conversation's row. */
+  inputs: 5,
+  /** 4 words: a prefix's call_id as a uuid (zeros: in the side table by seq). */
+  callId: 6,
+  words: 10,
+} as const;
 
-  /** Records the current winner of `group`, an ok record, by its digests. */
-  observe(group: number, digests: TrajectoryDigests): void {
-    if (group >= this.groups) {
-      this.groups = group + 1;
-      for (const column of [this.inputLengths, this.conversations, this.hasConversation]) column.ensure(this.groups);
+/** `DigestRow.inputs` of a whole conversation's row. */
+export const CONVERSATION = 0xffffffff;
+
+/** A winner that gives way: its arrival, and the arrival and call_id of the winner whose inputs hold its conversation. */
+export const GaveWayRow = { seq: 0, holderSeq: 1, holderCallId: 2, words: 6 } as const;
+
+/**
+ * Collapse as a join on disk, one digest partition at a time. The rows come from every ok
+ * record met (winner or not, which the scan cannot know); `standing(seq)` says which are final
+ * winners with digests. Within a partition, each prefix digest's holder is the standing winner
+ * with the most inputs (ties: the earlier in file order, as rows come in arrival order); then
+ * each standing winner's conversation gives way when a holder other than itself has it.
+ * Returns the bytes the largest partition held.
+ */
+export function collapseJoin(
+  digests: { partitions: number; rows(partition: number): number; read(partition: number): Iterable<Uint32Array>; close(partition: number): void },
+  standing: (seq: number) => boolean,
+  gaveWay: (seq: number, holder: Uint32Array, at: number) => void,
+): number {
+  const digest = new Uint32Array(4);
+  let peak = 0;
+  for (let partition = 0; partition < digests.partitions; partition++) {
+    const rows = digests.rows(partition);
+    const holders = new KeyIndex(Math.ceil(rows * 1.5));
+    /** Per holder: seq, inputs, call_id (4 words). */
+    const held = new Column(Uint32Array, 6, Math.max(16, rows));
+    let count = 0;
+    for (const row of digests.read(partition)) {
+      const inputs = row[DigestRow.inputs];
+      if (inputs === CONVERSATION || !standing(row[DigestRow.seq])) continue;
+      for (let i = 0; i < 4; i++) digest[i] = row[DigestRow.digest + i];
+      let holder = holders.get(digest);
+      if (holder === -1) {
+        holder = count++;
+        holders.set(digest, holder);
+        held.ensure(count);
+      } else if (held.data[holder * 6 + 1] >= inputs) continue;
+      const at = holder * 6;
+      held.data[at] = row[DigestRow.seq];
+      held.data[at + 1] = inputs;
+      for (let i = 0; i < 4; i++) held.data[at + 2 + i] = row[DigestRow.callId + i];
     }
-    this.conversations.data.set(digests.conversation, group * 4);
-    this.hasConversation.data[group] = 1;
-    this.inputLengths.data[group] = digests.inputs;
-    for (let at = 0; at < digests.prefixes.length; at += 4) {
-      for (let i = 0; i < 4; i++) this.digest[i] = digests.prefixes[at + i];
-      const holder = this.prefixes.get(this.digest);
-      if (holder === -1 || this.inputLengths.data[holder] < digests.inputs) this.prefixes.set(this.digest, group);
+    if (count > 0) {
+      for (const row of digests.read(partition)) {
+        if (row[DigestRow.inputs] !== CONVERSATION) continue;
+        const seq = row[DigestRow.seq];
+        if (!standing(seq)) continue;
+        for (let i = 0; i < 4; i++) digest[i] = row[DigestRow.digest + i];
+        const holder = holders.get(digest);
+        if (holder !== -1 && held.data[holder * 6] !== seq) gaveWay(seq, held.data, holder * 6);
+      }
     }
+    peak = Math.max(peak, holders.byteSize + held.byteSize);
+    digests.close(partition);
   }
-  /** Forgets the conversation of a group whose winner is no longer an ok record. */
-  forget(group: number): void {
-    if (group < this.groups) this.hasConversation.data[group] = 0;
-  }
-
-  /** The group whose winner contains `group`'s whole conversation in its inputs, or -1. */
-  containerOf(group: number): number {
-    if (group >= this.groups || this.hasConversation.data[group] === 0) return -1;
-    const holder = this.prefixes.get(this.conversations.data.subarray(group * 4, group * 4 + 4));
-    // A holder whose winner is no longer ok cannot stand for the trajectory.
-    return holder === group || holder === -1 || this.hasConversation.data[holder] === 0 ? -1 : holder;
-  }
-
-  get byteSize(): number {
-    return this.prefixes.byteSize + this.inputLengths.byteSize + this.conversations.byteSize + this.hasConversation.byteSize;
-  }
+  return peak;
 }

@@ -13,17 +13,20 @@ import { randomUUID } from 'node:crypto';
 import type { IdList } from '../id-list.js';
 import type { DamagedLine } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
+import { fileSizes } from '../parallel/units.js';
 import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
-import { TrajectoryCollapse } from './collapse.js';
-import { Deduplicator, type KeepRule, type Loser } from './dedupe.js';
-import { uuidText, uuidWords } from './columns.js';
-import { KeyIndex } from './key-index.js';
-import { nearDuplicateClusters, SignatureStore } from './near-duplicates.js';
+import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow } from './collapse.js';
+import { KeyRow, LossRow, OK, partitionOf, resolvePartition, rowFloat, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
+import { CallIdColumn, Column, uuidText, uuidWords } from './columns.js';
+import type { KeyIndex } from './key-index.js';
+import { SIGNATURE_WORDS } from './minhash.js';
+import { nearDuplicateClusters, SignatureStore, type NearDuplicates } from './near-duplicates.js';
 import { mergesAcrossModules, type KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
-import { SpillFile } from './spill.js';
+import { PartitionedSpill, RunTempDir } from './spill.js';
+import { HeldKeys } from '../output/kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
 import { JOBS } from '../jobs.js';
@@ -88,9 +91,12 @@ export interface CurationPlan {
   keptLines: Map<number, Int32Array>;
   /** Per file index, the byte offsets of the same lines (in the same order). */
   keptOffsets: Map<number, Float64Array>;
-  /** Keys of the records handled (kept, or given way to a longer trajectory) and the `seen` ones, for a later `--against`. */
-  keptKeys: KeyIndex;
-  /** Bytes of the dedupe and collapse indexes, for the benchmark. */
+  /**
+   * Keys of the records handled (kept, or given way to a longer trajectory) and the `seen` ones,
+   * for a later `--against`: in a temporary file (never all in memory), read once by `writeKeptKeys`.
+   */
+  keptKeys: HeldKeys;
+  /** Bytes the plan's indexes held at most at once (the largest partition's, and the bitsets by arrival), for the benchmark. */
   indexBytes: number;
   uniqueKeys: number;
   /** With a key that ignores program and module: how many duplicates gave way to a record of another module; else null. */
@@ -106,49 +112,155 @@ export type DropSink = (drop: Drop) => void;
 /** What a plan keeps: per file index, the sorted line numbers, and their byte offsets in the same order. */
 export type KeptLines = Pick<CurationPlan, 'keptLines' | 'keptOffsets'>;
 
-/** Pending duplicates: group, file index, line, module id, and the call_id as 4 words (or a side table). */
-class PendingDuplicates {
-  private readonly spill = new SpillFile(8);
-  private readonly row = new Uint32Array(8);
-  private readonly otherIds = new Map<number, string>();
+/** Partitions of the plan's tables for a tree of `bytes`: about 64 MB of records each, from 8 to 256. */
+export function planPartitions(bytes: number): number {
+  return Math.min(256, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, bytes / (64 * 1024 * 1024))))));
+}
 
-  add(group: number, loser: Loser): void {
-    this.row[0] = group;
-    this.row[1] = loser.fileIndex;
-    this.row[2] = loser.line;
-    this.row[3] = loser.moduleId;
-    if (!uuidWords(loser.callId, this.row, 4)) {
-      this.row.fill(0, 4);
-      this.otherIds.set(this.spill.rows, loser.callId);
-    }
-    this.spill.append(this.row);
+/** A winner met in file order by `PlanTables.winners`: its row, and the holder it gives way to (a gave-way row), if any. */
+interface WinnerAt {
+  row: Uint32Array;
+  at: number;
+  gaveWay: Uint32Array | null;
+  gaveWayAt: number;
+}
+
+/**
+ * The plan's per-record state, on disk in one run folder: rows of the records that reach
+ * dedupe by key partition, trajectory digests by digest partition, and, once keys are resolved,
+ * the winners and the losses by range of arrival.
+ */
+class PlanTables {
+  readonly dir = new RunTempDir();
+  readonly keyRows: PartitionedSpill;
+  readonly digestRows: PartitionedSpill | null;
+  /** Final winners, by range of their arrival (`rangeOf`). */
+  winners: PartitionedSpill | null = null;
+  /** Duplicates' losses, by key partition, each partition in arrival order. */
+  losses: PartitionedSpill | null = null;
+  /** Winners that give way to a longer run of their trajectory, by range of arrival. */
+  gaveWay: PartitionedSpill | null = null;
+  private rangeRows = 1;
+
+  constructor(
+    readonly partitions: number,
+    readonly rowWords: number,
+    collapse: boolean,
+  ) {
+    this.keyRows = new PartitionedSpill(this.dir, 'keys', rowWords, partitions);
+    this.digestRows = collapse ? new PartitionedSpill(this.dir, 'digests', DigestRow.words, partitions) : null;
   }
 
-  *entries(): Generator<{ group: number; fileIndex: number; line: number; moduleId: number; callId: string }> {
-    let index = 0;
-    for (const row of this.spill.read()) {
-      const callId = this.otherIds.get(index++) ?? uuidText(row, 4);
-      yield { group: row[0], fileIndex: row[1], line: row[2], moduleId: row[3] | 0, callId };
+  /** Opens the resolved tables, for `arrivals` records in all. */
+  startResolving(arrivals: number): void {
+    this.rangeRows = Math.max(1, Math.ceil(arrivals / this.partitions));
+    this.winners = new PartitionedSpill(this.dir, 'winners', this.rowWords, this.partitions);
+    this.losses = new PartitionedSpill(this.dir, 'losses', LossRow.words, this.partitions);
+    if (this.digestRows !== null) this.gaveWay = new PartitionedSpill(this.dir, 'gave-way', GaveWayRow.words, this.partitions);
+  }
+
+  /** The range of arrivals `seq` is in: ranges read in order give the winners in file order. */
+  rangeOf(seq: number): number {
+    return Math.floor(seq / this.rangeRows);
+  }
+
+  /** Rows of a range, sorted by their arrival (word `seqWord`): a range's rows come from every key partition. */
+  private sortedRange(table: PartitionedSpill, range: number, seqWord: number): { rows: Uint32Array; order: Int32Array } {
+    const width = table.width;
+    const rows = new Uint32Array(table.rows(range) * width);
+    let count = 0;
+    for (const row of table.read(range)) rows.set(row, count++ * width);
+    const order = new Int32Array(count);
+    for (let i = 0; i < count; i++) order[i] = i;
+    order.sort((a, b) => rows[a * width + seqWord] - rows[b * width + seqWord]);
+    return { rows, order };
+  }
+
+  /** Every final winner in file order (arrival), with the holder it gives way to; one range in memory at a time. */
+  *winnersInOrder(): Generator<WinnerAt> {
+    const winners = this.winners!;
+    const at: WinnerAt = { row: new Uint32Array(0), at: 0, gaveWay: null, gaveWayAt: 0 };
+    for (let range = 0; range < winners.partitions; range++) {
+      const { rows, order } = this.sortedRange(winners, range, KeyRow.seq);
+      const gave = this.gaveWay === null ? null : this.sortedRange(this.gaveWay, range, GaveWayRow.seq);
+      let next = 0;
+      at.row = rows;
+      for (const index of order) {
+        const base = index * winners.width;
+        const seq = rows[base + KeyRow.seq];
+        at.at = base;
+        at.gaveWay = null;
+        if (gave !== null) {
+          while (next < gave.order.length && gave.rows[gave.order[next] * GaveWayRow.words] < seq) next++;
+          if (next < gave.order.length && gave.rows[gave.order[next] * GaveWayRow.words] === seq) {
+            at.gaveWay = gave.rows;
+            at.gaveWayAt = gave.order[next] * GaveWayRow.words;
+          }
+        }
+        yield at;
+      }
+    }
+  }
+
+  /** The losses of every partition merged in the order they happened (by arrival): a heap of one row per partition. */
+  *lossesInOrder(): Generator<Uint32Array> {
+    const losses = this.losses!;
+    const readers: Iterator<Uint32Array>[] = [];
+    const current: Uint32Array[] = [];
+    const heap: number[] = [];
+    const less = (a: number, b: number): boolean => current[a][LossRow.seq] < current[b][LossRow.seq];
+    const down = (i: number): void => {
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && less(heap[l], heap[m])) m = l;
+        if (r < heap.length && less(heap[r], heap[m])) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    };
+    for (let p = 0; p < losses.partitions; p++) {
+      readers.push(losses.read(p)[Symbol.iterator]());
+      const first = readers[p].next();
+      current.push(first.done === true ? new Uint32Array(0) : first.value);
+      if (first.done !== true) heap.push(p);
+    }
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+    while (heap.length > 0) {
+      const p = heap[0];
+      yield current[p];
+      const next = readers[p].next();
+      if (next.done === true) {
+        heap[0] = heap[heap.length - 1];
+        heap.pop();
+      } else current[p] = next.value;
+      if (heap.length > 0) down(0);
     }
   }
 
   dispose(): void {
-    this.spill.dispose();
+    for (const table of [this.keyRows, this.digestRows, this.winners, this.losses, this.gaveWay]) table?.dispose();
+    this.dir.remove();
   }
 }
 
 export class Curation {
-  private readonly dedupe: Deduplicator;
-  private readonly collapse: TrajectoryCollapse | null;
-  private readonly pending = new PendingDuplicates();
-  private readonly key = new Uint32Array(4);
-  private readonly positionKey = new Uint32Array(4);
-  /** Without dedupe, the keys of kept records are gathered here instead of in the dedupe index. */
-  private readonly selectedKeys: KeyIndex | null;
+  private readonly keep: KeepRule;
+  private readonly collapse: boolean;
+  /** Whether the winner's module is compared with each duplicate's (a key that ignores program and module). */
+  private readonly countsAcrossModules: boolean;
+  private readonly tables: PlanTables;
+  /** Arrivals at dedupe so far: each record's `KeyRow.seq`. */
+  private arrivals = 0;
+  private readonly row: Uint32Array;
+  private readonly digestRow = new Uint32Array(DigestRow.words);
+  /** call_ids that are no uuid, by arrival (rare: a row holds a uuid's 16 bytes). */
+  private readonly otherIds = new Map<number, string>();
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
-  /** Each group winner's near-duplicate signature (all zeros: none), when --near-duplicates is on. */
-  private readonly signatures: SignatureStore | null;
-  private nearIndexBytes = 0;
+  /** Whether --near-duplicates is on: each row then carries the record's signature. */
+  private readonly near: boolean;
   private recordsRead = 0;
   /** "program/module" of each module id met, to name the module a duplicate gave way to. */
   private readonly moduleNames = new Map<number, string>();
@@ -165,21 +277,23 @@ export class Curation {
     /** Sees the tool-calling assistant turns of every selected ok record (export infers tools from them). */
     private readonly onToolCalls: ((facts: string[]) => void) | null = null,
     private readonly keepList: IdList | null = null,
+    partitions = planPartitions(fileSizes(files).reduce((sum, size) => sum + size, 0)),
   ) {
-    this.dedupe = new Deduplicator(options.keep, options.dedupe && mergesAcrossModules(options.key));
-    this.collapse = options.trajectories === 'last' ? new TrajectoryCollapse() : null;
-    this.selectedKeys = options.dedupe ? null : new KeyIndex();
-    const near = options.dedupe && options.nearDuplicates != null;
-    this.signatures = near ? new SignatureStore() : null;
-    if (near) this.counts.near_duplicate = 0;
+    this.keep = options.keep;
+    this.collapse = options.trajectories === 'last';
+    this.countsAcrossModules = options.dedupe && mergesAcrossModules(options.key);
+    this.near = options.dedupe && options.nearDuplicates != null;
+    if (this.near) this.counts.near_duplicate = 0;
+    this.row = new Uint32Array(KeyRow.words + (this.near ? SIGNATURE_WORDS : 0));
+    this.tables = new PlanTables(partitions, this.row.length, this.collapse);
     const quality = options.quality ?? null;
     this.quality = quality === null ? null : this.qualityReport(quality);
     this.candidateOptions = {
       selection: options.selection,
       key: options.key,
-      collapse: this.collapse !== null,
+      collapse: this.collapse,
       toolCalls: onToolCalls !== null,
-      nearDuplicates: near,
+      nearDuplicates: this.near,
       // --exclude, --keep-list and --against drop records after this: each record's turns must come.
       toolCallsOnce: options.exclude === null && keepList === null && options.seen === null ? randomUUID() : null,
       quality,
@@ -254,29 +368,54 @@ export class Curation {
     }
     if (excluded) return this.dropCandidate(candidate, 'excluded');
     if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
-    const key = this.key;
-    key.set(candidate.key!);
+    const key = candidate.key!;
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.dropCandidate(candidate, 'seen');
     if (candidate.flags !== null) this.reportFlags(candidate);
     if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
     if (candidate.moduleId !== 0 && !this.moduleNames.has(candidate.moduleId)) this.moduleNames.set(candidate.moduleId, candidate.moduleName);
-    let groupKey = key;
-    if (this.selectedKeys !== null) {
-      this.selectedKeys.set(key, 0);
-      // Without dedupe every record is its own group: a key made of its position.
-      this.positionKey.set([candidate.fileIndex, candidate.line, 0x7fffffff, 0xffffffff]);
-      groupKey = this.positionKey;
+    const seq = this.arrivals++;
+    const row = this.row;
+    row.set(key, KeyRow.key);
+    row[KeyRow.seq] = seq;
+    row[KeyRow.fileIndex] = candidate.fileIndex;
+    row[KeyRow.line] = candidate.line;
+    const trajectory = candidate.trajectory;
+    row[KeyRow.flags] = (candidate.status === 'ok' ? OK : 0) | (trajectory !== null ? TRAJECTORY : 0);
+    setRowFloat(row, KeyRow.offset, candidate.offset);
+    setRowFloat(row, KeyRow.timestamp, candidate.timestamp);
+    row[KeyRow.moduleId] = candidate.moduleId;
+    const words = candidate.callIdWords;
+    if (words != null) row.set(words, KeyRow.callId);
+    else if (!uuidWords(candidate.callId, row, KeyRow.callId)) {
+      row.fill(0, KeyRow.callId, KeyRow.callId + 4);
+      this.otherIds.set(seq, candidate.callId);
     }
-    const { group, won, loser } = this.dedupe.offer(candidate, groupKey);
-    if (loser !== null) {
-      this.counts.duplicate++;
-      this.pending.add(group, loser);
+    if (this.near) {
+      if (candidate.signature !== null) row.set(candidate.signature, KeyRow.words);
+      else row.fill(0, KeyRow.words);
     }
-    if (won && this.signatures !== null) this.signatures.set(group, candidate.signature);
-    if (won && this.collapse !== null) {
-      if (candidate.trajectory !== null) this.collapse.observe(group, candidate.trajectory);
-      else this.collapse.forget(group);
+    this.tables.keyRows.append(partitionOf(key, 0, this.tables.partitions), row);
+    const digests = this.tables.digestRows;
+    if (digests !== null && trajectory !== null) {
+      const digestRow = this.digestRow;
+      digestRow[DigestRow.seq] = seq;
+      digestRow[DigestRow.inputs] = CONVERSATION;
+      for (let i = 0; i < 4; i++) digestRow[DigestRow.digest + i] = trajectory.conversation[i];
+      digestRow.fill(0, DigestRow.callId);
+      digests.append(partitionOf(digestRow, DigestRow.digest, digests.partitions), digestRow);
+      digestRow[DigestRow.inputs] = trajectory.inputs;
+      for (let i = 0; i < 4; i++) digestRow[DigestRow.callId + i] = row[KeyRow.callId + i];
+      const prefixes = trajectory.prefixes;
+      for (let at = 0; at < prefixes.length; at += 4) {
+        for (let i = 0; i < 4; i++) digestRow[DigestRow.digest + i] = prefixes[at + i];
+        digests.append(partitionOf(digestRow, DigestRow.digest, digests.partitions), digestRow);
+      }
     }
+  }
+
+  /** The call_id in words `at` of `row` of the record that arrived `seq`-th. */
+  private callIdOf(row: Uint32Array, at: number, seq: number): string {
+    return (this.otherIds.size > 0 ? this.otherIds.get(seq) : undefined) ?? uuidText(row, at);
   }
 
   /**
@@ -288,115 +427,194 @@ export class Curation {
     try {
       return this.resolve(whenKept);
     } finally {
-      this.pending.dispose();
+      this.tables.dispose();
     }
   }
 
+  /** Removes the plan's files (a run that stops before `finish`). */
+  dispose(): void {
+    this.tables.dispose();
+  }
+
   /**
-   * The winners that do not give way, as sorted line numbers and byte offsets per file: a
-   * counting sort of the groups by file, in typed arrays (a group is a dense number).
+   * Winners, one key partition at a time (`resolvePartition`), each to its range of arrival;
+   * the losses of each partition, naming their final winner; the kept keys, to a file.
    */
-  private keptByFile(gaveWay: Uint8Array): KeptLines & { kept: number } {
-    const { dedupe } = this;
-    const fileIndexes = dedupe.fileIndexes.data;
-    const starts = new Int32Array(this.files.length + 1);
-    const keptGroups = new Int32Array(dedupe.groups);
-    let kept = 0;
-    for (let group = 0; group < dedupe.groups; group++) {
-      if (gaveWay[group] === 1) continue;
-      keptGroups[kept++] = group;
-      starts[fileIndexes[group] + 1]++;
+  private resolveKeys(keptKeys: HeldKeys, standing: Uint8Array): { groups: number; peakBytes: number } {
+    const tables = this.tables;
+    const { keyRows } = tables;
+    const winners = tables.winners!;
+    const losses = tables.losses!;
+    let groups = 0;
+    let peakBytes = 0;
+    for (let partition = 0; partition < keyRows.partitions; partition++) {
+      const resolved = resolvePartition(keyRows.read(partition), keyRows.rows(partition), keyRows.width, this.keep, !this.options.dedupe);
+      keyRows.close(partition);
+      for (let i = 0; i < resolved.lossCount; i++) losses.append(partition, resolved.losses.subarray(i * LossRow.words, (i + 1) * LossRow.words));
+      const width = keyRows.width;
+      for (let group = 0; group < resolved.groups; group++) {
+        const winner = resolved.winners.subarray(group * width, (group + 1) * width);
+        const seq = winner[KeyRow.seq];
+        winners.append(tables.rangeOf(seq), winner);
+        if ((winner[KeyRow.flags] & TRAJECTORY) !== 0) standing[seq >> 3] |= 1 << (seq & 7);
+      }
+      for (const block of resolved.keys.keyBlocks()) keptKeys.add(block);
+      this.counts.duplicate += resolved.lossCount;
+      groups += resolved.groups;
+      peakBytes = Math.max(peakBytes, resolved.byteSize);
     }
-    for (let i = 1; i < starts.length; i++) starts[i] += starts[i - 1];
-    const lines = new Int32Array(kept);
-    const offsets = new Float64Array(kept);
-    const next = starts.slice(0, this.files.length);
-    for (let i = 0; i < kept; i++) {
-      const group = keptGroups[i];
-      const at = next[fileIndexes[group]]++;
-      lines[at] = dedupe.lines.data[group];
-      offsets[at] = dedupe.offsets.data[group];
+    return { groups, peakBytes };
+  }
+
+  /** The near-duplicate clusters of the winners, numbered in file order; their columns are only made when the stage is on. */
+  private nearDuplicates(groups: number): { near: NearDuplicates; callIds: CallIdColumn; bytes: number } {
+    const signatures = new SignatureStore();
+    const timestamps = new Column(Float64Array, 1, groups);
+    const winnerOk = new Column(Uint8Array, 1, groups);
+    const callIds = new CallIdColumn();
+    let group = 0;
+    for (const { row, at } of this.tables.winnersInOrder()) {
+      const signature = row.subarray(at + KeyRow.words, at + KeyRow.words + SIGNATURE_WORDS);
+      signatures.set(group, signature.some((word) => word !== 0) ? signature : null);
+      timestamps.data[group] = rowFloat(row, at + KeyRow.timestamp);
+      winnerOk.data[group] = row[at + KeyRow.flags] & OK;
+      callIds.set(group, this.callIdOf(row, at + KeyRow.callId, row[at + KeyRow.seq]));
+      group++;
+    }
+    const near = nearDuplicateClusters(signatures, { groups, timestamps, winnerOk }, this.keep, this.options.nearDuplicates!);
+    return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + winnerOk.byteSize + callIds.byteSize + near.byteSize };
+  }
+
+  /** The winners that do not give way, as sorted line numbers and byte offsets per file. */
+  private keptByFile(near: NearDuplicates | null): KeptLines & { kept: number } {
+    const perFile = new Map<number, { lines: Column<Int32Array>; offsets: Column<Float64Array>; count: number }>();
+    let kept = 0;
+    let group = 0;
+    for (const { row, at, gaveWay } of this.tables.winnersInOrder()) {
+      const similar = near?.keptFor(group++) ?? -1;
+      if (gaveWay !== null || similar !== -1) continue;
+      const fileIndex = row[at + KeyRow.fileIndex];
+      let file = perFile.get(fileIndex);
+      if (file === undefined) {
+        file = { lines: new Column(Int32Array, 1, 256), offsets: new Column(Float64Array, 1, 256), count: 0 };
+        perFile.set(fileIndex, file);
+      }
+      file.lines.ensure(file.count + 1);
+      file.offsets.ensure(file.count + 1);
+      file.lines.data[file.count] = row[at + KeyRow.line];
+      file.offsets.data[file.count] = rowFloat(row, at + KeyRow.offset);
+      file.count++;
+      kept++;
     }
     const keptLines = new Map<number, Int32Array>();
     const keptOffsets = new Map<number, Float64Array>();
-    for (let fileIndex = 0; fileIndex < this.files.length; fileIndex++) {
-      const start = starts[fileIndex];
-      const end = starts[fileIndex + 1];
-      if (start === end) continue;
-      // Copies, not views: each may go to another thread, and a view would take the whole buffer along.
-      keptLines.set(fileIndex, lines.slice(start, end).sort());
+    for (const fileIndex of [...perFile.keys()].sort((a, b) => a - b)) {
+      const { lines, offsets, count } = perFile.get(fileIndex)!;
+      // Copies of exactly the rows: each may go to another thread, and a view would take the whole buffer along.
+      keptLines.set(fileIndex, lines.data.slice(0, count).sort());
       // A file's offsets grow with its line numbers: sorted apart, they stay in step.
-      keptOffsets.set(fileIndex, offsets.slice(start, end).sort());
+      keptOffsets.set(fileIndex, offsets.data.slice(0, count).sort());
     }
     return { keptLines, keptOffsets, kept };
   }
 
   private resolve(whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
-    const { dedupe, collapse } = this;
-    const near =
-      this.signatures === null
-        ? null
-        : nearDuplicateClusters(this.signatures, dedupe, this.options.keep, this.options.nearDuplicates!);
-    if (near !== null) this.nearIndexBytes = near.byteSize;
-    // 1 where a group's winner gives way to a similar group's (near duplicates) or to a longer run of its trajectory.
-    const gaveWay = new Uint8Array(dedupe.groups);
-    if (near !== null || collapse !== null) {
-      for (let group = 0; group < dedupe.groups; group++) {
-        if ((near !== null && near.keptFor(group) !== -1) || (collapse !== null && collapse.containerOf(group) !== -1)) gaveWay[group] = 1;
+    const tables = this.tables;
+    const arrivals = this.arrivals;
+    tables.startResolving(arrivals);
+    // Final winners with trajectory digests, by arrival: the collapse join stands on these alone.
+    const standing = new Uint8Array((arrivals + 7) >> 3);
+    // The keys a later --against skips: every dedupe key, a trajectory step given way to its
+    // longer run included (handled too), and those of --against; without dedupe, the selected records' keys.
+    const keptKeys = new HeldKeys();
+    let indexBytes = standing.byteLength;
+    try {
+      const { groups, peakBytes } = this.resolveKeys(keptKeys, standing);
+      // Records with a key of --against were dropped before dedupe: these keys are none of the above.
+      if (this.options.seen !== null) for (const block of this.options.seen.keyBlocks()) keptKeys.add(block);
+      indexBytes += peakBytes;
+      if (tables.digestRows !== null) {
+        const gaveWay = tables.gaveWay!;
+        const row = new Uint32Array(GaveWayRow.words);
+        indexBytes += collapseJoin(
+          tables.digestRows,
+          (seq) => (standing[seq >> 3] & (1 << (seq & 7))) !== 0,
+          (seq, holder, at) => {
+            row[GaveWayRow.seq] = seq;
+            row[GaveWayRow.holderSeq] = holder[at];
+            row.set(holder.subarray(at + 2, at + 6), GaveWayRow.holderCallId);
+            gaveWay.append(tables.rangeOf(seq), row);
+          },
+        );
       }
+      const near = this.near ? this.nearDuplicates(groups) : null;
+      if (near !== null) indexBytes += near.bytes;
+      const { keptLines, keptOffsets, kept } = this.keptByFile(near?.near ?? null);
+      whenKept?.({ keptLines, keptOffsets });
+      const mergedAcrossModules = this.reportDuplicates();
+      this.reportGivenWay(near);
+      const { damaged, ...dropped } = this.counts;
+      return {
+        files: this.files,
+        recordsRead: this.recordsRead,
+        damagedLines: damaged,
+        kept,
+        dropped,
+        keptLines,
+        keptOffsets,
+        keptKeys,
+        indexBytes,
+        uniqueKeys: groups,
+        mergedAcrossModules: this.countsAcrossModules ? mergedAcrossModules : null,
+        keepList: this.keepList,
+        quality: this.quality,
+      };
+    } catch (error) {
+      keptKeys.dispose();
+      throw error;
     }
-    const { keptLines, keptOffsets, kept } = this.keptByFile(gaveWay);
-    whenKept?.({ keptLines, keptOffsets });
-    const winnerModules = dedupe.winnerModules?.data ?? null;
+  }
+
+  /** Each duplicate, in the order it lost, naming its key's final winner; returns how many were merged across modules. */
+  private reportDuplicates(): number {
     let mergedAcrossModules = 0;
-    for (const { group, fileIndex, line, moduleId, callId } of this.pending.entries()) {
-      const drop: Drop = { call_id: callId, file: this.files[fileIndex].display, line, reason: 'duplicate', kept: dedupe.callIds.get(group) };
-      if (winnerModules !== null && winnerModules[group] !== moduleId) {
+    for (const loss of this.tables.lossesInOrder()) {
+      const drop: Drop = {
+        call_id: this.callIdOf(loss, LossRow.loserCallId, loss[LossRow.loserSeq]),
+        file: this.files[loss[LossRow.fileIndex]].display,
+        line: loss[LossRow.line],
+        reason: 'duplicate',
+        kept: this.callIdOf(loss, LossRow.winnerCallId, loss[LossRow.winnerSeq]),
+      };
+      const moduleId = loss[LossRow.moduleId] | 0;
+      const winnerModule = loss[LossRow.winnerModule] | 0;
+      if (this.countsAcrossModules && winnerModule !== moduleId) {
         mergedAcrossModules++;
-        drop.detail = `merged across modules: ${this.moduleNames.get(moduleId)} gave way to ${this.moduleNames.get(winnerModules[group])}`;
+        drop.detail = `merged across modules: ${this.moduleNames.get(moduleId)} gave way to ${this.moduleNames.get(winnerModule)}`;
       }
       this.onDrop(drop);
     }
-    // The keys a later --against skips: every dedupe key, a trajectory step given way to its
-    // longer run included (handled too), and those of --against; with a selection, its keys.
-    // Without either of the latter, that is the dedupe index itself, and it serves as it is.
-    const ownKeys = this.options.seen === null && this.selectedKeys === null;
-    const keptKeys = ownKeys ? dedupe.index : new KeyIndex(Math.max(16, dedupe.groups + (this.options.seen?.size ?? 0)));
-    if (this.options.seen !== null) for (const [key] of this.options.seen.entries()) keptKeys.set(key, 0);
-    if (this.selectedKeys !== null) for (const [key] of this.selectedKeys.entries()) keptKeys.set(key, 0);
-    // Nothing to walk the index for when it is the kept keys and no winner gave way.
-    const walk = !ownKeys || near !== null || collapse !== null;
-    for (const [key, group] of walk ? dedupe.index.entries() : []) {
-      if (!ownKeys && this.selectedKeys === null) keptKeys.set(key, 0);
-      if (gaveWay[group] === 0) continue;
-      // Reported with the record it gave way to.
-      const similar = near?.keptFor(group) ?? -1;
+    return mergedAcrossModules;
+  }
+
+  /** The winners that gave way to a similar one (near duplicates) or to a longer run of their trajectory, in file order. */
+  private reportGivenWay(near: { near: NearDuplicates; callIds: CallIdColumn } | null): void {
+    if (near === null && this.tables.gaveWay === null) return;
+    let group = 0;
+    for (const { row, at, gaveWay, gaveWayAt } of this.tables.winnersInOrder()) {
+      const similar = near?.near.keptFor(group) ?? -1;
+      group++;
+      if (similar === -1 && gaveWay === null) continue;
       const drop: Drop = {
-        call_id: dedupe.callIds.get(group),
-        file: this.files[dedupe.fileIndexes.data[group]].display,
-        line: dedupe.lines.data[group],
+        call_id: this.callIdOf(row, at + KeyRow.callId, row[at + KeyRow.seq]),
+        file: this.files[row[at + KeyRow.fileIndex]].display,
+        line: row[at + KeyRow.line],
         reason: similar !== -1 ? 'near_duplicate' : 'prefix',
-        kept: dedupe.callIds.get(similar !== -1 ? similar : collapse!.containerOf(group)),
+        kept: similar !== -1 ? near!.callIds.get(similar) : this.callIdOf(gaveWay!, gaveWayAt + GaveWayRow.holderCallId, gaveWay![gaveWayAt + GaveWayRow.holderSeq]),
       };
-      if (similar !== -1) drop.similarity = near!.similarity(group);
+      if (similar !== -1) drop.similarity = near!.near.similarity(group - 1);
       this.drop(drop);
     }
-    const { damaged, ...dropped } = this.counts;
-    return {
-      files: this.files,
-      recordsRead: this.recordsRead,
-      damagedLines: damaged,
-      kept,
-      dropped,
-      keptLines,
-      keptOffsets,
-      keptKeys,
-      indexBytes: dedupe.byteSize + (collapse?.byteSize ?? 0) + (this.signatures?.byteSize ?? 0) + this.nearIndexBytes,
-      uniqueKeys: dedupe.groups,
-      mergedAcrossModules: winnerModules === null ? null : mergedAcrossModules,
-      keepList: this.keepList,
-      quality: this.quality,
-    };
   }
 }
 
@@ -426,11 +644,16 @@ export async function planCuration(
     (share) => ({ files: discovery.files, share, options: curation.candidateOptions }),
     (result) => ({ records: result.records, bytes: result.bytes }),
   );
-  for await (const result of results) {
-    for (const item of readCandidateBatch(result.batch)) {
-      if ('damaged' in item) curation.addDamaged(item.damaged);
-      else curation.addCandidate(item);
+  try {
+    for await (const result of results) {
+      for (const item of readCandidateBatch(result.batch)) {
+        if ('damaged' in item) curation.addDamaged(item.damaged);
+        else curation.addCandidate(item);
+      }
     }
+  } catch (error) {
+    curation.dispose();
+    throw error;
   }
   hooks.whenRead?.();
   await pauseForTest('planned');

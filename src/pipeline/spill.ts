@@ -60,23 +60,27 @@ export class SpillFile {
   private buffered = 0;
   rows = 0;
 
-  /** `shared`: a folder of the caller's, holding several files (the partitions of one table). */
+  /**
+   * `shared`: a folder of the caller's, holding several files (the partitions of one table).
+   * `bufferRows`: rows gathered before a write, and read at a time (many files open at once want few).
+   */
   constructor(
     readonly width: number,
     shared?: { dir: RunTempDir; name: string },
+    private readonly bufferRows = BUFFER_ROWS,
   ) {
     this.dir = shared?.dir ?? new RunTempDir();
     this.ownsDir = shared === undefined;
     this.file = path.join(this.dir.path, shared?.name ?? 'rows.bin');
     this.fd = openSync(this.file, 'wx+');
-    this.buffer = new Uint32Array(width * BUFFER_ROWS);
+    this.buffer = new Uint32Array(width * bufferRows);
   }
 
   append(row: ArrayLike<number>): void {
     this.buffer.set(row, this.buffered * this.width);
     this.buffered++;
     this.rows++;
-    if (this.buffered === BUFFER_ROWS) this.flush();
+    if (this.buffered === this.bufferRows) this.flush();
   }
 
   private flush(): void {
@@ -88,7 +92,7 @@ export class SpillFile {
   /** Every row in the order appended; the view is reused between rows. */
   *read(): Generator<Uint32Array> {
     this.flush();
-    const chunk = new Uint32Array(this.width * BUFFER_ROWS);
+    const chunk = new Uint32Array(this.width * this.bufferRows);
     const bytes = new Uint8Array(chunk.buffer);
     let position = 0;
     for (;;) {
@@ -101,7 +105,55 @@ export class SpillFile {
 
   dispose(): void {
     closeSync(this.fd);
+    // A shared folder outlives its files: each goes as soon as it is done with.
     if (this.ownsDir) this.dir.remove();
+    else rmSync(this.file, { force: true });
+  }
+}
+
+/** Bytes each partition of a `PartitionedSpill` buffers, writing or reading: 64 partitions hold 2 MB. */
+const PARTITION_BUFFER_BYTES = 1 << 15;
+
+/**
+ * One table of fixed-width rows spread over files by a partition number the caller computes
+ * (a hash of a key, a range of arrival numbers): each partition is then read back alone, so
+ * what is resolved in memory at once is one partition's rows. Small buffers: many are open.
+ */
+export class PartitionedSpill {
+  private readonly files: (SpillFile | null)[];
+
+  constructor(
+    dir: RunTempDir,
+    name: string,
+    readonly width: number,
+    readonly partitions: number,
+  ) {
+    const bufferRows = Math.max(16, Math.floor(PARTITION_BUFFER_BYTES / (width * 4)));
+    this.files = Array.from({ length: partitions }, (_, p) => new SpillFile(width, { dir, name: `${name}-${p}.bin` }, bufferRows));
+  }
+
+  append(partition: number, row: ArrayLike<number>): void {
+    this.files[partition]!.append(row);
+  }
+
+  /** Rows in partition `partition`. */
+  rows(partition: number): number {
+    return this.files[partition]?.rows ?? 0;
+  }
+
+  /** The partition's rows in the order appended; the view is reused between rows. */
+  read(partition: number): Generator<Uint32Array> {
+    return this.files[partition]!.read();
+  }
+
+  /** Closes a partition read for the last time (its file goes with the run folder). */
+  close(partition: number): void {
+    this.files[partition]?.dispose();
+    this.files[partition] = null;
+  }
+
+  dispose(): void {
+    for (let p = 0; p < this.partitions; p++) this.close(p);
   }
 }
 
