@@ -10,7 +10,7 @@ import { isObject, parseArguments, TOOL_NAME_PATTERN } from './messages.js';
 import type { JsonObject } from './target.js';
 import { readsAlso } from '../output/output-path.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import { RunTempDir, SpillFile } from '../pipeline/spill.js';
+import { PartitionedSpill, RunTempDir } from '../pipeline/spill.js';
 
 export type JsonSchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
 
@@ -126,7 +126,7 @@ export class ToolInference {
   private readonly key = new Uint32Array(4);
   private rows = new Uint32Array(CALL_ROW_WORDS * 1024);
   private rowCount = 0;
-  private spill: { dir: RunTempDir; files: SpillFile[] } | null = null;
+  private spill: { dir: RunTempDir; rows: PartitionedSpill } | null = null;
   /** The tools as the calls observed so far describe them; null once another call comes. */
   private resolved: Map<string, ToolObservations> | null = null;
   /** Definitions built since the last observation: exports ask for them once per example. */
@@ -184,11 +184,11 @@ export class ToolInference {
   private spillRows(): void {
     if (this.spill === null) {
       const dir = new RunTempDir();
-      this.spill = { dir, files: Array.from({ length: CALL_PARTITIONS }, (_, p) => new SpillFile(CALL_ROW_WORDS, { dir, name: `tool-calls-${p}.bin` })) };
+      this.spill = { dir, rows: new PartitionedSpill(dir, 'tool-calls', CALL_ROW_WORDS, CALL_PARTITIONS) };
     }
     for (let row = 0; row < this.rowCount; row++) {
       const at = row * CALL_ROW_WORDS;
-      this.spill.files[this.rows[at] % CALL_PARTITIONS].append(this.rows.subarray(at, at + CALL_ROW_WORDS));
+      this.spill.rows.append(this.rows[at] % CALL_PARTITIONS, this.rows.subarray(at, at + CALL_ROW_WORDS));
     }
     this.rowCount = 0;
   }
@@ -214,14 +214,15 @@ export class ToolInference {
     if (this.spill === null) count(inMemory(this.rows, this.rowCount, null));
     else {
       const { rows, rowCount } = this;
-      this.spill.files.forEach((file, partition) =>
+      const spilled = this.spill.rows;
+      for (let partition = 0; partition < CALL_PARTITIONS; partition++) {
         count(
           (function* () {
-            yield* file.read();
+            yield* spilled.read(partition);
             yield* inMemory(rows, rowCount, partition);
           })(),
-        ),
-      );
+        );
+      }
     }
     const tools = new Map<string, ToolObservations>();
     this.signatures.forEach(({ tool, types }, id) => {
@@ -251,7 +252,7 @@ export class ToolInference {
   dispose(): void {
     this.resolve();
     if (this.spill === null) return;
-    for (const file of this.spill.files) file.dispose();
+    this.spill.rows.dispose();
     this.spill.dir.remove();
     this.spill = null;
   }
