@@ -171,8 +171,17 @@ class PlanTables {
     let count = 0;
     for (const row of table.read(range)) rows.set(row, count++ * width);
     const order = new Int32Array(count);
-    for (let i = 0; i < count; i++) order[i] = i;
-    order.sort((a, b) => rows[a * width + seqWord] - rows[b * width + seqWord]);
+    // Arrival and row number in one exact float (seq < 2^32, rows < 2^21), sorted natively: a comparator was 3x slower.
+    const spread = 2 ** Math.ceil(Math.log2(Math.max(2, count)));
+    if (spread <= 2 ** 21) {
+      const sorted = new Float64Array(count);
+      for (let i = 0; i < count; i++) sorted[i] = rows[i * width + seqWord] * spread + i;
+      sorted.sort();
+      for (let i = 0; i < count; i++) order[i] = sorted[i] % spread;
+    } else {
+      for (let i = 0; i < count; i++) order[i] = i;
+      order.sort((a, b) => rows[a * width + seqWord] - rows[b * width + seqWord]);
+    }
     return { rows, order };
   }
 
