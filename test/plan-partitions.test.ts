@@ -139,6 +139,19 @@ describe('the partitioned plan', () => {
     plan.keptKeys.dispose();
   });
 
+  it('holds the keys of a partition, not its rows, when records share a few keys (with dedupe or without)', () => {
+    const rows = 100_000;
+    const made: Made[] = [];
+    for (let i = 0; i < rows; i++) made.push({ callId: callIdOf(i), fileIndex: 0, line: i + 1, key: i % 3, ok: true, timestamp: 0, trajectory: null });
+    for (const dedupe of [true, false]) {
+      const { plan } = run(made, options('first', 'all', dedupe), 8);
+      assert.equal(plan.kept, dedupe ? 3 : rows);
+      assert.equal(plan.keptKeys.size, 3);
+      assert.ok(plan.indexBytes < rows * 4, `index bytes ${plan.indexBytes} for ${rows} rows (dedupe: ${dedupe})`);
+      plan.keptKeys.dispose();
+    }
+  });
+
   it('collapses each run to its last step, listing the steps in file order with the step that holds them', () => {
     // Runs of 4 steps: step k's conversation is the prefix of step k+1's inputs. Steps are interleaved across runs.
     const random = seededRandom(21);

@@ -15,6 +15,7 @@ import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { Column } from './columns.js';
 import { KeyIndex } from './key-index.js';
+import { roomFor } from './dedupe.js';
 
 const ASSISTANT = Buffer.from('"role":"assistant"');
 
@@ -136,9 +137,9 @@ export function collapseJoin(
   let peak = 0;
   for (let partition = 0; partition < digests.partitions; partition++) {
     const rows = digests.rows(partition);
-    const holders = new KeyIndex(Math.ceil(rows * 1.5));
+    const holders = new KeyIndex(Math.ceil(roomFor(rows) * 1.5));
     /** Per holder: seq, inputs, call_id (4 words). */
-    const held = new Column(Uint32Array, 6, Math.max(16, rows));
+    const held = new Column(Uint32Array, 6, roomFor(rows));
     let count = 0;
     for (const row of digests.read(partition)) {
       const inputs = row[DigestRow.inputs];

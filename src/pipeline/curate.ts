@@ -25,7 +25,7 @@ import { SIGNATURE_WORDS } from './minhash.js';
 import { nearDuplicateClusters, SignatureStore, type NearDuplicates } from './near-duplicates.js';
 import { mergesAcrossModules, type KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
-import { PartitionedSpill, RunTempDir } from './spill.js';
+import { PartitionedSpill, RunTempDir, SpillFile } from './spill.js';
 import { HeldKeys } from '../output/kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
@@ -116,6 +116,9 @@ export type KeptLines = Pick<CurationPlan, 'keptLines' | 'keptOffsets'>;
 export function planPartitions(bytes: number): number {
   return Math.min(256, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, bytes / (64 * 1024 * 1024))))));
 }
+
+/** Rows of a partition's losses buffered while its winners are resolved: 32 KB. */
+const PENDING_LOSS_ROWS = 512;
 
 /** A winner met in file order by `PlanTables.winners`: its row, and the holder it gives way to (a gave-way row), if any. */
 interface WinnerAt {
@@ -457,16 +460,23 @@ export class Curation {
     let groups = 0;
     let peakBytes = 0;
     for (let partition = 0; partition < keyRows.partitions; partition++) {
-      const resolved = resolvePartition(keyRows.read(partition), keyRows.rows(partition), keyRows.width, this.keep, !this.options.dedupe);
+      let pending: SpillFile | null = null;
+      const resolved = resolvePartition(
+        keyRows.read(partition),
+        keyRows.rows(partition),
+        keyRows.width,
+        this.keep,
+        !this.options.dedupe,
+        (winner) => {
+          const seq = winner[KeyRow.seq];
+          winners.append(tables.rangeOf(seq), winner);
+          if ((winner[KeyRow.flags] & TRAJECTORY) !== 0) standing[seq >> 3] |= 1 << (seq & 7);
+        },
+        () => (pending = new SpillFile(LossRow.words, { dir: tables.dir, name: `pending-losses-${partition}.bin` }, PENDING_LOSS_ROWS)),
+        (loss) => losses.append(partition, loss),
+      );
+      (pending as SpillFile | null)?.dispose();
       keyRows.close(partition);
-      for (let i = 0; i < resolved.lossCount; i++) losses.append(partition, resolved.losses.subarray(i * LossRow.words, (i + 1) * LossRow.words));
-      const width = keyRows.width;
-      for (let group = 0; group < resolved.groups; group++) {
-        const winner = resolved.winners.subarray(group * width, (group + 1) * width);
-        const seq = winner[KeyRow.seq];
-        winners.append(tables.rangeOf(seq), winner);
-        if ((winner[KeyRow.flags] & TRAJECTORY) !== 0) standing[seq >> 3] |= 1 << (seq & 7);
-      }
       for (const block of resolved.keys.keyBlocks()) keptKeys.add(block);
       this.counts.duplicate += resolved.lossCount;
       groups += resolved.groups;

@@ -84,13 +84,17 @@ export function partitionOf(key: ArrayLike<number>, at: number, partitions: numb
   return ((h ^ (h >>> 15)) >>> 0) % partitions;
 }
 
-/** One partition resolved: its winners' rows, its losses (in arrival order) and its distinct keys. */
+/**
+ * Rows made room for up front in a partition of `rows` rows: a small partition all, a big one
+ * 2048 and growth (by half again), since a partition of many duplicates has few keys.
+ */
+export function roomFor(rows: number): number {
+  return Math.max(16, Math.min(rows, 2048));
+}
+
+/** One partition resolved: how many winners and losses (both passed on as found) and its distinct keys. */
 export interface ResolvedPartition {
-  /** `groups` rows of the resolver's width, one per key (every row, when every row wins). */
-  winners: Uint32Array;
   groups: number;
-  /** `lossCount` rows of `LossRow.words`, each naming its key's final winner. */
-  losses: Uint32Array;
   lossCount: number;
   /** The partition's distinct keys. */
   keys: KeyIndex;
@@ -98,27 +102,46 @@ export interface ResolvedPartition {
   byteSize: number;
 }
 
+/** Rows set aside and read back in order (a `SpillFile`). */
+export interface RowSpill {
+  append(row: ArrayLike<number>): void;
+  read(): Iterable<Uint32Array>;
+}
+
 /**
  * Resolves the rows of one partition, in arrival order, by the rule above. Each arrival yields
- * at most one loss (the offered record, or the winner it displaced). With `everyRowWins`
- * (filter: no dedupe) every row is a winner of its own, and only the distinct keys are gathered.
+ * at most one loss (the offered record, or the winner it displaced); losses wait in `pending`
+ * (on disk: a key may have any number of duplicates) until the partition's final winners are
+ * known, then go to `onLoss` in arrival order, each naming its key's final winner. With
+ * `everyRowWins` (filter: no dedupe) every row is a winner of its own, and only the distinct
+ * keys are gathered. Memory: the partition's distinct keys and their winners' rows.
  */
-export function resolvePartition(rows: Iterable<Uint32Array>, expectedRows: number, width: number, keep: KeepRule, everyRowWins: boolean): ResolvedPartition {
-  // Sized for every row being a new key: the index is not rehashed while it fills.
-  const keys = new KeyIndex(Math.ceil(expectedRows * 1.5));
-  const winners = new Column(Uint32Array, width, Math.max(16, expectedRows));
-  const losses = new Column(Uint32Array, LossRow.words, 64);
-  /** Per loss, the local group whose final winner it names. */
-  const lossGroups = new Column(Int32Array, 1, 64);
+export function resolvePartition(
+  rows: Iterable<Uint32Array>,
+  expectedRows: number,
+  width: number,
+  keep: KeepRule,
+  everyRowWins: boolean,
+  /** Each final winner's row (a reused view): as it comes when every row wins, else once the partition is resolved. */
+  onWinner: (row: Uint32Array) => void,
+  pending: () => RowSpill,
+  /** Each loss, a `LossRow` (a reused view). */
+  onLoss: (loss: Uint32Array) => void,
+): ResolvedPartition {
+  const keys = new KeyIndex(Math.ceil(roomFor(expectedRows) * 1.5));
+  const winners = new Column(Uint32Array, width, everyRowWins ? 1 : roomFor(expectedRows));
+  const loss = new Uint32Array(LossRow.words);
+  let losses: RowSpill | null = null;
   const key = new Uint32Array(4);
   let groups = 0;
   let lossCount = 0;
   for (const row of rows) {
     for (let i = 0; i < 4; i++) key[i] = row[KeyRow.key + i];
     if (everyRowWins) {
+      // Nothing to compare: the row goes on as it is, and only its key stays (for keys.bin).
       keys.addIfAbsent(key, 0);
-      winners.ensure(groups + 1);
-      winners.data.set(row, groups++ * width);
+      groups++;
+      onWinner(row);
       continue;
     }
     const group = keys.addIfAbsent(key, groups);
@@ -139,35 +162,27 @@ export function resolvePartition(rows: Iterable<Uint32Array>, expectedRows: numb
       beats = keep === 'first' ? timestamp < winnerTimestamp : timestamp >= winnerTimestamp;
     }
     const loser = beats ? winner.subarray(base, base + width) : row;
-    losses.ensure(lossCount + 1);
-    lossGroups.ensure(lossCount + 1);
-    const at = lossCount * LossRow.words;
-    const loss = losses.data;
-    loss[at + LossRow.seq] = row[KeyRow.seq];
-    loss[at + LossRow.fileIndex] = loser[KeyRow.fileIndex];
-    loss[at + LossRow.line] = loser[KeyRow.line];
-    loss[at + LossRow.moduleId] = loser[KeyRow.moduleId];
-    loss[at + LossRow.loserSeq] = loser[KeyRow.seq];
-    for (let i = 0; i < 4; i++) loss[at + LossRow.loserCallId + i] = loser[KeyRow.callId + i];
-    lossGroups.data[lossCount++] = group;
+    loss[LossRow.seq] = row[KeyRow.seq];
+    loss[LossRow.fileIndex] = loser[KeyRow.fileIndex];
+    loss[LossRow.line] = loser[KeyRow.line];
+    loss[LossRow.moduleId] = loser[KeyRow.moduleId];
+    loss[LossRow.loserSeq] = loser[KeyRow.seq];
+    for (let i = 0; i < 4; i++) loss[LossRow.loserCallId + i] = loser[KeyRow.callId + i];
+    // The group until its final winner is known.
+    loss[LossRow.winnerSeq] = group;
+    (losses ??= pending()).append(loss);
+    lossCount++;
     if (beats) winner.set(row, base);
   }
+  if (!everyRowWins) for (let group = 0; group < groups; group++) onWinner(winners.data.subarray(group * width, (group + 1) * width));
   // The final winners are known: each loss names its key's.
-  for (let i = 0; i < lossCount; i++) {
-    const at = i * LossRow.words;
-    const base = lossGroups.data[i] * width;
-    const loss = losses.data;
+  for (const row of losses?.read() ?? []) {
+    const base = row[LossRow.winnerSeq] * width;
     const winner = winners.data;
-    loss[at + LossRow.winnerSeq] = winner[base + KeyRow.seq];
-    loss[at + LossRow.winnerModule] = winner[base + KeyRow.moduleId];
-    for (let w = 0; w < 4; w++) loss[at + LossRow.winnerCallId + w] = winner[base + KeyRow.callId + w];
+    row[LossRow.winnerSeq] = winner[base + KeyRow.seq];
+    row[LossRow.winnerModule] = winner[base + KeyRow.moduleId];
+    for (let w = 0; w < 4; w++) row[LossRow.winnerCallId + w] = winner[base + KeyRow.callId + w];
+    onLoss(row);
   }
-  return {
-    winners: winners.data,
-    groups,
-    losses: losses.data,
-    lossCount,
-    keys,
-    byteSize: keys.byteSize + winners.byteSize + losses.byteSize + lossGroups.byteSize,
-  };
+  return { groups, lossCount, keys, byteSize: keys.byteSize + winners.byteSize };
 }
