@@ -140,10 +140,18 @@ export function collapseJoin(
     const holders = new KeyIndex(Math.ceil(roomFor(rows) * 1.5));
     /** Per holder: seq, inputs, call_id (4 words). */
     const held = new Column(Uint32Array, 6, roomFor(rows));
+    /** The standing winners' conversations met on the way (digest, seq): joined once every holder is known. */
+    const conversations = new Column(Uint32Array, 5, roomFor(rows));
     let count = 0;
+    let conversationCount = 0;
     for (const row of digests.read(partition)) {
       const inputs = row[DigestRow.inputs];
-      if (inputs === CONVERSATION || !standing(row[DigestRow.seq])) continue;
+      if (!standing(row[DigestRow.seq])) continue;
+      if (inputs === CONVERSATION) {
+        conversations.ensure(conversationCount + 1);
+        conversations.data.set(row.subarray(DigestRow.digest, DigestRow.seq + 1), conversationCount++ * 5);
+        continue;
+      }
       for (let i = 0; i < 4; i++) digest[i] = row[DigestRow.digest + i];
       let holder = holders.get(digest);
       if (holder === -1) {
@@ -156,17 +164,13 @@ export function collapseJoin(
       held.data[at + 1] = inputs;
       for (let i = 0; i < 4; i++) held.data[at + 2 + i] = row[DigestRow.callId + i];
     }
-    if (count > 0) {
-      for (const row of digests.read(partition)) {
-        if (row[DigestRow.inputs] !== CONVERSATION) continue;
-        const seq = row[DigestRow.seq];
-        if (!standing(seq)) continue;
-        for (let i = 0; i < 4; i++) digest[i] = row[DigestRow.digest + i];
-        const holder = holders.get(digest);
-        if (holder !== -1 && held.data[holder * 6] !== seq) gaveWay(seq, held.data, holder * 6);
-      }
+    for (let c = 0; c < conversationCount && count > 0; c++) {
+      const at = c * 5;
+      const holder = holders.get(conversations.data.subarray(at, at + 4));
+      const seq = conversations.data[at + 4];
+      if (holder !== -1 && held.data[holder * 6] !== seq) gaveWay(seq, held.data, holder * 6);
     }
-    peak = Math.max(peak, holders.byteSize + held.byteSize);
+    peak = Math.max(peak, holders.byteSize + held.byteSize + conversations.byteSize);
     digests.close(partition);
   }
   return peak;

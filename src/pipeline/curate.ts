@@ -117,6 +117,9 @@ export function planPartitions(bytes: number): number {
   return Math.min(256, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, bytes / (64 * 1024 * 1024))))));
 }
 
+/** A winner that gives way, set aside in file order to be reported after the duplicates. */
+const GivenWayDrop = { seq: 0, fileIndex: 1, line: 2, group: 3, callId: 4, holderSeq: 8, holderCallId: 10, words: 14 } as const;
+
 /** Rows of a partition's losses buffered while its winners are resolved: 32 KB. */
 const PENDING_LOSS_ROWS = 512;
 
@@ -144,6 +147,8 @@ class PlanTables {
   /** Winners that give way to a longer run of their trajectory, by range of arrival. */
   gaveWay: PartitionedSpill | null = null;
   private rangeRows = 1;
+  /** The winners that give way, in file order (`GivenWayDrop`). */
+  readonly givenWay: SpillFile;
 
   constructor(
     readonly partitions: number,
@@ -152,6 +157,7 @@ class PlanTables {
   ) {
     this.keyRows = new PartitionedSpill(this.dir, 'keys', rowWords, partitions);
     this.digestRows = collapse ? new PartitionedSpill(this.dir, 'digests', DigestRow.words, partitions) : null;
+    this.givenWay = new SpillFile(GivenWayDrop.words, { dir: this.dir, name: 'given-way.bin' }, PENDING_LOSS_ROWS);
   }
 
   /** Opens the resolved tables, for `arrivals` records in all. */
@@ -253,7 +259,7 @@ class PlanTables {
   }
 
   dispose(): void {
-    for (const table of [this.keyRows, this.digestRows, this.winners, this.losses, this.gaveWay]) table?.dispose();
+    for (const table of [this.keyRows, this.digestRows, this.winners, this.losses, this.gaveWay, this.givenWay]) table?.dispose();
     this.dir.remove();
   }
 }
@@ -509,9 +515,25 @@ export class Curation {
     const perFile = new Map<number, { lines: Column<Int32Array>; offsets: Column<Float64Array>; count: number }>();
     let kept = 0;
     let group = 0;
-    for (const { row, at, gaveWay } of this.tables.winnersInOrder()) {
-      const similar = near?.keptFor(group++) ?? -1;
-      if (gaveWay !== null || similar !== -1) continue;
+    const givenWay = this.tables.givenWay;
+    const drop = new Uint32Array(GivenWayDrop.words);
+    for (const { row, at, gaveWay, gaveWayAt } of this.tables.winnersInOrder()) {
+      const similar = near?.keptFor(group) ?? -1;
+      if (gaveWay !== null || similar !== -1) {
+        // Reported after the duplicates, in this order: set aside rather than walked for again.
+        drop[GivenWayDrop.seq] = row[at + KeyRow.seq];
+        drop[GivenWayDrop.fileIndex] = row[at + KeyRow.fileIndex];
+        drop[GivenWayDrop.line] = row[at + KeyRow.line];
+        drop[GivenWayDrop.group] = group++;
+        drop.set(row.subarray(at + KeyRow.callId, at + KeyRow.callId + 4), GivenWayDrop.callId);
+        if (gaveWay !== null) {
+          drop[GivenWayDrop.holderSeq] = gaveWay[gaveWayAt + GaveWayRow.holderSeq];
+          drop.set(gaveWay.subarray(gaveWayAt + GaveWayRow.holderCallId, gaveWayAt + GaveWayRow.holderCallId + 4), GivenWayDrop.holderCallId);
+        }
+        givenWay.append(drop);
+        continue;
+      }
+      group++;
       const fileIndex = row[at + KeyRow.fileIndex];
       let file = perFile.get(fileIndex);
       if (file === undefined) {
@@ -618,20 +640,17 @@ export class Curation {
 
   /** The winners that gave way to a similar one (near duplicates) or to a longer run of their trajectory, in file order. */
   private reportGivenWay(near: { near: NearDuplicates; callIds: CallIdColumn } | null): void {
-    if (near === null && this.tables.gaveWay === null) return;
-    let group = 0;
-    for (const { row, at, gaveWay, gaveWayAt } of this.tables.winnersInOrder()) {
+    for (const given of this.tables.givenWay.read()) {
+      const group = given[GivenWayDrop.group];
       const similar = near?.near.keptFor(group) ?? -1;
-      group++;
-      if (similar === -1 && gaveWay === null) continue;
       const drop: Drop = {
-        call_id: this.callIdOf(row, at + KeyRow.callId, row[at + KeyRow.seq]),
-        file: this.files[row[at + KeyRow.fileIndex]].display,
-        line: row[at + KeyRow.line],
+        call_id: this.callIdOf(given, GivenWayDrop.callId, given[GivenWayDrop.seq]),
+        file: this.files[given[GivenWayDrop.fileIndex]].display,
+        line: given[GivenWayDrop.line],
         reason: similar !== -1 ? 'near_duplicate' : 'prefix',
-        kept: similar !== -1 ? near!.callIds.get(similar) : this.callIdOf(gaveWay!, gaveWayAt + GaveWayRow.holderCallId, gaveWay![gaveWayAt + GaveWayRow.holderSeq]),
+        kept: similar !== -1 ? near!.callIds.get(similar) : this.callIdOf(given, GivenWayDrop.holderCallId, given[GivenWayDrop.holderSeq]),
       };
-      if (similar !== -1) drop.similarity = near!.near.similarity(group - 1);
+      if (similar !== -1) drop.similarity = near!.near.similarity(group);
       this.drop(drop);
     }
   }
