@@ -274,6 +274,8 @@ export class Curation {
   private arrivals = 0;
   private readonly row: Uint32Array;
   private readonly digestRow = new Uint32Array(DigestRow.words);
+  /** Final winners per file index, counted as keys are resolved. */
+  private readonly winnersByFile: Int32Array;
   /** call_ids that are no uuid, by arrival (rare: a row holds a uuid's 16 bytes). */
   private readonly otherIds = new Map<number, string>();
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
@@ -304,6 +306,7 @@ export class Curation {
     if (this.near) this.counts.near_duplicate = 0;
     this.row = new Uint32Array(KeyRow.words + (this.near ? SIGNATURE_WORDS : 0));
     this.tables = new PlanTables(partitions, this.row.length, this.collapse);
+    this.winnersByFile = new Int32Array(files.length);
     const quality = options.quality ?? null;
     this.quality = quality === null ? null : this.qualityReport(quality);
     this.candidateOptions = {
@@ -475,6 +478,7 @@ export class Curation {
         !this.options.dedupe,
         (winner) => {
           const seq = winner[KeyRow.seq];
+          this.winnersByFile[winner[KeyRow.fileIndex]]++;
           winners.append(tables.rangeOf(seq), winner);
           if ((winner[KeyRow.flags] & TRAJECTORY) !== 0) standing[seq >> 3] |= 1 << (seq & 7);
         },
@@ -512,7 +516,11 @@ export class Curation {
 
   /** The winners that do not give way, as sorted line numbers and byte offsets per file. */
   private keptByFile(near: NearDuplicates | null): KeptLines & { kept: number } {
-    const perFile = new Map<number, { lines: Column<Int32Array>; offsets: Column<Float64Array>; count: number }>();
+    // Arrays of each file's winners, filled with those kept: no growth, and a copy only for a file where some gave way.
+    const perFile = new Map<number, { lines: Int32Array; offsets: Float64Array; count: number }>();
+    this.winnersByFile.forEach((winners, fileIndex) => {
+      if (winners > 0) perFile.set(fileIndex, { lines: new Int32Array(winners), offsets: new Float64Array(winners), count: 0 });
+    });
     let kept = 0;
     let group = 0;
     const givenWay = this.tables.givenWay;
@@ -534,16 +542,9 @@ export class Curation {
         continue;
       }
       group++;
-      const fileIndex = row[at + KeyRow.fileIndex];
-      let file = perFile.get(fileIndex);
-      if (file === undefined) {
-        file = { lines: new Column(Int32Array, 1, 256), offsets: new Column(Float64Array, 1, 256), count: 0 };
-        perFile.set(fileIndex, file);
-      }
-      file.lines.ensure(file.count + 1);
-      file.offsets.ensure(file.count + 1);
-      file.lines.data[file.count] = row[at + KeyRow.line];
-      file.offsets.data[file.count] = rowFloat(row, at + KeyRow.offset);
+      const file = perFile.get(row[at + KeyRow.fileIndex])!;
+      file.lines[file.count] = row[at + KeyRow.line];
+      file.offsets[file.count] = rowFloat(row, at + KeyRow.offset);
       file.count++;
       kept++;
     }
@@ -551,10 +552,12 @@ export class Curation {
     const keptOffsets = new Map<number, Float64Array>();
     for (const fileIndex of [...perFile.keys()].sort((a, b) => a - b)) {
       const { lines, offsets, count } = perFile.get(fileIndex)!;
-      // Copies of exactly the rows: each may go to another thread, and a view would take the whole buffer along.
-      keptLines.set(fileIndex, lines.data.slice(0, count).sort());
-      // A file's offsets grow with its line numbers: sorted apart, they stay in step.
-      keptOffsets.set(fileIndex, offsets.data.slice(0, count).sort());
+      if (count === 0) continue;
+      // Exactly the rows, each in a store of its own: each may go to another thread, and a view would take a larger buffer along.
+      // Winners come in arrival order, which is line order within a file; sorted all the same (cheap when sorted), and a
+      // file's offsets grow with its line numbers: sorted apart, they stay in step.
+      keptLines.set(fileIndex, (count === lines.length ? lines : lines.slice(0, count)).sort());
+      keptOffsets.set(fileIndex, (count === offsets.length ? offsets : offsets.slice(0, count)).sort());
     }
     return { keptLines, keptOffsets, kept };
   }
