@@ -7,7 +7,10 @@
  *     → seen (--against) → dedupe → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
  *
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
- * once its group's final winner is known, and prefixes once every winner is.
+ * once its group's final winner is known (in the order it lost), and prefixes and near
+ * duplicates once every winner is (in file order). What the comparing stages know of each
+ * record is a row on disk, partitioned by key hash, resolved one partition at a time
+ * (`PlanTables`; docs/performance.md, "The plan on disk"): memory does not follow the tree.
  */
 import { randomUUID } from 'node:crypto';
 import type { IdList } from '../id-list.js';
@@ -678,14 +681,14 @@ export async function planCuration(
 ): Promise<CurationPlan> {
   const keepList = options.keepListFile ? await readKeepList(options.keepListFile) : null;
   const curation = new Curation(discovery.files, options, onDrop, hooks.onToolCalls ?? null, keepList);
-  await pauseForTest('reading');
-  const results = runOverFiles(
-    JOBS.curate,
-    discovery,
-    (share) => ({ files: discovery.files, share, options: curation.candidateOptions }),
-    (result) => ({ records: result.records, bytes: result.bytes }),
-  );
   try {
+    await pauseForTest('reading');
+    const results = runOverFiles(
+      JOBS.curate,
+      discovery,
+      (share) => ({ files: discovery.files, share, options: curation.candidateOptions }),
+      (result) => ({ records: result.records, bytes: result.bytes }),
+    );
     for await (const result of results) {
       for (const item of readCandidateBatch(result.batch)) {
         if ('damaged' in item) curation.addDamaged(item.damaged);
