@@ -10,7 +10,7 @@
  * a clone arrives as a `String` object, which JSON parsing never produces otherwise, so
  * `isJsonNumber` accepts any `String` object as a number's text.
  */
-import { checkJsonText, decodeString, JsonSyntaxError, skipString, skipValue, skipWhitespace } from './scan.js';
+import { checkJsonText, decodeString, JsonSyntaxError, MAX_DEPTH, skipString, skipValue, skipWhitespace } from './scan.js';
 import { setOwn } from '../own.js';
 
 export class JsonNumber extends String {
@@ -20,9 +20,31 @@ export class JsonNumber extends String {
   }
   /** Code that forgets `writeJson` still gets a number (rounded), not a string. */
   toJSON(): number {
-    return this.toNumber();
+    const n = this.toNumber();
+    // `writeRecordJson` lets the native serializer write numbers whose text is what it prints.
+    if (!Number.isFinite(n) || String(n) !== this.valueOf()) nativeTextDiffers = true;
+    return n;
   }
 }
+
+/**
+ * Set when the native serializer met a value it writes otherwise than `writeJson` does: a
+ * number whose recorded text is not the one JavaScript prints (`1.0`, `1e5`, `-0`, digits past
+ * a double), or a number's text that a structured clone made a plain `String`.
+ */
+let nativeTextDiffers = false;
+
+// A cloned number's text (a plain String object) tells the native serializer's caller so. The
+// text written is the one JSON.stringify writes for a String object without this method.
+Object.defineProperty(String.prototype, 'toJSON', {
+  value: function stringObjectToJson(this: String): string {
+    if (!(this instanceof JsonNumber)) nativeTextDiffers = true;
+    return this.valueOf();
+  },
+  writable: true,
+  configurable: true,
+  enumerable: false,
+});
 
 export function isJsonNumber(value: unknown): value is String {
   return value instanceof String;
@@ -152,6 +174,37 @@ export function writeJson(value: unknown, indent = 0): string {
 export function writeJsonAt(value: unknown, indent: number, margin: string): string {
   deepest = 0;
   return write(value, ' '.repeat(indent), margin, 1) ?? 'null';
+}
+
+/**
+ * `writeJson(value)` for a record value (what parseJson gives, built into plain arrays and
+ * objects): the same text, written by the native serializer (several times faster) when it
+ * writes the same, else by `writeJson`. Not for objects with a `toJSON` of their own, which
+ * the native serializer calls and `writeJson` does not. After it, `lastWrittenDepth` is the
+ * depth or, below MAX_DEPTH, a bound on it (the containers the text opens).
+ */
+export function writeRecordJson(value: unknown): string {
+  nativeTextDiffers = false;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Nested past the stack, a BigInt, a cycle: writeJson says what it says of them.
+    return writeJson(value);
+  }
+  if (text === undefined || nativeTextDiffers) return writeJson(value);
+  const opened = containersOpened(text);
+  if (opened >= MAX_DEPTH) return writeJson(value);
+  deepest = opened;
+  return text;
+}
+
+/** How many `{` and `[` the text holds (strings included), counted up to MAX_DEPTH: a bound on its depth. */
+function containersOpened(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf('{'); at !== -1 && n < MAX_DEPTH; at = text.indexOf('{', at + 1)) n++;
+  for (let at = text.indexOf('['); at !== -1 && n < MAX_DEPTH; at = text.indexOf('[', at + 1)) n++;
+  return n;
 }
 
 /** Nesting depth of the containers in the text the last `writeJson` wrote (0: none). */
