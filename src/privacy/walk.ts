@@ -77,15 +77,6 @@ function keyFindings(key: string, options: PrivacyOptions): readonly Finding[] {
 
 /** A string value; `key` is its property name when it has one. Returns the redacted text. */
 function walkString(text: string, key: string | undefined, path: string | null, depth: number, walk: Walk): string {
-  const remembered = depth === 0 && text.length >= CLEAN_TEXT_MIN && (key === undefined || !FIELD_KEY_END.test(key));
-  if (remembered && cleanTextsOf(walk.options).has(text)) return text;
-  const before = walk.found;
-  const redacted = judgeString(text, key, path, depth, walk);
-  if (remembered && walk.found === before) cleanTextsOf(walk.options).add(text);
-  return redacted;
-}
-
-function judgeString(text: string, key: string | undefined, path: string | null, depth: number, walk: Walk): string {
   if (depth < MAX_EMBEDDING && looksLikeContainer(text)) {
     const redacted = walkJsonCandidate(text, key, path, depth, walk);
     if (redacted !== undefined) return redacted;
@@ -94,57 +85,6 @@ function judgeString(text: string, key: string | undefined, path: string | null,
   if (findings.length === 0) return text;
   record(walk, findings, path);
   return applyFindings(text, findings);
-}
-
-/**
- * Texts a walk found nothing in, per option set. Records of one program repeat their system
- * prompt, instructions, tool results and earlier turns, and nearly every text holds nothing:
- * a repeat is one lookup instead of every detector. What a string holds depends on its text
- * and, through the field detectors alone, on its key: a text is remembered, and looked up,
- * only under no key or a key no field detector reads (FIELD_KEY_END, which every field
- * detector's key ends with), where the answer is the same for every such key. Only the
- * strings of the value itself (depth 0), not those of JSON inside them. Bounded by the
- * characters held, each entry counted with its overhead; when full it starts over.
- */
-class CleanTexts {
-  private static readonly MAX_CHARS = 4 << 20;
-  private static readonly ENTRY_CHARS = 32;
-  private readonly texts = new Set<string>();
-  private chars = 0;
-
-  has(text: string): boolean {
-    return this.texts.has(text);
-  }
-
-  add(text: string): void {
-    const chars = text.length + CleanTexts.ENTRY_CHARS;
-    if (this.chars + chars > CleanTexts.MAX_CHARS) {
-      this.texts.clear();
-      this.chars = 0;
-    }
-    this.texts.add(text);
-    this.chars += chars;
-  }
-}
-
-/** Shorter texts cost the detectors little (under 6 characters, nothing). */
-const CLEAN_TEXT_MIN = 16;
-/**
- * By what the options ask (a worker receives its own copy of the same options with each
- * share of work, and the texts found clean for one share stay so for the next).
- */
-const cleanTexts = new Map<string, CleanTexts>();
-const cleanTextsByOptions = new WeakMap<PrivacyOptions, CleanTexts>();
-
-function cleanTextsOf(options: PrivacyOptions): CleanTexts {
-  let texts = cleanTextsByOptions.get(options);
-  if (texts === undefined) {
-    const asked = JSON.stringify([[...options.kinds].sort(), (options.rules ?? []).map((r) => [r.name, r.kind ?? null, r.pattern.source, r.pattern.flags])]);
-    texts = cleanTexts.get(asked);
-    if (texts === undefined) cleanTexts.set(asked, (texts = new CleanTexts()));
-    cleanTextsByOptions.set(options, texts);
-  }
-  return texts;
 }
 
 /** `\uXXXX` can spell any character of a secret, `\/` one of an AWS secret's. */
