@@ -65,18 +65,21 @@ const FILE_NAME_ENDING = /^(.*?)((?:_\d{8}-\d{6})?(?:\.[A-Za-z0-9]+)*)$/s;
 export function scrubbedPath(file: string, scrub: ScrubSettings | null): string {
   if (scrub === null) return file;
   // Every drop of a file names it: its segments are split and scrubbed once.
-  const known = scrubbedPaths.get(scrub.options);
-  if (known !== undefined && known.file === file) return known.scrubbed;
+  let known = scrubbedPaths.get(scrub.options);
+  if (known === undefined) scrubbedPaths.set(scrub.options, (known = new Map()));
+  const remembered = known.get(file);
+  if (remembered !== undefined) return remembered;
   const scrubbed = file.replace(/[^/\\]+/g, (segment) => {
     const [, stem, ending] = FILE_NAME_ENDING.exec(segment)!;
     return `${scrubbedName(stem, scrub)}${ending}`;
   });
-  scrubbedPaths.set(scrub.options, { file, scrubbed });
+  if (known.size >= SCRUBBED_NAMES_LIMIT) known.clear();
+  known.set(file, scrubbed);
   return scrubbed;
 }
 
-/** The last path scrubbed, per option set: drops come file by file. */
-const scrubbedPaths = new WeakMap<PrivacyOptions, { file: string; scrubbed: string }>();
+/** Paths scrubbed, per option set (drops come in key order, not file by file). */
+const scrubbedPaths = new WeakMap<PrivacyOptions, Map<string, string>>();
 
 /**
  * A drop as the manifest writes it: its detail may quote the record (a tool name, a role)
