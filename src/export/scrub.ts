@@ -87,10 +87,14 @@ const scrubbedPaths = new WeakMap<PrivacyOptions, Map<string, string>>();
  */
 export function scrubbedDrop<T extends { file?: string; detail?: string }>(drop: T, scrub: ScrubSettings | null): T {
   if (scrub === null) return drop;
+  const file = drop.file !== undefined ? scrubbedPath(drop.file, scrub) : undefined;
+  const detail = drop.detail !== undefined ? scrubbedName(drop.detail, scrub) : undefined;
+  // Nearly always nothing was redacted: the drop is then written as it is, not copied.
+  if (file === drop.file && detail === drop.detail) return drop;
   return {
     ...drop,
-    ...(drop.file !== undefined ? { file: scrubbedPath(drop.file, scrub) } : {}),
-    ...(drop.detail !== undefined ? { detail: scrubbedName(drop.detail, scrub) } : {}),
+    ...(file !== undefined ? { file } : {}),
+    ...(detail !== undefined ? { detail } : {}),
   };
 }
 
