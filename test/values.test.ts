@@ -301,6 +301,25 @@ describe('the value parser and writer', () => {
   });
 });
 
+describe('parseJson: short keys and strings from the table of texts seen', () => {
+  it('gives every key and string its own text, whatever it shares a slot or a length with', () => {
+    // Thousands of short texts (more than the table holds), texts of one length differing in one
+    // byte, the same text escaped and not, UTF-8, the longest kept and one byte longer.
+    const texts = [
+      ...Array.from({ length: 3000 }, (_, i) => `k${i.toString(36)}`),
+      'ab', 'ba', 'aa', 'a', '', 'role', 'rolf', 'Role', 'é', 'ü', String.raw`\u00e9`, String.raw`\n`, String.raw`a\"b`, String.raw`\\`,
+      'x'.repeat(16), 'x'.repeat(17), 'y'.repeat(32), 'y'.repeat(33), 'tool_calls', 'tool_callz',
+    ];
+    const docs = texts.map((t, i) => `{"${t}":"${texts[(i * 7) % texts.length]}","role":"${t}","list":["${t}","${texts[(i + 1) % texts.length]}"]}`);
+    for (let round = 0; round < 2; round++) {
+      for (const doc of docs) {
+        const b = Buffer.from(doc);
+        assert.deepEqual(parseJson(b, 0, b.length), JSON.parse(doc), doc);
+      }
+    }
+  });
+});
+
 describe('writeRecordJson (the native serializer where it writes what writeJson writes)', () => {
   const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
   const texts = [

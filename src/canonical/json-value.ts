@@ -105,7 +105,7 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
       }
     } else if (c === 0x22) {
       const stringEnd = skipString(b, p, end);
-      value = decodeString(b, p, stringEnd);
+      value = stringEnd - p - 2 <= MAX_KEPT_VALUE_BYTES ? keptText(b, p, stringEnd, valueTable) : decodeString(b, p, stringEnd);
       p = stringEnd;
     } else {
       const valueEnd = skipValue(b, p, end);
@@ -138,11 +138,57 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
   }
 }
 
+/**
+ * Keys and short values repeat (role, content, tool_calls, function, arguments, user, …): a
+ * short one is looked up by its recorded bytes (escapes and all: the same bytes decode to the
+ * same text) in a small table instead of decoded anew, which also hands an object the same
+ * key string each time (a keyed store of a string seen before is cheaper). Parsing the
+ * exported examples of the 200 MB bench tree took about 40% less time.
+ */
+const TABLE_SLOTS = 256;
+const MAX_KEPT_BYTES = 32;
+const MAX_KEPT_VALUE_BYTES = 16;
+
+interface KeptTexts {
+  bytes: (Uint8Array | null)[];
+  texts: string[];
+}
+
+const keptTable = (): KeptTexts => ({ bytes: new Array(TABLE_SLOTS).fill(null), texts: new Array(TABLE_SLOTS).fill('') });
+const keyTable = keptTable();
+/** Short string values (roles, types, tool names) apart: the ones that do not repeat (ids) would push keys out. */
+const valueTable = keptTable();
+
+function keptText(b: Buffer, p: number, stringEnd: number, table: KeptTexts): string {
+  const first = p + 1;
+  const last = stringEnd - 1;
+  const length = last - first;
+  if (length > MAX_KEPT_BYTES) return decodeString(b, p, stringEnd);
+  let hash = 0x811c9dc5;
+  for (let i = first; i < last; i++) hash = Math.imul(hash ^ b[i], 0x01000193);
+  const slot = (hash ^ (hash >>> 16)) & (TABLE_SLOTS - 1);
+  const kept = table.bytes[slot];
+  if (kept !== null && kept.length === length) {
+    let same = true;
+    for (let i = 0; i < length; i++) {
+      if (kept[i] !== b[first + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return table.texts[slot];
+  }
+  const text = decodeString(b, p, stringEnd);
+  table.bytes[slot] = Uint8Array.prototype.slice.call(b, first, last);
+  table.texts[slot] = text;
+  return text;
+}
+
 /** Reads `"key":` at p into the frame; returns where the value starts. */
 function readKey(b: Buffer, p: number, end: number, frame: Frame): number {
   if (b[p] !== 0x22) throw new JsonSyntaxError('expected object key', p);
   const keyEnd = skipString(b, p, end);
-  frame.key = decodeString(b, p, keyEnd);
+  frame.key = keptText(b, p, keyEnd, keyTable);
   p = skipWhitespace(b, keyEnd, end);
   if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
   return skipWhitespace(b, p + 1, end);
