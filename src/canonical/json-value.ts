@@ -71,11 +71,6 @@ export function isIntegerText(text: string): boolean {
 }
 
 
-interface Frame {
-  container: unknown[] | Record<string, unknown>;
-  /** The key whose value is being read, for objects. */
-  key: string | null;
-}
 
 /**
  * Builds the JSON value at [start, end) of `b`; numbers become `JsonNumber`. Iterative, so
@@ -83,7 +78,9 @@ interface Frame {
  * line the scanner accepted, or `parseJsonText`).
  */
 export function parseJson(b: Buffer, start: number, end: number): unknown {
-  const stack: Frame[] = [];
+  // The open containers and, for objects, the key being read: two plain arrays, no frame objects.
+  const containers: (unknown[] | Record<string, unknown>)[] = [];
+  const keys: (string | null)[] = [];
   let p = skipWhitespace(b, start, end);
   let value: unknown;
   for (;;) {
@@ -98,9 +95,9 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
         value = container;
         p++;
       } else {
-        const frame: Frame = { container, key: null };
-        stack.push(frame);
-        if (isObject) p = readKey(b, p, end, frame);
+        containers.push(container);
+        keys.push(null);
+        if (isObject) p = readKey(b, p, end, keys);
         continue;
       }
     } else if (c === 0x22) {
@@ -117,23 +114,25 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
     }
     // Place the value and close every container it completes.
     for (;;) {
-      const frame = stack[stack.length - 1];
-      if (frame === undefined) return value;
-      const isObject = !Array.isArray(frame.container);
+      const top = containers.length - 1;
+      if (top < 0) return value;
+      const container = containers[top];
+      const isObject = !Array.isArray(container);
       // A recorded `__proto__` key is data.
-      if (isObject) setOwn(frame.container as Record<string, unknown>, frame.key!, value);
-      else (frame.container as unknown[]).push(value);
+      if (isObject) setOwn(container as Record<string, unknown>, keys[top]!, value);
+      else (container as unknown[]).push(value);
       p = skipWhitespace(b, p, end);
       if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
       if (b[p] === 0x2c) {
         p = skipWhitespace(b, p + 1, end);
-        if (isObject) p = readKey(b, p, end, frame);
+        if (isObject) p = readKey(b, p, end, keys);
         break;
       }
       if (b[p] !== (isObject ? 0x7d : 0x5d)) throw new JsonSyntaxError(`expected ',' or '${isObject ? '}' : ']'}'`, p);
       p++;
-      value = frame.container;
-      stack.pop();
+      value = container;
+      containers.pop();
+      keys.pop();
     }
   }
 }
@@ -184,11 +183,11 @@ function keptText(b: Buffer, p: number, stringEnd: number, table: KeptTexts): st
   return text;
 }
 
-/** Reads `"key":` at p into the frame; returns where the value starts. */
-function readKey(b: Buffer, p: number, end: number, frame: Frame): number {
+/** Reads `"key":` at p into the last of `keys`; returns where the value starts. */
+function readKey(b: Buffer, p: number, end: number, keys: (string | null)[]): number {
   if (b[p] !== 0x22) throw new JsonSyntaxError('expected object key', p);
   const keyEnd = skipString(b, p, end);
-  frame.key = keptText(b, p, keyEnd, keyTable);
+  keys[keys.length - 1] = keptText(b, p, keyEnd, keyTable);
   p = skipWhitespace(b, keyEnd, end);
   if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
   return skipWhitespace(b, p + 1, end);
