@@ -392,6 +392,29 @@ describe('redactValue and JSON strings', () => {
     );
   });
 
+  it('a text found clean once is judged again wherever its key, its options or its place could change the answer', () => {
+    const note = `deployment note ${RANDOM_SECRET}`;
+    const contact = 'write to carol.jones@example.net for access';
+    const secretsOnly: PrivacyOptions = { kinds: new Set<Kind>(['secret']) };
+    for (let round = 0; round < 2; round++) {
+      // Clean as content, in a list, and as a whole tool-call arguments text ...
+      assert.deepEqual(redactValue({ content: RANDOM_SECRET, list: [note] }, OPTIONS).counts, {});
+      assert.deepEqual(redactValue({ content: contact }, secretsOnly).counts, {});
+      // ... a secret under a key a field detector reads, an address when pii is asked for,
+      assert.deepEqual(redactValue({ api_key: RANDOM_SECRET }, OPTIONS).value, { api_key: '[REDACTED:generic_secret]' });
+      assert.deepEqual(redactValue({ headers: { 'X-Auth-Token': RANDOM_SECRET } }, OPTIONS).counts, { generic_secret: 1 });
+      assert.deepEqual(redactValue({ content: contact }, OPTIONS).value, { content: 'write to [REDACTED:email] for access' });
+      // ... and a custom rule's options are other options, whatever object carries them.
+      const rules = { kinds: new Set<Kind>(), rules: [{ name: 'deploy_note', pattern: /deployment note/ }] };
+      assert.deepEqual(redactValue({ content: note }, structuredClone(rules)).counts, { deploy_note: 1 });
+      // Inside JSON text the key is the inner one.
+      const args = JSON.stringify({ password: RANDOM_PASSWORD, note });
+      assert.deepEqual(JSON.parse(redactValue({ arguments: args }, OPTIONS).value.arguments), { password: '[REDACTED:generic_secret]', note });
+      // The same findings, with their paths, when scanned.
+      assert.deepEqual([...scanValue({ content: note, token: RANDOM_SECRET }, OPTIONS, '$')].map((f) => [f.detector, f.path]), [['generic_secret', '$.token']]);
+    }
+  });
+
   it('redacts object keys too (a dict keyed by address or token leaks like a value), in order, losing no member', () => {
     const { value, counts } = redactValue({ first: 1, 'alice@example.com': 'present', 'bob@example.org': 'away', last: 2 }, OPTIONS);
     assert.deepEqual(Object.entries(value), [

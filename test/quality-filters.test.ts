@@ -10,6 +10,8 @@ import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { repetitionDetail } from '../src/pipeline/quality/repetition.js';
 import { brokenDetail } from '../src/pipeline/quality/broken.js';
+import { foldPhrases, IDENTITY_PHRASES, phraseIn, REFUSAL_PHRASES } from '../src/pipeline/quality/phrases.js';
+import { foldForPhrases } from '../src/pipeline/quality/text.js';
 import { contaminationIn, buildEvalIndex, csvRows } from '../src/pipeline/quality/contamination.js';
 import { runCli, runCliJson, tempDir } from './helpers.js';
 import { OPENAI_KEY } from './fake-secrets.js';
@@ -201,6 +203,37 @@ describe('repetition: Gopher rules with datatrove semantics', () => {
 });
 
 describe('refusal and identity phrases', () => {
+  it('finds the first listed phrase a text holds, as a search for each phrase in turn does', () => {
+    const lists = [
+      foldPhrases(REFUSAL_PHRASES),
+      foldPhrases(IDENTITY_PHRASES),
+      // Phrases shorter than a beginning, one that is another's beginning, a later one that comes first in the text.
+      foldPhrases(['ok', 'i can', "i can't help with that", 'as', 'sorry, i', 'a', 'can']),
+    ];
+    const answers = [
+      'I’m sorry, but I can’t help with that.',
+      "I can't help with that, but as an AI language model I can say this.",
+      'As of my knowledge cutoff, the answer was 42.',
+      'Sorry, I cannot do that. I can’t help with that either.',
+      'A refusal is when a person declines to do something.',
+      'ok',
+      'o',
+      '',
+      'I am unable to help with   that request\n\nI cannot help with that',
+      "i'm chatgpt and I was trained by OpenAI",
+      PROSE,
+    ].map(foldForPhrases);
+    const firstListed = (text: string, phrases: readonly string[]) => phrases.find((p) => text.includes(p)) ?? null;
+    let found = 0;
+    for (const phrases of lists) {
+      for (const text of answers) {
+        assert.equal(phraseIn(text, phrases), firstListed(text, phrases), `${JSON.stringify(text)} in ${phrases.length} phrases`);
+        if (firstListed(text, phrases) !== null) found++;
+      }
+    }
+    assert.ok(found >= 10, `phrases found ${found} times`);
+  });
+
   const refusal = synalinksLine('How do I pick this lock?', { content: 'I’m sorry, but I can’t help with that.' });
   const identity = synalinksLine('Who made you?', { content: `As an AI developed by OpenAI, I have no opinions. ${PROSE}` });
   const topic = synalinksLine('What is a refusal?', { content: 'A refusal is when a person declines to do something.' });

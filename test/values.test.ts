@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalize, sha256Hex } from '../src/canonical/canonical.js';
-import { isJsonNumber, JsonNumber, parseJson, parseJsonText, writeJson } from '../src/canonical/json-value.js';
+import { isJsonNumber, JsonNumber, lastWrittenDepth, parseJson, parseJsonText, writeJson, writeRecordJson } from '../src/canonical/json-value.js';
 import { JsonSyntaxError, MAX_DEPTH } from '../src/canonical/scan.js';
 import { runCli, tempDir } from './helpers.js';
 
@@ -295,5 +295,72 @@ describe('the value parser and writer', () => {
   it('a JsonNumber crossing to a worker thread (structured clone) is still written as its text', () => {
     const cloned = structuredClone({ n: new JsonNumber('1e16'), m: [new JsonNumber('18446744073709551615')] });
     assert.equal(writeJson(cloned), '{"n":1e16,"m":[18446744073709551615]}');
+    assert.equal(writeRecordJson(cloned), '{"n":1e16,"m":[18446744073709551615]}');
+    // A clone of a number JavaScript prints as recorded: still its text, never a quoted string.
+    assert.equal(writeRecordJson(structuredClone({ n: new JsonNumber('42') })), '{"n":42}');
+  });
+});
+
+describe('parseJson: short keys and strings from the table of texts seen', () => {
+  it('gives every key and string its own text, whatever it shares a slot or a length with', () => {
+    // Thousands of short texts (more than the table holds), texts of one length differing in one
+    // byte, the same text escaped and not, UTF-8, the longest kept and one byte longer.
+    const texts = [
+      ...Array.from({ length: 3000 }, (_, i) => `k${i.toString(36)}`),
+      'ab', 'ba', 'aa', 'a', '', 'role', 'rolf', 'Role', 'é', 'ü', String.raw`\u00e9`, String.raw`\n`, String.raw`a\"b`, String.raw`\\`,
+      'x'.repeat(16), 'x'.repeat(17), 'y'.repeat(32), 'y'.repeat(33), 'tool_calls', 'tool_callz',
+    ];
+    const docs = texts.map((t, i) => `{"${t}":"${texts[(i * 7) % texts.length]}","role":"${t}","list":["${t}","${texts[(i + 1) % texts.length]}"]}`);
+    for (let round = 0; round < 2; round++) {
+      for (const doc of docs) {
+        const b = Buffer.from(doc);
+        assert.deepEqual(parseJson(b, 0, b.length), JSON.parse(doc), doc);
+      }
+    }
+  });
+});
+
+describe('writeRecordJson (the native serializer where it writes what writeJson writes)', () => {
+  const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+  const texts = [
+    // Every number form, alone and among numbers JavaScript prints as recorded.
+    ...NUMBERS.map((n) => `{"a":${n}}`),
+    ...NUMBERS.map((n) => `[1,2.5,${n},"x"]`),
+    `{"a":[${NUMBERS.join(',')}],"b":{"c":null,"d":true,"e":false,"f":"x\\u00e9\\n\\u2028\\ud83d\\ude00"},"g":[],"h":{}}`,
+    '{"__proto__":{"x":1},"y":2}',
+    '{"1":"integer keys first","b":0,"0":-1.25e-7}',
+    String.raw`{"quote":"\"\\\/\b\f\r\t\u0000\u001f\u007f\u00ff"}`,
+    nested(MAX_DEPTH - 2),
+    nested(MAX_DEPTH),
+    `{"s":${JSON.stringify('{'.repeat(MAX_DEPTH + 5))}}`,
+  ];
+
+  it('writes every recorded value as writeJson does, and a depth check sees through it', () => {
+    for (const text of texts) {
+      const value = parseJsonText(text);
+      const expected = writeJson(value);
+      const exactDepth = lastWrittenDepth();
+      assert.equal(writeRecordJson(value), expected, text.slice(0, 80));
+      // A bound: never below the depth, and at MAX_DEPTH exactly when the depth is.
+      assert.ok(lastWrittenDepth() >= exactDepth, text.slice(0, 80));
+      assert.equal(lastWrittenDepth() >= MAX_DEPTH, exactDepth >= MAX_DEPTH, text.slice(0, 80));
+    }
+  });
+
+  it('writes plain values (undefined members, holes, non-finite numbers) as writeJson does', () => {
+    const values: unknown[] = [
+      { a: undefined, b: () => 1, c: Number.NaN, d: -Infinity, e: [undefined, , 3], f: -0, g: 'é', lone: '\ud800 and \udfff' },
+      [new JsonNumber('1.0'), { n: new JsonNumber('-0') }],
+      'text',
+      7,
+    ];
+    for (const value of values) assert.equal(writeRecordJson(value), writeJson(value));
+  });
+
+  it('a value nested past the stack fails as writeJson fails (RangeError)', () => {
+    let deep: unknown[] = [];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    assert.throws(() => writeJson(deep), RangeError);
+    assert.throws(() => writeRecordJson(deep), RangeError);
   });
 });

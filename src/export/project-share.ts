@@ -22,7 +22,7 @@ import {
 import { loadMeter, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
-import { lastWrittenDepth, writeJson } from '../canonical/json-value.js';
+import { lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
 import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
@@ -126,7 +126,7 @@ export interface ProjectedShare {
 function writeStrictLine(out: ByteSink, example: unknown): string | null {
   const lineStart = out.length;
   try {
-    const text = writeJson(example);
+    const text = writeRecordJson(example);
     out.text(text);
     if (text.includes('\\ud') || lastWrittenDepth() >= MAX_DEPTH) checkJsonText(out.buffer, lineStart, out.length);
     return null;

@@ -36,8 +36,22 @@ export function scrubbed<T>(value: T, scrub: ScrubSettings): { value: T; redacti
  * (`Ask::Tools::SkLive…` is a Stripe key no longer found), so they are made from this.
  */
 export function scrubbedName(name: string, scrub: ScrubSettings | null): string {
-  return scrub === null ? name : (redactValue(name, scrub.options).value as string);
+  if (scrub === null) return name;
+  // Names repeat (every drop of a file names its folders; details are a few fixed phrases):
+  // each is judged once per option set. Bounded, so distinct names cannot grow it for ever.
+  let known = scrubbedNames.get(scrub.options);
+  if (known === undefined) scrubbedNames.set(scrub.options, (known = new Map()));
+  let scrubbed = known.get(name);
+  if (scrubbed === undefined) {
+    scrubbed = redactValue(name, scrub.options).value as string;
+    if (known.size >= SCRUBBED_NAMES_LIMIT) known.clear();
+    known.set(name, scrubbed);
+  }
+  return scrubbed;
 }
+
+const SCRUBBED_NAMES_LIMIT = 4096;
+const scrubbedNames = new WeakMap<PrivacyOptions, Map<string, string>>();
 
 /** A file name's ending that is no part of a name: a Synalinks file's `_<date>-<time>` and any extensions. */
 const FILE_NAME_ENDING = /^(.*?)((?:_\d{8}-\d{6})?(?:\.[A-Za-z0-9]+)*)$/s;
@@ -50,11 +64,22 @@ const FILE_NAME_ENDING = /^(.*?)((?:_\d{8}-\d{6})?(?:\.[A-Za-z0-9]+)*)$/s;
  */
 export function scrubbedPath(file: string, scrub: ScrubSettings | null): string {
   if (scrub === null) return file;
-  return file.replace(/[^/\\]+/g, (segment) => {
+  // Every drop of a file names it: its segments are split and scrubbed once.
+  let known = scrubbedPaths.get(scrub.options);
+  if (known === undefined) scrubbedPaths.set(scrub.options, (known = new Map()));
+  const remembered = known.get(file);
+  if (remembered !== undefined) return remembered;
+  const scrubbed = file.replace(/[^/\\]+/g, (segment) => {
     const [, stem, ending] = FILE_NAME_ENDING.exec(segment)!;
     return `${scrubbedName(stem, scrub)}${ending}`;
   });
+  if (known.size >= SCRUBBED_NAMES_LIMIT) known.clear();
+  known.set(file, scrubbed);
+  return scrubbed;
 }
+
+/** Paths scrubbed, per option set (drops come in key order, not file by file). */
+const scrubbedPaths = new WeakMap<PrivacyOptions, Map<string, string>>();
 
 /**
  * A drop as the manifest writes it: its detail may quote the record (a tool name, a role)
@@ -62,10 +87,14 @@ export function scrubbedPath(file: string, scrub: ScrubSettings | null): string 
  */
 export function scrubbedDrop<T extends { file?: string; detail?: string }>(drop: T, scrub: ScrubSettings | null): T {
   if (scrub === null) return drop;
+  const file = drop.file !== undefined ? scrubbedPath(drop.file, scrub) : undefined;
+  const detail = drop.detail !== undefined ? scrubbedName(drop.detail, scrub) : undefined;
+  // Nearly always nothing was redacted: the drop is then written as it is, not copied.
+  if (file === drop.file && detail === drop.detail) return drop;
   return {
     ...drop,
-    ...(drop.file !== undefined ? { file: scrubbedPath(drop.file, scrub) } : {}),
-    ...(drop.detail !== undefined ? { detail: scrubbedName(drop.detail, scrub) } : {}),
+    ...(file !== undefined ? { file } : {}),
+    ...(detail !== undefined ? { detail } : {}),
   };
 }
 

@@ -98,6 +98,10 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
 function describe(record: TraceRecord, candidate: Candidate, options: CandidateOptions): void {
   candidate.verdict = selectionVerdict(options.selection, record);
   if (candidate.verdict !== null) return;
+  messageSpans.length = 0;
+  // The digests walk the messages, and leave where the completion is for the quality stages
+  // to parse it without a walk of their own. A record a quality stage drops needs none.
+  const trajectory = candidate.status === 'ok' && options.collapse ? trajectoryAhead(record) : null;
   if (candidate.status === 'ok' && options.quality != null && !qualityIsOff(options.quality)) {
     const quality = qualityOf(record, options.quality);
     if (quality.drop !== null) {
@@ -112,8 +116,8 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
     candidate.moduleName = `${record.program}/${record.module}`;
   }
   if (candidate.status !== 'ok') return;
-  messageSpans.length = 0;
-  if (options.collapse) candidate.trajectory = trajectoryDigests(record, messageSpans);
+  if (trajectory instanceof TextTooLongError) throw trajectory;
+  candidate.trajectory = trajectory;
   const messages = options.nearDuplicates ? record.messages() : null;
   if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
   if (options.toolCalls && record.raw.includes(TOOL_CALLS)) {
@@ -124,6 +128,24 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
     const facts = turns === null ? [] : toolCallFacts(turns);
     candidate.toolCalls = facts.length > 0 ? facts : null;
   }
+}
+
+/**
+ * The record's trajectory digests, with `messageSpans` filled in; a text too long to digest
+ * is returned, to be thrown where the digests are taken, after the quality stages had their
+ * say, as when they ran first.
+ */
+function trajectoryAhead(record: TraceRecord): TrajectoryDigests | null | TextTooLongError {
+  let digests: TrajectoryDigests | null;
+  try {
+    digests = trajectoryDigests(record, messageSpans);
+  } catch (error) {
+    if (error instanceof TextTooLongError) return error;
+    throw error;
+  }
+  const count = messageSpans.length;
+  if (record instanceof SynalinksRecord && count >= 2) record.lastMessageAt(messageSpans[count - 2], messageSpans[count - 1]);
+  return digests;
 }
 
 const TOOL_CALLS = Buffer.from('"tool_calls"');

@@ -151,6 +151,9 @@ export class SynalinksRecord implements TraceRecord {
    */
   private readonly spans: number[] = NO_SPANS.slice();
   private cachedMessages: Message[] | undefined;
+  /** Where the last message sits in `raw`, once a walk over the messages has found it (`lastMessageAt`); -1 until then. */
+  private lastMessageStart = -1;
+  private lastMessageEnd = -1;
   private cachedUsage: Usage | null | undefined;
 
   constructor(
@@ -315,10 +318,20 @@ export class SynalinksRecord implements TraceRecord {
     return null;
   }
 
+  /**
+   * Tells the record where its last message is (a walk over the messages found it: the
+   * collapse digests), so `completion` need not walk them again.
+   */
+  lastMessageAt(start: number, end: number): void {
+    this.lastMessageStart = start;
+    this.lastMessageEnd = end;
+  }
+
   /** The appended completion, parsed alone: the quality stages read it for every record. */
   completion(): Message | null {
     if (this.status !== 'ok') return null;
     if (this.cachedMessages !== undefined) return this.cachedMessages.at(-1) ?? null;
+    if (this.lastMessageStart !== -1) return parseJson(this.raw, this.lastMessageStart, this.lastMessageEnd) as Message;
     const [start, end] = this.span('messages')!;
     const last = [-1, -1];
     forEachElement(this.raw, start, end, (elementStart, elementEnd) => {

