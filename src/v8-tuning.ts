@@ -25,12 +25,13 @@ import v8 from 'node:v8';
 const INLINING_BUDGET = '--max-inlined-bytecode-size-cumulative';
 const HEAP_GROWING = '--heap-growing-percent';
 /**
- * The old generation grows by half again between full collections (V8 reads it at each
- * collection, so it holds for this thread, already running, and every worker). Measured in
- * docs/performance.md ("Export in flat memory"): peak RSS of export, 200 MB bench tree, two
- * threads, 400-411 MB with V8's own factor, 280 MB with this, 2-3% more CPU time.
+ * The old generation may double between full collections (V8 reads it at each collection, so
+ * it holds for this thread, already running, and every worker). Export on the 200 MB bench
+ * tree, two threads, three runs each, interleaved: V8's own factor 367-404 MB peak RSS and
+ * 11.67 s of CPU (median); 100: 291-294 MB, 11.76 s; 50: 259-291 MB, 12.33 s (5% more CPU
+ * for 15 MB). See docs/performance.md ("Export in flat memory").
  */
-const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 100;
 
 /**
  * The flags to set, given node's own flags and NODE_OPTIONS: each of ours the user has not set

@@ -37,17 +37,17 @@ function churn(nodeFlags: string[]): { largest: number; live: number } {
 
 describe('V8 tuning', () => {
   it('sets the inlining budget and the heap growth unless node was given them', () => {
-    assert.deepEqual(tuningFlags([], undefined), ['--max-inlined-bytecode-size-cumulative=200', '--heap-growing-percent=50']);
-    assert.deepEqual(tuningFlags(['--heap-growing-percent=100'], undefined), ['--max-inlined-bytecode-size-cumulative=200']);
-    assert.deepEqual(tuningFlags(['--heap_growing_percent', '100'], undefined), ['--max-inlined-bytecode-size-cumulative=200']);
-    assert.deepEqual(tuningFlags([], '--max-old-space-size=4096 --max_inlined_bytecode_size_cumulative=920'), ['--heap-growing-percent=50']);
+    assert.deepEqual(tuningFlags([], undefined), ['--max-inlined-bytecode-size-cumulative=200', '--heap-growing-percent=100']);
+    assert.deepEqual(tuningFlags(['--heap-growing-percent=30'], undefined), ['--max-inlined-bytecode-size-cumulative=200']);
+    assert.deepEqual(tuningFlags(['--heap_growing_percent', '30'], undefined), ['--max-inlined-bytecode-size-cumulative=200']);
+    assert.deepEqual(tuningFlags([], '--max-old-space-size=4096 --max_inlined_bytecode_size_cumulative=920'), ['--heap-growing-percent=100']);
     // A flag that only starts like ours is another flag.
-    assert.deepEqual(tuningFlags(['--heap-growing-percentage=1'], undefined), ['--max-inlined-bytecode-size-cumulative=200', '--heap-growing-percent=50']);
+    assert.deepEqual(tuningFlags(['--heap-growing-percentage=1'], undefined), ['--max-inlined-bytecode-size-cumulative=200', '--heap-growing-percent=100']);
   });
 
-  it('keeps the old generation within twice what it holds live, where V8 alone let it grow to several times', () => {
+  it('keeps the old generation within 3 times what it holds live, where V8 alone let it grow to several times', () => {
     const tuned = churn(['--import', TUNING]);
-    assert.ok(tuned.largest <= 2 * tuned.live, `old space grew to ${tuned.largest >> 20} MB for ${tuned.live >> 20} MB live`);
+    assert.ok(tuned.largest <= 3 * tuned.live, `old space grew to ${tuned.largest >> 20} MB for ${tuned.live >> 20} MB live`);
     // What the setting changes: V8's own factor, on the same work, lets it grow further.
     const untuned = churn([]);
     assert.ok(untuned.largest > tuned.largest, `untuned ${untuned.largest >> 20} MB, tuned ${tuned.largest >> 20} MB`);
