@@ -45,6 +45,7 @@ import { formatCount } from '../format.js';
 import { CaseDistinctNames, REPORT_FILE } from './names.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
+import { pauseForTest } from '../output/test-pause.js';
 
 export interface ExportOptions {
   format: string;
@@ -210,6 +211,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         datasetAt(item.folder).write(line, item.inspection, item.fraction, item.call_id);
       }
     }
+    // Every example is written; what the run holds now is what it held for the whole projection.
+    await pauseForTest('projected');
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
     const notes: FolderNote[] = [];
