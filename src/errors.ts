@@ -1,3 +1,6 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
 /** Errors whose message is meant for the user; the CLI prints them without a stack. */
 export class UserError extends Error {
   constructor(
@@ -47,6 +50,14 @@ const FILE_SYSTEM_CODES: Record<string, string> = {
   EOVERFLOW: 'file too large to read here',
 };
 
+/** A file of a run's own temporary folder (`RunTempDir`, pipeline/spill.ts): the plan's rows and the spills. */
+function isRunTempFile(file: string): boolean {
+  return path.relative(tmpdir(), file).startsWith(RUN_TEMP_PREFIX);
+}
+
+/** A run's temporary folder in the system's temp folder is `traces-spill-<pid>-XXXXXX`: the pid tells a later run whether its maker is gone. */
+export const RUN_TEMP_PREFIX = 'traces-spill-';
+
 /**
  * One line for a file-system error (`<path>: <what happened> (CODE): <what to do>`), or null
  * when the error is not one: those are bugs, and keep their stack.
@@ -56,13 +67,15 @@ export function describeFileSystemError(error: unknown): string | null {
   if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || !Object.hasOwn(FILE_SYSTEM_CODES, e.code)) return null;
   const dest = (e as { dest?: unknown }).dest;
   const where = typeof e.path === 'string' ? `${e.path}${typeof dest === 'string' ? ` -> ${dest}` : ''}: ` : '';
-  const todo =
-    e.code === 'ENOSPC' || e.code === 'EDQUOT'
-      ? 'free some space or write elsewhere'
-      : e.code === 'EMFILE' || e.code === 'ENFILE'
-        ? 'raise the open-file limit (ulimit -n) and rerun'
-        : e.code === 'EFBIG'
-          ? 'raise the file-size limit (ulimit -f), write smaller files (export --max-file-mb) or write elsewhere'
-          : 'check the path and its permissions, then rerun';
+  const full = e.code === 'ENOSPC' || e.code === 'EDQUOT';
+  const todo = full
+    ? typeof e.path === 'string' && isRunTempFile(e.path)
+      ? 'the temporary folder is full: free some space there or set TMPDIR to a folder with room (a run keeps about 100 bytes a record there until it ends)'
+      : 'free some space or write elsewhere'
+    : e.code === 'EMFILE' || e.code === 'ENFILE'
+      ? 'raise the open-file limit (ulimit -n) and rerun'
+      : e.code === 'EFBIG'
+        ? 'raise the file-size limit (ulimit -f), write smaller files (export --max-file-mb) or write elsewhere'
+        : 'check the path and its permissions, then rerun';
   return `${where}${FILE_SYSTEM_CODES[e.code]} (${e.code}${typeof e.syscall === 'string' ? ` in ${e.syscall}` : ''}): ${todo}`;
 }

@@ -588,6 +588,31 @@ describe('interruption', () => {
     }
   });
 
+  it('a full disk under the run\'s temporary folder says so and names TMPDIR; elsewhere it says to write elsewhere', { skip: !existsSync('/dev/full') && 'needs /dev/full (Linux)' }, async () => {
+    const { describeFileSystemError, RUN_TEMP_PREFIX } = await import('../src/errors.js');
+    const { writeAll } = await import('../src/output/write-all.js');
+    const { tmpdir } = await import('node:os');
+    // /dev/full answers every write with a real ENOSPC from the kernel, as a full disk does.
+    const fd = openSync('/dev/full', 'w');
+    const failure = (file: string): string => {
+      try {
+        writeAll(fd, Buffer.alloc(4096), file);
+      } catch (error) {
+        return describeFileSystemError(error) ?? 'not described';
+      }
+      return 'no error';
+    };
+    try {
+      const spill = path.join(tmpdir(), `${RUN_TEMP_PREFIX}${process.pid}-abc123`, 'keys-3');
+      const said = failure(spill);
+      assert.match(said, /keys-3: no space left on the device \(ENOSPC in write\): the temporary folder is full: .*set TMPDIR to a folder with room/);
+      const output = path.join(tmpdir(), 'out', 'training.jsonl');
+      assert.match(failure(output), /training\.jsonl: no space left on the device \(ENOSPC in write\): free some space or write elsewhere$/);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it('a link loop inside a root is reported as unreadable, not a crash or a hang', () => {
     const { tree, check } = tracked();
     const loop = path.join(tree, 'my_program', 'loop');

@@ -10,10 +10,9 @@ import { createInterface } from 'node:readline';
 import { isStale, whileRunning } from '../output/cleanup.js';
 import { checkTempFolder } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
+import { RUN_TEMP_PREFIX } from '../errors.js';
 
 const BUFFER_ROWS = 8192;
-/** `traces-spill-<pid>-XXXXXX`: the pid tells a later run whether its maker is gone. */
-const PREFIX = 'traces-spill-';
 
 /** Spill folders of runs killed outright (nothing ran to remove them): their processes are gone. */
 function removeStaleSpills(): void {
@@ -24,7 +23,7 @@ function removeStaleSpills(): void {
     return;
   }
   for (const entry of entries) {
-    if (isStale(entry, PREFIX)) rmSync(path.join(tmpdir(), entry), { recursive: true, force: true });
+    if (isStale(entry, RUN_TEMP_PREFIX)) rmSync(path.join(tmpdir(), entry), { recursive: true, force: true });
   }
 }
 
@@ -40,7 +39,7 @@ export class RunTempDir {
   constructor() {
     checkTempFolder(tmpdir());
     removeStaleSpills();
-    this.path = mkdtempSync(path.join(tmpdir(), `${PREFIX}${process.pid}-`));
+    this.path = mkdtempSync(path.join(tmpdir(), `${RUN_TEMP_PREFIX}${process.pid}-`));
     this.release = whileRunning(() => rmSync(this.path, { recursive: true, force: true }));
   }
 
