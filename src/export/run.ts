@@ -37,12 +37,11 @@ import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
 import { scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
-import { KeyIndex } from '../pipeline/key-index.js';
-import { CallIdColumn } from '../pipeline/columns.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
 import { CaseDistinctNames, REPORT_FILE } from './names.js';
+import { WrittenExamples } from './written-examples.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
@@ -114,6 +113,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   let projected: AsyncGenerator<ProjectedShare> | null = null;
   const stopProjection = new AbortController();
   let heldKeys: HeldKeys | null = null;
+  let writtenExamples: WrittenExamples | null = null;
   try {
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
@@ -174,10 +174,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       }
       return dataset;
     };
-    // Examples written, by digest of their dataset and line: one entry (about 40 bytes) per example.
-    const writtenExamples = new KeyIndex();
-    const writtenCallIds = new CallIdColumn();
-    const digest = new Uint32Array(4);
+    // Examples written, by digest of their dataset and line: 8 bytes a slot in memory, the rest on disk.
+    const written = (writtenExamples = new WrittenExamples());
     if (options.groupBy === 'none') datasetAt('');
 
     const inferredUsed = new Set<string>();
@@ -194,17 +192,14 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         }
         const line = lines.subarray(lineStart, lineStart + item.bytes);
         lineStart += item.bytes;
-        digest.set(item.digest);
-        const earlier = writtenExamples.addIfAbsent(digest, writtenExamples.size);
-        if (earlier !== -1) {
+        const kept = written.addOrEarlier(item.digest, item.call_id);
+        if (kept !== null) {
           // The same example again (across splits too): training on it twice would double its weight.
-          const kept = writtenCallIds.get(earlier);
           exportDrops.duplicate_example = (exportDrops.duplicate_example ?? 0) + 1;
           drop({ call_id: item.call_id, file: item.file, line: item.line, reason: 'duplicate_example', kept });
           provenance.merged(kept, item.call_id);
           continue;
         }
-        writtenCallIds.set(writtenExamples.size - 1, item.call_id);
         for (const name of item.inferredTools) inferredUsed.add(name);
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(item.partial);
@@ -248,6 +243,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     for (const dataset of datasets.values()) dataset.dispose();
     provenance.dispose();
     heldKeys?.dispose();
+    writtenExamples?.dispose();
   }
 }
 

@@ -88,6 +88,17 @@ export class SpillFile {
     this.buffered = 0;
   }
 
+  /** Row `index` (appended before), copied into `into`: from the buffer, or read back from the file. */
+  rowAt(index: number, into: Uint32Array): void {
+    const firstBuffered = this.rows - this.buffered;
+    if (index >= firstBuffered) {
+      const at = (index - firstBuffered) * this.width;
+      into.set(this.buffer.subarray(at, at + this.width));
+      return;
+    }
+    readSync(this.fd, new Uint8Array(into.buffer, into.byteOffset, this.width * 4), 0, this.width * 4, index * this.width * 4);
+  }
+
   /** Every row in the order appended; the view is reused between rows. */
   *read(): Generator<Uint32Array> {
     this.flush();
