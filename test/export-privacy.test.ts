@@ -21,7 +21,7 @@ import {
   STRIPE_KEY,
   DB_PASSWORD,
 } from './fake-secrets.js';
-import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+import { SAMPLES, TEST_CONFIG, runCli, runCliJson, tempDir } from './helpers.js';
 
 /** Each planted value, the text that carries it, and the detector that must catch it. */
 const PLANTED: { detector: string; value: string; text: string }[] = [
@@ -48,13 +48,6 @@ const PLANTED: { detector: string; value: string; text: string }[] = [
   { detector: 'home_path', value: 'carolsmith', text: 'open /home/carolsmith/projects/app.py' },
 ];
 
-const CONFIG = {
-  module: 'synalinks',
-  class_name: 'LanguageModel',
-  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-  registered_name: null,
-};
-
 /** One record carrying `text` where the export carries text: user, reasoning, tool arguments, tool results. */
 function leakyRecords(): string[] {
   return PLANTED.map(({ text }, i) => {
@@ -80,8 +73,8 @@ function leakyRecords(): string[] {
       messages,
       inputs_hash: canonicalValueHash(inputs),
       outputs: messages.at(-1),
-      config: CONFIG,
-      config_hash: canonicalValueHash(CONFIG),
+      config: TEST_CONFIG,
+      config_hash: canonicalValueHash(TEST_CONFIG),
     });
   });
 }

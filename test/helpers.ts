@@ -93,21 +93,27 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** The LanguageModel config of a hand-made test record calling `model`. */
+export function testConfig(model = 'openai/gpt-4o-mini') {
+  return {
+    module: 'synalinks',
+    class_name: 'LanguageModel',
+    config: { model, api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
+    registered_name: null,
+  };
+}
+
 /** The LanguageModel config the hand-made test records share. */
-export const TEST_CONFIG = {
-  module: 'synalinks',
-  class_name: 'LanguageModel',
-  config: { model: 'openai/gpt-4o-mini', api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-  registered_name: null,
-};
+export const TEST_CONFIG = testConfig();
 
 /**
  * One Synalinks record line as the Recorder writes it, with genuine hashes: `messages` ends
  * with the completion. `outputs` is that message unless `outputsText` gives the recorded JSON
- * (a structured call's parsed object, its number text kept).
+ * (a structured call's parsed object, its number text kept); `model` names the model called.
  */
-export function synalinksLine(record: { index: number; callId?: string; program: string; module: string; messages: object[]; outputsText?: string }): string {
+export function synalinksLine(record: { index: number; callId?: string; program: string; module: string; messages: object[]; outputsText?: string; model?: string }): string {
   const { index, messages } = record;
+  const config = record.model === undefined ? TEST_CONFIG : testConfig(record.model);
   const line = JSON.stringify({
     synalinks_version: '0.9.014',
     call_id: record.callId ?? `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
@@ -121,8 +127,8 @@ export function synalinksLine(record: { index: number; callId?: string; program:
     messages,
     inputs_hash: canonicalValueHash(messages.slice(0, -1)),
     outputs: record.outputsText === undefined ? messages.at(-1) : '__OUTPUTS__',
-    config: TEST_CONFIG,
-    config_hash: canonicalValueHash(TEST_CONFIG),
+    config,
+    config_hash: canonicalValueHash(config),
   });
   const outputsText = record.outputsText;
   return outputsText === undefined ? line : line.replace('"__OUTPUTS__"', () => outputsText);

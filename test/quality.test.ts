@@ -7,13 +7,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { generate, type Expected } from '../bench/generate.js';
-import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { parseJsonText, writeJson } from '../src/canonical/json-value.js';
 import { conversationWords, estimatedSimilarity, signatureOf, BANDS } from '../src/pipeline/minhash.js';
 import { getTarget } from '../src/targets/index.js';
 import { EXAMPLES_FILE, Provenance } from '../src/export/provenance.js';
 import { OutputDir } from '../src/output/output-dir.js';
-import { runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { runCli, runCliJson, SAMPLES, synalinksLine, tempDir } from './helpers.js';
 
 type Message = Record<string, unknown>;
 type Report = { examples: { training: number; validation: number }; dropped: Record<string, number>; warnings: string[]; files: { file: string }[] };
@@ -21,34 +20,11 @@ type Drop = { call_id?: string; reason: string; kept?: string; similarity?: numb
 type Row = { file: string; line: number; call_id: string; merged: string[] };
 
 const MODELS = ['openai/gpt-4o-mini', 'openai/gpt-4.1'];
-const configOf = (model: string) => ({
-  module: 'synalinks',
-  class_name: 'LanguageModel',
-  config: { model, api_base: null, name: 'language_model', description: 'A language model API wrapper.' },
-  registered_name: null,
-});
 
 let serial = 0;
 /** One Synalinks record line: `messages` ends with the completion. */
 function record(program: string, messages: Message[], model = MODELS[0]): string {
-  const n = serial++;
-  const config = configOf(model);
-  return JSON.stringify({
-    synalinks_version: '0.9.014',
-    call_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    parent_call_id: null,
-    program,
-    module: program,
-    timestamp: 1783412130 + n,
-    duration: 1.5,
-    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 },
-    cost: 0.001,
-    messages,
-    inputs_hash: canonicalValueHash(messages.slice(0, -1)),
-    outputs: messages.at(-1),
-    config,
-    config_hash: canonicalValueHash(config),
-  });
+  return synalinksLine({ index: serial++, program, module: program, messages, model });
 }
 
 function writeTree(files: Record<string, string[]>): string {
