@@ -120,6 +120,9 @@ export const CONVERSATION = 0xffffffff;
 /** A winner that gives way: its arrival, and the arrival and call_id of the winner whose inputs hold its conversation. */
 export const GaveWayRow = { seq: 0, holderSeq: 1, holderCallId: 2, words: 6 } as const;
 
+/** What `collapseJoin` holds of a prefix digest's holder, and hands to `gaveWay`: its arrival, input count and call_id. */
+export const HolderRow = { seq: 0, inputs: 1, callId: 2, words: 6 } as const;
+
 /**
  * Collapse as a join on disk, one digest partition at a time. The rows come from every ok
  * record met (winner or not, which the scan cannot know); `standing(seq)` says which are final
@@ -131,6 +134,7 @@ export const GaveWayRow = { seq: 0, holderSeq: 1, holderCallId: 2, words: 6 } as
 export function collapseJoin(
   digests: { partitions: number; rows(partition: number): number; read(partition: number): Iterable<Uint32Array>; close(partition: number): void },
   standing: (seq: number) => boolean,
+  /** `holder[at]` is the holder's `HolderRow`. */
   gaveWay: (seq: number, holder: Uint32Array, at: number) => void,
 ): number {
   const digest = new Uint32Array(4);
@@ -138,8 +142,7 @@ export function collapseJoin(
   for (let partition = 0; partition < digests.partitions; partition++) {
     const rows = digests.rows(partition);
     const holders = new KeyIndex(Math.ceil(roomFor(rows) * 1.5));
-    /** Per holder: seq, inputs, call_id (4 words). */
-    const held = new Column(Uint32Array, 6, roomFor(rows));
+    const held = new Column(Uint32Array, HolderRow.words, roomFor(rows));
     /** The standing winners' conversations met on the way (digest, seq): joined once every holder is known. */
     const conversations = new Column(Uint32Array, 5, roomFor(rows));
     let count = 0;
@@ -158,17 +161,18 @@ export function collapseJoin(
         holder = count++;
         holders.set(digest, holder);
         held.ensure(count);
-      } else if (held.data[holder * 6 + 1] >= inputs) continue;
-      const at = holder * 6;
-      held.data[at] = row[DigestRow.seq];
-      held.data[at + 1] = inputs;
-      for (let i = 0; i < 4; i++) held.data[at + 2 + i] = row[DigestRow.callId + i];
+      } else if (held.data[holder * HolderRow.words + HolderRow.inputs] >= inputs) continue;
+      const at = holder * HolderRow.words;
+      held.data[at + HolderRow.seq] = row[DigestRow.seq];
+      held.data[at + HolderRow.inputs] = inputs;
+      for (let i = 0; i < 4; i++) held.data[at + HolderRow.callId + i] = row[DigestRow.callId + i];
     }
     for (let c = 0; c < conversationCount && count > 0; c++) {
       const at = c * 5;
       const holder = holders.get(conversations.data.subarray(at, at + 4));
       const seq = conversations.data[at + 4];
-      if (holder !== -1 && held.data[holder * 6] !== seq) gaveWay(seq, held.data, holder * 6);
+      const holderAt = holder * HolderRow.words;
+      if (holder !== -1 && held.data[holderAt + HolderRow.seq] !== seq) gaveWay(seq, held.data, holderAt);
     }
     peak = Math.max(peak, holders.byteSize + held.byteSize + conversations.byteSize);
     digests.close(partition);

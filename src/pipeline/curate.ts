@@ -20,7 +20,7 @@ import { fileSizes } from '../parallel/units.js';
 import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
-import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow } from './collapse.js';
+import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow, HolderRow } from './collapse.js';
 import { KeyRow, LossRow, OK, partitionOf, resolvePartition, rowFloat, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
 import { CallIdColumn, Column, uuidText, uuidWords } from './columns.js';
 import type { KeyIndex } from './key-index.js';
@@ -588,8 +588,8 @@ export class Curation {
           (seq) => (standing[seq >> 3] & (1 << (seq & 7))) !== 0,
           (seq, holder, at) => {
             row[GaveWayRow.seq] = seq;
-            row[GaveWayRow.holderSeq] = holder[at];
-            row.set(holder.subarray(at + 2, at + 6), GaveWayRow.holderCallId);
+            row[GaveWayRow.holderSeq] = holder[at + HolderRow.seq];
+            row.set(holder.subarray(at + HolderRow.callId, at + HolderRow.callId + 4), GaveWayRow.holderCallId);
             gaveWay.append(tables.rangeOf(seq), row);
           },
         );
