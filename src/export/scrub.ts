@@ -37,21 +37,28 @@ export function scrubbed<T>(value: T, scrub: ScrubSettings): { value: T; redacti
  */
 export function scrubbedName(name: string, scrub: ScrubSettings | null): string {
   if (scrub === null) return name;
-  // Names repeat (every drop of a file names its folders; details are a few fixed phrases):
-  // each is judged once per option set. Bounded, so distinct names cannot grow it for ever.
-  let known = scrubbedNames.get(scrub.options);
-  if (known === undefined) scrubbedNames.set(scrub.options, (known = new Map()));
-  let scrubbed = known.get(name);
+  // Names repeat (every drop of a file names its folders; details are a few fixed phrases).
+  return remembered(scrubbedNames, scrub, name, () => redactValue(name, scrub.options).value as string);
+}
+
+const SCRUBBED_TEXTS_LIMIT = 4096;
+const scrubbedNames = new WeakMap<PrivacyOptions, Map<string, string>>();
+
+/**
+ * `scrub(text)` judged once per option set and text; bounded (cleared when full), so distinct
+ * texts cannot grow it for ever.
+ */
+function remembered(memo: WeakMap<PrivacyOptions, Map<string, string>>, settings: ScrubSettings, text: string, scrub: () => string): string {
+  let known = memo.get(settings.options);
+  if (known === undefined) memo.set(settings.options, (known = new Map()));
+  let scrubbed = known.get(text);
   if (scrubbed === undefined) {
-    scrubbed = redactValue(name, scrub.options).value as string;
-    if (known.size >= SCRUBBED_NAMES_LIMIT) known.clear();
-    known.set(name, scrubbed);
+    scrubbed = scrub();
+    if (known.size >= SCRUBBED_TEXTS_LIMIT) known.clear();
+    known.set(text, scrubbed);
   }
   return scrubbed;
 }
-
-const SCRUBBED_NAMES_LIMIT = 4096;
-const scrubbedNames = new WeakMap<PrivacyOptions, Map<string, string>>();
 
 /** A file name's ending that is no part of a name: a Synalinks file's `_<date>-<time>` and any extensions. */
 const FILE_NAME_ENDING = /^(.*?)((?:_\d{8}-\d{6})?(?:\.[A-Za-z0-9]+)*)$/s;
@@ -65,17 +72,12 @@ const FILE_NAME_ENDING = /^(.*?)((?:_\d{8}-\d{6})?(?:\.[A-Za-z0-9]+)*)$/s;
 export function scrubbedPath(file: string, scrub: ScrubSettings | null): string {
   if (scrub === null) return file;
   // Every drop of a file names it: its segments are split and scrubbed once.
-  let known = scrubbedPaths.get(scrub.options);
-  if (known === undefined) scrubbedPaths.set(scrub.options, (known = new Map()));
-  const remembered = known.get(file);
-  if (remembered !== undefined) return remembered;
-  const scrubbed = file.replace(/[^/\\]+/g, (segment) => {
-    const [, stem, ending] = FILE_NAME_ENDING.exec(segment)!;
-    return `${scrubbedName(stem, scrub)}${ending}`;
-  });
-  if (known.size >= SCRUBBED_NAMES_LIMIT) known.clear();
-  known.set(file, scrubbed);
-  return scrubbed;
+  return remembered(scrubbedPaths, scrub, file, () =>
+    file.replace(/[^/\\]+/g, (segment) => {
+      const [, stem, ending] = FILE_NAME_ENDING.exec(segment)!;
+      return `${scrubbedName(stem, scrub)}${ending}`;
+    }),
+  );
 }
 
 /** Paths scrubbed, per option set (drops come in key order, not file by file). */
