@@ -21,7 +21,9 @@ import {
   STRIPE_KEY,
   DB_PASSWORD,
 } from './fake-secrets.js';
-import { SAMPLES, TEST_CONFIG, runCli, runCliJson, tempDir } from './helpers.js';
+import { SAMPLES, TEST_CONFIG, runCli, runCliJson, seededRandom, synalinksLine, tempDir } from './helpers.js';
+import { scrubbedCallId } from '../src/export/scrub.js';
+import { redactValue } from '../src/privacy/index.js';
 
 /** Each planted value, the text that carries it, and the detector that must catch it. */
 const PLANTED: { detector: string; value: string; text: string }[] = [
@@ -299,5 +301,60 @@ describe('privacy', () => {
     const none = path.join(tempDir(), 'quoted-none');
     runCliJson(['export', named, '--format', 'openai', '--out', none, '--scrub', 'none']);
     assert.ok(readFileSync(path.join(none, '_traces', 'manifest.jsonl'), 'utf8').includes(OPENAI_KEY), 'asked for, the detail is kept');
+  });
+});
+
+describe('call_ids are recorded text, scrubbed as the records are', () => {
+  const SECRET_IDS = PLANTED.filter((p) => ['openai', 'github', 'stripe', 'slack', 'aws_access_key_id'].includes(p.detector));
+
+  it('no key in a call_id reaches the manifest, examples.jsonl or the report, and the files still join by call_id', () => {
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'agent', 'gen'), { recursive: true });
+    const lines: string[] = [];
+    SECRET_IDS.forEach(({ value }, i) => {
+      const messages = [
+        { role: 'user', content: `question ${i}` },
+        { role: 'assistant', content: `answer ${i}` },
+      ];
+      // The second record repeats the first one's prompt: a duplicate whose manifest line names the kept call_id.
+      lines.push(synalinksLine({ index: 2 * i, callId: `run:${value}:kept`, program: 'agent', module: 'gen', messages }));
+      lines.push(synalinksLine({ index: 2 * i + 1, callId: `run:${value}:again`, program: 'agent', module: 'gen', messages }));
+    });
+    writeFileSync(path.join(tree, 'agent', 'gen', 'gen_20260709-120000.jsonl'), `${lines.join('\n')}\n`);
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--validation-fraction', '0', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    const written = allWrittenText(out) + result.stdout + result.stderr;
+    for (const { detector, value } of SECRET_IDS) assert.ok(!written.includes(value), `${detector} key of a call_id left in the output`);
+    const rows = readFileSync(path.join(out, '_traces', 'examples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { call_id: string; merged: string[] });
+    const drops = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { call_id: string; kept: string; reason: string });
+    assert.equal(rows.length, SECRET_IDS.length);
+    assert.equal(drops.filter((d) => d.reason === 'duplicate').length, SECRET_IDS.length);
+    for (const row of rows) assert.match(row.call_id, /^run:\[REDACTED:[a-z_]+\]:kept$/);
+    // The manifest's kept call_id is the one examples.jsonl lists, with the duplicate merged into it.
+    for (const d of drops) {
+      const row = rows.find((r) => r.call_id === d.kept);
+      assert.ok(row !== undefined, `kept ${d.kept} is an example's call_id`);
+      assert.deepEqual(row.merged, [d.call_id]);
+    }
+    const none = path.join(tempDir(), 'none');
+    assert.equal(runCli(['export', tree, '--format', 'openai', '--out', none, '--scrub', 'none']).status, 0);
+    assert.ok(allWrittenText(none).includes(SECRET_IDS[0].value), '--scrub none keeps the ids as recorded');
+  });
+
+  it('no built-in secret detector matches a uuid, so uuids are written as recorded', () => {
+    const options = { kinds: new Set(['secret' as const]) };
+    const random = seededRandom(29);
+    const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+    const uuids = Array.from({ length: 2000 }, () => `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`);
+    uuids.push('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '12345678-1234-1234-1234-123456789012', 'deadbeef-cafe-babe-face-feedfacecafe');
+    for (const uuid of uuids) {
+      assert.equal(scrubbedCallId(uuid, { options, dropOnSecrets: false }), uuid);
+      assert.deepEqual(redactValue(uuid, options).counts, {}, `${uuid} matched a secret detector`);
+    }
+    // With personal data on, an id is scrubbed whatever its shape: a phone detector may read digits and dashes.
+    const pii = { options: { kinds: new Set(['secret' as const, 'pii' as const]) }, dropOnSecrets: false };
+    assert.equal(scrubbedCallId(uuids[0], pii), redactValue(uuids[0], pii.options).value);
+    assert.equal(scrubbedCallId(`id:${OPENAI_KEY}`, { options, dropOnSecrets: false }), 'id:[REDACTED:openai]');
   });
 });

@@ -34,7 +34,7 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
-import { scrubbed, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbed, scrubbedCallId, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
 import { isoTime } from '../time.js';
 
@@ -236,7 +236,7 @@ export async function runAskRecordingExport(
         let recording = recordings.get(test);
         if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size)));
         recording.add(interactions, record.timestamp);
-        if (record.partial) partial.push(record.callId);
+        if (record.partial) partial.push(scrubbedCallId(record.callId, options.scrub));
       }
     }
     const files: Record<string, unknown>[] = [];

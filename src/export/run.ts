@@ -35,7 +35,7 @@ import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { specName, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
-import { scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbedCallId, scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
@@ -192,18 +192,20 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         }
         const line = lines.subarray(lineStart, lineStart + item.bytes);
         lineStart += item.bytes;
-        const kept = written.addOrEarlier(item.digest, item.call_id);
+        // As every file of the run names it, so that the manifest, examples.jsonl and the report agree.
+        const callId = scrubbedCallId(item.call_id, options.scrub);
+        const kept = written.addOrEarlier(item.digest, callId);
         if (kept !== null) {
           // The same example again (across splits too): training on it twice would double its weight.
           exportDrops.duplicate_example = (exportDrops.duplicate_example ?? 0) + 1;
-          drop({ call_id: item.call_id, file: item.file, line: item.line, reason: 'duplicate_example', kept });
-          provenance.merged(kept, item.call_id);
+          drop({ call_id: callId, file: item.file, line: item.line, reason: 'duplicate_example', kept });
+          provenance.merged(kept, callId);
           continue;
         }
         for (const name of item.inferredTools) inferredUsed.add(name);
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
-        if (item.partial !== null) partial.push(item.partial);
-        datasetAt(item.folder).write(line, item.inspection, item.fraction, item.call_id);
+        if (item.partial !== null) partial.push(callId);
+        datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
       }
     }
     // Every example is written; what the run holds now is what it held for the whole projection.

@@ -2,6 +2,7 @@
 import { compareText } from '../order.js';
 import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
 import type { QualityReport } from '../pipeline/curate.js';
+import { uuidWords } from '../pipeline/columns.js';
 
 export interface ScrubSettings {
   options: PrivacyOptions;
@@ -80,6 +81,26 @@ export function scrubbedPath(file: string, scrub: ScrubSettings | null): string 
   );
 }
 
+/**
+ * A call_id as export writes it (manifest, examples.jsonl, report.json): recorded text like any
+ * other, and Ask and klieo ids are whatever the program chose (`run-<token>-3`), so it is
+ * scrubbed as the records are. A lowercase uuid, nearly every id, is 32 hex digits and 4 dashes,
+ * which no built-in secret detector matches (the tests hold every detector to that); personal
+ * data detectors and custom rules could (a phone number of digits and dashes), so with those it
+ * is scrubbed too.
+ */
+export function scrubbedCallId(callId: string, scrub: ScrubSettings | null): string {
+  if (scrub === null) return callId;
+  if (uuidWords(callId, uuidScratch) && secretsOnly(scrub.options)) return callId;
+  return redactValue(callId, scrub.options).value as string;
+}
+
+const uuidScratch = new Uint32Array(4);
+
+function secretsOnly(options: PrivacyOptions): boolean {
+  return (options.rules === undefined || options.rules.length === 0) && [...options.kinds].every((kind) => kind === 'secret');
+}
+
 /** Paths scrubbed, per option set (drops come in key order, not file by file). */
 const scrubbedPaths = new WeakMap<PrivacyOptions, Map<string, string>>();
 
@@ -87,16 +108,20 @@ const scrubbedPaths = new WeakMap<PrivacyOptions, Map<string, string>>();
  * A drop as the manifest writes it: its detail may quote the record (a tool name, a role)
  * and its file path holds the program and module folders, so both are scrubbed.
  */
-export function scrubbedDrop<T extends { file?: string; detail?: string }>(drop: T, scrub: ScrubSettings | null): T {
+export function scrubbedDrop<T extends { file?: string; detail?: string; call_id?: string; kept?: string }>(drop: T, scrub: ScrubSettings | null): T {
   if (scrub === null) return drop;
   const file = drop.file !== undefined ? scrubbedPath(drop.file, scrub) : undefined;
   const detail = drop.detail !== undefined ? scrubbedName(drop.detail, scrub) : undefined;
+  const callId = drop.call_id !== undefined ? scrubbedCallId(drop.call_id, scrub) : undefined;
+  const kept = drop.kept !== undefined ? scrubbedCallId(drop.kept, scrub) : undefined;
   // Nearly always nothing was redacted: the drop is then written as it is, not copied.
-  if (file === drop.file && detail === drop.detail) return drop;
+  if (file === drop.file && detail === drop.detail && callId === drop.call_id && kept === drop.kept) return drop;
   return {
     ...drop,
     ...(file !== undefined ? { file } : {}),
     ...(detail !== undefined ? { detail } : {}),
+    ...(callId !== undefined ? { call_id: callId } : {}),
+    ...(kept !== undefined ? { kept } : {}),
   };
 }
 
@@ -123,7 +148,7 @@ export function scrubbedQualityReport(report: QualityReport | null, scrub: Scrub
     ...report,
     evaluation_files: report.evaluation_files.map((file) => ({
       ...file,
-      overlaps: file.overlaps.map((overlap) => ({ ...overlap, ngram: redactValue(overlap.ngram, scrub.options).value })),
+      overlaps: file.overlaps.map((overlap) => ({ ...overlap, call_id: scrubbedCallId(overlap.call_id, scrub), ngram: redactValue(overlap.ngram, scrub.options).value })),
     })),
   };
 }
