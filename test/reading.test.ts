@@ -388,3 +388,36 @@ describe('record fields read from the bytes', () => {
     }
   });
 });
+
+describe('the completion, located by the walk that reads the record', () => {
+  const record = (messages: string, rest = ''): SynalinksRecord =>
+    new SynalinksRecord(Buffer.from(`{"synalinks_version":"0.9.014","messages":${messages},"outputs":{"role":"assistant","content":"x"}${rest}}`), { file: 'f', line: 1, offset: 0 });
+  const parsedLast = (r: SynalinksRecord) => r.messages().at(-1) ?? null;
+
+  it('is the last message, as parsing the whole list finds it, whatever the list holds', () => {
+    const lists = [
+      '[]',
+      '[ ]',
+      '[{"role":"assistant","content":"only"}]',
+      '[ {"role":"user","content":"a"} , {"role":"assistant","content":"b"} ]',
+      '[{"role":"user","content":"[nested] ] , {"}, {"role":"assistant","content":"]","tool_calls":[{"id":"1","function":{"arguments":{"a":[1,[2,[]]]}}}]}]',
+      '[{"role":"user","content":[{"type":"text","text":"x"}]},\n\t{"role":"assistant","content":[[],[[]]]}\t]',
+      '[{"role":"assistant","content":"\\"]\\\\"}]',
+      '[1, "two", [3], {"role":"assistant","content":"last"}]',
+    ];
+    for (const list of lists) {
+      // Through the walk's span, then as the whole list parsed: the same message.
+      assert.deepEqual(record(list).completion(), parsedLast(record(list)), list);
+    }
+  });
+
+  it('of a list given twice is the last list\'s (orjson keeps the last), and another array elsewhere does not stand in for it', () => {
+    const twice = record('[{"role":"assistant","content":"first"}]', ',"messages":[{"role":"assistant","content":"second"}],"tags":[{"role":"x"}]');
+    assert.equal(twice.completion()?.content, 'second');
+    const before = new SynalinksRecord(
+      Buffer.from('{"synalinks_version":"0.9.014","tags":[{"role":"assistant","content":"not it"}],"messages":[],"outputs":{"a":1}}'),
+      { file: 'f', line: 1, offset: 0 },
+    );
+    assert.equal(before.completion(), null);
+  });
+});

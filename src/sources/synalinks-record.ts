@@ -6,7 +6,7 @@
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
 import { parseJson } from '../canonical/json-value.js';
-import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, skipWhitespace, startsWithBom } from '../canonical/scan.js';
+import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, lastSkippedElement, skipWhitespace, startsWithBom } from '../canonical/scan.js';
 import { foldHexBytes } from '../pipeline/key-index.js';
 import { classify, isTokenCount, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 import { possibleDuration, possibleTime } from '../time.js';
@@ -50,13 +50,20 @@ const NO_SPANS: readonly number[] = new Array<number>(FIELDS.length * 2).fill(-1
  * The span list `locateField` writes into: one module-level visitor rather than a closure per
  * record, since a record's constructor runs once per line of every file read.
  */
-const locating: { raw: Buffer; spans: number[] } = { raw: Buffer.alloc(0), spans: [] };
+const locating: { raw: Buffer; spans: number[]; lastMessageStart: number; lastMessageEnd: number } = { raw: Buffer.alloc(0), spans: [], lastMessageStart: -1, lastMessageEnd: -1 };
+const MESSAGES = F.messages;
 
 function locateField(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void {
   const index = FIELD_MATCHER.match(locating.raw, keyStart, keyEnd);
   if (index !== -1) {
     locating.spans[index * 2] = valueStart;
     locating.spans[index * 2 + 1] = valueEnd;
+    if (index === MESSAGES) {
+      // The walk that located the field skipped the list just now, and saw where its last element is.
+      const list = locating.raw[valueStart] === 0x5b;
+      locating.lastMessageStart = list ? lastSkippedElement.start : -1;
+      locating.lastMessageEnd = list ? lastSkippedElement.end : -1;
+    }
   }
 }
 
@@ -168,7 +175,11 @@ export class SynalinksRecord implements TraceRecord {
     if (b[start] !== 0x7b) throw new DamagedRecordError(startsWithBom(b) ? BOM_REASON : 'not a JSON object');
     locating.raw = b;
     locating.spans = this.spans;
+    locating.lastMessageStart = -1;
+    locating.lastMessageEnd = -1;
     const end = forEachMember(b, start, b.length, locateField);
+    this.lastMessageStart = locating.lastMessageStart;
+    this.lastMessageEnd = locating.lastMessageEnd;
     if (skipWhitespace(b, end, b.length) !== b.length) throw new DamagedRecordError('text after the JSON object');
     if (!this.has(F.synalinks_version)) throw new DamagedRecordError('no synalinks_version: not a Synalinks trace record');
     if (!this.has(F.messages) || b[this.spans[F.messages * 2]] !== 0x5b) {
