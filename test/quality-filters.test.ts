@@ -209,6 +209,9 @@ describe('refusal and identity phrases', () => {
       foldPhrases(IDENTITY_PHRASES),
       // Phrases shorter than a beginning, one that is another's beginning, a later one that comes first in the text.
       foldPhrases(['ok', 'i can', "i can't help with that", 'as', 'sorry, i', 'a', 'can']),
+      // Characters a regular expression reads as syntax, and a beginning that cuts a surrogate pair.
+      foldPhrases(['(a|b', 'a.b*', '[x]+', 'c:\\p', '$5?', 'ab\u{1F600}c', '^ok$']),
+      [],
     ];
     const answers = [
       'I’m sorry, but I can’t help with that.',
@@ -221,6 +224,8 @@ describe('refusal and identity phrases', () => {
       '',
       'I am unable to help with   that request\n\nI cannot help with that',
       "i'm chatgpt and I was trained by OpenAI",
+      'costs $5? see (a|b then a.b* or [x]+ in c:\\p; ab\u{1F600}c; ^ok$',
+      'aab or axb, x, c:p, a|b, ab\u{1F600}',
       PROSE,
     ].map(foldForPhrases);
     const firstListed = (text: string, phrases: readonly string[]) => phrases.find((p) => text.includes(p)) ?? null;

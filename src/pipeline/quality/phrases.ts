@@ -89,6 +89,9 @@ export function foldPhrases(phrases: readonly string[]): string[] {
  */
 export function phraseIn(foldedText: string, foldedPhrases: readonly string[]): string | null {
   const gate = gateOf(foldedPhrases);
+  // One pass of the regular expression engine over the text for every beginning at once:
+  // a third of the time of a search per beginning, and nearly every answer holds none.
+  if (!gate.anyBeginning.test(foldedText)) return null;
   const present = gate.present;
   present.fill(UNKNOWN);
   for (let i = 0; i < foldedPhrases.length; i++) {
@@ -111,6 +114,8 @@ interface PhraseGate {
   beginningOf: Int32Array;
   /** Whether the text at hand holds each beginning (UNKNOWN until searched). */
   present: Uint8Array;
+  /** Matches where any beginning is (no `g` flag: it keeps no position between texts). */
+  anyBeginning: RegExp;
 }
 
 /** By phrase list: settings (and their lists) are made once per run, or once per share in a worker. */
@@ -125,6 +130,7 @@ function gateOf(phrases: readonly string[]): PhraseGate {
       beginnings,
       beginningOf: Int32Array.from(phrases, (p) => beginnings.indexOf(p.slice(0, BEGINNING_LENGTH))),
       present: new Uint8Array(beginnings.length),
+      anyBeginning: new RegExp(beginnings.map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') || '(?!)'),
     };
     gates.set(phrases, gate);
   }
