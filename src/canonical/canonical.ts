@@ -403,6 +403,8 @@ class LastArray {
     spans.length = 0;
     ends.length = 0;
     const same = this.repeated(b, start, end);
+    lastArrayWrite.generation++;
+    lastArrayWrite.repeated = same;
     let arrayEnd: number;
     if (same > 0) {
       out.copy(this.canonical.buffer, 0, this.canonicalEnds[same - 1]);
@@ -442,6 +444,13 @@ class LastArray {
 }
 
 const lastArray = new LastArray();
+
+/**
+ * What the last `writeArray` or `writeCanonical` of an array found: how many leading elements
+ * equal, byte for byte, those of the array written just before it, and a count of the writes
+ * (a caller that saw the write before knows the comparison was with its own array).
+ */
+export const lastArrayWrite = { generation: 0, repeated: 0 };
 
 /** Writes the canonical form of the value starting at `p`; returns the index just past it. */
 function writeValue(b: Buffer, p: number, end: number, out: ByteSink): number {

@@ -10,7 +10,7 @@
  * conversation, which ends with the completion).
  */
 import { ByteSink } from '../canonical/byte-sink.js';
-import { canonicalValueText, sha256, writeArray } from '../canonical/canonical.js';
+import { canonicalValueText, lastArrayWrite, sha256, writeArray } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { Column } from './columns.js';
@@ -74,21 +74,39 @@ function writeMessages(record: TraceRecord, sourceSpans: number[] | undefined): 
  * `sourceSpans` receives where each message starts and ends in its line (two numbers each).
  */
 export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): TrajectoryDigests | null {
+  const generation = lastArrayWrite.generation;
   const separator = writeMessages(record, sourceSpans);
+  // Leading messages equal, byte for byte, to those of the record digested just before (an agent's
+  // step holds every earlier step's): their chain is that record's, already hashed.
+  const reusable =
+    lastArrayWrite.generation === generation + 1 && chained.generation === generation && record.program === chained.program ? lastArrayWrite.repeated : 0;
+  const chain = reusable > 0 ? chained.digests : null;
+  chained.digests = [];
+  chained.generation = reusable === 0 && lastArrayWrite.generation === generation ? -1 : lastArrayWrite.generation;
+  chained.program = record.program;
   const bytes = sink.buffer;
   const count = elementEnds.length;
   if (count === 0) return null;
   let segmentStart = DIGEST_ROOM;
   let previous: Buffer | null = null;
-  const digestTo = (end: number, into: number[]): void => {
-    let from = segmentStart;
-    if (previous !== null) {
-      // The bytes before the segment are hashed already: the previous digest takes their place.
-      from -= previous.length;
-      previous.copy(bytes, from);
+  let reused = 0;
+  const digestTo = (element: number, into: number[]): void => {
+    const end = elementEnds[element];
+    const known = chain !== null && element < reusable ? chainAt(chain, element, reused) : -1;
+    if (known !== -1) {
+      reused = known;
+      previous = chain![known + 1] as Buffer;
+    } else {
+      let from = segmentStart;
+      if (previous !== null) {
+        // The bytes before the segment are hashed already: the previous digest takes their place.
+        from -= previous.length;
+        previous.copy(bytes, from);
+      }
+      previous = sha256(bytes.subarray(from, end));
     }
-    previous = sha256(bytes.subarray(from, end));
     segmentStart = end;
+    chained.digests.push(element, previous);
     pushWords(previous, into);
   };
   const prefixes: number[] = [];
@@ -96,11 +114,26 @@ export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): 
   for (let k = 0; k < count - 1 && assistant !== -1; k++) {
     const elementStart = k === 0 ? separator + 1 : elementEnds[k - 1] + 1;
     while (assistant !== -1 && assistant < elementStart) assistant = bytes.indexOf(ASSISTANT, assistant + 1);
-    if (assistant !== -1 && assistant < elementEnds[k]) digestTo(elementEnds[k], prefixes);
+    if (assistant !== -1 && assistant < elementEnds[k]) digestTo(k, prefixes);
   }
   const conversation: number[] = [];
-  digestTo(elementEnds[count - 1], conversation);
+  digestTo(count - 1, conversation);
   return { conversation, inputs: count - 1, prefixes };
+}
+
+/**
+ * The chain of the record digested last: (element index, digest) pairs in element order, the
+ * generation of its `writeArray` (-1 when it wrote none) and its program.
+ */
+const chained: { digests: (number | Buffer)[]; generation: number; program: string } = { digests: [], generation: -1, program: '' };
+
+/** Where in `chain`, searched from `from` on, the digest ending at `element` is, or -1. */
+function chainAt(chain: (number | Buffer)[], element: number, from: number): number {
+  for (let i = from; i < chain.length; i += 2) {
+    if (chain[i] === element) return i;
+    if ((chain[i] as number) > element) break;
+  }
+  return -1;
 }
 
 /** A trajectory digest's row in the digest partitions: the digest, the record's arrival, its input count, and (prefixes) its call_id. */
