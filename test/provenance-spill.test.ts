@@ -56,7 +56,7 @@ function uuidOf(random: () => number): string {
 function klieoOf(random: () => number, n: number, odd = true): string {
   const run = `01J9Z8${Math.floor(random() * 36 ** 4).toString(36).toUpperCase().padStart(4, '0')}`;
   // Past the text buffer of a spill (16 KB) now and then.
-  const text = !odd ? '' : n % 11 === 0 ? ' "é\\\n' : n % 53 === 0 ? 'ü'.repeat(9000) : '';
+  const text = !odd ? '' : n % 11 === 0 ? ' "é\\\n' : n % 53 === 0 ? 'ü'.repeat(9000) : n % 59 === 0 ? '\ud800 lone' : '';
   return `${run}${text}:${n % 17}`;
 }
 

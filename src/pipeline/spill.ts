@@ -229,7 +229,8 @@ export interface TextRow {
 
 /**
  * A `SpillFile` whose rows may each carry a text (a call_id that is not a uuid, which 16 bytes
- * cannot hold): the text's UTF-8 bytes go to a second file, read back in step with the rows,
+ * cannot hold): the text's UTF-16 code units go to a second file (any string comes back as it
+ * was, a lone surrogate included, which UTF-8 would replace), read back in step with the rows,
  * so a text is on disk with its row and not in a Map beside it. The second file is made only
  * when the first text comes (most trees have none).
  */
@@ -246,7 +247,7 @@ export class TextSpillFile {
     private readonly shared: { dir: RunTempDir; name: string },
     bufferRows = BUFFER_ROWS,
   ) {
-    // The last word: the text's byte length plus one, 0 for a row without one.
+    // The last word: the text's length in bytes plus one, 0 for a row without one.
     this.rows = new SpillFile(width + 1, { dir: shared.dir, name: `${shared.name}.bin` }, bufferRows);
     this.wide = new Uint32Array(width + 1);
   }
@@ -267,10 +268,10 @@ export class TextSpillFile {
       this.texts = { file, fd: openSync(file, 'wx+') };
       this.pending = Buffer.allocUnsafe(TEXT_BUFFER_BYTES);
     }
-    const bytes = Buffer.byteLength(text);
+    const bytes = text.length * 2;
     if (this.pendingBytes + bytes > this.pending.length) this.flushTexts();
-    if (bytes > this.pending.length) writeAll(this.texts.fd, text, this.texts.file);
-    else this.pendingBytes += this.pending.write(text, this.pendingBytes);
+    if (bytes > this.pending.length) writeAll(this.texts.fd, Buffer.from(text, 'utf16le'), this.texts.file);
+    else this.pendingBytes += this.pending.write(text, this.pendingBytes, 'utf16le');
     return bytes;
   }
 
@@ -307,7 +308,7 @@ export class TextSpillFile {
             end += read;
           }
         }
-        at.text = chunk.toString('utf8', start, start + length);
+        at.text = chunk.toString('utf16le', start, start + length);
         start += length;
       }
       yield at;
