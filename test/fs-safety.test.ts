@@ -574,7 +574,7 @@ describe('interruption', () => {
     try {
       await assert.rejects(
         async () => {
-          for await (const result of pool.map(JOBS.stats, [payload])) void result;
+          for await (const result of pool.map(JOBS.stats, [payload], (p) => p)) void result;
         },
         (error: NodeJS.ErrnoException) => {
           assert.equal(error.code, 'ENOTDIR');

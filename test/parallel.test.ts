@@ -297,6 +297,30 @@ describe('results handed over are not held', () => {
   });
 });
 
+describe('payloads made as they are taken', () => {
+  it('makes each payload when a lane takes it, in item order, a few ahead of the consumer and not all at once', async () => {
+    const { inOrder } = await import('../src/parallel/pool.js');
+    const made: number[] = [];
+    const payloadOf = (item: unknown) => {
+      made.push(item as number);
+      return { item, lines: new Int32Array(16) };
+    };
+    const lane = async (payload: unknown) => (payload as { item: number }).item;
+    const items = Array.from({ length: 200 }, (_, i) => i);
+    const results: number[] = [];
+    let mostAhead = 0;
+    for await (const value of inOrder(items, [lane, lane], lane, undefined, payloadOf)) {
+      results.push(value as number);
+      mostAhead = Math.max(mostAhead, made.length - results.length);
+    }
+    assert.deepEqual(results, items);
+    // Made in the order taken: a payload may number a file (index parts).
+    assert.deepEqual(made, items);
+    // Three lanes run at most 4 each ahead of the consumer: made up front, all 200 were held before the first result.
+    assert.ok(mostAhead <= 12, `${mostAhead} payloads made ahead of the consumer`);
+  });
+});
+
 describe("export's projection shares, cut by kept records", () => {
   // Four files: kept lines every 1,000 bytes in the first, none in the second, a rebuilt
   // recording (Ask or klieo: never cut) with 700 kept, and a short one with 3.

@@ -71,6 +71,7 @@ function run(made: Made[], curationOptions: CurationOptions, partitions: number)
   for (const m of made) curation.addCandidate(candidate(m));
   const plan = curation.finish();
   const keptLines = [...plan.keptLines].map(([file, lines]): [number, number[]] => [file, [...lines]]);
+  plan.keptFile.dispose();
   return { drops, plan, keptLines };
 }
 

@@ -123,6 +123,8 @@ export function registerCurationCommand(
       planned?.keptKeys.dispose();
       output.abort();
       throw error;
+    } finally {
+      planned?.keptFile.dispose();
     }
   });
 }
@@ -141,8 +143,9 @@ export async function dryRunCuration(
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {
     const plan = await planCuration(discovery, options, (drop) => digest.add(drop));
-    // Nothing is written: the kept keys' file goes now.
+    // Nothing is written: the kept keys' and kept lines' files go now.
     plan.keptKeys.dispose();
+    plan.keptFile.dispose();
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));

@@ -199,11 +199,13 @@ export async function runAskRecordingExport(
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   let scratch: RunTempDir | null = null;
   let keptKeys: HeldKeys | null = null;
+  let keptFile: { dispose(): void } | null = null;
   try {
     const manifest = output.manifest(options.manifest);
     const drop = (d: Drop) => manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
     const plan = await planCuration(discovery, curationOptions, drop);
     keptKeys = plan.keptKeys;
+    keptFile = plan.keptFile;
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const exportDrops: Record<string, number> = {};
     const partial: string[] = [];
@@ -275,5 +277,7 @@ export async function runAskRecordingExport(
     keptKeys?.dispose();
     output.abort();
     throw error;
+  } finally {
+    keptFile?.dispose();
   }
 }

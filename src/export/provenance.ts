@@ -7,42 +7,128 @@
  * name (shards are numbered once there are several) and `merged`, the call_ids whose example
  * was identical or near-identical and gave way to this one (exact duplicates and near-duplicates
  * dropped in curation, identical examples dropped in the export), followed through chains: what
- * gave way to a record that itself gave way is merged into the example written. Rows wait on
- * disk and merges in typed columns, so memory does not grow with the number of examples.
+ * gave way to a record that itself gave way is merged into the example written.
+ *
+ * Rows and merges wait on disk, and `merged` is a join on disk (`write`): memory holds one
+ * partition of the merges at a time, whatever the number of examples and merges.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
-import { CallIdColumn, Column, uuidText, uuidWords } from '../pipeline/columns.js';
+import { uuidText, uuidWords } from '../pipeline/columns.js';
+import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
-import { SpillFile } from '../pipeline/spill.js';
+import { PartitionedSpill, PartitionedTextSpill, RunTempDir, TextSpillFile, type TextRow } from '../pipeline/spill.js';
 import { META_DIR } from '../output/output-dir.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 
 /** A call_id as 4 words: a uuid's own bits, else the first 16 bytes of its sha256. Returns whether it was a uuid. */
-function callIdWords(callId: string, into: Uint32Array): boolean {
-  if (uuidWords(callId, into)) return true;
+function callIdWords(callId: string, into: Uint32Array, at = 0): boolean {
+  if (uuidWords(callId, into, at)) return true;
   const digest = createHash('sha256').update(callId).digest();
-  for (let i = 0; i < 4; i++) into[i] = digest.readUInt32BE(i * 4);
+  for (let i = 0; i < 4; i++) into[at + i] = digest.readUInt32BE(i * 4);
   return false;
 }
 
+/** A written example's row (its text: the call_id when not a uuid). */
+const WrittenRow = { file: 0, line: 1, callId: 2, words: 6 } as const;
+/** A merge as it happened (its text: the loser's call_id when not a uuid); its number is its place in the file. */
+const MergeRow = { kept: 0, loser: 4, words: 8 } as const;
+/** A merge by the partition of its kept call_id. */
+const EdgeRow = { seq: 0, kept: 1, loser: 5, words: 9 } as const;
+/** A call_id whose merges a written row's `merged` needs: the row's number, and the call_id. */
+const FrontierRow = { row: 0, callId: 1, words: 5 } as const;
+/** A merge a written row's `merged` needs, by range of row numbers. */
+const ReachedRow = { row: 0, seq: 1, kept: 2, loser: 6, words: 10 } as const;
+/** A call_id already followed for a row: the row's number and the call_id's first merge in its partition. */
+const VisitedRow = { row: 0, head: 1, words: 2 } as const;
+
+/** Rows of the largest table per partition of the join: about 4 MB of merges in memory at once. */
+const PARTITION_ROWS = 1 << 16;
+/** Files the join keeps open are 5 a partition. */
+const MAX_PARTITIONS = 256;
+
+/** The merges of some call_ids in memory, as `merged` made them: each call_id's last merge, each merge's previous one. */
+class MergeGraph {
+  private readonly heads: KeyIndex;
+  private readonly next: Int32Array;
+  private readonly loserWords: Uint32Array;
+  private readonly loserTexts: (string | null)[];
+  /** `edges`: rows with the kept call_id at `kept` and the loser's at `loser`, in the order merged. */
+  constructor(edges: Uint32Array, width: number, kept: number, loser: number, texts: (string | null)[]) {
+    const count = texts.length;
+    this.heads = new KeyIndex(count * 2);
+    this.next = new Int32Array(count);
+    this.loserWords = new Uint32Array(count * 4);
+    this.loserTexts = texts;
+    for (let e = 0; e < count; e++) {
+      const keptKey = edges.subarray(e * width + kept, e * width + kept + 4);
+      this.next[e] = this.heads.get(keptKey);
+      this.heads.set(keptKey, e);
+      this.loserWords.set(edges.subarray(e * width + loser, e * width + loser + 4), e * 4);
+    }
+  }
+
+  /** The last merge into the call_id of these words, or -1. */
+  head(words: Uint32Array): number {
+    return this.heads.get(words);
+  }
+
+  nextOf(merge: number): number {
+    return this.next[merge];
+  }
+
+  loserKey(merge: number): Uint32Array {
+    return this.loserWords.subarray(merge * 4, merge * 4 + 4);
+  }
+
+  loser(merge: number): string {
+    return this.loserTexts[merge] ?? uuidText(this.loserWords, merge * 4);
+  }
+
+  /** What gave way to the call_id of `words`, and to those, depth first from the last merge; `seen` holds the call_ids met. */
+  mergedInto(words: Uint32Array, out: string[], seen: Set<string>): void {
+    for (let merge = this.head(words); merge !== -1; merge = this.next[merge]) {
+      const loser = this.loser(merge);
+      if (seen.has(loser)) continue;
+      seen.add(loser);
+      out.push(loser);
+      this.mergedInto(this.loserKey(merge), out, seen);
+    }
+  }
+}
+
+/** A partition's rows (of `width` words) and texts read into memory, in the order appended. */
+function loadPartition(table: PartitionedTextSpill, partition: number): { rows: Uint32Array; texts: (string | null)[] } {
+  const rows = new Uint32Array(table.rows(partition) * table.width);
+  const texts: (string | null)[] = [];
+  for (const { row, text } of table.read(partition)) {
+    rows.set(row, texts.length * table.width);
+    texts.push(text);
+  }
+  return { rows, texts };
+}
 
 export class Provenance {
-  /** Rows as written: file number, line, call_id (4 words). */
-  private readonly rows = new SpillFile(6);
-  private readonly row = new Uint32Array(6);
-  private readonly otherIds = new Map<number, string>();
+  private readonly dir = new RunTempDir();
+  /** Rows as written (`WrittenRow`), in output order. */
+  private readonly rows: TextSpillFile;
+  /** Merges as they happened (`MergeRow`). */
+  private readonly merges: TextSpillFile;
+  private readonly row = new Uint32Array(WrittenRow.words);
+  private readonly merge = new Uint32Array(MergeRow.words);
   private readonly files: OutputFile[] = [];
   private readonly fileNumbers = new Map<OutputFile, number>();
-  /** Merges: the kept call_id's words → its first merge; each merge → the next of the same kept one. */
-  private readonly heads = new KeyIndex();
-  private readonly next = new Column(Int32Array);
-  private readonly losers = new CallIdColumn();
-  private merges = 0;
-  private readonly key = new Uint32Array(4);
+  /** The join's tables, removed with the rest. */
+  private readonly tables: { dispose(): void }[] = [];
   private disposed = false;
+
+  /** `partitionRows`: rows of the join's largest table per partition (tests make many partitions with few). */
+  constructor(private readonly partitionRows = PARTITION_ROWS) {
+    this.rows = new TextSpillFile(WrittenRow.words, { dir: this.dir, name: 'written' });
+    this.merges = new TextSpillFile(MergeRow.words, { dir: this.dir, name: 'merges' });
+  }
 
   /** A line was written: `line` (1-based) of `file`, projected from the record `callId`. */
   written(file: OutputFile, line: number, callId: string): void {
@@ -52,58 +138,146 @@ export class Provenance {
       this.files.push(file);
       this.fileNumbers.set(file, number);
     }
-    this.row[0] = number;
-    this.row[1] = line;
-    const words = this.row.subarray(2);
-    if (!callIdWords(callId, words)) this.otherIds.set(this.rows.rows, callId);
-    this.rows.append(this.row);
+    this.row[WrittenRow.file] = number;
+    this.row[WrittenRow.line] = line;
+    this.rows.append(this.row, callIdWords(callId, this.row, WrittenRow.callId) ? null : callId);
   }
 
   /** `loser`'s example was identical or near-identical to `kept`'s and gave way to it. */
   merged(kept: string, loser: string): void {
-    callIdWords(kept, this.key);
-    const merge = this.merges++;
-    this.next.ensure(merge + 1);
-    this.losers.set(merge, loser);
-    const head = this.heads.get(this.key);
-    this.next.data[merge] = head;
-    this.heads.set(this.key, merge);
+    callIdWords(kept, this.merge, MergeRow.kept);
+    this.merges.append(this.merge, callIdWords(loser, this.merge, MergeRow.loser) ? null : loser);
   }
 
-  private mergedInto(callId: string, out: string[], seen: Set<string>): void {
-    callIdWords(callId, this.key);
-    for (let merge = this.heads.get(this.key); merge !== -1; merge = this.next.data[merge]) {
-      const loser = this.losers.get(merge);
-      if (seen.has(loser)) continue;
-      seen.add(loser);
-      out.push(loser);
-      this.mergedInto(loser, out, seen);
+  private table<T extends { dispose(): void }>(table: T): T {
+    this.tables.push(table);
+    return table;
+  }
+
+  /**
+   * The merges each written row's `merged` needs, by range of row numbers (`rangeRows` rows a
+   * range). A row needs the merges into its call_id, then those into each loser, and so on:
+   * each round joins the call_ids to follow (by partition of call_id) with the merges (by
+   * partition of kept call_id), one partition in memory at a time, and gives the losers to
+   * follow in the next round. A call_id is followed once a row (`visited`), so a cycle of
+   * merges (call_ids recorded twice) ends.
+   */
+  private reachedMerges(partitions: number, rangeRows: number): PartitionedTextSpill {
+    const edges = this.table(new PartitionedTextSpill(this.dir, 'edges', EdgeRow.words, partitions));
+    const edge = new Uint32Array(EdgeRow.words);
+    let seq = 0;
+    for (const { row, text } of this.merges.read()) {
+      edge[EdgeRow.seq] = seq++;
+      edge.set(row, EdgeRow.kept);
+      edges.append(partitionOf(row, MergeRow.kept, partitions), edge, text);
     }
+    const reached = this.table(new PartitionedTextSpill(this.dir, 'reached', ReachedRow.words, partitions));
+    const visited = this.table(new PartitionedSpill(this.dir, 'visited', VisitedRow.words, partitions));
+    let frontier = this.table(new PartitionedSpill(this.dir, 'follow-0', FrontierRow.words, partitions));
+    const step = new Uint32Array(FrontierRow.words);
+    let index = 0;
+    for (const { row } of this.rows.read()) {
+      step[FrontierRow.row] = index++;
+      step.set(row.subarray(WrittenRow.callId, WrittenRow.callId + 4), FrontierRow.callId);
+      frontier.append(partitionOf(step, FrontierRow.callId, partitions), step);
+    }
+    const reachedRow = new Uint32Array(ReachedRow.words);
+    const visit = new Uint32Array(VisitedRow.words);
+    for (let round = 1; ; round++) {
+      const next = this.table(new PartitionedSpill(this.dir, `follow-${round}`, FrontierRow.words, partitions));
+      let followed = 0;
+      for (let p = 0; p < partitions; p++) {
+        if (frontier.rows(p) === 0) {
+          frontier.close(p);
+          continue;
+        }
+        const { rows, texts } = loadPartition(edges, p);
+        const graph = new MergeGraph(rows, EdgeRow.words, EdgeRow.kept, EdgeRow.loser, texts);
+        const merges = texts.length;
+        // Row number and merge number in one exact number while they fit (rows < 2^32).
+        const visitKey = merges <= 2 ** 21 ? (row: number, head: number): number | string => row * merges + head : (row: number, head: number) => `${row}:${head}`;
+        const seen = new Set<number | string>();
+        for (const v of visited.read(p)) seen.add(visitKey(v[VisitedRow.row], v[VisitedRow.head]));
+        for (const at of frontier.read(p)) {
+          const head = graph.head(at.subarray(FrontierRow.callId, FrontierRow.callId + 4));
+          if (head === -1) continue;
+          const root = at[FrontierRow.row];
+          const key = visitKey(root, head);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          visit[VisitedRow.row] = root;
+          visit[VisitedRow.head] = head;
+          visited.append(p, visit);
+          for (let e = head; e !== -1; e = graph.nextOf(e)) {
+            reachedRow[ReachedRow.row] = root;
+            reachedRow.set(rows.subarray(e * EdgeRow.words, (e + 1) * EdgeRow.words), ReachedRow.seq);
+            reached.append(Math.floor(root / rangeRows), reachedRow, texts[e]);
+            step[FrontierRow.row] = root;
+            step.set(graph.loserKey(e), FrontierRow.callId);
+            next.append(partitionOf(step, FrontierRow.callId, partitions), step);
+            followed++;
+          }
+        }
+        frontier.close(p);
+      }
+      frontier = next;
+      if (followed === 0) break;
+    }
+    frontier.dispose();
+    edges.dispose();
+    visited.dispose();
+    return reached;
+  }
+
+  /** The merges the rows of one range need, each once, in the order they happened: the graph `merged` made, cut to what these rows reach. */
+  private static rangeGraph(reached: PartitionedTextSpill, range: number): MergeGraph {
+    const { rows, texts } = loadPartition(reached, range);
+    reached.close(range);
+    const width = ReachedRow.words;
+    const seqOf = (i: number): number => rows[i * width + ReachedRow.seq];
+    const order = Int32Array.from({ length: texts.length }, (_, i) => i).sort((a, b) => seqOf(a) - seqOf(b));
+    const unique = new Uint32Array(rows.length);
+    const uniqueTexts: (string | null)[] = [];
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k];
+      if (k > 0 && seqOf(order[k - 1]) === seqOf(i)) continue;
+      unique.set(rows.subarray(i * width, (i + 1) * width), uniqueTexts.length * width);
+      uniqueTexts.push(texts[i]);
+    }
+    return new MergeGraph(unique, width, ReachedRow.kept, ReachedRow.loser, uniqueTexts);
   }
 
   /**
    * Writes DIR/_traces/examples.jsonl; call once every file has its final name. It runs after
-   * the last example, with the other threads idle: a row is put together as text (the same text
-   * JSON.stringify gives), and the merges are looked up by the words the row already holds.
+   * the last example, with the other threads idle: the merges the rows need are joined to them
+   * on disk (`reachedMerges`), then the rows are written range by range, each range's merges in
+   * memory; a row is put together as text (the same text JSON.stringify gives).
    */
   write(output: OutputDir): void {
     const file = output.create(EXAMPLES_FILE);
     const names = this.files.map((f) => JSON.stringify(path.relative(output.dir, f.finalPath).split(path.sep).join('/')));
-    let index = 0;
     try {
-      for (const row of this.rows.read()) {
-        const other = this.otherIds.size > 0 ? this.otherIds.get(index) : undefined;
-        index++;
-        // A uuid's text needs no escaping.
-        const callId = other ?? uuidText(row, 2);
-        const words = other === undefined ? row.subarray(2) : (callIdWords(other, this.key), this.key);
-        let merged = '[]';
-        if (this.heads.get(words) !== -1) {
-          const list: string[] = [];
-          this.mergedInto(callId, list, new Set([callId]));
-          merged = JSON.stringify(list.reverse());
+      const rowCount = this.rows.count;
+      const partitions = Math.min(MAX_PARTITIONS, Math.max(1, Math.ceil(Math.max(rowCount, this.merges.count) / this.partitionRows)));
+      const rangeRows = Math.max(1, Math.ceil(rowCount / partitions));
+      const reached = this.merges.count === 0 ? null : this.reachedMerges(partitions, rangeRows);
+      const rows = this.rows.read();
+      let index = 0;
+      for (let range = 0; range < partitions; range++) {
+        const graph = reached === null ? null : Provenance.rangeGraph(reached, range);
+        for (const end = Math.min(rowCount, (range + 1) * rangeRows); index < end; index++) {
+          const { row, text } = rows.next().value as TextRow;
+          // A uuid's text needs no escaping.
+          const callId = text ?? uuidText(row, WrittenRow.callId);
+          const words = row.subarray(WrittenRow.callId, WrittenRow.callId + 4);
+          let merged = '[]';
+          if (graph !== null && graph.head(words) !== -1) {
+            const list: string[] = [];
+            graph.mergedInto(words, list, new Set([callId]));
+            merged = JSON.stringify(list.reverse());
+          }
+          file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}}`);
         }
-        file.writeLine(`{"file":${names[row[0]]},"line":${row[1]},"call_id":${other === undefined ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}}`);
       }
     } finally {
       this.dispose();
@@ -113,6 +287,7 @@ export class Provenance {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.rows.dispose();
+    for (const table of [this.rows, this.merges, ...this.tables]) table.dispose();
+    this.dir.remove();
   }
 }

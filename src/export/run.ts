@@ -118,6 +118,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   let projected: AsyncGenerator<ProjectedShare> | null = null;
   const stopProjection = new AbortController();
   let heldKeys: HeldKeys | null = null;
+  let keptFile: { dispose(): void } | null = null;
   let writtenExamples: WrittenExamples | null = null;
   try {
     const manifest = output.manifest(options.manifest);
@@ -161,6 +162,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     });
     // The plan left the kept keys on disk; keys.bin is written from there once the examples are.
     heldKeys = plan.keptKeys;
+    keptFile = plan.keptFile;
     // An exported dataset or a text file named as traces: no empty dataset, no exit 0.
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     projected ??= startProjection(plan);
@@ -250,6 +252,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     for (const dataset of datasets.values()) dataset.dispose();
     provenance.dispose();
     heldKeys?.dispose();
+    keptFile?.dispose();
     writtenExamples?.dispose();
   }
 }

@@ -156,10 +156,13 @@ export class WorkerPool {
    * this thread then mostly consumes and the workers read; where it is light (stats), it
    * reads nearly as much as a worker. Taking shares regardless left export's worker idle a
    * third of the time while this thread fell behind.
+   *
+   * A payload is made (`payloadOf` its item) when a lane takes it, not all before the first
+   * starts: made up front, export's payloads held a copy of every kept line at once.
    */
-  async *map<T>(job: Job, payloads: readonly unknown[], local?: (payload: unknown) => Promise<T>, signal?: AbortSignal): AsyncGenerator<T> {
+  async *map<T, I>(job: Job, items: readonly I[], payloadOf: (item: I) => unknown, local?: (payload: unknown) => Promise<T>, signal?: AbortSignal): AsyncGenerator<T> {
     const remote = (payload: unknown) => this.run<T>(job, payload);
-    yield* inOrder(payloads, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local, signal);
+    yield* inOrder(items, Array.from({ length: this.size * JOBS_PER_WORKER }, () => remote), local, signal, payloadOf as (item: unknown) => unknown);
   }
 
   /** Has each worker load a job's modules (and prepare it with `warm`) before its first payload arrives. */
@@ -183,6 +186,8 @@ export async function* inOrder<T>(
   lanes: readonly ((payload: unknown) => Promise<T>)[],
   local?: (payload: unknown) => Promise<T>,
   signal?: AbortSignal,
+  /** Makes the payload of a lane's item as the lane takes it, in item order (a payload may number a file). */
+  payloadOf: (item: unknown) => unknown = (item) => item,
 ): AsyncGenerator<T> {
   const n = payloads.length;
   const settled: (Deferred<T> | null)[] = payloads.map(() => deferred<T>());
@@ -213,10 +218,11 @@ export async function* inOrder<T>(
       // The last payload is taken: a waiting local lane has nothing left to wait for.
       if (next === n) wake();
       try {
+        const payload = payloadOf(payloads[i]);
         // This thread's payload waits for its thread to be free: a run stopped meanwhile does not start it.
         if (isLocal) await new Promise<void>((resolve) => setImmediate(resolve));
         if (stopped) throw new Error('stopped');
-        settled[i]!.resolve(await run(payloads[i]));
+        settled[i]!.resolve(await run(payload));
       } catch (error) {
         settled[i]!.reject(error as Error);
       }

@@ -157,7 +157,7 @@ export async function* runOverFiles<J extends Job>(
   try {
     const results: AsyncIterable<JobResult<J>> =
       pool !== null
-        ? pool.map<JobResult<J>>(job, shares.map(payloadFor), (payload) => runJob(job, payload as JobPayload<J>) as Promise<JobResult<J>>, options.signal)
+        ? pool.map<JobResult<J>, WorkShare>(job, shares, payloadFor, (payload) => runJob(job, payload as JobPayload<J>) as Promise<JobResult<J>>, options.signal)
         : inOrder(shares, [], (share) => runJob(job, payloadFor(share as WorkShare)) as Promise<JobResult<J>>, options.signal);
     let shareIndex = 0;
     for await (const result of results) {

@@ -29,6 +29,7 @@ import { nearDuplicateClusters, SignatureStore, type NearDuplicates } from './ne
 import { mergesAcrossModules, type KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { PartitionedSpill, RunTempDir, SpillFile } from './spill.js';
+import { KeptLinesFile } from './kept-lines.js';
 import { HeldKeys } from '../output/kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
@@ -90,10 +91,12 @@ export interface CurationPlan {
   damagedLines: number;
   kept: number;
   dropped: Record<string, number>;
-  /** Per file index, the sorted line numbers of the kept records. */
-  keptLines: Map<number, Int32Array>;
+  /** Per file index, the sorted line numbers of the kept records (read from `keptFile` when asked for). */
+  keptLines: ReadonlyMap<number, Int32Array>;
   /** Per file index, the byte offsets of the same lines (in the same order). */
-  keptOffsets: Map<number, Float64Array>;
+  keptOffsets: ReadonlyMap<number, Float64Array>;
+  /** Where the kept lines wait: disposed by the plan's user once done with them. */
+  keptFile: { dispose(): void };
   /**
    * Keys of the records handled (kept, or given way to a longer trajectory) and the `seen` ones,
    * for a later `--against`: in a temporary file (never all in memory), read once by `writeKeptKeys`.
@@ -517,52 +520,38 @@ export class Curation {
     return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + winnerOk.byteSize + callIds.byteSize + near.byteSize };
   }
 
-  /** The winners that do not give way, as sorted line numbers and byte offsets per file. */
-  private keptByFile(near: NearDuplicates | null): KeptLines & { kept: number } {
-    // Arrays of each file's winners, filled with those kept: no growth, and a copy only for a file where some gave way.
-    const perFile = new Map<number, { lines: Int32Array; offsets: Float64Array; count: number }>();
-    this.winnersByFile.forEach((winners, fileIndex) => {
-      if (winners > 0) perFile.set(fileIndex, { lines: new Int32Array(winners), offsets: new Float64Array(winners), count: 0 });
-    });
-    let kept = 0;
-    let group = 0;
-    const givenWay = this.tables.givenWay;
-    const drop = new Uint32Array(GivenWayDrop.words);
-    for (const { row, at, gaveWay, gaveWayAt } of this.tables.winnersInOrder()) {
-      const similar = near?.keptFor(group) ?? -1;
-      if (gaveWay !== null || similar !== -1) {
-        // Reported after the duplicates, in this order: set aside rather than walked for again.
-        drop[GivenWayDrop.seq] = row[at + KeyRow.seq];
-        drop[GivenWayDrop.fileIndex] = row[at + KeyRow.fileIndex];
-        drop[GivenWayDrop.line] = row[at + KeyRow.line];
-        drop[GivenWayDrop.group] = group++;
-        drop.set(row.subarray(at + KeyRow.callId, at + KeyRow.callId + 4), GivenWayDrop.callId);
-        if (gaveWay !== null) {
-          drop[GivenWayDrop.holderSeq] = gaveWay[gaveWayAt + GaveWayRow.holderSeq];
-          drop.set(gaveWay.subarray(gaveWayAt + GaveWayRow.holderCallId, gaveWayAt + GaveWayRow.holderCallId + 4), GivenWayDrop.holderCallId);
+  /** The winners that do not give way, as sorted line numbers and byte offsets per file, on disk. */
+  private keptByFile(near: NearDuplicates | null): KeptLinesFile {
+    // Each file has room for all its winners: rows land in place whatever order the files come in.
+    const keptFile = new KeptLinesFile(this.winnersByFile);
+    try {
+      let group = 0;
+      const givenWay = this.tables.givenWay;
+      const drop = new Uint32Array(GivenWayDrop.words);
+      for (const { row, at, gaveWay, gaveWayAt } of this.tables.winnersInOrder()) {
+        const similar = near?.keptFor(group) ?? -1;
+        if (gaveWay !== null || similar !== -1) {
+          // Reported after the duplicates, in this order: set aside rather than walked for again.
+          drop[GivenWayDrop.seq] = row[at + KeyRow.seq];
+          drop[GivenWayDrop.fileIndex] = row[at + KeyRow.fileIndex];
+          drop[GivenWayDrop.line] = row[at + KeyRow.line];
+          drop[GivenWayDrop.group] = group++;
+          drop.set(row.subarray(at + KeyRow.callId, at + KeyRow.callId + 4), GivenWayDrop.callId);
+          if (gaveWay !== null) {
+            drop[GivenWayDrop.holderSeq] = gaveWay[gaveWayAt + GaveWayRow.holderSeq];
+            drop.set(gaveWay.subarray(gaveWayAt + GaveWayRow.holderCallId, gaveWayAt + GaveWayRow.holderCallId + 4), GivenWayDrop.holderCallId);
+          }
+          givenWay.append(drop);
+          continue;
         }
-        givenWay.append(drop);
-        continue;
+        group++;
+        keptFile.add(row[at + KeyRow.fileIndex], row[at + KeyRow.line], rowFloat(row, at + KeyRow.offset));
       }
-      group++;
-      const file = perFile.get(row[at + KeyRow.fileIndex])!;
-      file.lines[file.count] = row[at + KeyRow.line];
-      file.offsets[file.count] = rowFloat(row, at + KeyRow.offset);
-      file.count++;
-      kept++;
+      return keptFile;
+    } catch (error) {
+      keptFile.dispose();
+      throw error;
     }
-    const keptLines = new Map<number, Int32Array>();
-    const keptOffsets = new Map<number, Float64Array>();
-    for (const fileIndex of [...perFile.keys()].sort((a, b) => a - b)) {
-      const { lines, offsets, count } = perFile.get(fileIndex)!;
-      if (count === 0) continue;
-      // Exactly the rows, each in a store of its own: each may go to another thread, and a view would take a larger buffer along.
-      // Winners come in arrival order, which is line order within a file; sorted all the same (cheap when sorted), and a
-      // file's offsets grow with its line numbers: sorted apart, they stay in step.
-      keptLines.set(fileIndex, (count === lines.length ? lines : lines.slice(0, count)).sort());
-      keptOffsets.set(fileIndex, (count === offsets.length ? offsets : offsets.slice(0, count)).sort());
-    }
-    return { keptLines, keptOffsets, kept };
   }
 
   private resolve(whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
@@ -574,6 +563,7 @@ export class Curation {
     // The keys a later --against skips: every dedupe key, a trajectory step given way to its
     // longer run included (handled too), and those of --against; without dedupe, the selected records' keys.
     const keptKeys = new HeldKeys();
+    let keptFile: KeptLinesFile | null = null;
     let indexBytes = standing.byteLength;
     try {
       const { groups, peakBytes } = this.resolveKeys(keptKeys, standing);
@@ -596,7 +586,8 @@ export class Curation {
       }
       const near = this.near ? this.nearDuplicates(groups) : null;
       if (near !== null) indexBytes += near.bytes;
-      const { keptLines, keptOffsets, kept } = this.keptByFile(near?.near ?? null);
+      keptFile = this.keptByFile(near?.near ?? null);
+      const { lines: keptLines, offsets: keptOffsets, kept } = keptFile;
       whenKept?.({ keptLines, keptOffsets });
       const mergedAcrossModules = this.reportDuplicates();
       this.reportGivenWay(near);
@@ -609,6 +600,7 @@ export class Curation {
         dropped,
         keptLines,
         keptOffsets,
+        keptFile,
         keptKeys,
         indexBytes,
         uniqueKeys: groups,
@@ -618,6 +610,7 @@ export class Curation {
       };
     } catch (error) {
       keptKeys.dispose();
+      keptFile?.dispose();
       throw error;
     }
   }

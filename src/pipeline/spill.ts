@@ -217,3 +217,146 @@ export class JsonLinesSpill {
     this.spill = null;
   }
 }
+
+/** Bytes of texts a `TextSpillFile` gathers before a write, and reads at a time. */
+const TEXT_BUFFER_BYTES = 1 << 14;
+
+/** The rows of a `TextSpillFile` as read back: the row's words, and its text or null. */
+export interface TextRow {
+  row: Uint32Array;
+  text: string | null;
+}
+
+/**
+ * A `SpillFile` whose rows may each carry a text (a call_id that is not a uuid, which 16 bytes
+ * cannot hold): the text's UTF-16 code units go to a second file (any string comes back as it
+ * was, a lone surrogate included, which UTF-8 would replace), read back in step with the rows,
+ * so a text is on disk with its row and not in a Map beside it. The second file is made only
+ * when the first text comes (most trees have none).
+ */
+export class TextSpillFile {
+  private readonly rows: SpillFile;
+  private readonly wide: Uint32Array;
+  private texts: { file: string; fd: number } | null = null;
+  /** Made with the texts' file: many partitions are open at once, few with texts. */
+  private pending = Buffer.alloc(0);
+  private pendingBytes = 0;
+
+  constructor(
+    readonly width: number,
+    private readonly shared: { dir: RunTempDir; name: string },
+    bufferRows = BUFFER_ROWS,
+  ) {
+    // The last word: the text's length in bytes plus one, 0 for a row without one.
+    this.rows = new SpillFile(width + 1, { dir: shared.dir, name: `${shared.name}.bin` }, bufferRows);
+    this.wide = new Uint32Array(width + 1);
+  }
+
+  get count(): number {
+    return this.rows.rows;
+  }
+
+  append(row: ArrayLike<number>, text: string | null): void {
+    this.wide.set(row);
+    this.wide[this.width] = text === null ? 0 : this.addText(text) + 1;
+    this.rows.append(this.wide);
+  }
+
+  private addText(text: string): number {
+    if (this.texts === null) {
+      const file = path.join(this.shared.dir.path, `${this.shared.name}.text`);
+      this.texts = { file, fd: openSync(file, 'wx+') };
+      this.pending = Buffer.allocUnsafe(TEXT_BUFFER_BYTES);
+    }
+    const bytes = text.length * 2;
+    if (this.pendingBytes + bytes > this.pending.length) this.flushTexts();
+    if (bytes > this.pending.length) writeAll(this.texts.fd, Buffer.from(text, 'utf16le'), this.texts.file);
+    else this.pendingBytes += this.pending.write(text, this.pendingBytes, 'utf16le');
+    return bytes;
+  }
+
+  private flushTexts(): void {
+    if (this.texts === null || this.pendingBytes === 0) return;
+    writeAll(this.texts.fd, this.pending, this.texts.file, this.pendingBytes);
+    this.pendingBytes = 0;
+  }
+
+  /** Every row in the order appended, with its text; the row view and the object are reused. */
+  *read(): Generator<TextRow> {
+    this.flushTexts();
+    const at: TextRow = { row: new Uint32Array(0), text: null };
+    let chunk = Buffer.allocUnsafe(this.texts === null ? 0 : TEXT_BUFFER_BYTES);
+    let start = 0;
+    let end = 0;
+    let position = 0;
+    for (const wide of this.rows.read()) {
+      at.row = wide.subarray(0, this.width);
+      const length = wide[this.width] - 1;
+      at.text = null;
+      if (length >= 0) {
+        if (end - start < length) {
+          // Keep what is left of the chunk, then read on from the file.
+          const grown = length > chunk.length ? Buffer.allocUnsafe(Math.max(length, TEXT_BUFFER_BYTES)) : chunk;
+          chunk.copy(grown, 0, start, end);
+          chunk = grown;
+          end -= start;
+          start = 0;
+          while (end < length) {
+            const read = readSync(this.texts!.fd, chunk, end, chunk.length - end, position);
+            if (read === 0) throw new Error(`${this.texts!.file}: ended before its rows`);
+            position += read;
+            end += read;
+          }
+        }
+        at.text = chunk.toString('utf16le', start, start + length);
+        start += length;
+      }
+      yield at;
+    }
+  }
+
+  dispose(): void {
+    this.rows.dispose();
+    if (this.texts !== null) {
+      closeSync(this.texts.fd);
+      rmSync(this.texts.file, { force: true });
+      this.texts = null;
+    }
+  }
+}
+
+/** `PartitionedSpill` for rows that may carry a text (`TextSpillFile`). */
+export class PartitionedTextSpill {
+  private readonly files: (TextSpillFile | null)[];
+
+  constructor(
+    dir: RunTempDir,
+    name: string,
+    readonly width: number,
+    readonly partitions: number,
+  ) {
+    const bufferRows = Math.max(16, Math.floor(PARTITION_BUFFER_BYTES / ((width + 1) * 4)));
+    this.files = Array.from({ length: partitions }, (_, p) => new TextSpillFile(width, { dir, name: `${name}-${p}` }, bufferRows));
+  }
+
+  append(partition: number, row: ArrayLike<number>, text: string | null): void {
+    this.files[partition]!.append(row, text);
+  }
+
+  rows(partition: number): number {
+    return this.files[partition]?.count ?? 0;
+  }
+
+  read(partition: number): Generator<TextRow> {
+    return this.files[partition]!.read();
+  }
+
+  close(partition: number): void {
+    this.files[partition]?.dispose();
+    this.files[partition] = null;
+  }
+
+  dispose(): void {
+    for (let p = 0; p < this.partitions; p++) this.close(p);
+  }
+}
