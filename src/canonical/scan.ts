@@ -176,17 +176,19 @@ function skipKey(b: Buffer, p: number, end: number): number {
 
 /**
  * Where the last element of the last array `skipValue` skipped whole starts and ends (-1 for
- * an empty array or another value), read right after the call: a record's completion is its
- * messages' last element, which the quality stages parse, and finding it again cost a second
- * walk over every message (9% of `dedupe`).
+ * an empty array or another value), and where that container starts (-1 until one is skipped;
+ * a caller may reset it): a record's completion is its messages' last element, which the
+ * quality stages parse, and finding it again cost a second walk over every message (9% of
+ * `dedupe`).
  */
-export const lastSkippedElement = { start: -1, end: -1 };
+export const lastSkippedElement = { container: -1, start: -1, end: -1 };
 
 /**
  * Iterative, so no nesting can exhaust the stack: a text nested deeper than MAX_DEPTH is
  * refused, as orjson refuses it.
  */
 function skipContainer(b: Buffer, p: number, end: number, outerDepth: number): number {
+  const container = p;
   let open = 0;
   // The outermost container's element (or member value) at hand.
   let elementStart = -1;
@@ -214,6 +216,7 @@ function skipContainer(b: Buffer, p: number, end: number, outerDepth: number): n
     for (;;) {
       if (open === 0) {
         const array = b[p - 1] === 0x5d && elementStart !== -1;
+        lastSkippedElement.container = container;
         lastSkippedElement.start = array ? elementStart : -1;
         lastSkippedElement.end = array ? elementEnd : -1;
         return p;

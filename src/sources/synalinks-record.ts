@@ -59,8 +59,9 @@ function locateField(keyStart: number, keyEnd: number, valueStart: number, value
     locating.spans[index * 2] = valueStart;
     locating.spans[index * 2 + 1] = valueEnd;
     if (index === MESSAGES) {
-      // The walk that located the field skipped the list just now, and saw where its last element is.
-      const list = locating.raw[valueStart] === 0x5b;
+      // The walk that located the field skipped the list just now, and saw where its last element is
+      // (unless the list was read another way: then no skip started there).
+      const list = locating.raw[valueStart] === 0x5b && lastSkippedElement.container === valueStart;
       locating.lastMessageStart = list ? lastSkippedElement.start : -1;
       locating.lastMessageEnd = list ? lastSkippedElement.end : -1;
     }
@@ -177,6 +178,7 @@ export class SynalinksRecord implements TraceRecord {
     locating.spans = this.spans;
     locating.lastMessageStart = -1;
     locating.lastMessageEnd = -1;
+    lastSkippedElement.container = -1;
     const end = forEachMember(b, start, b.length, locateField);
     this.lastMessageStart = locating.lastMessageStart;
     this.lastMessageEnd = locating.lastMessageEnd;
