@@ -260,6 +260,25 @@ describe('PieceCounts', () => {
       offset += length;
     }
     assert.equal(calls, 100_002);
+    // Growing keeps every entry: 40,000 distinct pieces (the table doubles from 4,096 slots five
+    // times) are each counted once, however often they are asked for again after each doubling.
+    const grown = new PieceCounts((piece) => {
+      calls++;
+      return piece.length % 7;
+    });
+    const distinct = Array.from({ length: 40_000 }, (_, i) => `p${i}`);
+    const joined = distinct.join('');
+    const starts: number[] = [];
+    for (let i = 0, at = 0; i < distinct.length; at += distinct[i].length, i++) starts.push(at);
+    calls = 0;
+    for (let i = 0; i < distinct.length; i++) {
+      assert.equal(grown.count(joined, starts[i], starts[i] + distinct[i].length), distinct[i].length % 7);
+      if ((i & (i + 1)) === 0 || i === distinct.length - 1) {
+        for (let k = 0; k <= i; k++) assert.equal(grown.count(joined, starts[k], starts[k] + distinct[k].length), distinct[k].length % 7);
+        assert.equal(calls, i + 1, `after ${i + 1} pieces`);
+      }
+    }
+    calls = 100_002;
     // Long pieces are not remembered.
     const long = 'y'.repeat(40);
     counts.count(long, 0, 40);
