@@ -168,7 +168,9 @@ interface ProjectionContext {
 
 /** The record as an example, its line appended to `exampleLines`, or why it cannot be one. */
 function projectRecord(record: TraceRecord, { target, meter, settings, exampleLines }: ProjectionContext): ProjectedItem {
-  const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
+  // Decoded from the line on each read: read once.
+  const callId = record.callId;
+  const where = { call_id: callId, file: record.ref.file, line: record.ref.line };
   if (record.notExportable) {
     return { kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable };
   }
@@ -221,16 +223,14 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   return {
     kind: 'example',
     bytes: exampleLines.length - lineStart,
-    call_id: record.callId,
-    file: record.ref.file,
-    line: record.ref.line,
+    ...where,
     // The group of the example as written: after redaction, two questions that differed only in a secret are one.
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
     inspection: inspectExample(target, meter, example, measured),
     inferredTools: tools.inferred,
-    partial: record.partial ? record.callId : null,
+    partial: record.partial ? callId : null,
     redactions,
   };
 }
