@@ -140,7 +140,7 @@ function writeStrictLine(out: ByteSink, example: unknown): string | null {
 }
 
 /** The kept records of a share, in batches; a batch is finished with before the next is read. */
-async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<number, Int32Array>, offsets: Map<number, Float64Array>): AsyncGenerator<TraceRecord[]> {
+async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<number, Int32Array>, offsets: Map<number, Float64Array>): AsyncGenerator<Iterable<TraceRecord>> {
   for (const range of share.ranges) {
     const lines = kept.get(range.fileIndex);
     if (lines === undefined) continue;
