@@ -235,25 +235,39 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   };
 }
 
+/**
+ * The sink a thread's shares write their lines into, reused: a new one per share grew by
+ * doubling to the share's lines, and each outgrown buffer (twice the lines in all) waited for
+ * a collection as external memory. Kept only up to SPARE_SINK_BYTES, so one large share does
+ * not hold its size for the rest of the run.
+ */
+let spareSink: ByteSink | null = null;
+const SPARE_SINK_BYTES = 16 << 20;
+
 export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const meter = await loadMeter(settings.tokenizer);
   const items: ProjectedItem[] = [];
-  const exampleLines = new ByteSink();
+  const exampleLines = spareSink ?? new ByteSink();
+  spareSink = null;
+  exampleLines.reset();
   const context: ProjectionContext = { target, meter, settings, exampleLines };
   let records = 0;
-  for await (const batch of keptRecords(files, share, kept, offsets)) {
-    for (const record of batch) {
-      if (turnDue()) await letEventLoopRun();
-      records++;
-      const lineStart = exampleLines.length;
-      const item = unlessTooLong(() => projectRecord(record, context));
-      if (item instanceof TextTooLongError) {
-        exampleLines.length = lineStart;
-        items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message });
-      } else items.push(item);
+  try {
+    for await (const batch of keptRecords(files, share, kept, offsets)) {
+      for (const record of batch) {
+        if (turnDue()) await letEventLoopRun();
+        records++;
+        const lineStart = exampleLines.length;
+        const item = unlessTooLong(() => projectRecord(record, context));
+        if (item instanceof TextTooLongError) {
+          exampleLines.length = lineStart;
+          items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message });
+        } else items.push(item);
+      }
     }
+    return { items, lines: exampleLines.detachedCopy(), records };
+  } finally {
+    if (exampleLines.buffer.length <= SPARE_SINK_BYTES) spareSink = exampleLines;
   }
-  return { items, lines: exampleLines.detachedCopy(), records };
 }
-
