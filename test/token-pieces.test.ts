@@ -114,6 +114,44 @@ describe('PieceSplitter', () => {
     });
   }
 
+  it('o200k: plain ASCII (words, digits, symbol runs: read without the classes) meeting every BMP character', () => {
+    const [, regex] = GRAMMARS[0];
+    const splitter = new PieceSplitter('o200k', regex);
+    let checked = 0;
+    for (let c = 0x80; c < 0x10000; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const ch = String.fromCharCode(c);
+      // Where the ASCII path must stop and hand over: after letters of each case, a leading space
+      // or symbol, one to three digits, a symbol run and its tail, a contraction, one space.
+      for (const text of [`ab${ch}`, `AB${ch}`, `ABc${ch}`, ` x${ch}`, `"x${ch}`, `1${ch}`, `12${ch}`, `123${ch}`, `!${ch}`, ` !${ch}`, `.\n${ch}`, `x'${ch}`, `x's${ch}`, `x'l${ch}`, ` 1${ch}`, `"${ch}x`]) {
+        const expected = [...text.matchAll(regex)].map((m) => m[0]);
+        const actual = pieces(splitter, text);
+        if (actual.length !== expected.length || actual.some((piece, k) => piece !== expected[k])) {
+          assert.deepEqual(actual, expected, `U+${c.toString(16).padStart(4, '0')} in ${JSON.stringify(text)}`);
+        }
+        checked++;
+      }
+    }
+    assert.equal(checked, (0x10000 - 0x80 - 0x800) * 16);
+  });
+
+  it('o200k: 20,000 random texts of mostly plain ASCII prose, code and JSON, with some past ASCII', () => {
+    const [, regex] = GRAMMARS[0];
+    const splitter = new PieceSplitter('o200k', regex);
+    const words = ['the', ' The', ' HTTPServer', 'isn', "'t", "'S", "'LL", "'ve", ' 2024', '7', '{"', '":', '",', ' "', '.\n', '\n\n', '  ', '/', '//', '\t', ' -', ':\n', '\r\n', ' ', "'", '\\n', 'x1', '$5'];
+    const past = ['é', '\u0301', '١', '²', '—', '€', '中', '😀', '\ud800', '\u00a0', '\u3000', '\u0085', '\ufeff', 'ſ', 'K'];
+    let state = 29;
+    const next = (n: number) => {
+      state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+      return state % n;
+    };
+    for (let n = 0; n < 20_000; n++) {
+      let text = '';
+      for (let i = next(24); i > 0; i--) text += next(8) === 0 ? past[next(past.length)] : words[next(words.length)];
+      assert.deepEqual(pieces(splitter, text), [...text.matchAll(regex)].map((m) => m[0]), JSON.stringify(text));
+    }
+  });
+
   it('the cases each alternative turns on', () => {
     const o = new PieceSplitter('o200k', GRAMMARS[0][1]);
     const c = new PieceSplitter('cl100k', GRAMMARS[1][1]);
@@ -222,6 +260,25 @@ describe('PieceCounts', () => {
       offset += length;
     }
     assert.equal(calls, 100_002);
+    // Growing keeps every entry: 40,000 distinct pieces (the table doubles from 4,096 slots five
+    // times) are each counted once, however often they are asked for again after each doubling.
+    const grown = new PieceCounts((piece) => {
+      calls++;
+      return piece.length % 7;
+    });
+    const distinct = Array.from({ length: 40_000 }, (_, i) => `p${i}`);
+    const joined = distinct.join('');
+    const starts: number[] = [];
+    for (let i = 0, at = 0; i < distinct.length; at += distinct[i].length, i++) starts.push(at);
+    calls = 0;
+    for (let i = 0; i < distinct.length; i++) {
+      assert.equal(grown.count(joined, starts[i], starts[i] + distinct[i].length), distinct[i].length % 7);
+      if ((i & (i + 1)) === 0 || i === distinct.length - 1) {
+        for (let k = 0; k <= i; k++) assert.equal(grown.count(joined, starts[k], starts[k] + distinct[k].length), distinct[k].length % 7);
+        assert.equal(calls, i + 1, `after ${i + 1} pieces`);
+      }
+    }
+    calls = 100_002;
     // Long pieces are not remembered.
     const long = 'y'.repeat(40);
     counts.count(long, 0, 40);

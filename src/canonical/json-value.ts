@@ -78,6 +78,29 @@ export function isIntegerText(text: string): boolean {
  * line the scanner accepted, or `parseJsonText`).
  */
 export function parseJson(b: Buffer, start: number, end: number): unknown {
+  return parseAt(b, start, end, -1);
+}
+
+/**
+ * The value starting at `start` (no white space before it) of a text whose bytes `checkTextRules`
+ * accepted, held to everything `skipValue` holds it to: structure, literals, numbers, and
+ * MAX_DEPTH counting the `outerDepth` containers around it (JsonSyntaxError). What lies after
+ * the value is not read: `parsedEnd()` tells where it ends. One walk where a scan to validate
+ * and a parse to build took two.
+ */
+export function parseCheckedValue(b: Buffer, start: number, end: number, outerDepth: number): unknown {
+  return parseAt(b, start, end, outerDepth);
+}
+
+/** Just past the value the last `parseCheckedValue` built. */
+export function parsedEnd(): number {
+  return lastEnd;
+}
+
+let lastEnd = 0;
+
+/** `outerDepth` -1: the bytes are validated already, depth included. */
+function parseAt(b: Buffer, start: number, end: number, outerDepth: number): unknown {
   // The open containers and, for objects, the key being read: two plain arrays, no frame objects.
   const containers: (unknown[] | Record<string, unknown>)[] = [];
   const keys: (string | null)[] = [];
@@ -88,6 +111,7 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);
     const c = b[p];
     if (c === 0x7b || c === 0x5b) {
+      if (outerDepth >= 0 && outerDepth + containers.length >= MAX_DEPTH) throw new JsonSyntaxError(`nested deeper than ${MAX_DEPTH} levels`, p);
       const isObject = c === 0x7b;
       const container = isObject ? {} : [];
       p = skipWhitespace(b, p + 1, end);
@@ -115,7 +139,10 @@ export function parseJson(b: Buffer, start: number, end: number): unknown {
     // Place the value and close every container it completes.
     for (;;) {
       const top = containers.length - 1;
-      if (top < 0) return value;
+      if (top < 0) {
+        lastEnd = p;
+        return value;
+      }
       const container = containers[top];
       const isObject = !Array.isArray(container);
       // A recorded `__proto__` key is data.

@@ -321,6 +321,11 @@ export function forEachMember(
   visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
   /** Nesting depth of this object (1 for a whole line), so its values are held to MAX_DEPTH. */
   depth = 1,
+  /**
+   * Reads a member's value instead of the validating skip, when it wants the value built: the
+   * value's end, or -1 to have it skipped. It must refuse all the skip refuses (`parseCheckedValue`).
+   */
+  readValue?: (keyStart: number, keyEnd: number, valueStart: number, depth: number) => number,
 ): number {
   if (b[p] !== 0x7b) throw new JsonSyntaxError('expected an object', p);
   p = skipWhitespace(b, p + 1, end);
@@ -332,7 +337,8 @@ export function forEachMember(
     p = skipWhitespace(b, keyEnd, end);
     if (b[p] !== 0x3a) throw new JsonSyntaxError("expected ':'", p);
     const valueStart = skipWhitespace(b, p + 1, end);
-    const valueEnd = skipValue(b, valueStart, end, depth);
+    const read = readValue === undefined ? -1 : readValue(keyStart, keyEnd, valueStart, depth);
+    const valueEnd = read !== -1 ? read : skipValue(b, valueStart, end, depth);
     visit(keyStart, keyEnd, valueStart, valueEnd);
     p = skipWhitespace(b, valueEnd, end);
     if (p >= end) throw new JsonSyntaxError('unexpected end of input', p);

@@ -140,7 +140,7 @@ function writeStrictLine(out: ByteSink, example: unknown): string | null {
 }
 
 /** The kept records of a share, in batches; a batch is finished with before the next is read. */
-async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<number, Int32Array>, offsets: Map<number, Float64Array>): AsyncGenerator<TraceRecord[]> {
+async function* keptRecords(files: TraceFile[], share: WorkShare, kept: Map<number, Int32Array>, offsets: Map<number, Float64Array>): AsyncGenerator<Iterable<TraceRecord>> {
   for (const range of share.ranges) {
     const lines = kept.get(range.fileIndex);
     if (lines === undefined) continue;
@@ -168,7 +168,9 @@ interface ProjectionContext {
 
 /** The record as an example, its line appended to `exampleLines`, or why it cannot be one. */
 function projectRecord(record: TraceRecord, { target, meter, settings, exampleLines }: ProjectionContext): ProjectedItem {
-  const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
+  // Decoded from the line on each read: read once.
+  const callId = record.callId;
+  const where = { call_id: callId, file: record.ref.file, line: record.ref.line };
   if (record.notExportable) {
     return { kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable };
   }
@@ -221,39 +223,51 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   return {
     kind: 'example',
     bytes: exampleLines.length - lineStart,
-    call_id: record.callId,
-    file: record.ref.file,
-    line: record.ref.line,
+    ...where,
     // The group of the example as written: after redaction, two questions that differed only in a secret are one.
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
     inspection: inspectExample(target, meter, example, measured),
     inferredTools: tools.inferred,
-    partial: record.partial ? record.callId : null,
+    partial: record.partial ? callId : null,
     redactions,
   };
 }
+
+/**
+ * The sink a thread's shares write their lines into, reused: a new one per share grew by
+ * doubling to the share's lines, and each outgrown buffer (twice the lines in all) waited for
+ * a collection as external memory. Kept only up to SPARE_SINK_BYTES, so one large share does
+ * not hold its size for the rest of the run.
+ */
+let spareSink: ByteSink | null = null;
+const SPARE_SINK_BYTES = 16 << 20;
 
 export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
   const target = getTarget(settings.format);
   const meter = await loadMeter(settings.tokenizer);
   const items: ProjectedItem[] = [];
-  const exampleLines = new ByteSink();
+  const exampleLines = spareSink ?? new ByteSink();
+  spareSink = null;
+  exampleLines.reset();
   const context: ProjectionContext = { target, meter, settings, exampleLines };
   let records = 0;
-  for await (const batch of keptRecords(files, share, kept, offsets)) {
-    for (const record of batch) {
-      if (turnDue()) await letEventLoopRun();
-      records++;
-      const lineStart = exampleLines.length;
-      const item = unlessTooLong(() => projectRecord(record, context));
-      if (item instanceof TextTooLongError) {
-        exampleLines.length = lineStart;
-        items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message });
-      } else items.push(item);
+  try {
+    for await (const batch of keptRecords(files, share, kept, offsets)) {
+      for (const record of batch) {
+        if (turnDue()) await letEventLoopRun();
+        records++;
+        const lineStart = exampleLines.length;
+        const item = unlessTooLong(() => projectRecord(record, context));
+        if (item instanceof TextTooLongError) {
+          exampleLines.length = lineStart;
+          items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message });
+        } else items.push(item);
+      }
     }
+    return { items, lines: exampleLines.detachedCopy(), records };
+  } finally {
+    if (exampleLines.buffer.length <= SPARE_SINK_BYTES) spareSink = exampleLines;
   }
-  return { items, lines: exampleLines.detachedCopy(), records };
 }
-

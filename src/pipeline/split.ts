@@ -10,6 +10,7 @@
 import { canonicalValueText, sha256OfText } from '../canonical/canonical.js';
 import type { Message } from '../record.js';
 import { normalizeContent } from '../targets/messages.js';
+import { singleSpaced } from '../white-space.js';
 
 export type Split = 'training' | 'validation';
 
@@ -28,16 +29,13 @@ export function groupKey(program: string, messages: readonly Message[]): string 
   return `user\u0000${exportedText(user.content)}`;
 }
 
-/** White space other than one space between words (no white space is outside the BMP, so no `u` flag). */
-const UNEVEN_SPACE = /\s\s|[^\S ]/;
-
 /** Anything past ASCII: plain ASCII is its own NFKC form, and most first messages are plain ASCII. */
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** Case, Unicode compatibility forms (full-width letters, ligatures) and runs of white space set aside. */
 function readerText(text: string): string {
   const folded = (NOT_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
-  return (UNEVEN_SPACE.test(folded) ? folded.replace(/\s+/g, ' ') : folded).trim();
+  return singleSpaced(folded).trim();
 }
 
 function exportedText(content: unknown): string {

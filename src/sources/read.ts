@@ -216,24 +216,32 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
   }
 }
 
-/** Records of a Synalinks file's chosen lines (`readLinesAt`), with their line numbers beside the offsets. */
+/**
+ * Records of a Synalinks file's chosen lines (`readLinesAt`), with their line numbers beside the
+ * offsets, for a caller that reads their messages: each record is made, its messages built as
+ * its line is validated, only when the caller comes to it (a batch's lists are not all held at once).
+ */
 export function* readSynalinksLinesAt(
   file: TraceFile,
   lines: Int32Array,
   offsets: Float64Array,
   range?: ByteRange,
   chunkSize = READ_AT_CHUNK,
-): Generator<TraceRecord[]> {
-  for (const batch of readLinesAt(file.path, offsets, range, chunkSize)) {
-    yield batch.map(({ index, bytes }) => {
-      try {
-        return new SynalinksRecord(bytes, { file: file.display, line: lines[index], offset: offsets[index] });
-      } catch (error) {
-        // The first pass read a record here: what is there now is another line.
-        if (error instanceof DamagedRecordError || error instanceof JsonSyntaxError) throw lineChanged(file.path, offsets[index]);
-        throw error;
-      }
-    });
+): Generator<Iterable<TraceRecord>> {
+  for (const batch of readLinesAt(file.path, offsets, range, chunkSize)) yield recordsAt(file, lines, offsets, batch);
+}
+
+function* recordsAt(file: TraceFile, lines: Int32Array, offsets: Float64Array, batch: LineAt[]): Generator<TraceRecord> {
+  for (const { index, bytes } of batch) {
+    let record: SynalinksRecord;
+    try {
+      record = new SynalinksRecord(bytes, { file: file.display, line: lines[index], offset: offsets[index] }, true);
+    } catch (error) {
+      // The first pass read a record here: what is there now is another line.
+      if (error instanceof DamagedRecordError || error instanceof JsonSyntaxError) throw lineChanged(file.path, offsets[index]);
+      throw error;
+    }
+    yield record;
   }
 }
 

@@ -5,8 +5,8 @@
  */
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
-import { parseJson } from '../canonical/json-value.js';
-import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, lastSkippedElement, skipWhitespace, startsWithBom } from '../canonical/scan.js';
+import { parseCheckedValue, parseJson, parsedEnd } from '../canonical/json-value.js';
+import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, lastSkippedElement, skipWhitespace, startsWithBom, textTooLong } from '../canonical/scan.js';
 import { foldHexBytes } from '../pipeline/key-index.js';
 import { classify, isTokenCount, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 import { possibleDuration, possibleTime } from '../time.js';
@@ -35,6 +35,7 @@ const F = Object.fromEntries(FIELDS.map((name, i) => [name, i])) as Record<Field
 export class DamagedRecordError extends Error {}
 
 const NULL_BYTES = Buffer.from('null');
+const EMPTY = Buffer.alloc(0);
 
 function isNullAt(b: Buffer, start: number, end: number): boolean {
   return end - start === 4 && b.compare(NULL_BYTES, 0, 4, start, end) === 0;
@@ -66,6 +67,26 @@ function locateField(keyStart: number, keyEnd: number, valueStart: number, value
       locating.lastMessageEnd = list ? lastSkippedElement.end : -1;
     }
   }
+}
+
+/**
+ * The messages list built while the constructor validates the line (`parseMessages`), and
+ * where it starts: a line's last `messages` member is the one that counts.
+ */
+const parsing: { raw: Buffer; messages: unknown; at: number } = { raw: Buffer.alloc(0), messages: undefined, at: -1 };
+
+function parseMessagesMember(keyStart: number, keyEnd: number, valueStart: number, depth: number): number {
+  const b = parsing.raw;
+  if (b[valueStart] !== 0x5b || FIELD_MATCHER.match(b, keyStart, keyEnd) !== F.messages) return -1;
+  try {
+    parsing.messages = parseCheckedValue(b, valueStart, b.length, depth);
+  } catch (error) {
+    // A text too long to be a string: validated by the skip, refused where the messages are asked for.
+    if (textTooLong(error) === null) throw error;
+    return -1;
+  }
+  parsing.at = valueStart;
+  return parsedEnd();
 }
 
 /**
@@ -167,6 +188,12 @@ export class SynalinksRecord implements TraceRecord {
   constructor(
     readonly raw: Buffer,
     readonly ref: SourceRef,
+    /**
+     * Build the messages while validating the line, rather than skip them now and parse them
+     * when asked for (a second walk over most of the line): for a caller that will ask, one
+     * record at a time (the lists of a batch of records built at once would all be held).
+     */
+    parseMessages = false,
   ) {
     const b = raw;
     // The one decision of what is damaged, shared by every command: what orjson would not load
@@ -179,7 +206,15 @@ export class SynalinksRecord implements TraceRecord {
     locating.lastMessageStart = -1;
     locating.lastMessageEnd = -1;
     lastSkippedElement.container = -1;
-    const end = forEachMember(b, start, b.length, locateField);
+    let end: number;
+    if (parseMessages) {
+      parsing.raw = b;
+      parsing.at = -1;
+      end = forEachMember(b, start, b.length, locateField, 1, parseMessagesMember);
+      parsing.raw = EMPTY;
+      if (parsing.at !== -1 && parsing.at === this.spans[F.messages * 2]) this.cachedMessages = parsing.messages as Message[];
+      parsing.messages = undefined;
+    } else end = forEachMember(b, start, b.length, locateField);
     this.lastMessageStart = locating.lastMessageStart;
     this.lastMessageEnd = locating.lastMessageEnd;
     if (skipWhitespace(b, end, b.length) !== b.length) throw new DamagedRecordError('text after the JSON object');

@@ -222,6 +222,74 @@ export function referenceSplitRegex(regex: RegExp): RegExp {
   return new RegExp(source, 'gu');
 }
 
+/** The plain-ASCII path declines: the piece is decided by `pieceEnd`. */
+const NOT_PLAIN = -3;
+
+/**
+ * The end of the o200k piece at i when it is plain ASCII of the commonest kinds, as `pieceEnd`
+ * would find it; NOT_PLAIN otherwise. Most pieces of real text are a letter run with at most
+ * one leading space or symbol, up to three digits, or a run of symbols. No ASCII letter is
+ * both capital and small, so both word alternatives end where [A-Z]*[a-z]* does (then its
+ * contraction). Where a character past ASCII could carry the piece on (a letter, a mark, a
+ * digit or symbol of another script), `pieceEnd` decides, from the class it reads.
+ */
+function o200kPlainEnd(text: string, i: number): number {
+  const length = text.length;
+  let c = text.charCodeAt(i);
+  if (c >= 0x80) return NOT_PLAIN;
+  const first = FLAGS[c];
+  let k = i;
+  if (first & DIGIT) {
+    // \p{N}{1,3}: no word alternative starts at a digit (it is no prefix either).
+    const last = Math.min(length, i + 3);
+    for (k = i + 1; k < last; k++) {
+      c = text.charCodeAt(k);
+      if (c >= 0x80) return NOT_PLAIN;
+      if (!(FLAGS[c] & DIGIT)) break;
+    }
+    return k;
+  }
+  if (!(first & (CAPITAL | SMALL))) {
+    if (i + 1 >= length) return NOT_PLAIN;
+    c = text.charCodeAt(i + 1);
+    if (c >= 0x80) return NOT_PLAIN;
+    const second = FLAGS[c];
+    if (!(second & (CAPITAL | SMALL))) return plainSymbolsEnd(text, i, second);
+    // [^\r\n\p{L}\p{N}] before the letters; \r and \n are white space's.
+    if (!(first & PREFIX)) return NOT_PLAIN;
+    k = i + 1;
+  }
+  while (k < length && (c = text.charCodeAt(k)) >= 0x41 && c <= 0x5a) k++;
+  while (k < length && (c = text.charCodeAt(k)) >= 0x61 && c <= 0x7a) k++;
+  if (k === length) return k;
+  c = text.charCodeAt(k);
+  if (c >= 0x80) return NOT_PLAIN;
+  return c === 0x27 ? contractionEnd(text, k) : k;
+}
+
+/**
+ * After a character that is no letter or digit, when the next (`second`, ASCII) is no letter:
+ * ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, or one space before a digit (`\s+`, which `(?!\S)` refused).
+ */
+function plainSymbolsEnd(text: string, i: number, second: number): number {
+  const length = text.length;
+  let k: number;
+  if (text.charCodeAt(i) === 0x20) {
+    if (second & DIGIT) return i + 1;
+    if (!(second & SYMBOL)) return NOT_PLAIN;
+    k = i + 2;
+  } else if (FLAGS[text.charCodeAt(i)] & SYMBOL) k = i + 1;
+  else return NOT_PLAIN;
+  let c = 0;
+  for (; k < length; k++) {
+    c = text.charCodeAt(k);
+    if (c >= 0x80) return NOT_PLAIN;
+    if (!(FLAGS[c] & SYMBOL)) break;
+  }
+  while (k < length && ((c = text.charCodeAt(k)) === 0x0a || c === 0x0d || c === 0x2f)) k++;
+  return k;
+}
+
 /** Splits texts into pieces exactly as `text.matchAll(regex)` does, given the encoding's split regex (see referenceSplitRegex). */
 export class PieceSplitter {
   private readonly sticky: RegExp;
@@ -238,8 +306,10 @@ export class PieceSplitter {
   /** Calls `visit(start, end)` for each piece of `text`, in order. */
   split(text: string, visit: (start: number, end: number) => void): void {
     let i = 0;
+    const o200k = this.grammar === 'o200k';
     while (i < text.length) {
-      let end = pieceEnd(text, i, this.grammar);
+      let end = o200k ? o200kPlainEnd(text, i) : NOT_PLAIN;
+      if (end === NOT_PLAIN) end = pieceEnd(text, i, this.grammar);
       if (end === NO_DECISION) {
         this.sticky.lastIndex = i;
         const match = this.sticky.exec(text);

@@ -1,6 +1,7 @@
 /** The texts of a message the quality stages read: its content as text, and its reasoning. */
 import { writeJson } from '../../canonical/json-value.js';
 import type { Message } from '../../record.js';
+import { singleSpaced } from '../../white-space.js';
 
 /**
  * A message's content as text: a string as it is, the text parts of a list joined by new
@@ -38,5 +39,5 @@ export function isBlank(text: string): boolean {
 
 /** Lower case, curly apostrophes and quotes made straight, white space runs made one space. */
 export function foldForPhrases(text: string): string {
-  return text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, ' ');
+  return singleSpaced(text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"'));
 }
