@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { generate, GENERATOR_VERSION, type Expected, type GenerateOptions } from '../bench/generate.js';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
 
@@ -147,4 +149,19 @@ export function chatTree(userTexts: string[], prefix = 'traces-test-'): string {
   );
   writeFileSync(path.join(dir, 'gen_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
   return tree;
+}
+
+/** The garbage collector, to call from a test (node runs tests without --expose-gc). */
+export function collectGarbage(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** Two full collections, then the bytes the heap and array buffers still hold: what a structure keeps alive. */
+export function bytesHeld(): number {
+  const gc = collectGarbage();
+  gc();
+  gc();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
 }

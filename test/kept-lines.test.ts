@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { KeptLinesFile } from '../src/pipeline/kept-lines.js';
 import { RUN_TEMP_PREFIX } from '../src/errors.js';
-import { seededRandom } from './helpers.js';
+import { bytesHeld, seededRandom } from './helpers.js';
 
 function runFolders(): string[] {
   return readdirSync(tmpdir()).filter((entry) => entry.startsWith(`${RUN_TEMP_PREFIX}${process.pid}-`));
@@ -68,14 +66,7 @@ describe('kept lines on disk', () => {
   });
 
   it('holds no more memory after 600,000 kept records than after a few', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const held = (): number => {
-      gc();
-      gc();
-      const usage = process.memoryUsage();
-      return usage.heapUsed + usage.arrayBuffers;
-    };
+    const held = bytesHeld;
     const files = 200;
     const kept = new KeptLinesFile(new Int32Array(files).fill(3_000));
     try {

@@ -8,7 +8,7 @@ import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { planKeptShares } from '../src/parallel/units.js';
-import { generatedTree, runCli, SAMPLES, tempDir } from './helpers.js';
+import { collectGarbage, generatedTree, runCli, SAMPLES, tempDir } from './helpers.js';
 
 const ONE_THREAD = { TRACES_WORKERS: '1' };
 const SHARED_OUT = { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: String(256 << 10) };
@@ -278,10 +278,7 @@ describe('a run stopped before its end', () => {
 describe('results handed over are not held', () => {
   it('a run given an abort signal that never fires frees each result once consumed', async () => {
     const { inOrder } = await import('../src/parallel/pool.js');
-    const { setFlagsFromString } = await import('node:v8');
-    const { runInNewContext } = await import('node:vm');
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = collectGarbage();
     const consumed: WeakRef<object>[] = [];
     const payloads = Array.from({ length: 40 }, (_, i) => i);
     const lane = async (payload: unknown) => ({ payload, bytes: new Uint8Array(1 << 16) });

@@ -11,12 +11,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { EXAMPLES_FILE, Provenance } from '../src/export/provenance.js';
 import { OutputDir, type OutputFile } from '../src/output/output-dir.js';
 import { RUN_TEMP_PREFIX } from '../src/errors.js';
-import { seededRandom, tempDir } from './helpers.js';
+import { bytesHeld, seededRandom, tempDir } from './helpers.js';
 
 /** The graph as export held it in memory before: kept call_id → its losers in the order merged. */
 class ReferenceMerges {
@@ -168,14 +166,7 @@ describe('provenance: merges joined to the written rows on disk', () => {
   });
 
   it('holds no more memory after 300,000 merges and 100,000 rows than after a few', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const held = (): number => {
-      gc();
-      gc();
-      const usage = process.memoryUsage();
-      return usage.heapUsed + usage.arrayBuffers;
-    };
+    const held = bytesHeld;
     const dir = path.join(tempDir(), 'out');
     const output = OutputDir.open(dir, { force: false, roots: [] });
     const file = output.create('training.jsonl');

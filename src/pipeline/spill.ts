@@ -125,21 +125,44 @@ export class SpillFile {
 const PARTITION_BUFFER_BYTES = 1 << 15;
 
 /**
+ * Files of one table, one a partition: a partition is read back alone, then closed (its file
+ * goes at once). Small buffers: many are open.
+ */
+abstract class Partitions<F extends { dispose(): void }> {
+  protected readonly files: (F | null)[];
+
+  constructor(
+    readonly partitions: number,
+    open: (partition: number) => F,
+  ) {
+    this.files = Array.from({ length: partitions }, (_, p) => open(p));
+  }
+
+  /** Closes a partition read for the last time (its file goes with the run folder). */
+  close(partition: number): void {
+    this.files[partition]?.dispose();
+    this.files[partition] = null;
+  }
+
+  dispose(): void {
+    for (let p = 0; p < this.partitions; p++) this.close(p);
+  }
+}
+
+/**
  * One table of fixed-width rows spread over files by a partition number the caller computes
  * (a hash of a key, a range of arrival numbers): each partition is then read back alone, so
- * what is resolved in memory at once is one partition's rows. Small buffers: many are open.
+ * what is resolved in memory at once is one partition's rows.
  */
-export class PartitionedSpill {
-  private readonly files: (SpillFile | null)[];
-
+export class PartitionedSpill extends Partitions<SpillFile> {
   constructor(
     dir: RunTempDir,
     name: string,
     readonly width: number,
-    readonly partitions: number,
+    partitions: number,
   ) {
     const bufferRows = Math.max(16, Math.floor(PARTITION_BUFFER_BYTES / (width * 4)));
-    this.files = Array.from({ length: partitions }, (_, p) => new SpillFile(width, { dir, name: `${name}-${p}.bin` }, bufferRows));
+    super(partitions, (p) => new SpillFile(width, { dir, name: `${name}-${p}.bin` }, bufferRows));
   }
 
   append(partition: number, row: ArrayLike<number>): void {
@@ -154,16 +177,6 @@ export class PartitionedSpill {
   /** The partition's rows in the order appended; the view is reused between rows. */
   read(partition: number): Generator<Uint32Array> {
     return this.files[partition]!.read();
-  }
-
-  /** Closes a partition read for the last time (its file goes with the run folder). */
-  close(partition: number): void {
-    this.files[partition]?.dispose();
-    this.files[partition] = null;
-  }
-
-  dispose(): void {
-    for (let p = 0; p < this.partitions; p++) this.close(p);
   }
 }
 
@@ -326,17 +339,15 @@ export class TextSpillFile {
 }
 
 /** `PartitionedSpill` for rows that may carry a text (`TextSpillFile`). */
-export class PartitionedTextSpill {
-  private readonly files: (TextSpillFile | null)[];
-
+export class PartitionedTextSpill extends Partitions<TextSpillFile> {
   constructor(
     dir: RunTempDir,
     name: string,
     readonly width: number,
-    readonly partitions: number,
+    partitions: number,
   ) {
     const bufferRows = Math.max(16, Math.floor(PARTITION_BUFFER_BYTES / ((width + 1) * 4)));
-    this.files = Array.from({ length: partitions }, (_, p) => new TextSpillFile(width, { dir, name: `${name}-${p}` }, bufferRows));
+    super(partitions, (p) => new TextSpillFile(width, { dir, name: `${name}-${p}` }, bufferRows));
   }
 
   append(partition: number, row: ArrayLike<number>, text: string | null): void {
@@ -349,14 +360,5 @@ export class PartitionedTextSpill {
 
   read(partition: number): Generator<TextRow> {
     return this.files[partition]!.read();
-  }
-
-  close(partition: number): void {
-    this.files[partition]?.dispose();
-    this.files[partition] = null;
-  }
-
-  dispose(): void {
-    for (let p = 0; p < this.partitions; p++) this.close(p);
   }
 }
