@@ -342,6 +342,32 @@ describe('call_ids are recorded text, scrubbed as the records are', () => {
     assert.ok(allWrittenText(none).includes(SECRET_IDS[0].value), '--scrub none keeps the ids as recorded');
   });
 
+  it('an id is scrubbed once: an identical example\'s manifest line names the kept id as examples.jsonl does, even with a rule that matches the redaction marker', () => {
+    const tree = path.join(tempDir(), 'tree');
+    const messages = [
+      { role: 'user', content: 'the same question' },
+      { role: 'assistant', content: 'the same answer' },
+    ];
+    // Two programs: two keys, one example written twice (duplicate_example).
+    for (const [index, program] of ['first', 'second'].entries()) {
+      mkdirSync(path.join(tree, program, 'gen'), { recursive: true });
+      const line = synalinksLine({ index, callId: `run:${OPENAI_KEY}:${program}`, program, module: 'gen', messages });
+      writeFileSync(path.join(tree, program, 'gen', 'gen_20260709-120000.jsonl'), `${line}\n`);
+    }
+    const rules = path.join(tempDir(), 'rules.json');
+    writeFileSync(rules, JSON.stringify([{ name: 'marker', pattern: 'REDACTED' }]));
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--validation-fraction', '0', '--scrub-rules', rules]);
+    assert.equal(result.status, 0, result.stderr);
+    const rows = readFileSync(path.join(out, '_traces', 'examples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { call_id: string; merged: string[] });
+    const drops = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { call_id: string; kept: string; reason: string });
+    const repeat = drops.find((d) => d.reason === 'duplicate_example');
+    assert.ok(repeat !== undefined && rows.length === 1);
+    assert.ok(!allWrittenText(out).includes(OPENAI_KEY));
+    assert.equal(repeat.kept, rows[0].call_id);
+    assert.deepEqual(rows[0].merged, [repeat.call_id]);
+  });
+
   it('no built-in secret detector matches a uuid, so uuids are written as recorded', () => {
     const options = { kinds: new Set(['secret' as const]) };
     const random = seededRandom(29);

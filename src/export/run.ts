@@ -200,13 +200,15 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         const line = lines.subarray(lineStart, lineStart + item.bytes);
         lineStart += item.bytes;
         // As every file of the run names it, so that the manifest, examples.jsonl and the report agree.
+        // Each id is scrubbed once from its recorded text (`drop` scrubs what it writes): scrubbed
+        // twice, a custom rule could match the redaction's own marker, and the files would disagree.
         const callId = scrubbedCallId(item.call_id, options.scrub);
-        const kept = written.addOrEarlier(item.digest, callId);
+        const kept = written.addOrEarlier(item.digest, item.call_id);
         if (kept !== null) {
           // The same example again (across splits too): training on it twice would double its weight.
           exportDrops.duplicate_example = (exportDrops.duplicate_example ?? 0) + 1;
-          drop({ call_id: callId, file: item.file, line: item.line, reason: 'duplicate_example', kept });
-          provenance.merged(kept, callId);
+          drop({ call_id: item.call_id, file: item.file, line: item.line, reason: 'duplicate_example', kept });
+          provenance.merged(scrubbedCallId(kept, options.scrub), callId);
           continue;
         }
         for (const name of item.inferredTools) inferredUsed.add(name);
