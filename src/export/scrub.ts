@@ -83,7 +83,7 @@ export function scrubbedPath(file: string, scrub: ScrubSettings | null): string 
 
 /**
  * A call_id as export writes it (manifest, examples.jsonl, report.json): recorded text like any
- * other, and Ask and klieo ids are whatever the program chose (`run-<token>-3`), so it is
+ * other, and Ask and klieo ids are whatever the program chose (`run:<token>:3`), so it is
  * scrubbed as the records are. A lowercase uuid, nearly every id, is 32 hex digits and 4 dashes,
  * which no built-in secret detector matches (the tests hold every detector to that); personal
  * data detectors and custom rules could (a phone number of digits and dashes), so with those it
@@ -98,7 +98,7 @@ export function scrubbedCallId(callId: string, scrub: ScrubSettings | null): str
 const uuidScratch = new Uint32Array(4);
 
 function secretsOnly(options: PrivacyOptions): boolean {
-  return (options.rules === undefined || options.rules.length === 0) && [...options.kinds].every((kind) => kind === 'secret');
+  return !options.kinds.has('pii') && (options.rules === undefined || options.rules.length === 0);
 }
 
 /** Paths scrubbed, per option set (drops come in key order, not file by file). */
