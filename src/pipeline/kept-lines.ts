@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAll } from '../output/write-all.js';
+import { rowFloat, setRowFloat } from './dedupe.js';
 import { RunTempDir } from './spill.js';
 
 /** A kept record's row: its line, and its byte offset as two words (offsets pass 2^32). */
@@ -73,8 +74,6 @@ export class KeptLinesFile {
   private buffered = 0;
   /** The file the buffered rows are of. */
   private bufferFile = -1;
-  private readonly float = new Float64Array(1);
-  private readonly floatWords = new Uint32Array(this.float.buffer);
   /** The file indexes with a kept record, ascending; made once every record is added. */
   private indexes: number[] | null = null;
   /** The last file read back: the lines and the offsets of a file are asked for together. */
@@ -106,9 +105,7 @@ export class KeptLinesFile {
     this.bufferFile = fileIndex;
     const at = this.buffered++ * ROW_WORDS;
     this.buffer[at] = line;
-    this.float[0] = offset;
-    this.buffer[at + 1] = this.floatWords[0];
-    this.buffer[at + 2] = this.floatWords[1];
+    setRowFloat(this.buffer, at + 1, offset);
     this.counts[fileIndex]++;
   }
 
@@ -152,9 +149,7 @@ export class KeptLinesFile {
     const offsets = new Float64Array(count);
     for (let i = 0; i < count; i++) {
       lines[i] = rows[i * ROW_WORDS];
-      this.floatWords[0] = rows[i * ROW_WORDS + 1];
-      this.floatWords[1] = rows[i * ROW_WORDS + 2];
-      offsets[i] = this.float[0];
+      offsets[i] = rowFloat(rows, i * ROW_WORDS + 1);
     }
     // Winners come in arrival order, which is line order within a file; sorted all the same (cheap when sorted).
     const kept = { lines: lines.sort(), offsets: offsets.sort() };
