@@ -1,13 +1,16 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup]
  *   npm run bench -- --memory [--memory-mb 1024] [--big-mb 4096] [--trees DIR] [--only stats,dedupe,export]
  *       peak RSS of stats, dedupe and export (one thread and the default threads) on two small-profile trees
  *
  * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
  * the common production shape; `default`, every program kind with long records and 1 MB images.
  * `threads` times stats and export with one thread (TRACES_WORKERS=1) against the default.
+ * `stages` (only when `--only` names it) times what export is made of, in one alternation with
+ * the Python export script: dedupe --status ok (the script's own job), export --dry-run (the
+ * plan), export --scrub none --quality none, and export.
  *
  * The tree is bench/out/tree-<mb>-<seed> (`tree-small-…` for the small profile) when it exists (bench/out is gitignored; --keep
  * generates it there), else a temporary folder removed at the end. Files are read once to warm
@@ -49,7 +52,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 4096, memoryMb: 1024, trees: path.join(BENCH, 'out'), seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -289,6 +292,8 @@ interface Op {
   name: string;
   /** What `--only` names it by. */
   group?: string;
+  /** Run only when `--only` names it (long, and of use when working on one command). */
+  optIn?: boolean;
   ours: Cmd;
   baselines: Cmd[];
   /** Checks one run's output (called after the first run of each command). */
@@ -540,6 +545,21 @@ function operations(tree: string, expected: Expected, out: (name: string) => str
       baselines: [py('python orjson', 'python-export.py', [tree, out('export-py')], out('export-py'))],
       check: exportCheck,
     },
+    // What export's time is made of, against the script of issue 29's 0.5x target, all in one
+    // alternation: the script's own job (read, check every line, dedupe, copy), the plan alone,
+    // the projection without redaction and quality stages, and the whole export.
+    {
+      name: 'export stages',
+      group: 'stages',
+      optIn: true,
+      ours: ours('traces export', exportArgs('stages-export'), out('stages-export')),
+      baselines: [
+        py('python orjson', 'python-export.py', [tree, out('stages-py')], out('stages-py')),
+        ours('dedupe --status ok', ['dedupe', tree, '--status', 'ok', '--out', out('stages-dedupe'), '--force'], out('stages-dedupe')),
+        ours('export --dry-run', [...exportArgs('stages-dry'), '--dry-run']),
+        ours('export --scrub none --quality none', [...exportArgs('stages-plain'), '--scrub', 'none', '--quality', 'none'], out('stages-plain')),
+      ],
+    },
     // The baseline is traces itself on one thread: base/ours is what the second thread gains.
     {
       name: 'threads: stats',
@@ -572,7 +592,7 @@ function operations(tree: string, expected: Expected, out: (name: string) => str
       check: (cmd, r, e) => checkStats(cmd.label, r.stdout, e),
     },
   ];
-  return ops.map((op) => ({ ...op, group: op.name.startsWith('threads') ? 'threads' : op.name.startsWith('v8') ? 'v8' : op.name.startsWith('model') ? 'model' : op.name }));
+  return ops.map((op) => ({ ...op, group: op.group ?? (op.name.startsWith('threads') ? 'threads' : op.name.startsWith('v8') ? 'v8' : op.name.startsWith('model') ? 'model' : op.name) }));
 }
 
 /**
@@ -722,11 +742,18 @@ function exportedTexts(dir: string, limitChars: number): string[] {
  */
 async function tokenizerRow(texts: string[]): Promise<Row[]> {
   const chars = texts.reduce((n, t) => n + t.length, 0);
-  const { loadTokenCounter } = await import('../src/targets/tokens.js');
+  const { loadTokenCounter, TextCounts } = await import('../src/targets/tokens.js');
   const counter = await loadTokenCounter('o200k_base');
   // tiktoken is a dev-dependency: the bench and the tests use it, the product does not.
   const { get_encoding } = (await import('tiktoken')) as typeof import('tiktoken');
   const reference = get_encoding('o200k_base');
+  // Given the memo of texts ours has, so that the row compares the counting, not the memo.
+  const referenceCounts = new TextCounts();
+  const referenceCount = (text: string): number => {
+    let n = referenceCounts.get(text);
+    if (n === undefined) referenceCounts.set(text, (n = reference.encode_ordinary(text).length));
+    return n;
+  };
   const time = (count: (text: string) => number): { seconds: number; total: number } => {
     const started = process.hrtime.bigint();
     let total = 0;
@@ -735,9 +762,9 @@ async function tokenizerRow(texts: string[]): Promise<Row[]> {
   };
   // The first pass warms each (JIT, tables); the second is timed.
   time((t) => counter.count(t));
-  time((t) => reference.encode_ordinary(t).length);
+  time(referenceCount);
   const oursRun = time((t) => counter.count(t));
-  const refRun = time((t) => reference.encode_ordinary(t).length);
+  const refRun = time(referenceCount);
   reference.free();
   if (oursRun.total !== refRun.total) mismatch(`token counts: ours ${oursRun.total}, tiktoken ${refRun.total} on the same ${texts.length} texts`);
   log(`tokenizer: ${texts.length} texts, ${(chars / 1e6).toFixed(1)}M characters, ${oursRun.total} tokens`);
@@ -746,7 +773,7 @@ async function tokenizerRow(texts: string[]): Promise<Row[]> {
       op: `tokens (${(chars / 1e6).toFixed(1)}M chars)`,
       bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0),
       ours: { seconds: oursRun.seconds, rssMb: null },
-      baseline: { label: 'tiktoken (WASM)', stat: { seconds: refRun.seconds, rssMb: null } },
+      baseline: { label: 'tiktoken (WASM), same memo', stat: { seconds: refRun.seconds, rssMb: null } },
     },
   ];
 }
@@ -760,7 +787,7 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
     const out = (name: string): string => path.join(scratch, `out-${profile}-${name}`);
     const rows: Row[] = [];
     for (const op of operations(tree, expected, out)) {
-      if (o.only !== null && !o.only.has(op.group ?? op.name)) continue;
+      if (o.only === null ? op.optIn === true : !o.only.has(op.group ?? op.name)) continue;
       rows.push(...(await runOp(op, runs, expected)));
     }
     if (o.only === null || o.only.has('tokenizer')) {
