@@ -6,6 +6,7 @@ import { JOBS } from './jobs.js';
 import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
 import { printable } from './format.js';
+import { refuseRepeatedOptions } from './commands/option-repeats.js';
 
 type Register = (program: Command) => void;
 
@@ -69,6 +70,7 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
     named === '--version' || named === '-V' ? [] : named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
   for (const register of registers) register(program);
+  refuseRepeatedOptions(program);
   return program;
 }
 
