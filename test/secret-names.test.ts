@@ -157,6 +157,19 @@ describe('secrets as program, module and tool names', () => {
     assert.notDeepEqual(leaksIn([raw.stdout], 'stdout'), []);
   });
 
+  it('scan finds the keys used as names, as export redacts them, and its report shows none of them', () => {
+    for (const json of [true, false]) {
+      const result = runCli(['scan', tree, '--kinds', 'secrets', ...(json ? ['--json'] : [])]);
+      assert.equal(result.status, 1, result.stderr);
+      assert.deepEqual([...new Set([...leaksIn([result.stderr], 'stderr'), ...leaksIn([result.stdout], 'stdout')])], [], `scan${json ? ' --json' : ''}`);
+      if (!json) continue;
+      const report = JSON.parse(result.stdout) as { by_detector: Record<string, number>; details: { detector: string; path: string; file: string }[] };
+      const where = new Set(report.details.map((d) => `${d.detector} ${d.path}`));
+      for (const name of ['program', 'module']) assert.ok(where.has(`stripe ${name}`), `a stripe key as the ${name} name: ${[...where].join(', ')}`);
+      assert.ok(report.details.some((d) => d.file.includes('[REDACTED:stripe]')), 'the key folders are named scrubbed');
+    }
+  });
+
   it('export --format ask-recording: class names and test names come from the scrubbed names', () => {
     const out = path.join(tempDir(), 'ask');
     const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--json']);
