@@ -6,6 +6,7 @@ import { JOBS } from './jobs.js';
 import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
 import { printable } from './format.js';
+import { refuseRepeatedOptions } from './commands/option-repeats.js';
 
 type Register = (program: Command) => void;
 
@@ -69,6 +70,7 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
     named === '--version' || named === '-V' ? [] : named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
   for (const register of registers) register(program);
+  refuseRepeatedOptions(program);
   return program;
 }
 
@@ -97,11 +99,37 @@ function exitCleanlyOnFileSystemErrors(): void {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(70);
     }
-    process.stderr.write(`traces: ${printable(line, true)}\n`);
+    failed(line, 2);
     process.exit(2);
   };
   process.on('uncaughtException', handle);
   process.on('unhandledRejection', handle);
+}
+
+/**
+ * Whether this run asked for JSON (a command with --json given it) and has written nothing to
+ * standard output yet: a run that fails then still prints one JSON object, so `traces stats
+ * --json | jq` reads the failure instead of an empty input.
+ */
+let jsonFailure: { wanted: boolean; stdoutWritten: boolean } = { wanted: false, stdoutWritten: false };
+
+function watchJsonOutput(argv: readonly string[], program: Command): void {
+  const command = program.commands.find((c) => c.name() === argv[2]);
+  const wanted = command !== undefined && command.options.some((o) => o.long === '--json') && argv.slice(3).includes('--json');
+  jsonFailure = { wanted, stdoutWritten: false };
+  if (!wanted) return;
+  const write = process.stdout.write;
+  process.stdout.write = function (this: typeof process.stdout, ...args: Parameters<typeof write>) {
+    jsonFailure.stdoutWritten = true;
+    return write.apply(this, args);
+  } as typeof write;
+}
+
+/** A run ends on an error the user must act on: the line on stderr, and with --json the same as JSON on stdout unless the run already printed its own. */
+function failed(message: string, exitCode: number): void {
+  const line = printable(message, true);
+  process.stderr.write(`traces: ${line}\n`);
+  if (jsonFailure.wanted && !jsonFailure.stdoutWritten) process.stdout.write(`${JSON.stringify({ error: line, exit_code: exitCode }, null, 2)}\n`);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -112,6 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     startWorkersEarly(jobs, argv.slice(3).filter((arg) => !arg.startsWith('-')));
   }
   const program = await buildProgram(argv);
+  watchJsonOutput(argv, program);
   try {
     await program.parseAsync(argv);
     const code = typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -120,17 +149,21 @@ export async function main(argv: string[]): Promise<number> {
     return unreadableInputs.length > 0 && code === 0 ? 1 : code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help asked for (--help, help <command>) and --version succeed; anything else was a usage error.
-      return error.exitCode === 0 ? 0 : 2;
+      // Help asked for (--help, help <command>) and --version succeed; anything else was a usage error, already on stderr.
+      if (error.exitCode === 0) return 0;
+      if (jsonFailure.wanted && !jsonFailure.stdoutWritten) {
+        process.stdout.write(`${JSON.stringify({ error: printable(error.message.replace(/^error: /, ''), true), exit_code: 2 }, null, 2)}\n`);
+      }
+      return 2;
     }
     if (error instanceof UserError) {
       // Messages name files and values the user gave or recorded: never a control sequence.
-      process.stderr.write(`traces: ${printable(error.message, true)}\n`);
+      failed(error.message, error.exitCode);
       return error.exitCode;
     }
     const line = describeFileSystemError(error);
     if (line !== null) {
-      process.stderr.write(`traces: ${printable(line, true)}\n`);
+      failed(line, 2);
       return 2;
     }
     throw error;

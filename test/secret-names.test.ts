@@ -144,6 +144,32 @@ describe('secrets as program, module and tool names', () => {
     }
   }
 
+  it('export --dry-run lists its drops as the manifest would hold them: -v, --json and the examples, scrubbed', () => {
+    for (const shown of [['-v'], ['--json'], []]) {
+      const result = runCli(['export', tree, '--format', 'openai', '--trajectories', 'all', '--dry-run', ...shown]);
+      assert.equal(result.status, 0, result.stderr);
+      assert.deepEqual([...new Set([...leaksIn([result.stderr], 'stderr'), ...leaksIn([result.stdout], 'stdout')])], [], shown.join(' '));
+      // The drops are still listed, with the folders that held a key redacted.
+      assert.match(result.stdout, /\[REDACTED:stripe\]\/\[REDACTED:stripe\]\/\[REDACTED:stripe\]_20260709-120000\.jsonl/, shown.join(' '));
+    }
+    // --scrub none shows them as recorded, as its manifest would.
+    const raw = runCli(['export', tree, '--format', 'openai', '--trajectories', 'all', '--dry-run', '-v', '--scrub', 'none']);
+    assert.notDeepEqual(leaksIn([raw.stdout], 'stdout'), []);
+  });
+
+  it('scan finds the keys used as names, as export redacts them, and its report shows none of them', () => {
+    for (const json of [true, false]) {
+      const result = runCli(['scan', tree, '--kinds', 'secrets', ...(json ? ['--json'] : [])]);
+      assert.equal(result.status, 1, result.stderr);
+      assert.deepEqual([...new Set([...leaksIn([result.stderr], 'stderr'), ...leaksIn([result.stdout], 'stdout')])], [], `scan${json ? ' --json' : ''}`);
+      if (!json) continue;
+      const report = JSON.parse(result.stdout) as { by_detector: Record<string, number>; details: { detector: string; path: string; file: string }[] };
+      const where = new Set(report.details.map((d) => `${d.detector} ${d.path}`));
+      for (const name of ['program', 'module']) assert.ok(where.has(`stripe ${name}`), `a stripe key as the ${name} name: ${[...where].join(', ')}`);
+      assert.ok(report.details.some((d) => d.file.includes('[REDACTED:stripe]')), 'the key folders are named scrubbed');
+    }
+  });
+
   it('export --format ask-recording: class names and test names come from the scrubbed names', () => {
     const out = path.join(tempDir(), 'ask');
     const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--json']);

@@ -15,6 +15,7 @@ import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from '.
 import { formatCount, plural } from '../format.js';
 import { qualityLines } from './quality-options.js';
 import { dropLines } from './run-summary.js';
+import type { ScrubSettings } from '../export/scrub.js';
 
 interface OutputFlags {
   out?: string;
@@ -129,30 +130,40 @@ export function registerCurationCommand(
   });
 }
 
+/** What export's dry run adds: what only writing would drop, and the --scrub its manifest and report apply. */
+export interface ExportDryRun {
+  notCounted: string;
+  scrub: ScrubSettings | null;
+}
+
 /**
  * `--dry-run` of dedupe, filter and export: the curation plan alone, nothing written; the
- * drops by reason with a few examples (-v: all of them, --json: as JSON). `notCounted` says
- * what later steps of the command would drop that the plan cannot know.
+ * drops by reason with a few examples (-v: all of them, --json: as JSON). An export's dry
+ * run shows its drops and quality overlaps scrubbed, as its manifest and report.json would
+ * hold them: a file path or call_id can carry a key (a program folder named after one).
  */
 export async function dryRunCuration(
   discovery: Discovery,
   options: CurationOptions,
   flags: { json?: boolean; verbose?: boolean },
-  notCounted: string | null = null,
+  exportRun: ExportDryRun | null = null,
 ): Promise<void> {
+  const scrub = exportRun?.scrub ?? null;
+  const scrubs = scrub !== null ? await import('../export/scrub.js') : null;
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {
-    const plan = await planCuration(discovery, options, (drop) => digest.add(drop));
+    const planned = await planCuration(discovery, options, (drop) => digest.add(scrubs !== null ? scrubs.scrubbedDrop(drop, scrub) : drop));
     // Nothing is written: the kept keys' and kept lines' files go now.
-    plan.keptKeys.dispose();
-    plan.keptFile.dispose();
+    planned.keptKeys.dispose();
+    planned.keptFile.dispose();
+    const plan = scrubs !== null ? { ...planned, quality: scrubs.scrubbedQualityReport(planned.quality, scrub) } : planned;
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));
     else if (!flags.verbose) process.stdout.write(digest.examples());
     const listedIn = flags.json ? 'listed in the JSON "drops"' : 'see above';
     const lines = [summaryText(plan, listedIn), ...(options.exclude?.describe('--exclude') ?? [])];
-    if (notCounted !== null) lines.push(notCounted);
+    if (exportRun !== null) lines.push(exportRun.notCounted);
     lines.push(
       digest.allShown || flags.verbose || flags.json
         ? 'dry run: nothing written'

@@ -1,5 +1,6 @@
 /** The selection, dedupe and collapse options that `dedupe`, `filter` and `export` share. */
 import { existsSync } from 'node:fs';
+import { repeatable } from './option-repeats.js';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { readIdListFiles } from '../id-list.js';
@@ -37,7 +38,6 @@ export interface CurationFlags extends QualityFlags {
   nearDuplicates?: boolean | string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export const KEY_HELP =
   'what makes two records duplicates: inputs,config,module = same prompt and model config in the same program and module ' +
@@ -53,9 +53,9 @@ export function addCurationOptions(command: Command, defaults: { status: string;
 function addSelectionOptions(command: Command, defaults: { status: string; trajectories: 'all' | 'last' }): Command {
   return command
     .option('--status <list>', `classes to keep, comma-separated: ${STATUSES.join(',')}`, defaults.status)
-    .option('--program <glob>', 'keep programs matching (repeatable)', collect)
-    .option('--module <glob>', 'keep modules matching (repeatable)', collect)
-    .option('--model <glob>', 'keep records whose config.config.model matches (repeatable)', collect)
+    .option('--program <glob>', 'keep programs matching (repeatable)', repeatable)
+    .option('--module <glob>', 'keep modules matching (repeatable)', repeatable)
+    .option('--model <glob>', 'keep records whose config.config.model matches (repeatable)', repeatable)
     .option('--synalinks-version <spec>', "keep records of these versions, e.g. '>=0.9.010,<0.10'")
     .option('--since <time>', 'keep calls started at or after: ISO 8601 date or time, UTC unless it names a zone (a date, a month 2026-07 or a year 2026 starts at UTC midnight; 20260707 is a date), or epoch seconds')
     .option('--until <time>', 'keep calls started before (same forms as --since)')
@@ -64,7 +64,7 @@ function addSelectionOptions(command: Command, defaults: { status: string; traje
     .option('--max-cost <usd>', 'keep records whose recorded cost is at most this many USD (records without a cost are dropped)')
     .option('--max-duration <seconds>', 'keep calls that took at most this many seconds (records without a duration are dropped)')
     .option('--grep <regex>', 'keep records whose message text (content, reasoning, tool arguments) matches')
-    .option('--exclude <file>', 'drop the call_ids listed in FILE, one per line, # comments (traces browse writes these)', collect)
+    .option('--exclude <file>', 'drop the call_ids listed in FILE, one per line, # comments (traces browse writes these)', repeatable)
     .option('--keep-list <file>', 'keep only the call_ids FILE lists (text, one per line, # comments; or Parquet with a call_id column), e.g. computed by SQL over traces index')
     .addOption(new Option('--key <kind>', KEY_HELP).choices([...KEY_KINDS]).default(DEFAULT_KEY))
     .addOption(new Option('--keep <which>', 'which duplicate to keep, by timestamp').choices(['first', 'last']).default('first'))

@@ -159,8 +159,9 @@ Examples:
       roots = rootsAfterNearDuplicates(flags, roots);
       const curation = parseCurationOptions(flags, true);
       if (flags.dryRun) {
+        const scrub = scrubSettings(flags);
         const discovery = await findTraceFiles(roots, flags, false);
-        return dryRunCuration(discovery, curation, flags, EXPORT_DRY_RUN_NOTE);
+        return dryRunCuration(discovery, curation, flags, { notCounted: EXPORT_DRY_RUN_NOTE, scrub });
       }
       if (flags.format === 'ask-recording') {
         refuseTrainingSetOptions(command);

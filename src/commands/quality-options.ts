@@ -1,5 +1,6 @@
 /** `--quality` and the options of each quality stage, shared by dedupe, filter and export. */
 import { existsSync, readFileSync } from 'node:fs';
+import { repeatable } from './option-repeats.js';
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { readsAlso } from '../output/output-path.js';
@@ -39,7 +40,6 @@ const OFF_FLAGS: Record<QualityFilter, keyof QualityFlags> = {
   identity: 'identity',
 };
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function addQualityOptions(command: Command): Command {
   return command
@@ -60,7 +60,7 @@ export function addQualityOptions(command: Command): Command {
     .option(
       '--decontaminate <file>',
       `drop records whose user text shares a word ${NGRAM_WORDS}-gram with an item of this evaluation set (JSONL, CSV, or text one item a line; repeatable; parses every record's messages: export 1.04x to 1.14x on the bench with 400 items)`,
-      collect,
+      repeatable,
     )
     .option('--decontaminate-field <name>', `the JSONL field or CSV column holding each evaluation item (default: the first user message of \`messages\`, else the first of ${DEFAULT_FIELDS.join(', ')} that holds text)`);
 }

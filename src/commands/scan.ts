@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
+import { scrubbedCallId, scrubbedPath } from '../export/scrub.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
@@ -33,8 +34,10 @@ export function registerScan(program: Command): void {
     .addHelpText(
       'after',
       `
-Previews show only the first and last characters of what was found, so the
-report itself leaks nothing. Exit 1 when anything is found, or when a record
+Previews show only the first and last characters of what was found, and the
+file paths and call_ids it names are scrubbed as an export's manifest scrubs
+them, so the report itself leaks nothing. Program, module and call_id are
+scanned too: an export makes folders and names from them. Exit 1 when anything is found, or when a record
 could not be scanned (a text too long to hold; listed on stderr).
 
 Examples:
@@ -59,13 +62,17 @@ Examples:
             (share) => ({ files: discovery.files, share, options }),
             (result) => ({ records: result.records, bytes: result.bytes }),
           );
+          // The report names each record by its file and call_id, recorded text that can hold
+          // what was found (a key as a program folder): shown scrubbed, as an export's manifest does.
+          const scrub = { options, dropOnSecrets: false };
+          const named = <T extends { file: string; call_id: string }>(at: T): T => ({ ...at, file: scrubbedPath(at.file, scrub), call_id: scrubbedCallId(at.call_id, scrub) });
           for await (const result of shares) {
-            for (const finding of result.findings) {
+            for (const finding of result.findings.map(named)) {
               found++;
               details?.add(finding);
               byDetector.add(finding.detector, finding);
             }
-            appendAll(notScanned, result.notScanned);
+            appendAll(notScanned, result.notScanned.map(named));
             records += result.records;
             damaged += result.damaged;
           }

@@ -8,6 +8,7 @@ import { joinedTextParts } from '../targets/messages.js';
 import { scanValue } from './redact.js';
 import type { PathFinding } from './scan.js';
 import type { PrivacyOptions } from './types.js';
+import type { TraceRecord } from '../record.js';
 
 export interface RecordFinding {
   detector: string;
@@ -44,7 +45,7 @@ export async function scanShare({ files, share, options }: { files: TraceFile[];
         records++;
         const found = unlessTooLong(() => {
           const messages = record.messages();
-          return [...scanValue(messages, options, 'messages'), ...acrossTextParts(messages, options)];
+          return [...scanValue(messages, options, 'messages'), ...acrossTextParts(messages, options), ...inNames(record, options)];
         });
         if (found instanceof TextTooLongError) {
           notScanned.push({ call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: found.message });
@@ -84,4 +85,15 @@ function* acrossTextParts(messages: readonly unknown[], options: PrivacyOptions)
       if (!inOnePart.has(`${finding.detector} ${finding.preview}`)) yield { ...finding, path: `${finding.path} (text parts joined)` };
     }
   }
+}
+
+/**
+ * The record's program, module and call_id are recorded text too: an export makes folders,
+ * class names, manifest paths and ids from them and scrubs them first (src/export/scrub.ts),
+ * so a key used as a program name is found here as it is redacted there.
+ */
+function* inNames(record: Pick<TraceRecord, 'program' | 'module' | 'callId'>, options: PrivacyOptions): Generator<PathFinding> {
+  yield* scanValue(record.program, options, 'program');
+  yield* scanValue(record.module, options, 'module');
+  yield* scanValue(record.callId, options, 'call_id');
 }
