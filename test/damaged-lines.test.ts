@@ -391,3 +391,29 @@ describe('a trace file saved as UTF-16', () => {
     assert.match(validate.stdout, /the file looks UTF-16, not UTF-8/);
   });
 });
+
+describe('a line of zero bytes between records (what a crash or a full disk leaves)', () => {
+  it('is damaged with a reason that names the zero bytes, not UTF-16, in stats and validate', () => {
+    const dir = path.join(FIXTURES, 'synalinks-golden', 'my_program', 'first_generator');
+    const golden = readFileSync(path.join(dir, readdirSync(dir)[0]!));
+    const [first] = golden.toString('utf8').split('\n');
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    const file = path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl');
+    const record = Buffer.from(`${first}\n`);
+    writeFileSync(file, Buffer.concat([record, Buffer.alloc(4096), Buffer.from('\n'), Buffer.alloc(3), Buffer.from('{"a":1}\n'), record]));
+    const stats = runCli(['stats', tree, '--json']);
+    const report = JSON.parse(stats.stdout) as { records: number; damaged: { line: number; reason: string }[] };
+    assert.equal(report.records, 2);
+    assert.deepEqual(
+      report.damaged.map((d) => [d.line, /the line is 4096 zero bytes, as a crash/.test(d.reason) || /the line starts with 3 zero bytes/.test(d.reason), /UTF-16/.test(d.reason)]),
+      [
+        [2, true, false],
+        [3, true, false],
+      ],
+    );
+    const validate = runCli(['validate', file, '--format', 'openai']);
+    assert.match(validate.stdout, /the line is 4096 zero bytes, as a crash or a full disk leaves/);
+    assert.doesNotMatch(validate.stdout, /UTF-16/);
+  });
+});

@@ -34,11 +34,19 @@ export const MAX_DEPTH = 1024;
 export const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM';
 
 /**
- * What a line that is not JSON in UTF-8 may be instead: text saved as UTF-16 (Windows
- * PowerShell's `>` writes it), whose first line starts with the byte order mark FF FE or FE FF
- * and whose ASCII characters each sit beside a NUL byte: `reason`, with a hint when the line looks so.
+ * What a line that is not JSON in UTF-8 may be instead: zero bytes a crash left, or text saved
+ * as UTF-16 (Windows PowerShell's `>` writes it), whose first line starts with the byte order
+ * mark FF FE or FE FF and whose ASCII characters each sit beside a NUL byte: `reason`, with a
+ * hint when the line looks so.
  */
 export function withUtf16Hint(reason: string, b: Uint8Array): string {
+  // Text in UTF-16 has no two zero bytes in a row before its first character; a crash or a full
+  // disk leaves runs of them where a record was being written.
+  let zeros = 0;
+  while (zeros < b.length && b[zeros] === 0) zeros++;
+  if (zeros >= 2) {
+    return `${reason}: the line ${zeros === b.length ? 'is' : 'starts with'} ${zeros} zero bytes, as a crash or a full disk leaves where a record was being written; the rest of the file is read`;
+  }
   const bom = b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff));
   let nul = 0;
   const checked = Math.min(b.length, 64);
