@@ -13,7 +13,7 @@ import { brokenDetail } from '../src/pipeline/quality/broken.js';
 import { foldPhrases, IDENTITY_PHRASES, phraseIn, REFUSAL_PHRASES } from '../src/pipeline/quality/phrases.js';
 import { foldForPhrases } from '../src/pipeline/quality/text.js';
 import { contaminationIn, buildEvalIndex, csvRows } from '../src/pipeline/quality/contamination.js';
-import { runCli, runCliJson, tempDir } from './helpers.js';
+import { runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
 import { OPENAI_KEY } from './fake-secrets.js';
 
 type Message = Record<string, unknown>;
@@ -373,5 +373,19 @@ describe('export shows the quality stages', () => {
     assert.equal(report.quality.modes.broken, 'drop');
     const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Drop);
     assert.deepEqual(manifest.filter((d) => d.reason === 'broken').map((d) => [d.call_id, d.detail]), [[cut.callId, '<think> at character 0 of the content never closed']]);
+  });
+});
+
+describe('naming the quality stages wrongly', () => {
+  it('--quality lists the set words it takes; --drop, which names stages only, does not offer them', () => {
+    const quality = runCli(['filter', SAMPLES, '--dry-run', '--quality', 'bogus']);
+    assert.equal(quality.status, 2);
+    assert.match(quality.stderr, /--quality "bogus": expected all, none, default or a comma-separated list of truncated, broken, empty, repetition, refusal, identity/);
+    for (const word of ['all', 'bogus']) {
+      const drop = runCli(['filter', SAMPLES, '--dry-run', '--drop', word]);
+      assert.equal(drop.status, 2, word);
+      assert.match(drop.stderr, new RegExp(`--drop "${word}": expected a comma-separated list of stages to drop with, from truncated, broken, empty, repetition, refusal, identity`));
+      assert.doesNotMatch(drop.stderr, /expected all/);
+    }
   });
 });

@@ -38,7 +38,6 @@ export interface CurationFlags extends QualityFlags {
   nearDuplicates?: boolean | string;
 }
 
-
 export const KEY_HELP =
   'what makes two records duplicates: inputs,config,module = same prompt and model config in the same program and module ' +
   '(the default: the recorded hashes cover neither tools nor output schema, so an agent\'s last tool step and its final answer share them); ' +

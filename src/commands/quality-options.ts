@@ -40,7 +40,6 @@ const OFF_FLAGS: Record<QualityFilter, keyof QualityFlags> = {
   identity: 'identity',
 };
 
-
 export function addQualityOptions(command: Command): Command {
   return command
     .option(
@@ -67,7 +66,11 @@ export function addQualityOptions(command: Command): Command {
 
 function filterNamed(flag: string, name: string): QualityFilter {
   const filter = (QUALITY_FILTERS as readonly string[]).includes(name) ? (name as QualityFilter) : ALIASES[name];
-  if (filter === undefined) throw new UserError(`${flag} ${JSON.stringify(name)}: expected all, none, default or a comma-separated list of ${QUALITY_FILTERS.join(', ')}`);
+  if (filter === undefined) {
+    // --quality also takes the set words; --drop only names stages (all, none and default are no stage).
+    const expected = flag === '--quality' ? 'all, none, default or a comma-separated list of' : 'a comma-separated list of stages to drop with, from';
+    throw new UserError(`${flag} ${JSON.stringify(name)}: expected ${expected} ${QUALITY_FILTERS.join(', ')}`);
+  }
   return filter;
 }
 
