@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
@@ -170,8 +170,12 @@ describe('traces export', () => {
     assert.ok(!lastContents(excluded.out).includes(answer), 'the excluded final step is gone');
     // Its run's previous step is no longer contained in a kept record, so it comes back.
     assert.equal(total(excluded.report), total(base.report));
-    const again = exportTo(['--format', 'nemo', '--against', base.out]);
-    assert.equal(total(again.report), 0);
+    // Nothing new since the earlier export: no empty dataset is written, and the run says why.
+    const againOut = path.join(tempDir(), 'again');
+    const again = runCli(['export', SAMPLES, '--out', againOut, '--format', 'nemo', '--against', base.out]);
+    assert.equal(again.status, 1, again.stderr);
+    assert.match(again.stderr, /no example to write: all 24 records read were dropped \(seen 22, status 2\)/);
+    assert.ok(!existsSync(againOut));
   });
 
   it('fails with exit 2 on bad options, writing nothing', () => {
@@ -252,4 +256,24 @@ describe('tool inference in export', () => {
       }
     });
   }
+});
+
+describe('an export with no example to write', () => {
+  it('exits 1 naming what the records were dropped as, and leaves the output as it was', () => {
+    const out = path.join(tempDir(), 'dataset');
+    mkdirSync(out);
+    writeFileSync(path.join(out, 'training.jsonl'), '{"messages":[]}\n');
+    for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+      const run = runCli(['export', SAMPLES, '--format', format, '--program', 'no-such-program', '--out', out, '--force']);
+      assert.equal(run.status, 1, format);
+      assert.match(run.stderr, /^traces: no example to write: all 24 records read were dropped \(filter 22, status 2\), and a trainer refuses an empty training file; nothing was written\. --dry-run -v lists each drop with its reason\n$/);
+      assert.deepEqual(readdirSync(out), ['training.jsonl']);
+      assert.equal(readFileSync(path.join(out, 'training.jsonl'), 'utf8'), '{"messages":[]}\n');
+    }
+    const json = runCli(['export', SAMPLES, '--format', 'openai', '--status', 'no_output', '--out', path.join(tempDir(), 'none'), '--json']);
+    assert.equal(json.status, 1);
+    const failure = JSON.parse(json.stdout) as { error: string; exit_code: number };
+    assert.equal(failure.exit_code, 1);
+    assert.match(failure.error, /^no example to write: all 24 records read were dropped \(/);
+  });
 });

@@ -5,7 +5,7 @@
  * formats, found by `scan`, and make `--drop-on secrets` drop its example.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import {
@@ -261,8 +261,12 @@ describe('planted-secret matrix', () => {
   it('--drop-on secrets drops every example that holds one, whatever the escape before it', () => {
     const out = path.join(tempDir(), 'drop');
     const result = runCli(['export', tree, '--format', 'nemo', '--out', out, '--trajectories', 'all', '--drop-on', 'secrets', '--json']);
-    const report = JSON.parse(result.stdout) as { dropped: Record<string, number> };
-    assert.equal(report.dropped.secret, CELLS.length, result.stderr);
-    assert.deepEqual(leaks(out), []);
+    // Every example holds one: nothing is left to write, and the run says what it dropped.
+    assert.equal(result.status, 1, result.stderr);
+    const failure = JSON.parse(result.stdout) as { error: string; exit_code: number };
+    assert.equal(failure.exit_code, 1);
+    assert.match(failure.error, new RegExp(`^no example to write: all ${CELLS.length} records read were dropped \\(secret ${CELLS.length}\\)`));
+    assert.ok(!existsSync(out));
+    for (const { values } of KINDS) for (const value of values) assert.ok(!result.stdout.includes(value) && !result.stderr.includes(value));
   });
 });

@@ -3,7 +3,7 @@
  * is named after the one error class it holds; the table gives the bad line.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -150,5 +150,23 @@ describe('validate report', () => {
     const report = await validateLines([good], TARGETS.nemo, { encoding: 'cl100k_base' });
     assert.equal(report.tokens.encoding, 'cl100k_base');
     assert.ok(report.tokens.total.total > 0);
+  });
+});
+
+describe('an empty file', () => {
+  it('is no training file for any target, and a validation file only for the targets that take an empty one', async () => {
+    const dir = tempDir();
+    for (const name of Object.keys(TARGETS) as TargetName[]) {
+      for (const file of ['training.jsonl', 'data.jsonl', 'validation.jsonl', 'validation-002.jsonl']) {
+        const at = join(dir, name, file);
+        mkdirSync(join(dir, name), { recursive: true });
+        writeFileSync(at, '');
+        const report = await validateFile(at, TARGETS[name]);
+        const refused = !file.startsWith('validation') || TARGETS[name].rejectsEmptyValidation === true;
+        assert.equal(report.examples, 0);
+        assert.equal(report.ok, !refused, `${name} ${file}`);
+        assert.deepEqual(report.errors.map((e) => e.code), refused ? ['no_examples'] : [], `${name} ${file}`);
+      }
+    }
   });
 });

@@ -219,6 +219,8 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
     // Every example is written; what the run holds now is what it held for the whole projection.
     await pauseForTest('projected');
+    // Nothing to train on: every trainer refuses an empty training file, so none is renamed into place.
+    if (written.size === 0) throw new UserError(noExampleWritten(plan, exportDrops), 1);
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
     const notes: FolderNote[] = [];
@@ -257,6 +259,20 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     keptFile?.dispose();
     writtenExamples?.dispose();
   }
+}
+
+/** Why an export has nothing to write: what its records were dropped as, most first. */
+function noExampleWritten(plan: CurationPlan, exportDrops: Record<string, number>): string {
+  const dropped = Object.entries({ ...plan.dropped, ...exportDrops })
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]));
+  const reasons = dropped.map(([reason, n]) => `${reason} ${formatCount(n)}`).join(', ');
+  // The dry run stops after the plan: it lists the plan's drops, not the examples' (secret, too_long, …).
+  const planOnly = Object.values(exportDrops).every((n) => n === 0);
+  return (
+    `no example to write: all ${formatCount(plan.recordsRead)} records read were dropped${reasons === '' ? '' : ` (${reasons})`}, ` +
+    `and a trainer refuses an empty training file; nothing was written${planOnly ? '. --dry-run -v lists each drop with its reason' : ''}`
+  );
 }
 
 /**

@@ -86,6 +86,7 @@ export type ErrorClass =
   | 'tool_sequence'
   | ImageFailure
   // Reported by `validateFile` from more than one line's content.
+  | 'no_examples'
   | 'too_few_examples'
   | 'over_token_limit'
   | 'schema_varies'

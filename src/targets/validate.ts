@@ -3,6 +3,7 @@
  * line without loading the file, and summarizes what a trainer would say
  * (the OpenAI cookbook's report, extended to tools and the NeMo formats).
  */
+import path from 'node:path';
 import { parseJsonText } from '../canonical/json-value.js';
 import { isWhitespace, textTooLong, withUtf16Hint } from '../canonical/scan.js';
 import { lineTooLongDetail, readLineBatches } from '../sources/lines.js';
@@ -263,6 +264,10 @@ export class LineValidator {
 
   report(file: string): ValidationReport {
     const { target, tally, examples } = this;
+    if (examples === 0) {
+      const problem = emptyFileProblem(target, file);
+      if (problem !== null) tally.addFileLevel('no_examples', 'error', problem);
+    }
     if (target.minExamples > 0 && examples < target.minExamples) {
       tally.addFileLevel('too_few_examples', 'warning', `${examples} examples; ${target.name} needs at least ${target.minExamples}`);
     }
@@ -282,6 +287,21 @@ export class LineValidator {
       ok: errors.length === 0,
     };
   }
+}
+
+/**
+ * Why a file with no example cannot be given to the target, or null when it can: an empty
+ * training file gives a trainer nothing to train on, and every one refuses it; an empty
+ * validation file is what `export --validation-fraction 0` writes for the targets that take
+ * one. Which of the two a file is, its name says, as export names them (validation.jsonl,
+ * validation-001.jsonl).
+ */
+function emptyFileProblem(target: Target, file: string): string | null {
+  const validation = path.basename(file).toLowerCase().startsWith('validation');
+  if (validation && target.rejectsEmptyValidation !== true) return null;
+  return validation
+    ? `the file holds no example, and ${target.name} rejects an empty validation file`
+    : `the file holds no example: no trainer takes an empty training file (an empty validation file, named validation*.jsonl, is one ${target.name === 'nemo-customizer' ? 'nemo-customizer rejects too' : `${target.name} accepts`})`;
 }
 
 /** Per error class: how many lines, which first, and the first message. */
