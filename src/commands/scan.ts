@@ -37,8 +37,9 @@ export function registerScan(program: Command): void {
 Previews show only the first and last characters of what was found, and the
 file paths and call_ids it names are scrubbed as an export's manifest scrubs
 them, so the report itself leaks nothing. Program, module and call_id are
-scanned too: an export makes folders and names from them. Exit 1 when anything is found, or when a record
-could not be scanned (a text too long to hold; listed on stderr).
+scanned too: an export makes folders and names from them. Exit 1 when
+anything is found, or when a record could not be scanned (a text too long to
+hold; listed on stderr).
 
 Examples:
   traces scan
