@@ -155,3 +155,52 @@ describe('the split of an export, read back from its files', () => {
     }
   });
 });
+
+/** One Synalinks record line asking `question` (its own inputs hash, so no two are duplicates). */
+function recordLine(index: number, question: string, answer: string): string {
+  const messages = [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: question }, { role: 'assistant', content: answer }];
+  const config = JSON.stringify({ model: 'openai/gpt-4o-mini' });
+  return JSON.stringify({
+    synalinks_version: '0.9.014',
+    call_id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    parent_call_id: null,
+    program: 'p',
+    module: 'm',
+    timestamp: 1783412130 + index,
+    duration: 1,
+    messages,
+    inputs_hash: createHash('sha256').update(`${index}\0${question}`).digest('hex'),
+    outputs: { answer },
+    config: JSON.parse(config) as unknown,
+    config_hash: createHash('sha256').update(canonicalize(config)).digest('hex'),
+  });
+}
+
+describe('the group set aside while one side is empty', () => {
+  it('ends on one side when the other side fills while it waits and more of its lines come after', () => {
+    // Training's nearest group waits in case validation stays empty. Validation's first group waits too
+    // (training is empty), until a farther training group is written: then validation has examples, so
+    // the waiting training group can no longer be needed there, and its later lines go straight to training.
+    const questions = Array.from({ length: 300 }, (_, i) => `Question number ${i}?`);
+    const fractionOf = (question: string) => groupFraction(groupKey('p', [{ role: 'user', content: question }]), 0);
+    const validation = questions.find((q) => fractionOf(q) < 0.1)!;
+    const training = questions.filter((q) => fractionOf(q) >= 0.1).sort((a, b) => fractionOf(a) - fractionOf(b));
+    const [nearest, farther] = [training[0]!, training[5]!];
+    const tree = path.join(tempDir('traces-split-'), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    const order = [nearest, validation, farther, nearest];
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${order.map((q, i) => recordLine(i + 1, q, `answer ${i}`)).join('\n')}\n`);
+    for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+      const out = path.join(path.dirname(tree), format);
+      const result = runCli(['export', tree, '--format', format, '--out', out]);
+      assert.equal(result.status, 0, result.stderr);
+      const questionsIn = (file: string) =>
+        readFileSync(path.join(out, file), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { messages: Message[] }).messages.find((m) => m.role === 'user')!.content as string);
+      assert.deepEqual(questionsIn('validation.jsonl'), [validation], `${format}: validation holds only the group that hashed there`);
+      assert.deepEqual(questionsIn('training.jsonl').sort(), [nearest, nearest, farther].sort(), `${format}: both lines of the waiting group train`);
+    }
+  });
+});

@@ -252,7 +252,12 @@ export class Dataset {
   private release(from: Split, to: Split): void {
     const held = this.held[from];
     this.held[from] = null;
-    held?.drain(this.splits[to]);
+    if (held === null) return;
+    held.drain(this.splits[to]);
+    // `to` is no longer empty: a group held for it on the other side can no longer be needed
+    // there, and must go where it hashed now, or its later lines (written straight to its side,
+    // as `to` has examples) and the held ones would end on two sides.
+    this.releaseOther(to);
   }
 
   /** Closes the files; returns each with its validation report. */
