@@ -184,6 +184,9 @@ describe('traces export', () => {
       ['--format', 'alpaca'],
       ['--format', 'openai', '--reasoning', 'keep'],
       ['--format', 'nemo', '--validation-fraction', '1.5'],
+      // Every group in validation: no training file a trainer takes.
+      ['--format', 'openai', '--validation-fraction', '1'],
+      ['--format', 'nemo', '--validation-fraction', '1.0'],
       ['--format', 'nemo', '--tools', '/no/such/tools.json'],
       ['--format', 'nemo', '--max-example-tokens', '-3'],
       // What Number() reads but no one writes as a number on a command line.
@@ -205,7 +208,7 @@ describe('traces export', () => {
     // A fraction that is no number is quoted as given, as every option's is.
     for (const given of ['abc', '', ' ']) {
       const result = runCli(['export', SAMPLES, '--out', out, '--format', 'nemo', '--validation-fraction', given]);
-      assert.equal(result.stderr, `traces: --validation-fraction ${JSON.stringify(given)}: expected a number from 0 to 1\n`);
+      assert.equal(result.stderr, `traces: --validation-fraction ${JSON.stringify(given)}: expected a number from 0 to below 1 (at 1 nothing trains)\n`);
     }
   });
 });

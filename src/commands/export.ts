@@ -186,7 +186,8 @@ Examples:
         );
         return;
       }
-      const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value <= 1, 'a number from 0 to 1');
+      // 1 would put every group in validation and leave training, the file every trainer needs, empty.
+      const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1 (at 1 nothing trains)');
       if (flags.trainOn === 'last' && flags.format === 'nemo-customizer') {
         throw new UserError('--train-on last: NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out');
       }
