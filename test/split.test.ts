@@ -53,6 +53,16 @@ describe('groupKey', () => {
     assert.equal(groupKey('p', chat(null)), groupKey('p', chat('')));
   });
 
+  it('passes over user messages without text: the question is the first one that has some', () => {
+    const question = chat('What is 2+2?');
+    for (const empty of ['', null, ' \n', [{ type: 'text', text: '' }]]) {
+      const withEmptyFirst = [question[0]!, { role: 'user', content: empty }, ...question.slice(1)];
+      assert.equal(groupKey('p', withEmptyFirst), groupKey('p', question), JSON.stringify(empty));
+    }
+    // Only empty user messages: no question to group by, so the program.
+    assert.equal(groupKey('p', chat('')), groupKey('p', [{ role: 'system', content: 'Be brief.' }, { role: 'assistant', content: 'ok' }]));
+  });
+
   it('sorts keys by code point, not UTF-16 unit', () => {
     assert.equal(canonicalValueText({ '😀': 1, '！': 2 }), '{"！":2,"😀":1}');
   });

@@ -18,15 +18,21 @@ export type Split = 'training' | 'validation';
  * The first user message's content as it is exported (text parts are joined into the
  * string every target writes, so `[{"type":"text","text":"Hi"}]` and `"Hi"` are one group),
  * else its canonical JSON, whatever the program: two programs sent the same first message
- * share a group. A record without a user message groups by its program alone.
+ * share a group. User messages without text are passed over; a record without a user message
+ * that has some groups by its program alone.
  *
  * Text is compared as a reader would: `What is 2+2?`, `what is 2+2? ` and `What  is 2+2?`
  * are one question, retyped or re-templated, and must not be scored against each other.
  */
 export function groupKey(program: string, messages: readonly Message[]): string {
-  const user = messages.find((m) => m.role === 'user');
-  if (user === undefined) return `program\u0000${program}`;
-  return `user\u0000${exportedText(user.content)}`;
+  for (const message of messages) {
+    if (message.role !== 'user') continue;
+    const text = exportedText(message.content);
+    // An empty user message asks nothing (openai leaves it out): the question is in the next one, and
+    // grouping by it would part `["", "Q"]` from `["Q"]`, and make the group depend on the target.
+    if (text !== '') return `user\u0000${text}`;
+  }
+  return `program\u0000${program}`;
 }
 
 /** Anything past ASCII: plain ASCII is its own NFKC form, and most first messages are plain ASCII. */
