@@ -257,6 +257,24 @@ describe('tokens', () => {
     assert.deepEqual(countExampleTokens(counter, 'not an example'), { total: 0, assistant: 0 });
   });
 
+  it('counts as trained only the assistant turns without weight 0 (what --train-on last writes before the last)', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    const c = (s: string) => counter.count(s);
+    const earlier = 'a long earlier answer with many words in it';
+    const example = {
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: earlier, weight: 0 },
+        { role: 'user', content: 'and?' },
+        { role: 'assistant', content: 'ok', weight: 1 },
+      ],
+    };
+    const counts = countExampleTokens(counter, example);
+    assert.equal(counts.assistant, c('ok'));
+    // The untrained turn is still part of the example's length.
+    assert.equal(counts.total, 3 + 4 * 3 + 2 * c('user') + 2 * c('assistant') + c('hello') + c(earlier) + c('and?') + c('ok'));
+  });
+
   it('summarize: min, median, p95, max, total', () => {
     assert.deepEqual(summarize([]), { count: 0, min: 0, median: 0, p95: 0, max: 0, total: 0 });
     const values = Array.from({ length: 21 }, (_, i) => 20 - i);

@@ -183,10 +183,16 @@ export function countExampleTokens(counter: TokenCounter, example: unknown): Exa
     const body = messageBodyTokens(counter, message);
     total += TOKENS_PER_MESSAGE + counter.count(String(message.role ?? '')) + body;
     if (typeof message.name === 'string') total += TOKENS_PER_NAME + counter.count(message.name);
-    if (message.role === 'assistant') assistant += body;
+    // OpenAI's weight 0 (what --train-on last writes on the earlier turns) leaves the turn out of the loss.
+    if (message.role === 'assistant' && !isZeroWeight(message.weight)) assistant += body;
   }
   if (Array.isArray(example.tools) && example.tools.length > 0) total += counter.count(writeJson(example.tools));
   return { total, assistant };
+}
+
+/** Whether a message's `weight` leaves it untrained (absent means trained). */
+export function isZeroWeight(weight: unknown): boolean {
+  return weight !== undefined && weight !== null && Number(String(weight)) === 0;
 }
 
 /** Content, reasoning (either field name) and tool calls of one message. */

@@ -13,7 +13,7 @@
  * (AutoModel's `mask_history`).
  */
 import type { ModelSpec, ExampleMeasure, ExampleMeter, Finding } from '../meter.js';
-import { TextCounts, type ExampleTokens } from '../tokens.js';
+import { isZeroWeight, TextCounts, type ExampleTokens } from '../tokens.js';
 import { loadModelFolder, type ModelFolder } from './folder.js';
 import { ChatTemplate, TemplateError, type Rendered } from './render.js';
 import { TrainerRejects, trainerInput, type TrainerInput } from './trainer.js';
@@ -98,7 +98,7 @@ class ModelMeter implements ExampleMeter {
     let trained = 0;
     spans.forEach(([start, end], k) => {
       const message = perTurn ? input.messages[assistants[k]] : null;
-      if (message !== null && isZero(message.weight)) return;
+      if (message !== null && isZeroWeight(message.weight)) return;
       if (this.spec.trainOn === 'last' && k !== spans.length - 1) return;
       trained += end - start;
     });
@@ -186,10 +186,6 @@ class ModelMeter implements ExampleMeter {
     visit(example);
     return [...found];
   }
-}
-
-function isZero(weight: unknown): boolean {
-  return weight !== undefined && weight !== null && Number(String(weight)) === 0;
 }
 
 /** A JSON object or array: what a template's tojson would quote if handed it as text. */
