@@ -29,7 +29,7 @@ describe('groupKey', () => {
 
   it('compares text as a reader would: case, spacing and compatibility forms set aside', () => {
     const key = groupKey('p', chat('What is 2+2?'));
-    for (const variant of ['what is 2+2?', '  What is 2+2? ', 'What\tis\n\n2+2?', 'ＷＨＡＴ is 2＋2?', 'What\u00a0is 2+2?']) {
+    for (const variant of ['what is 2+2?', '  What is 2+2? ', 'What\tis\n\n2+2?', 'ＷＨＡＴ is 2＋2?', 'What\u00a0is 2+2?', '\ufeffWhat is 2+2?', 'What is\u200b 2+2?', 'Wh\u00adat is 2+2?\u2060']) {
       assert.equal(groupKey('p', chat(variant)), key, JSON.stringify(variant));
     }
     assert.equal(groupKey('p', chat([{ type: 'text', text: 'WHAT IS ' }, { type: 'text', text: '2+2?' }])), key);

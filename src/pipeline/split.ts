@@ -38,9 +38,15 @@ export function groupKey(program: string, messages: readonly Message[]): string 
 /** Anything past ASCII: plain ASCII is its own NFKC form, and most first messages are plain ASCII. */
 const NOT_ASCII = /[^\x00-\x7f]/;
 
-/** Case, Unicode compatibility forms (full-width letters, ligatures) and runs of white space set aside. */
+/**
+ * Invisible format characters: a byte order mark, zero-width spaces and joiners, soft hyphens.
+ * Pasted or templated text carries them where a reader sees none.
+ */
+const INVISIBLE = /\p{Cf}/gu;
+
+/** Case, Unicode compatibility forms (full-width letters, ligatures), invisible characters and runs of white space set aside. */
 function readerText(text: string): string {
-  const folded = (NOT_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
+  const folded = (NOT_ASCII.test(text) ? text.normalize('NFKC').replace(INVISIBLE, '') : text).toLowerCase();
   return singleSpaced(folded).trim();
 }
 
