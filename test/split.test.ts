@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { canonicalize, canonicalValueText } from '../src/canonical/canonical.js';
 import { assignSplit, groupFraction, groupKey } from '../src/pipeline/split.js';
 import type { Message } from '../src/record.js';
-import { runCli, tempDir } from './helpers.js';
+import { runCli, synalinksLine, tempDir } from './helpers.js';
 import { fakeToken, OPENAI_KEY } from './fake-secrets.js';
 
 const chat = (user: unknown): Message[] => [
@@ -166,26 +166,6 @@ describe('the split of an export, read back from its files', () => {
   });
 });
 
-/** One Synalinks record line asking `question` (its own inputs hash, so no two are duplicates). */
-function recordLine(index: number, question: string, answer: string): string {
-  const messages = [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: question }, { role: 'assistant', content: answer }];
-  const config = JSON.stringify({ model: 'openai/gpt-4o-mini' });
-  return JSON.stringify({
-    synalinks_version: '0.9.014',
-    call_id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    parent_call_id: null,
-    program: 'p',
-    module: 'm',
-    timestamp: 1783412130 + index,
-    duration: 1,
-    messages,
-    inputs_hash: createHash('sha256').update(`${index}\0${question}`).digest('hex'),
-    outputs: { answer },
-    config: JSON.parse(config) as unknown,
-    config_hash: createHash('sha256').update(canonicalize(config)).digest('hex'),
-  });
-}
-
 describe('the group set aside while one side is empty', () => {
   it('ends on one side when the other side fills while it waits and more of its lines come after', () => {
     // Training's nearest group waits in case validation stays empty. Validation's first group waits too
@@ -199,7 +179,11 @@ describe('the group set aside while one side is empty', () => {
     const tree = path.join(tempDir('traces-split-'), 'tree');
     mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
     const order = [nearest, validation, farther, nearest];
-    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${order.map((q, i) => recordLine(i + 1, q, `answer ${i}`)).join('\n')}\n`);
+    // Each its own system message, so the two records of one question are no duplicates.
+    const lines = order.map((q, i) =>
+      synalinksLine({ index: i + 1, program: 'p', module: 'm', messages: [{ role: 'system', content: `Answer briefly (${i}).` }, { role: 'user', content: q }, { role: 'assistant', content: `answer ${i}` }] }),
+    );
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
     for (const format of ['openai', 'nemo', 'nemo-customizer']) {
       const out = path.join(path.dirname(tree), format);
       const result = runCli(['export', tree, '--format', format, '--out', out]);
