@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+import { countExampleTokens, loadTokenCounter } from '../src/targets/tokens.js';
+import { SAMPLES, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
 
 type Example = { messages: { role: string; content?: unknown; tool_calls?: unknown[]; reasoning_content?: string }[]; tools?: unknown[] };
 
@@ -278,5 +279,38 @@ describe('an export with no example to write', () => {
     const failure = JSON.parse(json.stdout) as { error: string; exit_code: number };
     assert.equal(failure.exit_code, 1);
     assert.match(failure.error, /^no example to write: all 24 records read were dropped \(/);
+  });
+});
+
+describe('--train-on last with an encoding', () => {
+  it('counts as trained only the last assistant turn, for openai (weights in the file) and nemo (the trainer option) alike', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    const lines = Array.from({ length: 12 }, (_, index) =>
+      synalinksLine({
+        index,
+        program: 'p',
+        module: 'm',
+        messages: [
+          { role: 'user', content: `question ${index}` },
+          { role: 'assistant', content: `a long first answer, number ${index}, with many words in it` },
+          { role: 'user', content: 'and then?' },
+          { role: 'assistant', content: `last ${index}` },
+        ],
+      }),
+    );
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+    for (const format of ['openai', 'nemo']) {
+      const out = path.join(path.dirname(tree), format);
+      const result = runCli(['export', tree, '--out', out, '--json', '--format', format, '--train-on', 'last', '--validation-fraction', '0']);
+      assert.equal(result.status, 0, result.stderr);
+      const report = JSON.parse(result.stdout) as Record<string, any>;
+      const written = examples(path.join(out, 'training.jsonl'));
+      const lastTurns = written.reduce((n, e) => n + counter.count(e.messages.at(-1)!.content as string), 0);
+      assert.equal(report.tokens_by_split.training.trained_tokens, lastTurns, format);
+      assert.equal(report.files[0].tokens.assistant.total, lastTurns, format);
+      assert.equal(report.tokens_by_split.training.tokens, written.reduce((n, e) => n + countExampleTokens(counter, e).total, 0), format);
+    }
   });
 });

@@ -13,6 +13,7 @@ import type { Message, TraceRecord } from '../record.js';
 import {
   getTarget,
   inspectExample,
+  lastTurnWeighted,
   toolsFor,
   type Inspection,
   type ReasoningMode,
@@ -199,7 +200,10 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
   if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
   if (settings.trainOn === 'last' && target.trainOnLastTurn !== undefined) example = target.trainOnLastTurn(example);
-  const measured = meter.measure(example);
+  // A format without per-turn weights (nemo) leaves the last-turn choice to its trainer's option: the
+  // encoding counts the tokens trained on as if the earlier turns had weight 0 (a model folder's meter
+  // applies --train-on itself, and openai's example has the weights already).
+  const measured = meter.measure(settings.trainOn === 'last' && !meter.rendersTemplate ? lastTurnWeighted(example) : example);
   const tokens = measured.tokens;
   if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };

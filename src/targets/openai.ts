@@ -27,7 +27,7 @@ import {
   type NormalToolCall,
 } from './messages.js';
 import { findSpecialTokensDeep } from './special-tokens.js';
-import { resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from './target.js';
+import { lastTurnWeighted, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from './target.js';
 import type { ToolDefinition } from './tools.js';
 
 const RULES: LineRules = {
@@ -87,10 +87,7 @@ export const openaiTarget: Target = {
 
   /** OpenAI trains every assistant message unless it carries `weight: 0`. */
   trainOnLastTurn(example: JsonObject): JsonObject {
-    const messages = example.messages as JsonObject[];
-    let last = messages.length - 1;
-    while (last >= 0 && messages[last].role !== 'assistant') last--;
-    return { ...example, messages: messages.map((m, i) => (m.role === 'assistant' && i !== last ? { ...m, weight: 0 } : m)) };
+    return lastTurnWeighted(example);
   },
 
   validateLine(value: unknown, lineNo: number) {

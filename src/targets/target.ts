@@ -130,6 +130,14 @@ export interface Target {
   validateLine(value: unknown, lineNo: number): ValidationError[];
 }
 
+/** The example with weight 0 on every assistant turn but the last: what `--train-on last` trains. */
+export function lastTurnWeighted(example: JsonObject): JsonObject {
+  const messages = example.messages as JsonObject[];
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last].role !== 'assistant') last--;
+  return { ...example, messages: messages.map((m, i) => (m.role === 'assistant' && i !== last ? { ...m, weight: 0 } : m)) };
+}
+
 /** Guards `project` against a mode the format cannot express. */
 export function resolveReasoning(target: Target, opts: ProjectOptions | undefined): ReasoningMode {
   const mode = opts?.reasoning ?? target.defaultReasoning;
