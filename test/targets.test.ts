@@ -81,6 +81,17 @@ describe('projection details', () => {
     assert.deepEqual(last('inline'), { role: 'assistant', content: '<think>12*11 = 12*10 + 12 = 132.</think>{"answer":132}' });
   });
 
+  it('reasoning of white space only is none: no blank reasoning_content, no empty <think> block', () => {
+    for (const blank of ['', '  ', '\n\t']) {
+      const messages = [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello', reasoning_content: blank }] as Message[];
+      for (const [target, mode] of [['nemo', 'keep'], ['nemo', 'inline'], ['nemo-customizer', 'inline']] as const) {
+        const p = TARGETS[target].project(messages, { reasoning: mode });
+        assert.ok(p.ok);
+        assert.deepEqual((p.example.messages as unknown[]).at(-1), { role: 'assistant', content: 'Hello' }, `${target} ${mode} ${JSON.stringify(blank)}`);
+      }
+    }
+  });
+
   it('customizer can drop reasoning and refuses keep', () => {
     const p = TARGETS['nemo-customizer'].project(input('chain-of-thought'), { reasoning: 'drop' });
     assert.ok(p.ok);

@@ -30,7 +30,7 @@ export interface NormalMessage {
   role: NormalRole;
   /** A string, or parts only when the message holds images (text-only parts are joined). */
   content: string | ContentPart[];
-  /** Non-empty provider reasoning, assistant messages only. */
+  /** Provider reasoning with some text (not white space only), assistant messages only. */
   reasoning: string | null;
   toolCalls: NormalToolCall[];
   /** Tool messages only: the id of the call this result answers (recorded or paired). */
@@ -88,7 +88,8 @@ function normalizeMessage(m: Message, index: number): NormalMessage {
   const toolCalls = role === 'assistant' && Array.isArray(m.tool_calls)
     ? m.tool_calls.map((c, j) => normalizeToolCall(c, index, j))
     : [];
-  const reasoning = role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== ''
+  // White space only is no reasoning, as the quality stages count it: kept, it wrote `<think>  </think>` or a blank field to train on.
+  const reasoning = role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content.trim() !== ''
     ? m.reasoning_content
     : null;
   return {
