@@ -197,4 +197,47 @@ describe('the group set aside while one side is empty', () => {
       assert.deepEqual(questionsIn('training.jsonl').sort(), [nearest, nearest, farther].sort(), `${format}: both lines of the waiting group train`);
     }
   });
+
+  it('in whatever order the lines of a few groups come, each group ends where it hashed, all its lines together', () => {
+    // Per side a group nearest to the other side and a farther one, the nearest with two lines:
+    // every order of those lines is one dataset (--group-by module), each split on its own.
+    const questions = Array.from({ length: 300 }, (_, i) => `Question number ${i}?`);
+    const fractionOf = (question: string) => groupFraction(groupKey('p', [{ role: 'user', content: question }]), 0);
+    const byFraction = [...questions].sort((a, b) => fractionOf(a) - fractionOf(b));
+    const validation = byFraction.filter((q) => fractionOf(q) < 0.1);
+    const training = byFraction.filter((q) => fractionOf(q) >= 0.1);
+    const groups = { A: training[0]!, B: training.at(-1)!, C: validation.at(-1)!, D: validation[0]! };
+    const orders = new Set<string>();
+    const permute = (rest: string, done: string): void => {
+      if (rest === '') orders.add(done);
+      for (let i = 0; i < rest.length; i++) permute(rest.slice(0, i) + rest.slice(i + 1), done + rest[i]);
+    };
+    // One group or two on the other side: a second one's line releases what waits, so both are needed.
+    for (const lines of ['AABC', 'ACCD', 'AABCCD']) permute(lines, '');
+    const tree = path.join(tempDir('traces-split-'), 'tree');
+    let index = 0;
+    for (const order of orders) {
+      mkdirSync(path.join(tree, 'p', order), { recursive: true });
+      const lines = [...order].map((g) => {
+        index++;
+        const messages = [{ role: 'system', content: `Answer briefly (${index}).` }, { role: 'user', content: groups[g as keyof typeof groups] }, { role: 'assistant', content: `answer ${index}` }];
+        return synalinksLine({ index, program: 'p', module: order, messages });
+      });
+      writeFileSync(path.join(tree, 'p', order, `${order}_20260101-000000.jsonl`), `${lines.join('\n')}\n`);
+    }
+    const out = path.join(path.dirname(tree), 'out');
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--group-by', 'module']);
+    assert.equal(result.status, 0, result.stderr);
+    const questionsIn = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { messages: Message[] }).messages.find((m) => m.role === 'user')!.content as string)
+        .sort();
+    for (const order of orders) {
+      const expected = (side: string) => [...order].filter((g) => side.includes(g)).map((g) => groups[g as keyof typeof groups]).sort();
+      assert.deepEqual(questionsIn(path.join(out, 'p', order, 'training.jsonl')), expected('AB'), `${order}: training`);
+      assert.deepEqual(questionsIn(path.join(out, 'p', order, 'validation.jsonl')), expected('CD'), `${order}: validation`);
+    }
+  });
 });

@@ -223,19 +223,22 @@ export class Dataset {
     // A fraction of 0 or 1 asks for one side only.
     if (this.validationFraction === 0 || this.validationFraction === 1) return this.splits[side].write(line, inspection, callId);
     const other: Split = side === 'training' ? 'validation' : 'training';
-    if (this.splits[other].examples > 0) return this.writeOn(side, line, inspection, callId);
-    // The other side is still empty: the group of this side nearest to it waits, in case it must go there.
+    // While the other side is empty, the group of this side nearest to it waits, in case it must go there.
     const held = this.held[side];
-    if (held !== null && fraction !== held.fraction) {
+    if (this.splits[other].examples === 0 && held !== null && fraction !== held.fraction) {
       this.severalGroups[side] = true;
       const nearer = side === 'training' ? fraction < held.fraction : fraction > held.fraction;
-      if (!nearer) return this.writeOn(side, line, inspection, callId);
-      this.held[side] = null;
-      held.drain(this.splits[side]);
-      this.releaseOther(side);
+      if (nearer) {
+        this.held[side] = null;
+        held.drain(this.splits[side]);
+        this.releaseOther(side);
+      }
     }
-    this.held[side] ??= new HeldGroup(fraction);
-    this.held[side]!.add(line, inspection, callId);
+    // Asked again: releasing the other side's waiting group just now may have filled it, and then
+    // no group of this side needs to wait (one held now would move at finish without its later lines).
+    const waiting = this.held[side];
+    if (this.splits[other].examples > 0 || (waiting !== null && waiting.fraction !== fraction)) return this.writeOn(side, line, inspection, callId);
+    (this.held[side] ??= new HeldGroup(fraction)).add(line, inspection, callId);
   }
 
   private writeOn(side: Split, line: Uint8Array, inspection: Inspection, callId: string): void {
