@@ -214,6 +214,11 @@ describe('the group set aside while one side is empty', () => {
     };
     // One group or two on the other side: a second one's line releases what waits, so both are needed.
     for (const lines of ['AABC', 'ACCD', 'AABCCD']) permute(lines, '');
+    // All on one side: the group nearest to the other goes there, whole (A validates, C trains).
+    const oneSided = new Set<string>();
+    const before = new Set(orders);
+    for (const lines of ['AAB', 'ABB', 'CCD', 'CDD']) permute(lines, '');
+    for (const order of orders) if (!before.has(order)) oneSided.add(order);
     const tree = path.join(tempDir('traces-split-'), 'tree');
     let index = 0;
     for (const order of orders) {
@@ -236,8 +241,9 @@ describe('the group set aside while one side is empty', () => {
         .sort();
     for (const order of orders) {
       const expected = (side: string) => [...order].filter((g) => side.includes(g)).map((g) => groups[g as keyof typeof groups]).sort();
-      assert.deepEqual(questionsIn(path.join(out, 'p', order, 'training.jsonl')), expected('AB'), `${order}: training`);
-      assert.deepEqual(questionsIn(path.join(out, 'p', order, 'validation.jsonl')), expected('CD'), `${order}: validation`);
+      const [trains, validates] = !oneSided.has(order) ? ['AB', 'CD'] : order.includes('A') ? ['B', 'A'] : ['C', 'D'];
+      assert.deepEqual(questionsIn(path.join(out, 'p', order, 'training.jsonl')), expected(trains), `${order}: training`);
+      assert.deepEqual(questionsIn(path.join(out, 'p', order, 'validation.jsonl')), expected(validates), `${order}: validation`);
     }
   });
 });
