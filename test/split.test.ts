@@ -39,6 +39,9 @@ describe('groupKey', () => {
   it('uses canonical JSON for non-string content, whatever the key order', () => {
     assert.equal(groupKey('p', chat({ b: 1, a: [1, { d: 2, c: 3 }] })), 'user\u0000{"a":[1,{"c":3,"d":2}],"b":1}');
     assert.equal(groupKey('p', chat({ b: 1, a: 2 })), groupKey('p', chat({ a: 2, b: 1 })));
+    // Dict content is written as its JSON text: its strings are compared as a reader would, as plain text is.
+    assert.equal(groupKey('p', chat({ query: 'What is 2+2?' })), groupKey('p', chat({ query: 'what  is 2＋2?' })));
+    assert.notEqual(groupKey('p', chat({ query: 'What is 2+2?' })), groupKey('p', chat({ query: 'What is 2+3?' })));
   });
 
   it('is the text as exported: text parts joined, as every target writes them, are the string they spell', () => {

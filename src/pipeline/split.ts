@@ -59,7 +59,8 @@ function exportedText(content: unknown): string {
   } catch {
     // Parts no target writes: the record is dropped at projection, its group does not matter.
   }
-  return canonicalValueText(content);
+  // Written as JSON text (dict content) or parts: its keys in one order, its strings compared as the reader sees them too.
+  return readerText(canonicalValueText(content));
 }
 
 export function assignSplit(group: string, seed: number | string, validationFraction: number): Split {
