@@ -129,6 +129,10 @@ function watchJsonOutput(argv: readonly string[], program: Command): void {
 function failed(message: string, exitCode: number): void {
   const line = printable(message, true);
   process.stderr.write(`traces: ${line}\n`);
+  printJsonFailure(line, exitCode);
+}
+
+function printJsonFailure(line: string, exitCode: number): void {
   if (jsonFailure.wanted && !jsonFailure.stdoutWritten) process.stdout.write(`${JSON.stringify({ error: line, exit_code: exitCode }, null, 2)}\n`);
 }
 
@@ -151,9 +155,7 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       // Help asked for (--help, help <command>) and --version succeed; anything else was a usage error, already on stderr.
       if (error.exitCode === 0) return 0;
-      if (jsonFailure.wanted && !jsonFailure.stdoutWritten) {
-        process.stdout.write(`${JSON.stringify({ error: printable(error.message.replace(/^error: /, ''), true), exit_code: 2 }, null, 2)}\n`);
-      }
+      printJsonFailure(printable(error.message.replace(/^error: /, ''), true), 2);
       return 2;
     }
     if (error instanceof UserError) {

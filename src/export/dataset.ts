@@ -220,8 +220,8 @@ export class Dataset {
   /** Writes an example on its group's side; `fraction` is the group's (groupFraction). */
   write(line: Uint8Array, inspection: Inspection, fraction: number, callId: string): void {
     const side = sideOf(fraction, this.validationFraction);
-    // A fraction of 0 or 1 asks for one side only.
-    if (this.validationFraction === 0 || this.validationFraction === 1) return this.splits[side].write(line, inspection, callId);
+    // A fraction of 0 asks for training only (1 is refused: nothing would train).
+    if (this.validationFraction === 0) return this.splits[side].write(line, inspection, callId);
     const other: Split = side === 'training' ? 'validation' : 'training';
     // While the other side is empty, the group of this side nearest to it waits, in case it must go there.
     const held = this.held[side];

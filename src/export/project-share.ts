@@ -199,11 +199,13 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   }
   const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
   if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
-  if (settings.trainOn === 'last' && target.trainOnLastTurn !== undefined) example = target.trainOnLastTurn(example);
+  const lastTurn = settings.trainOn === 'last';
+  if (lastTurn && target.trainOnLastTurn !== undefined) example = target.trainOnLastTurn(example);
   // A format without per-turn weights (nemo) leaves the last-turn choice to its trainer's option: the
   // encoding counts the tokens trained on as if the earlier turns had weight 0 (a model folder's meter
   // applies --train-on itself, and openai's example has the weights already).
-  const measured = meter.measure(settings.trainOn === 'last' && !meter.rendersTemplate ? lastTurnWeighted(example) : example);
+  const weightsToCount = lastTurn && target.trainOnLastTurn === undefined && !meter.rendersTemplate;
+  const measured = meter.measure(weightsToCount ? lastTurnWeighted(example) : example);
   const tokens = measured.tokens;
   if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };

@@ -12,9 +12,9 @@
  * Rows and merges wait on disk, and `merged` is a join on disk (`write`): memory holds one
  * partition of the merges at a time, whatever the number of examples and merges.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
+import { sha256OfText } from '../canonical/canonical.js';
 import { uuidText, uuidWords } from '../pipeline/columns.js';
 import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
@@ -26,7 +26,7 @@ export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 /** A call_id as 4 words: a uuid's own bits, else the first 16 bytes of its sha256. Returns whether it was a uuid. */
 function callIdWords(callId: string, into: Uint32Array, at = 0): boolean {
   if (uuidWords(callId, into, at)) return true;
-  const digest = createHash('sha256').update(callId).digest();
+  const digest = sha256OfText(callId);
   for (let i = 0; i < 4; i++) into[at + i] = digest.readUInt32BE(i * 4);
   return false;
 }

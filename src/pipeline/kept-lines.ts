@@ -4,11 +4,12 @@
  * at a time, so memory holds one file's kept lines, not the tree's (12 bytes a kept record:
  * 11 MB for the 4 GB bench tree, and more with every gigabyte).
  */
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAll } from '../output/write-all.js';
 import { rowFloat, setRowFloat } from './dedupe.js';
 import { RunTempDir } from './spill.js';
+import { readFull } from '../sources/read.js';
 
 /** A kept record's row: its line, and its byte offset as two words (offsets pass 2^32). */
 const ROW_WORDS = 3;
@@ -140,11 +141,7 @@ export class KeptLinesFile {
     this.fileIndexes();
     const rows = new Uint32Array(count * ROW_WORDS);
     const bytes = new Uint8Array(rows.buffer);
-    for (let done = 0; done < bytes.length; ) {
-      const read = readSync(this.fd, bytes, done, bytes.length - done, this.starts[fileIndex] * ROW_BYTES + done);
-      if (read === 0) throw new Error(`${this.file}: ended before its rows`);
-      done += read;
-    }
+    if (readFull(this.fd, bytes, this.starts[fileIndex] * ROW_BYTES) < bytes.length) throw new Error(`${this.file}: ended before its rows`);
     const lines = new Int32Array(count);
     const offsets = new Float64Array(count);
     for (let i = 0; i < count; i++) {

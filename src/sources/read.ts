@@ -133,7 +133,7 @@ export async function* readSelectedRecords(
 const READ_AT_CHUNK = 4 << 20;
 
 /** Fills `buffer` from `position` of the file as far as the file goes; returns the bytes read. */
-export function readFull(fd: number, buffer: Buffer, position: number): number {
+export function readFull(fd: number, buffer: Uint8Array, position: number): number {
   let done = 0;
   while (done < buffer.length) {
     const n = readSync(fd, buffer, done, buffer.length - done, position + done);

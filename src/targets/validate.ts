@@ -301,7 +301,7 @@ function emptyFileProblem(target: Target, file: string): string | null {
   if (validation && target.rejectsEmptyValidation !== true) return null;
   return validation
     ? `the file holds no example, and ${target.name} rejects an empty validation file`
-    : `the file holds no example: no trainer takes an empty training file (an empty validation file, named validation*.jsonl, is one ${target.name === 'nemo-customizer' ? 'nemo-customizer rejects too' : `${target.name} accepts`})`;
+    : `the file holds no example: no trainer takes an empty training file (an empty validation file, named validation*.jsonl, is one ${target.name} ${target.rejectsEmptyValidation === true ? 'rejects too' : 'accepts'})`;
 }
 
 /** Per error class: how many lines, which first, and the first message. */
