@@ -24,6 +24,7 @@ import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js'
 import { planCuration } from '../pipeline/curate.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
+import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 import { reportHead, type Invocation } from './report-head.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { writeKeptKeys, type HeldKeys } from '../output/kept-keys.js';
@@ -196,18 +197,37 @@ export async function runAskRecordingExport(
   curationOptions: CurationOptions,
   options: AskRecordingOptions,
 ): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
+  return exportUntilAgreed('ask-recording', discovery.files, curationOptions, (passOptions, pass) => askRecordingPass(discovery, passOptions, options, pass));
+}
+
+/** One plan and its recordings; null when a record a drop names could not be written (refused.ts). */
+async function askRecordingPass(
+  discovery: Discovery,
+  curationOptions: CurationOptions,
+  options: AskRecordingOptions,
+  pass: ExportPass,
+): Promise<{ plan: CurationPlan; report: Record<string, unknown> } | null> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   let scratch: RunTempDir | null = null;
   let keptKeys: HeldKeys | null = null;
   let keptFile: { dispose(): void } | null = null;
   try {
     const manifest = output.manifest(options.manifest);
-    const drop = (d: Drop) => manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
+    const exportDrops: Record<string, number> = {};
+    const drop = (d: Drop) => {
+      pass.noteDrop(d);
+      manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
+    };
+    const refuse = (d: Drop) => {
+      pass.refuse(d);
+      addCount(exportDrops, d.reason);
+      drop(d);
+    };
     const plan = await planCuration(discovery, curationOptions, drop);
     keptKeys = plan.keptKeys;
     keptFile = plan.keptFile;
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
-    const exportDrops: Record<string, number> = {};
+    for (const [reason, n] of Object.entries(pass.refused.met)) addCount(exportDrops, reason, n);
     const partial: string[] = [];
     const redactions: Record<string, number> = {};
     const recordings = new Map<string, Recording>();
@@ -218,8 +238,7 @@ export async function runAskRecordingExport(
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
         const read = exportableMessages(record);
         if ('reason' in read) {
-          addCount(exportDrops, read.reason);
-          drop({ ...where, ...read });
+          refuse({ ...where, ...read });
           continue;
         }
         // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
@@ -227,8 +246,7 @@ export async function runAskRecordingExport(
         if (options.scrub !== null) {
           const clean = scrubbed(interactions, options.scrub);
           if ('secret' in clean) {
-            addCount(exportDrops, 'secret');
-            drop({ ...where, reason: 'secret', detail: clean.secret });
+            refuse({ ...where, reason: 'secret', detail: clean.secret });
             continue;
           }
           interactions = clean.value;
@@ -241,6 +259,12 @@ export async function runAskRecordingExport(
         if (record.partial) partial.push(scrubbedCallId(record.callId, options.scrub));
       }
     }
+    if (pass.mustPlanAgain) {
+      scratch.remove();
+      keptKeys.dispose();
+      output.abort();
+      return null;
+    }
     const files: Record<string, unknown>[] = [];
     for (const recording of [...recordings.values()].sort((a, b) => compareText(a.test, b.test))) {
       const file = path.join(recording.test, 'recording.yml');
@@ -252,7 +276,7 @@ export async function runAskRecordingExport(
       format: 'ask-recording',
       records_read: plan.recordsRead,
       damaged_lines: plan.damagedLines,
-      kept_after_curation: plan.kept,
+      kept_after_curation: plan.kept + pass.refused.metCount,
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
       dropped: droppedCounts(ASK_RECORDING_REASONS, { ...plan.dropped, ...exportDrops }),
       ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),

@@ -45,6 +45,7 @@ import { WrittenExamples } from './written-examples.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
+import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 
 export interface ExportOptions {
   format: string;
@@ -111,6 +112,22 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--tools ${(error as Error).message}`);
     }
   }
+  return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
+    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied }),
+  );
+}
+
+/**
+ * One plan and its examples; null when the target refused a record that a drop names as
+ * `kept` (refused.ts): nothing of this pass is kept, and the caller plans again.
+ */
+async function exportPass(
+  discovery: Discovery,
+  curationOptions: CurationOptions,
+  options: ExportOptions,
+  pass: ExportPass,
+  { target, reasoning, supplied }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[] },
+): Promise<ExportResult | null> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
   const datasets = new Map<string, Dataset>();
@@ -124,6 +141,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
+      pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
       manifest.writeLine(JSON.stringify(d));
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
@@ -161,6 +179,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       whenKept: (kept) => (projected = startProjection(kept)),
     });
     // The plan left the kept keys on disk; keys.bin is written from there once the examples are.
+    for (const [reason, n] of Object.entries(pass.refused.met)) addCount(exportDrops, reason, n);
     heldKeys = plan.keptKeys;
     keptFile = plan.keptFile;
     // An exported dataset or a text file named as traces: no empty dataset, no exit 0.
@@ -193,6 +212,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       for (const item of items) {
         if (item.kind === 'drop') {
           const { kind, ...dropped } = item;
+          pass.refuse(dropped);
           addCount(exportDrops, item.reason);
           drop(dropped);
           continue;
@@ -217,6 +237,10 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
         datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
       }
     }
+    if (pass.mustPlanAgain) {
+      output.abort();
+      return null;
+    }
     // Every example is written; what the run holds now is what it held for the whole projection.
     await pauseForTest('projected');
     // Nothing to train on: every trainer refuses an empty training file, so none is renamed into place.
@@ -236,7 +260,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
     if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
     if (plan.keepList !== null) report.keep_list = plan.keepList.report();
     if (invalid.length > 0) {
@@ -346,6 +370,8 @@ interface ReportInput {
   /** The dedupe key of the plan. */
   key: KeyKind;
   exportDrops: Record<string, number>;
+  /** Records the plan dropped because the target refused them in an earlier pass. */
+  refusedUpFront: number;
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
   supplied: ToolDefinition[];
   /** As the examples carry them (redacted). */
@@ -431,7 +457,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     warnings.push(`only ${examples.training} training examples: ${target.name} needs at least ${target.minExamples}`);
   }
   if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
-    warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent; --trajectories all keeps the first steps, which end at the tool call');
+    warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent: each run is exported up to its last step that has none (--format nemo keeps whole runs)');
   }
   if (target.name === 'nemo-customizer') {
     const completed = input.supplied.map((d) => ({ name: d.function.name, gaps: customizerGaps(d) })).filter(({ gaps }) => gaps.length > 0);
@@ -466,7 +492,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     seed: options.seed,
     records_read: plan.recordsRead,
     damaged_lines: plan.damagedLines,
-    kept_after_curation: plan.kept,
+    // The records handed to the target: those it refused in an earlier pass too (refused.ts).
+    kept_after_curation: plan.kept + input.refusedUpFront,
     key: input.key,
     ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     examples,

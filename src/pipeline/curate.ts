@@ -3,8 +3,24 @@
  * every record through the stages, in this order:
  *
  *   status/filter (selection) → quality (truncated, broken, empty, repetition, contaminated;
- *     refusal and identity flag: quality/) → excluded (--exclude) → not_in_keep_list (--keep-list)
- *     → seen (--against) → dedupe → near-duplicates (--near-duplicates, near-duplicates.ts) → prefix (collapse)
+ *     refusal and identity flag: quality/) → the target's refusals (export, refused.ts)
+ *     → excluded (--exclude) → not_in_keep_list (--keep-list) → seen (--against)
+ *     → dedupe → prefix (collapse) → near-duplicates (--near-duplicates, near-duplicates.ts)
+ *
+ * Why this order: every stage that compares records keeps one of them and names it as `kept`,
+ * so each such stage sees only the survivors of the stages before it and names only a
+ * survivor of its own. A chain of `kept` then always ends at a record in the output, and
+ * never loops (docs/curation.md, "The order of the stages"):
+ * - Everything a record decides alone comes first, the target's verdict too: a record the
+ *   target refuses must not be the one others gave way to. The target's verdict is known only
+ *   once a record is written, so export plans again without a refused record that a drop
+ *   named (refused.ts).
+ * - Dedupe, then collapse over dedupe's winners only: a step gives way to the winner with the
+ *   most inputs holding its conversation, which holds no longer one itself (it would hold the
+ *   step too, with more inputs): one survivor, no chain to resolve.
+ * - Near-duplicates last, over collapse's survivors only: a step is never compared with the
+ *   later step of its own run that holds it (nearly the same text by construction), and a
+ *   cluster's kept record is itself kept.
  *
  * Drops decided by a record alone are reported as they happen; a duplicate is reported
  * once its group's final winner is known (in the order it lost), and prefixes and near
@@ -33,6 +49,7 @@ import { KeptLinesFile } from './kept-lines.js';
 import { HeldKeys } from '../output/kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { readKeepList } from './keep-list.js';
+import type { RefusedRecords } from './refused.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
@@ -83,6 +100,8 @@ export interface CurationOptions {
   keepListFile?: string | null;
   /** The quality stages, or null (none). */
   quality?: QualitySettings | null;
+  /** Records the export's target refused in an earlier pass: dropped here with its reason, before any comparing stage. */
+  refused?: RefusedRecords | null;
 }
 
 export interface CurationPlan {
@@ -125,6 +144,9 @@ export function planPartitions(bytes: number): number {
 
 /** A winner that gives way, set aside in file order to be reported after the duplicates. */
 const GivenWayDrop = { seq: 0, fileIndex: 1, line: 2, group: 3, callId: 4, holderSeq: 8, holderCallId: 10, words: 14 } as const;
+
+/** `GivenWayDrop.group` of a winner given way to a longer run of its trajectory: it has no near-duplicate group. */
+const PREFIX_GROUP = 0xffffffff;
 
 /** Rows of a partition's losses buffered while its winners are resolved: 32 KB. */
 const PENDING_LOSS_ROWS = 512;
@@ -393,6 +415,9 @@ export class Curation {
       if (candidate.verdict.reason === 'contaminated') this.noteContamination(candidate);
       return this.dropCandidate(candidate, candidate.verdict.reason, candidate.verdict.detail);
     }
+    const refusal = this.options.refused?.meet(candidate.fileIndex, candidate.line);
+    // Counted by the export with the target's own drops, whose reasons these are.
+    if (refusal !== undefined) return this.onDrop({ ...refusal });
     if (excluded) return this.dropCandidate(candidate, 'excluded');
     if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
     const key = candidate.key!;
@@ -501,14 +526,19 @@ export class Curation {
     return { groups, peakBytes };
   }
 
-  /** The near-duplicate clusters of the winners, numbered in file order; their columns are only made when the stage is on. */
-  private nearDuplicates(groups: number): { near: NearDuplicates; callIds: CallIdColumn; bytes: number } {
+  /**
+   * The near-duplicate clusters of the collapse's survivors (winners that give way to no longer
+   * run), numbered in file order: a step given way to its run is never compared with it, so no
+   * near-duplicate names a record that is itself a prefix. Columns are only made when the stage is on.
+   */
+  private nearDuplicates(winners: number): { near: NearDuplicates; callIds: CallIdColumn; bytes: number } {
     const signatures = new SignatureStore();
-    const timestamps = new Column(Float64Array, 1, groups);
-    const winnerOk = new Column(Uint8Array, 1, groups);
+    const timestamps = new Column(Float64Array, 1, winners);
+    const winnerOk = new Column(Uint8Array, 1, winners);
     const callIds = new CallIdColumn();
     let group = 0;
-    for (const { row, at } of this.tables.winnersInOrder()) {
+    for (const { row, at, gaveWay } of this.tables.winnersInOrder()) {
+      if (gaveWay !== null) continue;
       const signature = row.subarray(at + KeyRow.words, at + KeyRow.words + SIGNATURE_WORDS);
       signatures.set(group, signature.some((word) => word !== 0) ? signature : null);
       timestamps.data[group] = rowFloat(row, at + KeyRow.timestamp);
@@ -516,7 +546,7 @@ export class Curation {
       callIds.set(group, this.callIdOf(row, at + KeyRow.callId, row[at + KeyRow.seq]));
       group++;
     }
-    const near = nearDuplicateClusters(signatures, { groups, timestamps, winnerOk }, this.keep, this.options.nearDuplicates!);
+    const near = nearDuplicateClusters(signatures, { groups: group, timestamps, winnerOk }, this.keep, this.options.nearDuplicates!);
     return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + winnerOk.byteSize + callIds.byteSize + near.byteSize };
   }
 
@@ -529,13 +559,14 @@ export class Curation {
       const givenWay = this.tables.givenWay;
       const drop = new Uint32Array(GivenWayDrop.words);
       for (const { row, at, gaveWay, gaveWayAt } of this.tables.winnersInOrder()) {
-        const similar = near?.keptFor(group) ?? -1;
+        // Only the collapse's survivors are numbered: the near-duplicate stage ran on them alone.
+        const similar = gaveWay === null ? (near?.keptFor(group) ?? -1) : -1;
         if (gaveWay !== null || similar !== -1) {
           // Reported after the duplicates, in this order: set aside rather than walked for again.
           drop[GivenWayDrop.seq] = row[at + KeyRow.seq];
           drop[GivenWayDrop.fileIndex] = row[at + KeyRow.fileIndex];
           drop[GivenWayDrop.line] = row[at + KeyRow.line];
-          drop[GivenWayDrop.group] = group++;
+          drop[GivenWayDrop.group] = gaveWay === null ? group++ : PREFIX_GROUP;
           drop.set(row.subarray(at + KeyRow.callId, at + KeyRow.callId + 4), GivenWayDrop.callId);
           if (gaveWay !== null) {
             drop[GivenWayDrop.holderSeq] = gaveWay[gaveWayAt + GaveWayRow.holderSeq];
@@ -641,7 +672,7 @@ export class Curation {
   private reportGivenWay(near: { near: NearDuplicates; callIds: CallIdColumn } | null): void {
     for (const given of this.tables.givenWay.read()) {
       const group = given[GivenWayDrop.group];
-      const similar = near?.near.keptFor(group) ?? -1;
+      const similar = group === PREFIX_GROUP ? -1 : near!.near.keptFor(group);
       const drop: Drop = {
         call_id: this.callIdOf(given, GivenWayDrop.callId, given[GivenWayDrop.seq]),
         file: this.files[given[GivenWayDrop.fileIndex]].display,

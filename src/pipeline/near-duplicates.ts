@@ -1,6 +1,6 @@
 /**
- * The near-duplicate stage: LSH bucketing and clustering over the dedupe groups' winners,
- * after exact dedupe and before collapse.
+ * The near-duplicate stage: LSH bucketing and clustering over the records that survive exact
+ * dedupe and then trajectory collapse (the last stage: curate.ts says why).
  *
  * Bucketing: every (band, band hash) of every group goes into one array of 64-bit entries,
  * band key high and group low, sorted natively: groups sharing a band hash end up side by

@@ -1,0 +1,74 @@
+/**
+ * Issue 38's property: the curation stages agree. Every combination of --key, --near-duplicates,
+ * --trajectories, --keep, --quality, --group-by and --against (and the targets that refuse
+ * records, and dedupe/filter) on our samples, the trees the real Synalinks Recorder wrote, real
+ * Ask recordings and a generated tree with agent runs, repeats and planted near-duplicates:
+ * every drop that names a kept record leads to a record in the output. The combinations run
+ * in stage-agreement-runner.ts, one process per tree, side by side.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { FIXTURES, generatedTree, REPO, SAMPLES, tempDir } from './helpers.js';
+import { brokenChains, type RunVerdict } from './stage-agreement-runner.js';
+
+const RUNNER = path.join(REPO, 'dist', 'test', 'stage-agreement-runner.js');
+
+function verdicts(tree: string, full: boolean): Promise<RunVerdict[]> {
+  const work = tempDir('traces-agreement-');
+  const result = path.join(work, 'verdicts.json');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUNNER, tree, work, result, ...(full ? ['full'] : [])], { stdio: ['ignore', 'ignore', 'pipe'], cwd: work, env: { ...process.env, TRACES_WORKERS: '0' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`runner exited ${code}: ${stderr.slice(-2000)}`));
+      resolve(JSON.parse(readFileSync(result, 'utf8')) as RunVerdict[]);
+    });
+  });
+}
+
+function assertAgreement(runs: RunVerdict[]): void {
+  const broken = runs.filter((run) => run.broken.length > 0).map((run) => `traces ${run.args.join(' ')}\n  ${run.broken.slice(0, 4).join('\n  ')}`);
+  assert.deepEqual(broken, [], `${broken.length} of ${runs.length} runs lose records`);
+  // Each run either wrote an output or refused with a meaning (1: nothing to write); never a crash.
+  const crashed = runs.filter((run) => run.exit !== 0 && run.exit !== 1).map((run) => `exit ${run.exit}: traces ${run.args.join(' ')}`);
+  assert.deepEqual(crashed, []);
+  // The property says something: these trees hold chains to follow.
+  assert.ok(runs.reduce((n, run) => n + run.chains, 0) > runs.length, 'few drops name a kept record');
+}
+
+describe('the curation stages agree: every drop that names a kept record leads to the output', { concurrency: true }, () => {
+  // Every combination on the generated tree (agent runs, repeats, planted near-duplicates); on
+  // the others, every combination of the comparing stages' options (see the runner).
+  const trees: [string, () => string, boolean][] = [
+    ['the samples', () => SAMPLES, false],
+    ['a generated tree with agent runs, repeats and near-duplicates', () => generatedTree({ mb: 0.4, seed: 38, profile: 'small', plantNearDuplicates: true }).tree, true],
+    ['a tree the real Recorder wrote (orjson 3.8)', () => path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree'), false],
+    ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), false],
+    ['real Ask recordings', () => path.join(FIXTURES, 'ask'), false],
+  ];
+  for (const [name, tree, full] of trees) it(name, async () => assertAgreement(await verdicts(tree(), full)));
+
+  it('the checker itself finds a cycle, a chain to a dropped record and one to nowhere', () => {
+    const drops = [
+      { call_id: 'final', reason: 'near_duplicate', kept: 'step' },
+      { call_id: 'step', reason: 'prefix', kept: 'final' },
+      { call_id: 'copy', reason: 'duplicate', kept: 'long' },
+      { call_id: 'long', reason: 'too_long' },
+      { call_id: 'other', reason: 'duplicate', kept: 'gone' },
+      { call_id: 'fine', reason: 'duplicate', kept: 'kept' },
+    ];
+    const { broken, chains } = brokenChains(drops, new Set(['kept']));
+    assert.equal(chains, 5);
+    assert.deepEqual(broken, [
+      'near_duplicate final → step: a cycle',
+      'prefix step → final: a cycle',
+      'duplicate copy → long: dropped as too_long',
+      'duplicate other → gone: in no output',
+    ]);
+  });
+});
