@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { rootsNamed } from '../sources/no-records.js';
 import { UserError } from '../errors.js';
-import { discover, TOO_DEEP, type Discovery, type UnreadableInput } from '../sources/discover.js';
+import { discover, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
 import { plural, printable } from '../format.js';
 
@@ -13,8 +13,6 @@ import { plural, printable } from '../format.js';
  * stderr, listed in --json (`unreadable_inputs`), and the run exits 1 (see cli.ts).
  */
 export const unreadableInputs: UnreadableInput[] = [];
-/** Trace files found below a tree's depth, by the root of their tree (see `TOO_DEEP`): said in every command's JSON too. */
-const tooDeepFiles = new Map<string, number>();
 
 export interface ReadOptions {
   verbose?: boolean;
@@ -70,16 +68,6 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
       if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     }
   }
-  // Naming the folder above a tree reads part of it under the wrong names: always said.
-  const tooDeep = discovery.skipped.filter((skipped) => skipped.reason.startsWith(TOO_DEEP));
-  for (const skipped of tooDeep) tooDeepFiles.set(skipped.treeRoot!, (tooDeepFiles.get(skipped.treeRoot!) ?? 0) + 1);
-  if (tooDeep.length > 0) {
-    const trees = [...new Set(tooDeep.map((skipped) => skipped.treeRoot))];
-    process.stderr.write(
-      `traces: ${plural(tooDeep.length, 'trace file')} ${tooDeep.length === 1 ? 'lies' : 'lie'} ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
-        `name the folder that holds the program folders, as ${trees.slice(0, 3).join(', ')}${trees.length > 3 ? ', …' : ''}\n`,
-    );
-  }
   // Said last, after what was skipped and why: the reason there is nothing to read.
   if (discovery.files.length === 0) {
     const why = `no trace file found under ${discovery.where}${discovery.skipped.length > 0 ? ` (${plural(discovery.skipped.length, 'other file')} skipped; -v lists them)` : ''}`;
@@ -90,16 +78,10 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   return discovery;
 }
 
-/**
- * Every command's JSON object names the inputs it could not read, as it counts damaged lines,
- * and counts the trace files found too deep to read, by the root to name instead.
- */
+/** Every command's JSON object names the inputs it could not read, as it counts damaged lines. */
 export function withInputsReport<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  let extended = value;
-  if (unreadableInputs.length > 0) extended = { ...extended, unreadable_inputs: unreadableInputs };
-  if (tooDeepFiles.size > 0) extended = { ...extended, not_read_too_deep: Object.fromEntries(tooDeepFiles) };
-  return extended;
+  return unreadableInputs.length > 0 ? { ...value, unreadable_inputs: unreadableInputs } : value;
 }
 
 export function printJson(value: unknown): void {
