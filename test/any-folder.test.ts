@@ -1,7 +1,7 @@
 /**
  * A user names the folder they have: the one above a Synalinks root, a Ruby project holding
  * Ask recordings deep in its tests. Every recording under it is read, each Synalinks record
- * under the program and module it names,.
+ * under the program and module it names, and the files that are not traces are counted.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -82,6 +82,28 @@ describe('a Ruby project holding Ask recordings', () => {
       assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
       const got = JSON.parse(run.stdout) as StatsJson;
       assert.deepEqual(counts(got), counts(fromFixtures), args.join(' '));
+      assert.equal(got.skipped_not_traces, 2, args.join(' '));
     }
+  });
+});
+
+describe('files skipped as not traces', () => {
+  it('are counted without -v, on stderr and in --json, by every command that reads traces', () => {
+    const out = tempDir();
+    const commands = [
+      ['stats', SAMPLES],
+      ['verify', SAMPLES],
+      ['scan', SAMPLES],
+      ['runs', SAMPLES],
+      ['dedupe', SAMPLES, '--dry-run'],
+      ['export', SAMPLES, '--format', 'openai', '--out', path.join(out, 'ft')],
+    ];
+    for (const args of commands) {
+      const run = runCli(args);
+      assert.match(run.stderr, /^skipped 5 files that are not traces \(-v lists them\)$/m, `${args.join(' ')}: ${run.stderr}`);
+    }
+    for (const args of commands.slice(0, 2)) assert.equal(runCliJson<StatsJson>(args).skipped_not_traces, 5, args.join(' '));
+    // With -v, each is listed instead.
+    assert.doesNotMatch(runCli(['stats', SAMPLES, '-v']).stderr, /-v lists them/);
   });
 });

@@ -13,6 +13,19 @@ import { plural, printable } from '../format.js';
  * stderr, listed in --json (`unreadable_inputs`), and the run exits 1 (see cli.ts).
  */
 export const unreadableInputs: UnreadableInput[] = [];
+/** Files under the roots skipped as not traces in this run: counted in every command's JSON too. */
+let skippedFiles = 0;
+/** Of those, the ones -v did not list. */
+let skippedUnlisted = 0;
+
+/**
+ * The count of files skipped as not traces and not listed, said once when a run ends (see
+ * cli.ts): a renamed folder can turn a whole tree into files that are not traces, and a
+ * refusal stays the one line it is.
+ */
+export function skippedNote(): string | null {
+  return skippedUnlisted > 0 ? `skipped ${plural(skippedUnlisted, 'file')} that ${skippedUnlisted === 1 ? 'is' : 'are'} not traces (-v lists them)` : null;
+}
 
 export interface ReadOptions {
   verbose?: boolean;
@@ -59,6 +72,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
   }
   discovery.where = rootsNamed(roots);
+  skippedFiles += discovery.skipped.length;
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
@@ -67,6 +81,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     for (const skipped of discovery.skipped) {
       if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     }
+    skippedUnlisted += discovery.skipped.length;
   }
   // Said last, after what was skipped and why: the reason there is nothing to read.
   if (discovery.files.length === 0) {
@@ -78,10 +93,16 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   return discovery;
 }
 
-/** Every command's JSON object names the inputs it could not read, as it counts damaged lines. */
+/**
+ * Every command's JSON object names the inputs it could not read, as it counts damaged lines,
+ * and counts the files skipped as not traces.
+ */
 export function withInputsReport<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  return unreadableInputs.length > 0 ? { ...value, unreadable_inputs: unreadableInputs } : value;
+  let extended = value;
+  if (unreadableInputs.length > 0) extended = { ...extended, unreadable_inputs: unreadableInputs };
+  if (skippedFiles > 0) extended = { ...extended, skipped_not_traces: skippedFiles };
+  return extended;
 }
 
 export function printJson(value: unknown): void {
