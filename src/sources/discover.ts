@@ -217,6 +217,11 @@ function walk(absolute: string, into: Discovery): string[] {
       if (entry.name.startsWith('.')) continue;
       const full = path.join(folder, entry.name);
       const below = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      // A plain file needs no stat of its own: on a tree of thousands, that is a call per file saved.
+      if (entry.isFile()) {
+        files.push(below);
+        continue;
+      }
       let info: Stats;
       try {
         info = statSync(full);
