@@ -149,7 +149,9 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     const code = typeof process.exitCode === 'number' ? process.exitCode : 0;
     // Unreadable inputs count like damaged lines: the run found problems.
-    const { unreadableInputs } = await import('./commands/common.js');
+    const { unreadableInputs, skippedNote } = await import('./commands/common.js');
+    const note = skippedNote();
+    if (note !== null) process.stderr.write(`${note}\n`);
     return unreadableInputs.length > 0 && code === 0 ? 1 : code;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symli
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readLineBatches, type Line } from '../src/sources/lines.js';
-import { discover, TOO_DEEP, whyNotTraceFile } from '../src/sources/discover.js';
+import { discover, whyNotTraceFile } from '../src/sources/discover.js';
 import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
 import { possibleDuration } from '../src/time.js';
@@ -240,24 +240,35 @@ describe('finding trace files', () => {
     assert.equal(got.files, without.files);
   });
 
-  it('says so when the folder named holds a tree rather than being its root, and names the root', async () => {
+  it('reads a tree whole from any folder above it, each file in the tree its records name', async () => {
+    const parent = tempDir();
+    const tree = path.join(parent, 'a', 'b', 'tree');
+    cpSync(SAMPLES, tree, { recursive: true });
+    const place = (found: Awaited<ReturnType<typeof discover>>) => found.files.map((f) => [f.path, f.root]);
+    const fromTree = await discover([tree]);
+    for (const above of [parent, path.join(parent, 'a'), path.join(parent, 'a', 'b')]) {
+      const found = await discover([above]);
+      assert.deepEqual(place(found), place(fromTree), above);
+      assert.deepEqual(found.skipped.map((s) => path.basename(s.path)).sort(), fromTree.skipped.map((s) => path.basename(s.path)).sort(), above);
+    }
+    type Counts = { records: number; files: number; per_module: unknown };
+    const pick = ({ records, files, per_module }: Counts) => ({ records, files, per_module });
+    assert.deepEqual(pick(runCliJson<Counts>(['stats', parent])), pick(runCliJson<Counts>(['stats', tree])));
+  });
+
+  it('refuses a folder whose trace files name no program, below the root named, saying which folder to name', () => {
     const parent = tempDir();
     const tree = path.join(parent, 'tree');
     cpSync(SAMPLES, tree, { recursive: true });
-    // The tree's module files sit one folder too deep from the parent; its programs' own files do not.
-    const moduleFiles = (await discover([tree])).files.filter((f) => path.relative(tree, f.path).split(path.sep).length === 3).map((f) => f.path);
-    assert.ok(moduleFiles.length >= 3);
-    const found = await discover([parent]);
-    const tooDeep = found.skipped.filter((s) => s.reason.startsWith(TOO_DEEP));
-    assert.deepEqual(tooDeep.map((s) => path.resolve(s.path)).sort(), [...moduleFiles].sort());
-    assert.deepEqual([...new Set(tooDeep.map((s) => path.resolve(s.treeRoot!)))], [tree]);
+    // The recorder's own lines with their program cut out: the folders alone cannot say whether generator_cot is a program or a module.
+    const file = path.join(tree, 'my_program', 'generator_cot', 'generator_cot_20260707-101530.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"program":"[^"]*",/g, ''));
     const run = runCli(['stats', parent]);
-    assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stderr, new RegExp(`traces: ${moduleFiles.length} trace files lie one folder deeper than <program>/<module>/ and were not read: name the folder that holds the program folders, as \\S*tree\\n`));
-    const json = runCliJson<{ not_read_too_deep?: Record<string, number> }>(['stats', parent]);
-    assert.deepEqual(Object.entries(json.not_read_too_deep ?? {}).map(([root, n]) => [path.resolve(root), n]), [[tree, moduleFiles.length]]);
-    // Named as its root, the tree reads whole and says nothing of the kind.
-    assert.doesNotMatch(runCli(['stats', tree]).stderr, /deeper/);
+    assert.equal(run.status, 2, run.stderr);
+    assert.equal(run.stderr.split('\n').filter((line) => line !== '').length, 1, run.stderr);
+    assert.match(run.stderr, /generator_cot: its trace files name no program.*name the Synalinks root it is in: \S*tree, or \S*my_program if generator_cot is a program folder\n$/);
+    // Named as the root, the tree's layout says it.
+    assert.equal(runCli(['stats', tree]).status, 0);
   });
 
   it('names a root that does not exist', async () => {

@@ -230,7 +230,7 @@ describe('klieo: commands', () => {
     assert.deepEqual([stats.records, stats.ok, stats.exception, stats.no_output], [9, 5, 3, 1]);
     const verify = runCli(['verify', KLIEO, '--json']);
     assert.equal(verify.status, 0);
-    assert.deepEqual(JSON.parse(verify.stdout), { checked: 0, edited: 0, reserialized: 0, mismatches: [], damaged_lines: 0, files_without_hashes: 4 });
+    assert.deepEqual(JSON.parse(verify.stdout), { checked: 0, edited: 0, reserialized: 0, mismatches: [], damaged_lines: 0, files_without_hashes: 4, skipped_not_traces: 1 });
   });
 });
 

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { rootsNamed } from '../sources/no-records.js';
 import { UserError } from '../errors.js';
-import { discover, TOO_DEEP, type Discovery, type UnreadableInput } from '../sources/discover.js';
+import { discover, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
 import { plural, printable } from '../format.js';
 
@@ -13,8 +13,19 @@ import { plural, printable } from '../format.js';
  * stderr, listed in --json (`unreadable_inputs`), and the run exits 1 (see cli.ts).
  */
 export const unreadableInputs: UnreadableInput[] = [];
-/** Trace files found below a tree's depth, by the root of their tree (see `TOO_DEEP`): said in every command's JSON too. */
-const tooDeepFiles = new Map<string, number>();
+/** Files under the roots skipped as not traces in this run: counted in every command's JSON too. */
+let skippedFiles = 0;
+/** Of those, the ones -v did not list. */
+let skippedUnlisted = 0;
+
+/**
+ * The count of files skipped as not traces and not listed, said once when a run ends (see
+ * cli.ts): a renamed folder can turn a whole tree into files that are not traces, and a
+ * refusal stays the one line it is.
+ */
+export function skippedNote(): string | null {
+  return skippedUnlisted > 0 ? `skipped ${plural(skippedUnlisted, 'file')} that ${skippedUnlisted === 1 ? 'is' : 'are'} not traces (-v lists them)` : null;
+}
 
 export interface ReadOptions {
   verbose?: boolean;
@@ -61,6 +72,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
   }
   discovery.where = rootsNamed(roots);
+  skippedFiles += discovery.skipped.length;
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
@@ -69,16 +81,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     for (const skipped of discovery.skipped) {
       if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     }
-  }
-  // Naming the folder above a tree reads part of it under the wrong names: always said.
-  const tooDeep = discovery.skipped.filter((skipped) => skipped.reason.startsWith(TOO_DEEP));
-  for (const skipped of tooDeep) tooDeepFiles.set(skipped.treeRoot!, (tooDeepFiles.get(skipped.treeRoot!) ?? 0) + 1);
-  if (tooDeep.length > 0) {
-    const trees = [...new Set(tooDeep.map((skipped) => skipped.treeRoot))];
-    process.stderr.write(
-      `traces: ${plural(tooDeep.length, 'trace file')} ${tooDeep.length === 1 ? 'lies' : 'lie'} ${TOO_DEEP} and ${tooDeep.length === 1 ? 'was' : 'were'} not read: ` +
-        `name the folder that holds the program folders, as ${trees.slice(0, 3).join(', ')}${trees.length > 3 ? ', …' : ''}\n`,
-    );
+    skippedUnlisted += discovery.skipped.length;
   }
   // Said last, after what was skipped and why: the reason there is nothing to read.
   if (discovery.files.length === 0) {
@@ -92,13 +95,13 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
 
 /**
  * Every command's JSON object names the inputs it could not read, as it counts damaged lines,
- * and counts the trace files found too deep to read, by the root to name instead.
+ * and counts the files skipped as not traces.
  */
 export function withInputsReport<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   let extended = value;
   if (unreadableInputs.length > 0) extended = { ...extended, unreadable_inputs: unreadableInputs };
-  if (tooDeepFiles.size > 0) extended = { ...extended, not_read_too_deep: Object.fromEntries(tooDeepFiles) };
+  if (skippedFiles > 0) extended = { ...extended, skipped_not_traces: skippedFiles };
   return extended;
 }
 

@@ -3,7 +3,7 @@
  * object (or of the first element of a top-level array, or of its first line), read from
  * the first bytes only. File names do not count: Ask writes JSON into `recording.yml`.
  */
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { SourceKind } from '../record.js';
 import { decodeString, skipString, skipValue, skipWhitespace } from '../canonical/scan.js';
 
@@ -11,33 +11,63 @@ export const SOURCE_KINDS: readonly SourceKind[] = ['synalinks', 'ask', 'klieo']
 
 const HEAD_BYTES = 64 * 1024;
 
+/** Where the first value in `head` starts, past white space and a byte order mark. */
+function contentStart(head: Buffer): number {
+  const p = skipWhitespace(head, 0, head.length);
+  return head[p] === 0xef && head[p + 1] === 0xbb && head[p + 2] === 0xbf ? skipWhitespace(head, p + 3, head.length) : p;
+}
+
+/** Whether `head` starts as a JSON object or list would: what every recorder writes, and YAML or a config file does not. */
+export function startsAsJson(head: Buffer): boolean {
+  const p = contentStart(head);
+  return head[p] === 0x7b || head[p] === 0x5b;
+}
+
 /**
- * Top-level keys of the first object in `head`, in order, as far as the bytes go: a value
- * cut off by the end of the head still counts its key.
+ * Top-level members of the first object in `head`, in order, as far as the bytes go: each
+ * key with where its value lies, or null for a value cut off by the end of the head.
  */
-export function headKeys(head: Buffer): string[] {
-  const keys: string[] = [];
-  let p = skipWhitespace(head, 0, head.length);
-  if (head[p] === 0xef && head[p + 1] === 0xbb && head[p + 2] === 0xbf) p = skipWhitespace(head, p + 3, head.length);
+function headMembers(head: Buffer): { key: string; value: [number, number] | null }[] {
+  const members: { key: string; value: [number, number] | null }[] = [];
+  let p = contentStart(head);
   // A list of runs: look at its first element.
   if (head[p] === 0x5b) p = skipWhitespace(head, p + 1, head.length);
-  if (head[p] !== 0x7b) return keys;
+  if (head[p] !== 0x7b) return members;
   p = skipWhitespace(head, p + 1, head.length);
   try {
     while (p < head.length && head[p] === 0x22) {
       const keyEnd = skipString(head, p, head.length);
-      keys.push(decodeString(head, p, keyEnd));
+      const member: { key: string; value: [number, number] | null } = { key: decodeString(head, p, keyEnd), value: null };
+      members.push(member);
       p = skipWhitespace(head, keyEnd, head.length);
       if (head[p] !== 0x3a) break;
-      p = skipValue(head, skipWhitespace(head, p + 1, head.length), head.length);
+      const start = skipWhitespace(head, p + 1, head.length);
+      p = skipValue(head, start, head.length);
+      member.value = [start, p];
       p = skipWhitespace(head, p, head.length);
       if (head[p] !== 0x2c) break;
       p = skipWhitespace(head, p + 1, head.length);
     }
   } catch {
-    // The head ends inside a value: the keys so far are what we know.
+    // The head ends inside a value: the members so far are what we know.
   }
-  return keys;
+  return members;
+}
+
+/** Top-level keys of the first object in `head`: a value cut off by the end of the head still counts its key. */
+export function headKeys(head: Buffer): string[] {
+  return headMembers(head).map((member) => member.key);
+}
+
+/** The top-level string `key` of the first object in `head`, or null (absent, not a string, cut off). */
+export function headText(head: Buffer, key: string): string | null {
+  const value = headMembers(head).find((member) => member.key === key)?.value;
+  if (value == null || head[value[0]] !== 0x22) return null;
+  try {
+    return decodeString(head, value[0], value[1]);
+  } catch {
+    return null;
+  }
 }
 
 /** The recorder whose shape these top-level keys have, or null. */
@@ -52,19 +82,26 @@ export function kindOfKeys(keys: readonly string[]): SourceKind | null {
   return null;
 }
 
-/** The recorder that wrote the file at `path`, from its first bytes; null when none matches. */
-export async function detectSource(path: string): Promise<SourceKind | null> {
-  let head: Buffer;
-  const handle = await open(path, 'r').catch(() => null);
-  if (handle === null) return null;
+/** The first `bytes` of the file at `path`, or null when it cannot be read. */
+export function readHead(path: string, bytes = HEAD_BYTES): Buffer | null {
+  let fd: number;
   try {
-    const buffer = Buffer.allocUnsafe(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    head = buffer.subarray(0, bytesRead);
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
   } catch {
     return null;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
-  return kindOfKeys(headKeys(head));
+}
+
+/** The recorder that wrote the file at `path`, from its first bytes; null when none matches. */
+export async function detectSource(path: string): Promise<SourceKind | null> {
+  const head = readHead(path);
+  return head === null ? null : kindOfKeys(headKeys(head));
 }

@@ -1,19 +1,22 @@
 /**
- * Finds the trace files under the roots a user names. A Synalinks root also holds config,
- * dataset caches and knowledge bases; only the two layouts Synalinks writes count as traces.
- * Files outside that layout may be other recorders' (Ask recordings, klieo runs): their
- * format is told by their content's shape, read from the first bytes, never by name, so
- * Synalinks files pay nothing for it. `--source` forces one format for every file.
+ * Finds the trace files under the roots a user names, at any depth: a user names the folder
+ * they have (a project, the folder above a Synalinks root), not the one a layout expects.
+ * A Synalinks root also holds config, dataset caches and knowledge bases; only the two
+ * layouts Synalinks writes count as its traces, and which tree a file belongs to (so which
+ * folder is its program's) is told by what its records say, one look per folder, so
+ * Synalinks files stay cheap. Other files may be other recorders' (Ask recordings, klieo
+ * runs): their format is told by their content's shape, read from the first bytes, never by
+ * name. `--source` forces one format for every file.
  */
-import { accessSync, closeSync, constants, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import fg from 'fast-glob';
 import { identityOfStats, isInside, readsAlso, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
-import { detectSource } from './detect.js';
+import { detectSource, headText, readHead, startsAsJson } from './detect.js';
+import { printable } from '../format.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -35,8 +38,6 @@ export interface DiscoverOptions {
 export interface SkippedFile {
   path: string;
   reason: string;
-  /** For a trace file below a tree's depth (`TOO_DEEP`): the root of the tree it belongs to, as shown. */
-  treeRoot?: string;
 }
 
 /** A file or folder under a root that could not be read: reported like a damaged line, never silently dropped. */
@@ -54,6 +55,8 @@ export interface Discovery {
   inputs?: string[];
   /** The roots as a message names them: those given, or the default root's folder. */
   where?: string;
+  /** Folders of trace files whose records name no program, so which tree they are in is unknown. */
+  unattributed?: Set<string>;
 }
 
 // `s`: a module name may hold any character, a line break too (`.` alone stops at one).
@@ -69,6 +72,15 @@ export function displayPath(absolute: string): string {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
 }
 
+/** Why a file's name, in its folder, is not a Synalinks trace file's, or null when it is one. */
+function whyNotTraceName(folder: string, name: string): string | null {
+  if (!name.endsWith('.jsonl')) return 'not a .jsonl file';
+  const match = TRACE_FILE_NAME.exec(name);
+  if (match === null) return 'name is not <module>_YYYYmmdd-HHMMSS.jsonl';
+  if (match.groups!.stem !== folder) return 'file name does not match its folder';
+  return null;
+}
+
 /**
  * Why a path relative to a root is not a trace file, or null when it is one:
  * `<program>/<module>/<module>_<ts>.jsonl` or `<program>/<program>_<ts>.jsonl`.
@@ -79,18 +91,22 @@ export function whyNotTraceFile(relative: string): string | null {
   const name = parts[parts.length - 1];
   if (!name.endsWith('.jsonl')) return 'not a .jsonl file';
   if (parts.length < 2 || parts.length > 3) return 'not at <program>/<module>/ depth';
-  const match = TRACE_FILE_NAME.exec(name);
-  if (match === null) return 'name is not <module>_YYYYmmdd-HHMMSS.jsonl';
-  if (match.groups!.stem !== parts[parts.length - 2]) return 'file name does not match its folder';
-  return null;
+  return whyNotTraceName(parts[parts.length - 2], name);
 }
 
 /** Extensions of files that may hold another recorder's JSON (Ask writes JSON into `.yml`). */
 const OTHER_CANDIDATE = /\.(json|jsonl|yml|yaml)$/i;
 
-/** Which format a file outside the Synalinks layout holds: forced, or from its content. */
+/**
+ * Which format a file outside the Synalinks layout holds: forced, or from its content. Forced,
+ * a file that is not JSON at all (a project's YAML config beside its recordings) is still none.
+ */
 async function otherSource(full: string, forced: SourceKind | undefined): Promise<SourceKind | null> {
-  if (forced !== undefined) return forced === 'synalinks' ? null : OTHER_CANDIDATE.test(full) ? forced : null;
+  if (forced !== undefined) {
+    if (forced === 'synalinks' || !OTHER_CANDIDATE.test(full)) return null;
+    const head = readHead(full);
+    return head === null || head.length === 0 || startsAsJson(head) ? forced : null;
+  }
   if (!OTHER_CANDIDATE.test(full)) return null;
   const kind = await detectSource(full);
   return kind === 'synalinks' ? null : kind;
@@ -132,81 +148,105 @@ function readable(file: string): string | null {
   }
 }
 
-/** The `program` of a Synalinks file's first record, from its first bytes (keys come in a fixed order, `program` early). */
-export function peekProgram(file: string): string | null {
-  try {
-    const fd = openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(8192);
-      const n = readSync(fd, buffer, 0, buffer.length, 0);
-      const match = /"program"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(buffer.toString('utf8', 0, n));
-      return match ? (JSON.parse(`"${match[1]}"`) as string) : null;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
+/** Enough of a Synalinks line to hold its first keys (`program` and `module` come early, in a fixed order). */
+const PEEK_BYTES = 8192;
+
+export interface PeekedNames {
+  program: string | null;
+  module: string | null;
+}
+
+/** What a Synalinks file's first record says of itself, from its first bytes. */
+export function peekNames(file: string): PeekedNames {
+  const head = readHead(file, PEEK_BYTES);
+  if (head === null) return { program: null, module: null };
+  return { program: headText(head, 'program'), module: headText(head, 'module') };
 }
 
 /**
- * The root of the tree a trace file sits in, when the folder named is inside a tree (a
- * program or module folder) or the file is named itself: `<root>/<program>/<module>/<module>_ts.jsonl`,
- * or `<root>/<program>/<program>_ts.jsonl` when the record says program and module are one.
+ * The root of the tree a trace file sits in, from what its record says:
+ * `<root>/<program>/<module>/<module>_ts.jsonl`, or `<root>/<program>/<program>_ts.jsonl`
+ * for a program's own records (program and module one, or the file named for the program).
  * Null when the file's name does not match its folder.
  */
-function treeRootOf(file: string): string | null {
+function treeRootOf(file: string, said: PeekedNames = peekNames(file)): string | null {
   const match = TRACE_FILE_NAME.exec(path.basename(file));
   const folder = path.dirname(file);
   if (match === null || match.groups!.stem !== path.basename(folder)) return null;
-  const program = peekProgram(file);
-  if (program === match.groups!.stem) return path.dirname(folder);
+  if (said.program !== null && (said.program === match.groups!.stem || said.program === said.module)) return path.dirname(folder);
   return path.dirname(path.dirname(folder));
+}
+
+/**
+ * What the trace files of `file`'s folder say of themselves (see `peekNames`). A module
+ * folder holds one module's files, so the first file naming its program says it for all:
+ * one look per folder, not per file. A file naming none (its first line cut) leaves it to the next.
+ */
+function folderNames(file: string, known: Map<string, PeekedNames>): PeekedNames {
+  const folder = path.dirname(file);
+  const said = known.get(folder) ?? peekNames(file);
+  if (said.program !== null) known.set(folder, said);
+  return said;
 }
 
 /** Trace files are at most this many folders below a tree root (`<program>/<module>/<file>`). */
 const TREE_DEPTH = 3;
 
 /**
- * Files under `absolute`, as sorted `/`-separated relative paths: three folders deep, where a
- * tree's trace files are, and one more, only to tell a user who named the folder above a
- * tree (see `TOO_DEEP`); the bound also ends link loops. fast-glob skips what it cannot read
- * (`suppressErrors`); the file-system calls it is handed note each such folder or link within
- * the tree's depth first, so it is reported as unreadable instead of vanishing. A dangling
- * link holds nothing and is passed over.
+ * Files under `absolute`, at any depth, as sorted `/`-separated relative paths; names that
+ * start with a dot are passed over, as shells and git do. Links are followed, but never into
+ * a folder the walk is already inside, which ends link loops. A folder or file that cannot be
+ * read is noted as unreadable, never passed over; a dangling link holds nothing and is.
  */
 function walk(absolute: string, into: Discovery): string[] {
-  const noting =
-    <A extends unknown[], R>(call: (target: string, ...rest: A) => R, deepest: number) =>
-    (target: string, ...rest: A): R => {
-      try {
-        return call(target, ...rest);
-      } catch (error) {
-        const depth = path.relative(absolute, target).split(path.sep).filter((part) => part !== '').length;
-        const reported = depth <= deepest && ((error as NodeJS.ErrnoException).code !== 'ENOENT' || notUtf8Name(target));
-        if (reported) into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error, target) });
-        throw error;
+  const files: string[] = [];
+  const note = (target: string, error: unknown): void => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || notUtf8Name(target)) into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error, target) });
+  };
+  const inside = new Set<string>();
+  const visit = (folder: string, relative: string, identity: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      note(folder, error);
+      return;
+    }
+    inside.add(identity);
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const full = path.join(folder, entry.name);
+      const below = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      // A plain file needs no stat of its own: on a tree of thousands, that is a call per file saved.
+      if (entry.isFile()) {
+        files.push(below);
+        continue;
       }
-    };
-  const entries = fg.sync(['*', '*/*', '*/*/*', '*/*/*/*'], {
-    cwd: absolute,
-    onlyFiles: true,
-    followSymbolicLinks: true,
-    suppressErrors: true,
-    deep: TREE_DEPTH + 1,
-    dot: false,
-    fs: {
-      // Folders whose entries are within the tree's depth, and entries within it.
-      readdirSync: noting(readdirSync, TREE_DEPTH - 1) as typeof readdirSync,
-      statSync: noting(statSync, TREE_DEPTH) as typeof statSync,
-    },
-  });
-  return entries.sort();
+      let info: Stats;
+      try {
+        info = statSync(full);
+      } catch (error) {
+        note(full, error);
+        continue;
+      }
+      if (info.isDirectory()) {
+        if (!inside.has(identityOfStats(info))) visit(full, below, identityOfStats(info));
+      } else if (info.isFile()) files.push(below);
+    }
+    inside.delete(identity);
+  };
+  visit(absolute, '', identityOfStats(statSync(absolute)));
+  return files.sort();
 }
 
-/** Why a trace file one folder below a tree's depth is not read: the user named the folder above the tree. */
-export const TOO_DEEP = 'one folder deeper than <program>/<module>/';
-const TREE_ROOT_HINT = 'name the folder that holds the program folders (a Synalinks root, as ~/.synalinks)';
+/** A folder whose place in a tree its records do not say: which folder to name instead, in one line. */
+function unattributedMessage(folder: string): string {
+  const [above, twoAbove] = [path.dirname(folder), path.dirname(path.dirname(folder))];
+  return (
+    `${printable(displayPath(folder))}: its trace files name no program, so whether it is a program or a module folder cannot be told: ` +
+    `name the Synalinks root it is in: ${printable(displayPath(twoAbove))}, or ${printable(displayPath(above))} if ${printable(path.basename(folder))} is a program folder`
+  );
+}
 
 async function discoverRoot(root: string, into: Discovery, options: DiscoverOptions): Promise<void> {
   const absolute = path.resolve(root);
@@ -243,24 +283,18 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
   const entries = walk(absolute, into);
   // A program or module folder named as the root: its trace files sit above the depth a tree root has.
   const insideTree = entries.some((relative) => !relative.includes('/') && TRACE_FILE_NAME.exec(relative)?.groups?.stem === path.basename(absolute));
+  const said = new Map<string, PeekedNames>();
   for (const relative of entries) {
     const full = path.join(absolute, relative);
-    const parts = relative.split('/');
-    if (parts.length > TREE_DEPTH) {
-      // Read as a tree, the folder above would misname programs and modules: said, not read.
-      if (whyNotTraceFile(parts.slice(-TREE_DEPTH).join('/')) === null) {
-        into.skipped.push({ path: displayPath(full), reason: `${TOO_DEEP}: ${TREE_ROOT_HINT}`, treeRoot: displayPath(treeRootOf(full) ?? path.dirname(path.dirname(path.dirname(full)))) });
-      }
-      continue;
-    }
     const unreadable = readable(full);
     if (unreadable !== null) {
       into.unreadable!.push({ path: displayPath(full), reason: unreadable });
       continue;
     }
-    let reason = whyNotTraceFile(relative);
+    const parts = relative.split('/');
+    const depth = parts.length;
+    let reason = depth <= TREE_DEPTH ? whyNotTraceFile(relative) : whyNotTraceName(parts[depth - 2], parts[depth - 1]);
     let fileRoot = absolute;
-    const depth = relative.split('/').length;
     if (depth === 1 && insideTree && reason === 'not at <program>/<module>/ depth') {
       // A module folder (or a program's own files) named as the root.
       const treeRoot = treeRootOf(full);
@@ -268,8 +302,18 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     } else if (depth === 2 && reason === null) {
       // `<x>/<x>_ts.jsonl` is a program's own file under a tree root, or a module's file under
       // a program folder named as the root: the record's program tells which.
-      const program = peekProgram(full);
-      if (program !== null && program !== relative.split('/')[0] && program === path.basename(absolute)) fileRoot = path.dirname(absolute);
+      const { program } = folderNames(full, said);
+      if (program !== null && program !== parts[0] && program === path.basename(absolute)) fileRoot = path.dirname(absolute);
+    } else if (depth >= TREE_DEPTH && reason === null) {
+      // Below the root named, the record says which tree the file is in: the folders are only
+      // where the recorder put it. At the tree's own depth, the root named is the tree's.
+      const names = folderNames(full, said);
+      if (names.program === null && depth > TREE_DEPTH && statSync(full).size > 0) {
+        into.unattributed!.add(path.dirname(full));
+        continue;
+      }
+      fileRoot = treeRootOf(full, names)!;
+      reason = whyNotTraceFile(path.relative(fileRoot, full).split(path.sep).join('/'));
     }
     if (reason === null && (options.source === undefined || options.source === 'synalinks')) {
       into.files.push({ path: full, display: displayPath(full), root: fileRoot, source: 'synalinks' });
@@ -279,16 +323,20 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     if (other !== null) into.files.push({ path: full, display: displayPath(full), root: absolute, source: other });
     else if (reason === null) into.skipped.push({ path: displayPath(full), reason: `not read as ${options.source} (--source)` });
     else if (options.source === undefined && reason !== 'dataset cache' && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; no known recorder format (Ask, klieo)` });
+    else if (options.source !== 'synalinks' && reason !== 'dataset cache' && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; not JSON, so no ${options.source} file` });
     else into.skipped.push({ path: displayPath(full), reason });
   }
 }
 
 export async function discover(roots: readonly string[], options: DiscoverOptions = {}): Promise<Discovery> {
-  const result: Discovery = { files: [], skipped: [], unreadable: [] };
+  const result: Discovery = { files: [], skipped: [], unreadable: [], unattributed: new Set() };
   const named = roots.length > 0 ? roots : [defaultRoot()];
   // path.resolve('') is the current folder: an unset shell variable would read it, and write beside it.
   if (named.some((root) => root.trim() === '')) throw new UserError('a root is an empty path: name a trace folder or file (is a shell variable unset?)');
   for (const root of named) await discoverRoot(root, result, options);
+  // Read under a guessed program, its records would count, export and copy under a wrong name.
+  const unattributed = [...result.unattributed!];
+  if (unattributed.length > 0) throw new UserError(unattributedMessage(unattributed[0]!) + (unattributed.length > 1 ? ` (and ${unattributed.length - 1} more such folders)` : ''));
   result.inputs = realInputs(named);
   // A trace file reached through a link inside a root is an input where it really is.
   const named_ = result.inputs;

@@ -12,7 +12,7 @@ import { KeyIndex } from '../pipeline/key-index.js';
 import { DEFAULT_KEY, keyOf } from '../pipeline/keys.js';
 import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
 import type { Run } from '../runs/runs.js';
-import { discover, peekProgram, type Discovery, type TraceFile } from '../sources/discover.js';
+import { discover, peekNames, type Discovery, type TraceFile } from '../sources/discover.js';
 import { lineTooLongReason, MAX_LINE_BYTES, readLineBatches, type Line } from '../sources/lines.js';
 
 /** What the browser reads of a line too long to be a record (see MAX_LINE_BYTES). */
@@ -173,16 +173,24 @@ function grow<T extends Float64Array | Int32Array | Uint32Array | Uint16Array | 
 const TRACE_NAME = /^(?<stem>.+)_\d{8}-\d{6}\.jsonl$/;
 
 
-/** Program and module of a trace file, from where it sits: `<program>/<module>/<module>_ts.jsonl`. */
+/**
+ * Program and module of a trace file: what its first record says, as every other command
+ * counts its records; where it sits (`<program>/<module>/<module>_ts.jsonl`) only where the
+ * record names none.
+ */
 export function locateFile(file: TraceFile): { program: string; module: string } {
+  const said = peekNames(file.path);
   const parts = path.relative(file.root, file.path).split(path.sep);
   const name = parts[parts.length - 1];
   const stem = TRACE_NAME.exec(name)?.groups?.stem ?? name.replace(/\.jsonl$/, '');
-  if (parts.length >= 3) return { program: parts[parts.length - 3], module: parts[parts.length - 2] };
-  if (parts.length === 2) return { program: parts[0], module: parts[0] === stem ? stem : parts[1] };
-  // A file named directly: its folders may not say the program, the record does.
-  const folder = path.basename(file.root);
-  return { program: peekProgram(file.path) ?? (folder === stem ? path.basename(path.dirname(file.root)) : folder), module: stem };
+  let placed: { program: string; module: string };
+  if (parts.length >= 3) placed = { program: parts[parts.length - 3], module: parts[parts.length - 2] };
+  else if (parts.length === 2) placed = { program: parts[0], module: parts[0] === stem ? stem : parts[1] };
+  else {
+    const folder = path.basename(file.root);
+    placed = { program: folder === stem ? path.basename(path.dirname(file.root)) : folder, module: stem };
+  }
+  return { program: said.program ?? placed.program, module: said.module ?? placed.module };
 }
 
 interface CachedList {
