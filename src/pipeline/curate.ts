@@ -343,8 +343,8 @@ export class Curation {
       collapse: this.collapse,
       toolCalls: onToolCalls !== null,
       nearDuplicates: this.near,
-      // --exclude, --keep-list and --against drop records after this: each record's turns must come.
-      toolCallsOnce: options.exclude === null && keepList === null && options.seen === null ? randomUUID() : null,
+      // --exclude, --keep-list, --against and the target's earlier refusals drop records after this: each record's turns must come.
+      toolCallsOnce: options.exclude === null && keepList === null && options.seen === null && (options.refused?.count ?? 0) === 0 ? randomUUID() : null,
       quality,
     };
   }
