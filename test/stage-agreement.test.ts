@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FIXTURES, generatedTree, REPO, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, generatedTree, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
 import { brokenChains, type RunVerdict } from './stage-agreement-runner.js';
 
 const RUNNER = path.join(REPO, 'dist', 'test', 'stage-agreement-runner.js');
@@ -52,6 +52,24 @@ describe('the curation stages agree: every drop that names a kept record leads t
     ['real Ask recordings', () => path.join(FIXTURES, 'ask'), false],
   ];
   for (const [name, tree, full] of trees) it(name, async () => assertAgreement(await verdicts(tree(), full)));
+
+  it('a run whose last steps the target refuses is exported up to the steps it takes, in three passes', () => {
+    // NeMo Customizer takes no tool results: the math agent's runs hold them from their second step on.
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--out', out, '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    const passes = result.stderr.split('\n').filter((line) => / \(pass \d+\)$/.test(line));
+    assert.deepEqual(passes, [
+      'nemo-customizer refused a record that other records gave way to; asking it about every record first (pass 2)',
+      'planning again without the 7 records nemo-customizer refused (pass 3)',
+    ]);
+    const exported = readFileSync(path.join(out, '_traces', 'examples.jsonl'), 'utf8');
+    // The two runs' first steps, which end at the tool call (their call_ids in samples/synalinks/math_agent).
+    for (const id of ['5ab33be9-979d-454a-b42a-b7a512a4c08f', 'cc4eadc0-55db-4156-946a-bfb3cb1c7f3e']) assert.ok(exported.includes(id), id);
+    const report = JSON.parse(result.stdout) as { kept_after_curation: number; examples: { training: number; validation: number }; dropped: Record<string, number> };
+    assert.equal(report.dropped.not_representable, 7);
+    assert.equal(report.kept_after_curation, report.examples.training + report.examples.validation + report.dropped.not_representable);
+  });
 
   it('the checker itself finds a cycle, a chain to a dropped record and one to nowhere', () => {
     const drops = [

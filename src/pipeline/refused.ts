@@ -105,6 +105,8 @@ export class ExportPass {
   constructor(
     readonly refused: RefusedRecords,
     private readonly files: readonly TraceFile[],
+    /** A pass that only asks the target about every record the comparing stages would see: its output is never kept. */
+    readonly probe = false,
   ) {
     refused.startPass();
   }
@@ -122,16 +124,21 @@ export class ExportPass {
     if (drop.call_id !== undefined && this.named.has(drop.call_id)) this.namedRefused = true;
   }
 
-  /** Whether a record that others gave way to was refused: this pass's output must not be kept. */
+  /** Whether this pass's output must not be kept: a probe, or a record that others gave way to was refused. */
   get mustPlanAgain(): boolean {
-    return this.namedRefused;
+    return this.probe || this.namedRefused;
   }
 }
 
 /**
  * Runs export passes until one refuses no record a drop names: `pass` returns null when its
- * `ExportPass` says it must plan again (having written nothing), and the next pass drops every
- * refusal learnt so far before the comparing stages.
+ * `ExportPass` says it must plan again (having written nothing). Peeling one refused step a
+ * pass would take a pass per step of the longest agent run, so a pass that fails is followed
+ * by a probe: the plan without its comparing stages (every record they would see is kept),
+ * whose examples are made only to learn the target's verdict on each. The pass after it
+ * drops every refusal before the comparing stages, and so keeps only records the target
+ * takes: three passes where one is not enough, unless a verdict depends on the rest (a tool
+ * definition inferred from fewer calls, near --max-example-tokens), when the same goes on.
  */
 export async function exportUntilAgreed<T>(
   targetName: string,
@@ -140,14 +147,21 @@ export async function exportUntilAgreed<T>(
   pass: (options: CurationOptions, tracker: ExportPass) => Promise<T | null>,
 ): Promise<T> {
   const refused = new RefusedRecords();
+  let probe = false;
   for (let count = 1; ; count++) {
     const before = refused.count;
-    const result = await pass({ ...curationOptions, refused }, new ExportPass(refused, files));
+    const options: CurationOptions = probe
+      ? { ...curationOptions, refused, dedupe: false, trajectories: 'all', nearDuplicates: null }
+      : { ...curationOptions, refused };
+    const result = await pass(options, new ExportPass(refused, files, probe));
     if (result !== null) return result;
     // A pass asks for another only when it refused a named record, which it added.
-    if (refused.count === before) throw new Error('an export pass asked for another without refusing a record more');
+    if (!probe && refused.count === before) throw new Error('an export pass asked for another without refusing a record more');
     process.stderr.write(
-      `${targetName} refused a record that other records gave way to; planning again without the ${plural(refused.count, 'record')} it refused (pass ${count + 1})\n`,
+      probe
+        ? `planning again without the ${plural(refused.count, 'record')} ${targetName} refused (pass ${count + 1})\n`
+        : `${targetName} refused a record that other records gave way to; asking it about every record first (pass ${count + 1})\n`,
     );
+    probe = !probe;
   }
 }
