@@ -2,7 +2,7 @@
  * Writes a realistic Synalinks trace tree of any size, deterministic for a seed, for the
  * benchmarks (and for tests that need more than samples/synalinks).
  *
- *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates] [--plant-failures]
+ *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates] [--plant-failures] [--distinct-calls]
  *
  * Records are built the way synalinks.hooks.Recorder builds them (see
  * /work/shared/spec/synalinks-format.md): compact JSON exactly as orjson writes it, keys in
@@ -54,6 +54,12 @@ export interface GenerateOptions {
    * truncations a recorder reports. Off by default, so the trees of other seeds stay as they were.
    */
   plantFailures?: boolean;
+  /**
+   * No exact re-runs: every ok call has inputs of its own, but for the failed attempts a success
+   * follows. A tree of as many distinct keys as ok records, for the memory that must not grow
+   * with the keys. Off by default, so the trees of other seeds stay as they were.
+   */
+  distinctCalls?: boolean;
 }
 
 /** A planted quiet failure, or a near miss that must not be dropped. */
@@ -594,6 +600,7 @@ class Gen {
   constructor(
     readonly rng: Rng,
     readonly w: Writer,
+    private readonly replays = true,
   ) {
     this.pool = new TextPool(rng);
   }
@@ -608,7 +615,7 @@ class Gen {
   /** Re-emits a past run of `program` (a cache-less re-run of the same inputs). */
   replay(p: Proc, program: string, differentCompletion: (spec: CallSpec) => CallSpec | null): boolean {
     const list = this.runs.get(program);
-    if (list === undefined || list.length === 0) return false;
+    if (!this.replays || list === undefined || list.length === 0) return false;
     const run = this.rng.pick(list);
     const parent = run.direct ? null : this.rng.uuid4();
     for (const spec of run.specs) {
@@ -1484,7 +1491,7 @@ export function generate(options: GenerateOptions): Expected {
   const noBigImages = profile === 'small' ? Infinity : undefined;
   const w = new Writer(out, target, (noBigImages ?? options.bigImageEveryMb ?? 40) * 1024 * 1024, (noBigImages ?? options.firstBigImageMb ?? 10) * 1024 * 1024);
   const rng = new Rng(options.seed);
-  const g = new Gen(rng, w);
+  const g = new Gen(rng, w, !options.distinctCalls);
   const skipped = writeNonTraces(g, out);
   if (options.plantFailures) for (let i = 0; i < EVAL_ITEMS; i++) g.evalItems.push(evalItem(g));
 
@@ -1582,7 +1589,7 @@ export function generate(options: GenerateOptions): Expected {
 
 // ------------------------------------------------------------------------------------ CLI
 
-const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates] [--plant-failures]\n';
+const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates] [--plant-failures] [--distinct-calls]\n';
 
 function main(argv: string[]): void {
   let out: string | null = null;
@@ -1591,12 +1598,14 @@ function main(argv: string[]): void {
   let force = false;
   let plantNearDuplicates = false;
   let plantFailures = false;
+  let distinctCalls = false;
   let profile: Profile = 'default';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--out') out = argv[++i];
     else if (a === '--plant-near-duplicates') plantNearDuplicates = true;
     else if (a === '--plant-failures') plantFailures = true;
+    else if (a === '--distinct-calls') distinctCalls = true;
     else if (a === '--profile') profile = argv[++i] as Profile;
     else if (a === '--mb') mb = Number(argv[++i]);
     else if (a === '--seed') seed = Number(argv[++i]);
@@ -1611,7 +1620,7 @@ function main(argv: string[]): void {
     process.exitCode = 2;
     return;
   }
-  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, plantFailures, log: (line) => process.stderr.write(line + '\n') });
+  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, plantFailures, distinctCalls, log: (line) => process.stderr.write(line + '\n') });
   process.stdout.write(
     `${out}: ${e.records} records (${e.ok} ok, ${e.exception} exception, ${e.no_output} no_output), ` +
       `${e.damaged_lines} damaged lines, ${e.unique_ok_keys} unique ok keys; counts in ${expectedPath(out)}\n`,

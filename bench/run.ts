@@ -187,8 +187,8 @@ function treeIsValid(tree: string): Expected | null {
 /** Where trees are kept: bench/out, or --trees (big trees belong outside the checkout). */
 let treesDir = path.join(BENCH, 'out');
 
-function ensureTree(mb: number, seed: number, persistent: boolean, profile: Profile = 'default'): { tree: string; expected: Expected; temporary: boolean } {
-  const name = `tree-${profile === 'default' ? '' : `${profile}-`}${mb}-${seed}`;
+function ensureTree(mb: number, seed: number, persistent: boolean, profile: Profile = 'default', distinctCalls = false): { tree: string; expected: Expected; temporary: boolean } {
+  const name = `tree-${profile === 'default' ? '' : `${profile}-`}${distinctCalls ? 'distinct-' : ''}${mb}-${seed}`;
   const kept = path.join(treesDir, name);
   const existing = treeIsValid(kept);
   if (existing !== null) {
@@ -197,9 +197,9 @@ function ensureTree(mb: number, seed: number, persistent: boolean, profile: Prof
   }
   const tree = persistent ? kept : path.join(scratch, name);
   if (persistent) mkdirSync(path.dirname(tree), { recursive: true });
-  log(`generating ${mb} MB (seed ${seed}, profile ${profile}) into ${tree}`);
+  log(`generating ${mb} MB (seed ${seed}, profile ${profile}${distinctCalls ? ', distinct calls' : ''}) into ${tree}`);
   const started = Date.now();
-  const expected = generate({ out: tree, mb, seed, force: true, profile, log: (line) => log(line) });
+  const expected = generate({ out: tree, mb, seed, force: true, profile, distinctCalls, log: (line) => log(line) });
   const seconds = (Date.now() - started) / 1000;
   log(`generation: ${(expected.trace_bytes / MB / seconds).toFixed(1)} MB/s`);
   return { tree, expected, temporary: !persistent };
@@ -406,11 +406,12 @@ const MEMORY_TARGETS: Record<string, { oneThread: number; threads: number }> = {
 
 /**
  * Peak RSS of stats, dedupe and export (one thread and the default threads) on two trees of the
- * small profile, --memory-mb and --big-mb: memory must stay flat while the tree grows.
+ * small profile, --memory-mb and --big-mb (the big one also with every ok call distinct): memory must stay flat while the tree grows.
  * Each command runs --runs times, alternating; the figure is the highest peak, the time the median.
  */
 async function memoryMode(o: Options): Promise<void> {
-  const trees = [ensureTree(o.memoryMb, o.seed, true, 'small'), ensureTree(o.bigMb, o.seed, true, 'small')];
+  // The big tree twice: as generated, and with every ok call distinct (the key tables' worst case).
+  const trees = [ensureTree(o.memoryMb, o.seed, true, 'small'), ensureTree(o.bigMb, o.seed, true, 'small'), ensureTree(o.bigMb, o.seed, true, 'small', true)];
   const rows: string[][] = [['tree', 'MB', 'command', 'threads', 'wall (s)', 'peak RSS MB', 'target MB']];
   for (const t of trees) {
     describe(t.tree, t.expected);

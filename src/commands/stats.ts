@@ -38,6 +38,7 @@ export async function collectStats(
     (share) => ({ records: share.total.records, bytes: share.bytes }),
   );
   for await (const share of shares) stats.merge(share);
+  stats.finish();
   return { stats, discovery };
 }
 

@@ -37,7 +37,7 @@ import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow, HolderRow } from './collapse.js';
-import { KeyRow, LossRow, OK, partitionOf, resolvePartition, rowFloat, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
+import { KeyRow, LossRow, OK, partitionOf, planPartitions, resolvePartition, rowFloat, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
 import { CallIdColumn, Column, uuidText, uuidWords } from './columns.js';
 import type { KeyIndex } from './key-index.js';
 import { SIGNATURE_WORDS } from './minhash.js';
@@ -137,10 +137,6 @@ export type DropSink = (drop: Drop) => void;
 /** What a plan keeps: per file index, the sorted line numbers, and their byte offsets in the same order. */
 export type KeptLines = Pick<CurationPlan, 'keptLines' | 'keptOffsets'>;
 
-/** Partitions of the plan's tables for a tree of `bytes`: about 64 MB of records each, from 8 to 256. */
-export function planPartitions(bytes: number): number {
-  return Math.min(256, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, bytes / (64 * 1024 * 1024))))));
-}
 
 /** A winner that gives way, set aside in file order to be reported after the duplicates. */
 const GivenWayDrop = { seq: 0, fileIndex: 1, line: 2, group: 3, callId: 4, holderSeq: 8, holderCallId: 10, words: 14 } as const;

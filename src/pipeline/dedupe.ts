@@ -84,6 +84,11 @@ export function partitionOf(key: ArrayLike<number>, at: number, partitions: numb
   return ((h ^ (h >>> 15)) >>> 0) % partitions;
 }
 
+/** Partitions of the key tables for a tree of `bytes`: about 64 MB of records each, from 8 to 256. */
+export function planPartitions(bytes: number): number {
+  return Math.min(256, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, bytes / (64 * 1024 * 1024))))));
+}
+
 /**
  * Rows made room for up front in a partition of `rows` rows: a small partition all, a big one
  * 2048 and growth (by half again), since a partition of many duplicates has few keys.

@@ -2,6 +2,8 @@
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { Column } from '../pipeline/columns.js';
 import { KeyIndex, slotsForTree } from '../pipeline/key-index.js';
+import { partitionOf, planPartitions, rowFloat, setRowFloat } from '../pipeline/dedupe.js';
+import { PartitionedSpill, RunTempDir } from '../pipeline/spill.js';
 import { DEFAULT_KEY, keyOf, type KeyKind } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
@@ -14,6 +16,98 @@ const MAX_LISTED_DAMAGE = 20;
 
 /** The groups one record counts in: its program, module, model and version. */
 type GroupNames = [string, string, string, string];
+
+/**
+ * Trees from this size count their distinct ok keys a partition at a time, from rows set aside
+ * on disk: one table of every key grew with the keys (300 MB peak on a 4 GB tree of 1.9M
+ * distinct keys), where a partition's table holds about 64 MB of records' keys.
+ */
+const PARTITION_KEYS_FROM_BYTES = 256 << 20;
+
+/** An ok record's key offered to the tree-wide count, as set aside: key, timestamp (float64), group set. */
+const OfferRow = { key: 0, timestamp: 4, set: 6, words: 7 } as const;
+
+/**
+ * Per distinct ok key, the record dedupe keeps so far (the first by timestamp, ties to the one
+ * offered first) and its group set: a duplicate is booked under the groups of the record dedupe
+ * drops, not of the one read second. Typed columns, not arrays of numbers: half of all key
+ * words would be heap numbers, and their survival made the young generation grow (about 25 MB
+ * more on 1 GB).
+ */
+class KeyWinners {
+  readonly keys: KeyIndex;
+  readonly timestamps = new Column(Float64Array);
+  readonly sets = new Column(Int32Array);
+
+  constructor(slots: number) {
+    this.keys = new KeyIndex(slots);
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  /** Offers a key; returns the group set of the record that is now a duplicate, or -1 when the key is new. */
+  offer(key: Uint32Array, timestamp: number, set: number): number {
+    const row = this.keys.size;
+    const existing = this.keys.addIfAbsent(key, row);
+    const timestamps = this.timestamps;
+    const sets = this.sets;
+    if (existing === -1) {
+      timestamps.ensure(row + 1);
+      sets.ensure(row + 1);
+      timestamps.data[row] = timestamp;
+      sets.data[row] = set;
+      return -1;
+    }
+    // As dedupe's `--keep first`: an older record wins; on a tie the one offered first stays.
+    if (!(timestamp < timestamps.data[existing])) return set;
+    const dropped = sets.data[existing];
+    timestamps.data[existing] = timestamp;
+    sets.data[existing] = set;
+    return dropped;
+  }
+}
+
+/** Offers set aside by a partition of their key, resolved a partition at a time once all have come. */
+class PartitionedOffers {
+  private readonly dir = new RunTempDir();
+  private readonly rows: PartitionedSpill;
+  private readonly row = new Uint32Array(OfferRow.words);
+
+  constructor(readonly partitions: number) {
+    this.rows = new PartitionedSpill(this.dir, 'ok-keys', OfferRow.words, partitions);
+  }
+
+  offer(key: Uint32Array, timestamp: number, set: number): void {
+    this.row.set(key, OfferRow.key);
+    setRowFloat(this.row, OfferRow.timestamp, timestamp);
+    this.row[OfferRow.set] = set;
+    this.rows.append(partitionOf(key, 0, this.partitions), this.row);
+  }
+
+  /** Resolves every partition, in the order offered within each; returns how many distinct keys there were. */
+  resolve(onDuplicate: (droppedSet: number) => void): number {
+    let distinct = 0;
+    const key = new Uint32Array(4);
+    try {
+      for (let p = 0; p < this.partitions; p++) {
+        const winners = new KeyWinners(Math.ceil(this.rows.rows(p) * 1.5));
+        for (const row of this.rows.read(p)) {
+          key.set(row.subarray(OfferRow.key, OfferRow.key + 4));
+          const dropped = winners.offer(key, rowFloat(row, OfferRow.timestamp), row[OfferRow.set]);
+          if (dropped !== -1) onDuplicate(dropped);
+        }
+        distinct += winners.size;
+        this.rows.close(p);
+      }
+    } finally {
+      this.rows.dispose();
+      this.dir.remove();
+    }
+    return distinct;
+  }
+}
 
 
 /** What a worker hands back for its share of the files. */
@@ -40,8 +134,11 @@ export class StatsCollector {
     model: new Map(),
     version: new Map(),
   };
-  /** Each distinct ok key, and its row in the winner columns below. */
-  readonly okKeys: KeyIndex;
+  /** Each distinct ok key and the record dedupe keeps of it, held in memory (a small tree, a worker's share)… */
+  private readonly winners: KeyWinners | null;
+  /** …or set aside by partition for a big tree, counted by `finish`. */
+  private readonly offers: PartitionedOffers | null;
+  private partitionedUniqueKeys: number | null = null;
   damagedCount = 0;
   readonly damagedListed: DamagedLine[] = [];
   files = 0;
@@ -55,13 +152,6 @@ export class StatsCollector {
   private lastNames: GroupNames | null = null;
   private lastRecordNames: [program: string, module: string, model: string | null, version: string | null] | null = null;
   private lastTallies: Tally[] = [];
-  /**
-   * Per ok key, the record dedupe keeps so far (the first by timestamp, ties to the one read
-   * first): a duplicate is booked under the groups of the record dedupe drops, not of the one
-   * read second. Typed columns, not arrays of numbers: half of all key words would be heap
-   * numbers, and their survival made the young generation grow (about 25 MB more on 1 GB).
-   */
-  private readonly winners = { timestamps: new Column(Float64Array), sets: new Column(Int32Array) };
   /** The distinct group sets winners point at, and their index by joined names. */
   private readonly groupSets: GroupNames[] = [];
   private readonly setIndex = new Map<string, number>();
@@ -74,7 +164,11 @@ export class StatsCollector {
   readonly prices: PriceTable | null;
 
   constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number; key?: KeyKind } = {}) {
-    this.okKeys = new KeyIndex(slotsForTree(options.bytes ?? 0));
+    const bytes = options.bytes ?? 0;
+    // A share's keys go to the main thread whole: only the tree-wide count is partitioned.
+    const partitioned = !options.logKeys && bytes >= PARTITION_KEYS_FROM_BYTES;
+    this.offers = partitioned ? new PartitionedOffers(planPartitions(bytes)) : null;
+    this.winners = partitioned ? null : new KeyWinners(slotsForTree(bytes));
     this.keyLog = options.logKeys ? new Column(Uint32Array, 4) : null;
     this.prices = options.prices ?? null;
     this.keyKind = options.key ?? DEFAULT_KEY;
@@ -123,30 +217,35 @@ export class StatsCollector {
   }
 
   /**
-   * Offers an ok record's key (in `this.key`) with its timestamp and groups. Returns the group
-   * set of the record that is now a duplicate, or -1 when the key is new.
+   * Offers an ok record's key (in `this.key`) with its timestamp and groups, booking the
+   * duplicate it makes (at once in memory; when partitions are resolved by `finish` otherwise).
    */
-  private offerKey(timestamp: number, set: number): number {
-    const row = this.okKeys.size;
-    const existing = this.okKeys.addIfAbsent(this.key, row);
-    const { timestamps, sets } = this.winners;
-    if (existing === -1) {
-      timestamps.ensure(row + 1);
-      sets.ensure(row + 1);
-      timestamps.data[row] = timestamp;
-      sets.data[row] = set;
-      if (this.keyLog !== null) {
-        this.keyLog.ensure(row + 1);
-        this.keyLog.data.set(this.key, row * 4);
-      }
-      return -1;
+  private offerKey(timestamp: number, set: number): void {
+    if (this.offers !== null) {
+      this.offers.offer(this.key, timestamp, set);
+      return;
     }
-    // As dedupe's `--keep first`: an older record wins; on a tie the one read first stays.
-    if (!(timestamp < timestamps.data[existing])) return set;
-    const dropped = sets.data[existing];
-    timestamps.data[existing] = timestamp;
-    sets.data[existing] = set;
-    return dropped;
+    const winners = this.winners!;
+    const row = winners.size;
+    const dropped = winners.offer(this.key, timestamp, set);
+    if (dropped !== -1) this.bookDuplicate(dropped);
+    else if (this.keyLog !== null) {
+      this.keyLog.ensure(row + 1);
+      this.keyLog.data.set(this.key, row * 4);
+    }
+  }
+
+  /** Counts the keys set aside by partition (once every record and share is in); nothing to do in memory. */
+  finish(): void {
+    if (this.offers === null || this.partitionedUniqueKeys !== null) return;
+    this.partitionedUniqueKeys = this.offers.resolve((set) => this.bookDuplicate(set));
+  }
+
+  /** Distinct ok keys: duplicates are the other ok records. */
+  get uniqueOkKeys(): number {
+    if (this.winners !== null) return this.winners.size;
+    if (this.partitionedUniqueKeys === null) throw new Error('StatsCollector.finish() must run before the key counts are read');
+    return this.partitionedUniqueKeys;
   }
 
   private bookDuplicate(set: number): void {
@@ -162,8 +261,7 @@ export class StatsCollector {
     for (const tally of tallies) tally.add(facts);
     if (facts.status !== 'ok') return;
     keyOf(record, this.keyKind, this.key);
-    const dropped = this.offerKey(record.timestamp ?? 0, this.setOf(names));
-    if (dropped !== -1) this.bookDuplicate(dropped);
+    this.offerKey(record.timestamp ?? 0, this.setOf(names));
   }
 
   addDamaged(line: DamagedLine): void {
@@ -171,8 +269,10 @@ export class StatsCollector {
     if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
   }
 
+  /** A share's counts for the main thread (a share's keys are always held in memory). */
   snapshot(): StatsSnapshot {
-    const rows = this.okKeys.size;
+    const winners = this.winners!;
+    const rows = winners.size;
     return {
       total: this.total.snapshot(),
       groups: Object.fromEntries(GROUP_DIMENSIONS.map((d) => [d, [...this.groups[d]].map(([name, t]) => [name, t.snapshot()])])) as StatsSnapshot['groups'],
@@ -180,8 +280,8 @@ export class StatsCollector {
       damagedListed: this.damagedListed,
       bytes: this.bytes,
       keys: this.keyLog === null ? new Uint32Array(0) : this.keyLog.data.slice(0, rows * 4),
-      keyGroups: this.winners.sets.data.slice(0, rows),
-      keyTimestamps: this.winners.timestamps.data.slice(0, rows),
+      keyGroups: winners.sets.data.slice(0, rows),
+      keyTimestamps: winners.timestamps.data.slice(0, rows),
       groupSets: this.groupSets,
     };
   }
@@ -204,8 +304,7 @@ export class StatsCollector {
     const shareSets = share.groupSets.map((names) => this.setOf(names));
     for (let i = 0; i < share.keyGroups.length; i++) {
       this.key.set(share.keys.subarray(i * 4, i * 4 + 4));
-      const dropped = this.offerKey(share.keyTimestamps[i], shareSets[share.keyGroups[i]]);
-      if (dropped !== -1) this.bookDuplicate(dropped);
+      this.offerKey(share.keyTimestamps[i], shareSets[share.keyGroups[i]]);
     }
     for (const line of share.damagedListed) if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
     this.damagedCount += share.damagedCount;
@@ -221,8 +320,8 @@ export class StatsCollector {
       no_output: this.total.no_output,
       damaged_lines: this.damagedCount,
       key: this.keyKind,
-      unique_ok_keys: this.okKeys.size,
-      duplicate_ok_records: this.total.ok - this.okKeys.size,
+      unique_ok_keys: this.uniqueOkKeys,
+      duplicate_ok_records: this.total.ok - this.uniqueOkKeys,
       files: this.files,
       bytes: this.bytes,
       totals: this.total.toJSON(),

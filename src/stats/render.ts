@@ -84,7 +84,7 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
       'records',
       `${formatCount(t.records)}: ok ${formatCount(t.ok)}, exception ${formatCount(t.exception)}, no_output ${formatCount(t.no_output)}; damaged lines ${formatCount(stats.damagedCount)}`,
     ],
-    ['unique ok keys', `${formatCount(stats.okKeys.size)} (${plural(t.ok - stats.okKeys.size, 'duplicate ok record')})`],
+    ['unique ok keys', `${formatCount(stats.uniqueOkKeys)} (${plural(t.ok - stats.uniqueOkKeys, 'duplicate ok record')})`],
     [
       'tokens (ok)',
       `prompt ${formatCount(t.tokens.prompt)}, completion ${formatCount(t.tokens.completion)}, reasoning ${formatCount(t.tokens.reasoning)}, cached ${formatCount(t.tokens.cached)}` +
