@@ -7,12 +7,14 @@
 import { nemoCustomizerTarget } from './nemo-customizer/index.js';
 import { nemoTarget } from './nemo/index.js';
 import { openaiTarget } from './openai/index.js';
+import { hfTarget } from './hf/index.js';
 import type { Target, TargetName, TargetOption } from './target.js';
 
 export const TARGETS: Readonly<Record<TargetName, Target>> = {
   openai: openaiTarget,
   nemo: nemoTarget,
   'nemo-customizer': nemoCustomizerTarget,
+  hf: hfTarget,
 };
 
 /** Every target's name, in the registry's order (`--format` choices). */
