@@ -241,3 +241,18 @@ print(json.dumps(out, ensure_ascii=False))
     assert.ok(rendered.always_tojson!.some((t) => t.includes('"arguments": {')), 'some row calls a tool');
   });
 });
+
+describe('report.json of an hf export', () => {
+  it('names its own options and the files beside the data, all of which exist', () => {
+    const out = path.join(tempDir(), 'hf');
+    const report = runCliJson<{ format_options: Record<string, string>; beside_data: string[] }>(['export', SAMPLES, '--format', 'hf', '--hf-shape', 'prompt-completion', '--out', out, '--group-by', 'module']);
+    assert.deepEqual(report.format_options, { file_format: 'parquet', hf_shape: 'prompt-completion' });
+    assert.ok(report.beside_data.length >= 8);
+    for (const file of report.beside_data) assert.ok(readFileSync(path.join(out, file), 'utf8').length > 0, file);
+    // Each dataset folder is a dataset repository of its own, and validates.
+    for (const card of report.beside_data.filter((f) => f.endsWith('README.md'))) {
+      const check = runCli(['validate', path.join(out, path.dirname(card)), '--format', 'hf']);
+      assert.equal(check.status, 0, check.stdout);
+    }
+  });
+});

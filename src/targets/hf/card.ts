@@ -300,11 +300,19 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
   ].join('\n');
 }
 
-export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): void {
-  const at = (name: string) => path.join(card.folder, name);
-  const trainOn = String(context.report.train_on ?? (context.report.tokens_by_split !== undefined ? 'all' : 'all'));
-  context.output.create(at(CARD_FILE)).write(frontMatter(card) + body(context, card, settings));
-  context.output.create(at(LLAMA_FACTORY_FILE)).write(llamaFactory(card));
-  context.output.create(at(AXOLOTL_FILE)).write(axolotl(card, trainOn));
-  context.output.create(at(TRL_FILE)).write(trl(card, settings.shape, trainOn));
+/** Writes the card and the entries of one dataset; returns their paths under --out, `/`-separated. */
+export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string[] {
+  // report.json says train_on only where it changes the counts; its absence is the default, all.
+  const trainOn = String(context.report.train_on ?? 'all');
+  const files: [string, string][] = [
+    [CARD_FILE, frontMatter(card) + body(context, card, settings)],
+    [LLAMA_FACTORY_FILE, llamaFactory(card)],
+    [AXOLOTL_FILE, axolotl(card, trainOn)],
+    [TRL_FILE, trl(card, settings.shape, trainOn)],
+  ];
+  return files.map(([name, text]) => {
+    const at = path.join(card.folder, name);
+    context.output.create(at).write(text);
+    return at.split(path.sep).join('/');
+  });
 }

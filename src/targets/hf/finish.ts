@@ -116,6 +116,7 @@ async function toParquet(file: FinishedFile, schema: RowSchema): Promise<void> {
 
 export async function finishHfDataset(context: FinishContext, settings: { fileFormat: FileFormat; shape: Shape }): Promise<void> {
   const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
+  const beside: string[] = [];
   for (const dataset of datasets) {
     const files = context.files.filter((f) => f.dataset === dataset);
     const schema = await schemaOf(files, settings.shape);
@@ -126,6 +127,8 @@ export async function finishHfDataset(context: FinishContext, settings: { fileFo
       schema,
       sources: context.sources.get(dataset) ?? null,
     };
-    writeCard(context, card, settings);
+    for (const name of writeCard(context, card, settings)) beside.push(name);
   }
+  // What the summary names besides the data: the card and the trainers' entries.
+  context.report.beside_data = beside;
 }
