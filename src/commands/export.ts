@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { parseScrub } from '../privacy/options.js';
-import { TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
@@ -60,7 +61,7 @@ function refuseTrainingSetOptions(command: Command): void {
   for (const name of TRAINING_SET_OPTIONS) {
     if (command.getOptionValueSource(name) !== 'cli') continue;
     const flag = command.options.find((o) => o.attributeName() === name)?.long ?? name;
-    throw new UserError(`${flag} shapes a training set (openai, nemo, nemo-customizer); --format ask-recording writes recordings and has no use for it: leave it out`);
+    throw new UserError(`${flag} shapes a training set (${TARGET_NAMES.join(', ')}); --format ask-recording writes recordings and has no use for it: leave it out`);
   }
 }
 
@@ -98,13 +99,21 @@ function tokensBySplit(report: Record<string, unknown>): string[] {
   return [`tokens (${String(report.tokenizer)}, train on ${String(report.train_on)}): ${splits.join(', ')}`];
 }
 
+/** Files a target wrote beside the data (hf: the dataset card and each trainer's entry), a few named. */
+function besideData(report: Record<string, unknown>, out: string): string[] {
+  const files = report.beside_data as string[] | undefined;
+  if (files === undefined || files.length === 0) return [];
+  const named = files.slice(0, 4).map((f) => path.join(out, f)).join(', ');
+  return [`beside the data: ${named}${files.length > 4 ? `, … ${formatCount(files.length - 4)} more (report.json lists them)` : ''}`];
+}
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
     .description('Write a fine-tuning dataset (training.jsonl, validation.jsonl, report.json) that the trainer accepts.')
     .argument('[roots...]', ROOTS_DESCRIPTION)
     .addOption(
-      new Option('--format <target>', 'the trainer to write for, or ask-recording (Ask recording files for replay tests)')
+      new Option('--format <target>', `the trainer to write for (${Object.values(TARGETS).map((t) => `${t.name}: ${t.description ?? t.name}`).join('; ')}), or ask-recording (Ask recording files for replay tests)`)
         .choices([...TARGET_NAMES, 'ask-recording'])
         .makeOptionMandatory(),
     )
@@ -117,7 +126,7 @@ export function registerExport(program: Command): void {
   addTokenizerOptions(command);
   command
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
-    .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai)')
+    .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai, 256 for hf)')
     .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
     .option('--manifest <file>', 'where to list every dropped record (default: DIR/_traces/manifest.jsonl)')
     .option('--scrub <kinds>', 'redact what the detectors find: secrets, secrets,pii (adds personal data), or none', 'secrets')
@@ -126,6 +135,7 @@ export function registerExport(program: Command): void {
     .option('--dry-run', 'write nothing; print how many records the curation (selection, quality, dedupe, collapse) would keep and drop, by reason, with a few examples')
     .option('--json', 'print the report as JSON on stdout (with --dry-run: the summary and every drop)')
     .option('-v, --verbose', 'list the files skipped as not being traces; with --dry-run, every dropped record');
+  addTargetOptions(command);
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
   addNearDuplicatesOption(command);
   addSourceOption(command);
@@ -165,6 +175,7 @@ Examples:
       }
       if (flags.format === 'ask-recording') {
         refuseTrainingSetOptions(command);
+        targetSettings(command, flags.format);
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
@@ -188,14 +199,15 @@ Examples:
       }
       // 1 would put every group in validation and leave training, the file every trainer needs, empty.
       const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1 (at 1 nothing trains)');
-      if (flags.trainOn === 'last' && flags.format === 'nemo-customizer') {
-        throw new UserError('--train-on last: NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out');
-      }
+      const settings = targetSettings(command, flags.format);
+      const refusal = getTarget(flags.format).trainOnLastRefusal;
+      if (flags.trainOn === 'last' && refusal !== undefined) throw new UserError(`--train-on last: ${refusal}`);
       const tokenizer = await parseTokenizer(flags, flags.format as TargetName);
       const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
         format: flags.format,
+        targetSettings: settings,
         out: flags.out!,
         force: flags.force === true,
         reasoning: flags.reasoning,
@@ -224,6 +236,7 @@ Examples:
           readLine(plan),
           ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out!),
           `report: ${path.join(flags.out!, REPORT_FILE)}`,
+          ...besideData(report, flags.out!),
           ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
           redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),

@@ -19,8 +19,8 @@ import { refuseNoRecords } from '../sources/no-records.js';
 import { preloadJob, runOverFiles, startedNow } from '../parallel/run-shares.js';
 import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
-  customizerGaps,
   getTarget,
+  TARGET_NAMES,
   loadToolsFile,
   ToolInference,
   type ReasoningMode,
@@ -28,7 +28,9 @@ import {
   type ToolDefinition,
   validationJson,
   type ValidationReport,
+  type FinishedFile,
 } from '../targets/index.js';
+import { Origins } from './origins.js';
 import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
 import { reportHead, type Invocation } from './report-head.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
@@ -49,6 +51,8 @@ import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 
 export interface ExportOptions {
   format: string;
+  /** The values of the target's own options (`Target.options`), by attribute name. */
+  targetSettings?: Readonly<Record<string, string>>;
   out: string;
   force: boolean;
   reasoning: ReasoningMode | undefined;
@@ -69,8 +73,6 @@ export interface ExportOptions {
   invocation: Invocation;
 }
 
-/** OpenAI's Files API limit; other targets have none we know of. */
-const OPENAI_FILE_LIMIT = 512 * 1024 * 1024;
 const CONTEXT_WARNING = 65_536;
 /**
  * Kept records per projection share: about 0.5 MB of example lines on the bench tree. A share's
@@ -99,9 +101,9 @@ function resolveReasoning(target: Target, requested: ReasoningMode | undefined):
 export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
   let target: Target;
   try {
-    target = getTarget(options.format);
+    target = getTarget(options.format, options.targetSettings);
   } catch {
-    throw new UserError(`--format ${options.format}: expected openai, nemo or nemo-customizer`);
+    throw new UserError(`--format ${options.format}: expected ${TARGET_NAMES.join(', ')}`);
   }
   const reasoning = resolveReasoning(target, options.reasoning);
   let supplied: ToolDefinition[] = [];
@@ -154,12 +156,12 @@ async function exportPass(
       const settings: ProjectionSettings = {
         scrub: options.scrub,
         format: target.name,
+        targetSettings: target.settings,
         reasoning,
         supplied,
         inferred: inferredDefinitions,
-        // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
         everyLineTools:
-          target.name === 'nemo-customizer'
+          target.everyLineTools === true
             ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
             : null,
         maxExampleTokens: options.maxExampleTokens,
@@ -188,7 +190,7 @@ async function exportPass(
     // Every call is observed and the definitions are built: the calls' rows on disk can go.
     inference.dispose();
 
-    const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
+    const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : (target.defaultFileBytes ?? Infinity);
     const folderNames = new CaseDistinctNames();
     const model = typeof options.tokenizer !== 'string';
     const counts: CountsLabel = { name: specName(options.tokenizer), exact: model, tokenLimit: options.maxSeqLength ?? DEFAULT_TOKEN_LIMIT };
@@ -205,6 +207,8 @@ async function exportPass(
     if (options.groupBy === 'none') datasetAt('');
 
     const inferredUsed = new Set<string>();
+    // Where each dataset's examples came from: only a target that describes its datasets (a card) asks.
+    const origins = new Origins();
     const redactions: Record<string, number> = {};
     const partial: string[] = [];
     for await (const { items, lines } of projected) {
@@ -235,6 +239,7 @@ async function exportPass(
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(callId);
         datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
+        if (target.finish !== undefined) origins.add(item.folder, item.origin);
       }
     }
     if (pass.mustPlanAgain) {
@@ -247,6 +252,7 @@ async function exportPass(
     if (written.size === 0) throw new UserError(noExampleWritten(plan, exportDrops), 1);
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
+    const finishedFiles: FinishedFile[] = [];
     const notes: FolderNote[] = [];
     for (const dataset of [...datasets.values()].sort((a, b) => compareText(a.folder, b.folder))) {
       const { folder } = dataset;
@@ -254,6 +260,7 @@ async function exportPass(
       for (const split of SPLITS) {
         for (const { file, report } of finished.filter((f) => f.split === split)) {
           files.push({ path: path.relative(output.dir, file.finalPath), dataset: folder, split, report });
+          finishedFiles.push({ file, dataset: folder, split, examples: report.examples });
         }
       }
       if (dataset.validationNote !== null) notes.push({ folder, reason: dataset.validationNote });
@@ -267,6 +274,7 @@ async function exportPass(
       output.abort();
       return { plan, report, invalid };
     }
+    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, heldKeys!, { command: 'export', key: curationOptions.key });
     output.commit();
@@ -456,17 +464,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (options.groupBy === 'none' && target.minExamples > 0 && examples.training < target.minExamples) {
     warnings.push(`only ${examples.training} training examples: ${target.name} needs at least ${target.minExamples}`);
   }
-  if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
-    warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent: each run is exported up to its last step that has none (--format nemo keeps whole runs)');
-  }
-  if (target.name === 'nemo-customizer') {
-    const completed = input.supplied.map((d) => ({ name: d.function.name, gaps: customizerGaps(d) })).filter(({ gaps }) => gaps.length > 0);
-    if (completed.length > 0) {
-      warnings.push(
-        `--tools: NeMo Customizer takes complete definitions only, so traces filled in ${completed.map(({ name, gaps }) => `${name} (${gaps.join(', ')})`).join('; ')}: complete them in the file to choose the text`,
-      );
-    }
-  }
+  warnings.push(...(target.reportWarnings?.({ dropped: input.exportDrops, groupBy: options.groupBy, supplied: input.supplied, trainOn: options.trainOn }) ?? []));
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
@@ -478,13 +476,12 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     ),
   );
   const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
-  if (options.trainOn === 'last' && target.name === 'nemo') {
-    warnings.push("--train-on last: the file trains every assistant turn unless AutoModel's ChatDataset is given mask_history: true (set it in the dataset config); the trained-token counts assume it");
-  }
   const tokens = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.tokens.total.total, 0)]));
   return {
     ...reportHead('export', options.invocation, input.roots, options.scrub),
     format: target.name,
+    // The target's own options (hf: file_format, hf_shape), where it has any.
+    ...(target.settings !== undefined ? { format_options: Object.fromEntries(Object.entries(target.settings).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v])) } : {}),
     reasoning: input.reasoning,
     tokenizer: specName(options.tokenizer),
     ...modelReport(options, files),

@@ -6,9 +6,11 @@
 import type { Message } from '../record.js';
 import type { ImageFailure } from './images.js';
 import type { ToolDefinition } from './tools.js';
+import type { OutputDir, OutputFile } from '../output/output-dir.js';
+import type { Split } from '../pipeline/split.js';
 
-export type TargetName = 'openai' | 'nemo' | 'nemo-customizer';
-export const TARGET_NAMES: readonly TargetName[] = ['openai', 'nemo', 'nemo-customizer'];
+/** A target's name as the registry (index.ts) lists it: `--format NAME`. */
+export type TargetName = string;
 
 /**
  * What happens to provider reasoning (`reasoning_content`):
@@ -95,7 +97,12 @@ export type ErrorClass =
   | 'double_encoded'
   | 'model_special_token'
   | 'no_trainable_tokens'
-  | 'loss_mask_inconsistent';
+  | 'loss_mask_inconsistent'
+  // A key whose value is null: one the example never had, added by a loader that unified the rows' keys.
+  | 'invented_key'
+  // A dataset folder (`validate DIR`): its card against its files, its files' schema.
+  | 'card_mismatch'
+  | 'schema_invented_keys';
 
 export interface ValidationError {
   code: ErrorClass;
@@ -105,8 +112,78 @@ export interface ValidationError {
   message: string;
 }
 
+/** What a trainer does to a line before the chat template sees it (`--tokenizer DIR` renders that). */
+export interface TrainerLoader {
+  /** Who raises, in messages: "AutoModel's ChatDataset". */
+  readonly name: string;
+  /** The messages and tools the template gets; throws `TrainerRejects` (model/trainer.ts) where the loader raises. */
+  input(example: Record<string, unknown>): { messages: Record<string, unknown>[]; tools: unknown[] | null };
+  /** The loader raises when the assistant spans cannot be located by prefix renders (else a warning). */
+  readonly raisesOnInconsistentMask: boolean;
+}
+
+/** An option of one target's own (`--file-format`), added to `export`; given with another target, it is refused. */
+export interface TargetOption {
+  /** As commander takes it: `--file-format <format>`. */
+  readonly flags: string;
+  readonly description: string;
+  readonly choices: readonly string[];
+  readonly defaultValue: string;
+}
+
+/** What `validateFolder` gets: the meter and the token limit, as for files. */
+export interface FolderValidation {
+  meter: import('./meter.js').ExampleMeter | null;
+  tokenLimit: number;
+}
+
+/** A report as validate prints it (validate.ts's ValidationReport). */
+export type ValidationReportLike = import('./validate.js').ValidationReport;
+
+/** What a report's target-specific warnings are made from. */
+export interface ReportFacts {
+  dropped: Readonly<Record<string, number>>;
+  groupBy: 'none' | 'module';
+  supplied: readonly ToolDefinition[];
+  trainOn: 'all' | 'last';
+}
+
+/** One file written by an export, validated, before it is renamed into place. */
+export interface FinishedFile {
+  file: OutputFile;
+  /** The dataset's folder under --out ('' without --group-by). */
+  dataset: string;
+  split: Split;
+  examples: number;
+}
+
+/** What `Target.finish` gets: the files of every dataset, the report as it stands, and the output to add files to. */
+export interface FinishContext {
+  output: OutputDir;
+  files: readonly FinishedFile[];
+  /** report.json's content (finish may add to it). */
+  report: Record<string, unknown>;
+  /** The command line after `traces`. */
+  command: readonly string[];
+  /** Where each dataset's written examples came from, by dataset folder. */
+  sources: ReadonlyMap<string, SourcesSummary>;
+}
+
+/** Where a dataset's examples came from, their recorded names scrubbed as the examples are. */
+export interface SourcesSummary {
+  /** Source kinds (synalinks, ask, klieo) with the recorder versions met, sorted. */
+  recorders: { source: string; versions: string[] }[];
+  /** By program, its modules with their example counts, sorted. */
+  programs: { program: string; modules: { module: string; examples: number }[] }[];
+  models: { model: string; examples: number }[];
+  /** ISO times of the earliest and latest recorded call, null when none had a time. */
+  period: { from: string; to: string } | null;
+}
+
 export interface Target {
   readonly name: TargetName;
+  /** One line for --help: the trainer or service that reads it. */
+  readonly description?: string;
   /** Reasoning modes this format can express; the first is the default. */
   readonly reasoningModes: readonly ReasoningMode[];
   readonly defaultReasoning: ReasoningMode;
@@ -114,6 +191,8 @@ export interface Target {
   readonly minExamples: number;
   /** The service rejects an empty validation file (an export then writes none). */
   readonly rejectsEmptyValidation?: boolean;
+  /** Why an empty validation file is not written, where `rejectsEmptyValidation` has another reason than a service's refusal. */
+  readonly noEmptyValidation?: string;
   /**
    * Builds one example from recorded messages (completion last).
    * Throws only on a programming error: a reasoning mode not in `reasoningModes`.
@@ -128,6 +207,43 @@ export interface Target {
   trainOnLastTurn?(example: JsonObject): JsonObject;
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
+  /** A split's file is cut into shards past this many bytes when --max-file-mb is not given (absent: never). */
+  readonly defaultFileBytes?: number;
+  /** Every line carries every tool's definition (a loader that reads one schema per file). */
+  readonly everyLineTools?: boolean;
+  /** Why `--train-on last` cannot be asked of this target; absent when it can. */
+  readonly trainOnLastRefusal?: string;
+  /** Its loader takes the first line's top-level keys as the file's schema: later lines with others are warned about. */
+  readonly schemaFromFirstLine?: boolean;
+  /** What its trainer does to a line before the chat template; absent: the template gets the line as written. */
+  readonly trainer?: TrainerLoader;
+  /** Options of its own, for `export` and `validate`; `configure` gets their values. */
+  readonly options?: readonly TargetOption[];
+  /** The target set up by its options' values (attribute names, as commander gives them). */
+  configure?(values: Readonly<Record<string, string>>): Target;
+  /** The values `configure` was given (they cross to worker threads with the target's name). */
+  readonly settings?: Readonly<Record<string, string>>;
+  /** The name under --out of a split's shard `index` of `count` (0-based); absent: `training.jsonl`, `training-001.jsonl`, …. */
+  fileName?(split: Split, index: number, count: number): string;
+  /**
+   * The row as written, from the example the stages worked on (redaction, tools, tokens see
+   * `messages`); absent: the example as it is.
+   */
+  written?(example: JsonObject): JsonObject;
+  /** A written row back as `{messages, tools}` for the token counts and the roles; absent: the row is that already. */
+  rowMessages?(row: JsonObject): JsonObject;
+  /**
+   * `traces validate DIR`: a dataset folder this target writes, checked whole (its files, and
+   * what describes them); absent: validate takes files only.
+   */
+  validateFolder?(dir: string, options: FolderValidation): Promise<ValidationReportLike[]>;
+  /** Report warnings of its own. */
+  reportWarnings?(facts: ReportFacts): string[];
+  /**
+   * After every file is written and validated, before anything is renamed into place: files it
+   * converts (to Parquet) or adds beside them (a dataset card). A throw aborts the export.
+   */
+  finish?(context: FinishContext): Promise<void>;
 }
 
 /** The example with weight 0 on every assistant turn but the last: what `--train-on last` trains. */

@@ -28,18 +28,18 @@
  * - Arguments are written as JSON strings (above); content is always a string,
  *   so images are not representable.
  */
-import type { Message } from '../record.js';
-import { checkLine, type LineRules } from './line-checks.js';
-import { argumentsString, calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import type { Message } from '../../record.js';
+import { checkLine, type LineRules } from '../line-checks.js';
+import { calledToolNames, chatMessage, imageFailure, normalizeMessages } from '../messages.js';
 import {
   resolveReasoning,
   type JsonObject,
   type ProjectOptions,
   type Projection,
-  type ReasoningMode,
   type Target,
-} from './target.js';
-import type { ToolDefinition } from './tools.js';
+} from '../target.js';
+import type { ToolDefinition } from '../tools.js';
+import { autoModelChatDataset } from './trainer.js';
 
 const RULES: LineRules = {
   roles: ['system', 'user', 'assistant', 'tool'],
@@ -69,6 +69,14 @@ export const nemoTarget: Target = {
   reasoningModes: ['keep', 'drop', 'inline'],
   defaultReasoning: 'keep',
   minExamples: 0,
+  description: 'NeMo AutoModel ChatDataset and NeMo-RL (OpenAI-style JSONL, reasoning_content)',
+  trainer: autoModelChatDataset,
+
+  reportWarnings({ trainOn }) {
+    return trainOn === 'last'
+      ? ["--train-on last: the file trains every assistant turn unless AutoModel's ChatDataset is given mask_history: true (set it in the dataset config); the trained-token counts assume it"]
+      : [];
+  },
 
   project(messages: Message[], opts?: ProjectOptions): Projection {
     const reasoning = resolveReasoning(this, opts);
@@ -78,7 +86,7 @@ export const nemoTarget: Target = {
     if (images !== null) return images;
     return {
       ok: true,
-      example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
+      example: { messages: normal.messages.map((m) => chatMessage(m, reasoning)) },
       toolNames: calledToolNames(normal.messages),
     };
   },
@@ -92,25 +100,3 @@ export const nemoTarget: Target = {
   },
 };
 
-function writeMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
-  const content = m.content as string;
-  switch (m.role) {
-    case 'system':
-    case 'user':
-      return { role: m.role, content };
-    case 'tool':
-      return { role: 'tool', content, tool_call_id: m.toolCallId };
-    case 'assistant': {
-      const out: JsonObject = { role: 'assistant', content: reasoning === 'inline' ? inlineReasoning(m.reasoning, content) : content };
-      if (reasoning === 'keep' && m.reasoning !== null) out.reasoning_content = m.reasoning;
-      if (m.toolCalls.length > 0) {
-        out.tool_calls = m.toolCalls.map((c) => ({
-          id: c.id,
-          type: 'function',
-          function: { name: c.name, arguments: argumentsString(c) },
-        }));
-      }
-      return out;
-    }
-  }
-}
