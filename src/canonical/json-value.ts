@@ -271,6 +271,24 @@ export function writeRecordJson(value: unknown): string {
   return text;
 }
 
+/**
+ * Characters a line-splitting reader takes for line ends although JSON lets them stand raw in a
+ * string: NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029). Python's
+ * `str.splitlines()`, which NeMo AutoModel reads local JSONL files with, splits there.
+ */
+const LINE_BREAKING = /[\u0085\u2028\u2029]/;
+const LINE_BREAKING_ALL = /[\u0085\u2028\u2029]/g;
+
+/**
+ * JSON text as one JSONL line every reader takes whole: NEL, U+2028 and U+2029 written as
+ * `\u` escapes (the same string to a JSON parser). They stand only inside strings, and every
+ * escape before them is complete, so replacing them in place is exact.
+ */
+export function jsonLine(text: string): string {
+  if (!LINE_BREAKING.test(text)) return text;
+  return text.replace(LINE_BREAKING_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** How many `{` and `[` the text holds (strings included), counted up to MAX_DEPTH: a bound on its depth. */
 function containersOpened(text: string): number {
   let n = 0;

@@ -20,6 +20,7 @@ import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { PartitionedSpill, PartitionedTextSpill, RunTempDir, TextSpillFile, type TextRow } from '../pipeline/spill.js';
 import { META_DIR } from '../output/output-dir.js';
+import { jsonLine } from '../canonical/json-value.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 
@@ -276,7 +277,7 @@ export class Provenance {
             graph.mergedInto(words, list, new Set([callId]));
             merged = JSON.stringify(list.reverse());
           }
-          file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}}`);
+          file.writeLine(jsonLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}}`));
         }
       }
     } finally {
