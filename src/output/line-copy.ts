@@ -14,10 +14,14 @@ export interface LineCopyTask {
   sources: { path: string; offsets: Float64Array }[];
 }
 
+const CRLF = Buffer.from('\r\n');
+const LF = Buffer.from('\n');
+
 /**
- * Writes each line followed by a newline. Lines that follow one another in the file with a
- * bare newline between them are still together in the read buffer, newlines included: such a
- * run goes out in one write. Returns the bytes written.
+ * Writes each line followed by the line end it had in its file (CR LF or LF; a last line
+ * without one gets LF, so whatever follows it starts a line). Lines that follow one another
+ * in the file are still together in the read buffer, line ends included: such a run goes out
+ * in one write. Returns the bytes written.
  */
 function copyLines(batch: readonly LineAt[], out: OutputFile): number {
   let written = 0;
@@ -25,13 +29,14 @@ function copyLines(batch: readonly LineAt[], out: OutputFile): number {
     const first = batch[i].bytes;
     let runEnd = first.byteOffset + first.length;
     let j = i + 1;
-    // Only a bare newline ends a line one byte before the next begins (a CR would make it two).
-    while (j < batch.length && batch[j].bytes.buffer === first.buffer && batch[j].bytes.byteOffset === runEnd + 1) {
+    while (j < batch.length && batch[j].bytes.buffer === first.buffer && batch[j].bytes.byteOffset === runEnd + (batch[j - 1].crlf ? 2 : 1)) {
       runEnd = batch[j].bytes.byteOffset + batch[j].bytes.length;
       j++;
     }
-    out.writeLine(j === i + 1 ? first : Buffer.from(first.buffer, first.byteOffset, runEnd - first.byteOffset));
-    written += runEnd - first.byteOffset + 1;
+    const end = batch[j - 1].crlf ? CRLF : LF;
+    out.write(j === i + 1 ? first : Buffer.from(first.buffer, first.byteOffset, runEnd - first.byteOffset));
+    out.write(end);
+    written += runEnd - first.byteOffset + end.length;
     i = j;
   }
   return written;

@@ -150,7 +150,10 @@ function lineChanged(path: string, offset: number): UserError {
 /** A chosen line: its place in the offsets asked for, and its bytes without the line ending. */
 export interface LineAt {
   index: number;
+  /** The line without its line end. */
   bytes: Buffer;
+  /** Whether the line ends with CR LF (a copy writes the line end it had). */
+  crlf: boolean;
 }
 
 /**
@@ -203,11 +206,12 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
         }
       }
       let lineEnd = newline === -1 ? data.length : newline;
-      if (lineEnd > at && data[lineEnd - 1] === 0x0d) lineEnd--;
+      const crlf = lineEnd > at && data[lineEnd - 1] === 0x0d;
+      if (crlf) lineEnd--;
       if (lineEnd <= at || (offset > 0 && data[at - 1] !== 0x0a)) {
         throw lineChanged(path, offset);
       }
-      lines.push({ index: i, bytes: data.subarray(at, lineEnd) });
+      lines.push({ index: i, bytes: data.subarray(at, lineEnd), crlf });
     }
     if (lines.length > 0) yield lines;
   } finally {
