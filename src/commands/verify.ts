@@ -21,7 +21,8 @@ A mismatch means the record was edited after it was recorded: its hashes no
 longer describe its messages or config. A record another tool wrote again
 without changing a value (Python's json writes 1e16 as 1e+16) is told apart as
 reserialized: its hashes match once its numbers are written as orjson writes
-them (either spelling, before and from orjson 3.11.7). Its values are as
+them (either spelling, before and from orjson 3.11.7; -0 read as orjson reads
+it, 0, or as the -0.0 Go's encoding/json writes so). Its values are as
 recorded, so it does not fail the check.
 Ask recordings and klieo runs record no hashes: their files are listed as not
 checked (traces computes their hashes when it reads them).
