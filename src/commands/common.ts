@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { rootsNamed } from '../sources/no-records.js';
 import { UserError } from '../errors.js';
-import { discover, type Discovery, type UnreadableInput } from '../sources/discover.js';
+import { discover, SKIPPED_ALOUD, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
 import { plural, printable, printableJson } from '../format.js';
 
@@ -77,9 +77,9 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
   } else {
-    // A file named on the command line that no reader knows is worth saying, not failing over.
+    // A file named on the command line that no reader knows, or a compressed trace file, is worth saying, not failing over.
     for (const skipped of discovery.skipped) {
-      if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
+      if (SKIPPED_ALOUD.test(skipped.reason)) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     }
     skippedUnlisted += discovery.skipped.length;
   }
