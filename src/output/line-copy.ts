@@ -6,12 +6,14 @@
 import { letEventLoopRun } from '../parallel/cooperate.js';
 import type { Progress } from '../progress.js';
 import { readLinesAt, type LineAt } from '../sources/read.js';
+import type { FileStamp } from '../sources/lines.js';
 import { OutputFile } from './output-dir.js';
 
 /** The kept lines of one output file: its temporary name (made by OutputDir) and the lines to copy into it, in order. */
 export interface LineCopyTask {
   tempPath: string;
-  sources: { path: string; offsets: Float64Array }[];
+  /** `stamp`: the file as the run listed it (see `changedSince`). */
+  sources: { path: string; offsets: Float64Array; stamp?: FileStamp }[];
 }
 
 const CRLF = Buffer.from('\r\n');
@@ -53,7 +55,7 @@ export function copyLinesInto(task: LineCopyTask, progress: Progress | null = nu
   try {
     for (const source of task.sources) {
       // Only the kept lines are read, by their offsets; each batch is copied before the next is read.
-      for (const batch of readLinesAt(source.path, source.offsets)) {
+      for (const batch of readLinesAt(source.path, source.offsets, undefined, undefined, source.stamp)) {
         const written = copyLines(batch, out);
         records += batch.length;
         bytes += written;

@@ -17,6 +17,7 @@ import { identityOfStats, isInside, readsAlso, realInputs } from '../output/outp
 import type { SourceKind } from '../record.js';
 import { detectSource, headText, readHead, startsAsJson } from './detect.js';
 import { printable } from '../format.js';
+import { fileStamp, type FileStamp } from './lines.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -28,6 +29,8 @@ export interface TraceFile {
   source: SourceKind;
   /** Bytes, as discovery found it: the reading plan covers these (a recorder may append more meanwhile). */
   size?: number;
+  /** The file as discovery found it, which second reads check they still read (see `changedSince`). */
+  stamp?: FileStamp;
 }
 
 export interface DiscoverOptions {
@@ -385,6 +388,7 @@ function oncePerFile(files: readonly TraceFile[], isRealPath: (file: TraceFile) 
       return file.path;
     }
     file.size = info.size;
+    file.stamp = fileStamp(info);
     return identityOfStats(info);
   });
   const chosen = new Map<string, TraceFile>();

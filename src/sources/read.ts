@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
-import { lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange } from './lines.js';
+import { changedSince, fileChanged, lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange, type FileStamp } from './lines.js';
 import type { SourceRun } from './source-run.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
@@ -113,7 +113,7 @@ export async function* readSelectedRecords(
       }
       continue;
     }
-    for await (const batch of readLineBatches(file.path, { range, transient: true })) {
+    for await (const batch of readLineBatches(file.path, { range, transient: true, stamp: file.stamp })) {
       const records: TraceRecord[] = [];
       for (const line of batch) {
         while (next < wanted.length && wanted[next] < line.number) next++;
@@ -144,7 +144,7 @@ export function readFull(fd: number, buffer: Uint8Array, position: number): numb
 }
 
 function lineChanged(path: string, offset: number): UserError {
-  return new UserError(`${path}: changed while traces was reading it (no record starts at byte ${offset} any more): rerun once nothing rewrites it`);
+  return fileChanged(path, `no record starts at byte ${offset} any more`);
 }
 
 /** A chosen line: its place in the offsets asked for, and its bytes without the line ending. */
@@ -166,7 +166,7 @@ export interface LineAt {
  * other bytes there, copied or exported as if they were the record: each chosen line must
  * still start a line (the byte before it a newline) and hold something, or the run stops.
  */
-export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRange, chunkSize = READ_AT_CHUNK): Generator<LineAt[]> {
+export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRange, chunkSize = READ_AT_CHUNK, stamp?: FileStamp): Generator<LineAt[]> {
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
   let i = 0;
@@ -177,6 +177,8 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
   const fd = openListedFile(path);
   let chunk = leaseChunk(chunkSize);
   try {
+    const changed = changedSince(fd, stamp);
+    if (changed !== null) throw fileChanged(path, changed);
     let data = chunk.subarray(0, 0);
     let dataStart = 0;
     let lines: LineAt[] = [];
@@ -232,7 +234,7 @@ export function* readSynalinksLinesAt(
   range?: ByteRange,
   chunkSize = READ_AT_CHUNK,
 ): Generator<Iterable<TraceRecord>> {
-  for (const batch of readLinesAt(file.path, offsets, range, chunkSize)) yield recordsAt(file, lines, offsets, batch);
+  for (const batch of readLinesAt(file.path, offsets, range, chunkSize, file.stamp)) yield recordsAt(file, lines, offsets, batch);
 }
 
 function* recordsAt(file: TraceFile, lines: Int32Array, offsets: Float64Array, batch: LineAt[]): Generator<TraceRecord> {
