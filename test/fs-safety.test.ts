@@ -505,6 +505,60 @@ describe('interruption', () => {
     check();
   });
 
+  // Another pid namespace, as a second container sharing /tmp is: unprivileged, through a user namespace.
+  const UNSHARE = ['unshare', '--pid', '--fork', '--map-root-user', '--kill-child'];
+  const canUnshare = spawnSync(UNSHARE[0]!, [...UNSHARE.slice(1), 'true']).status === 0;
+
+  it('a run in another pid namespace leaves a live run\'s spill folder alone: the live run finishes (issue 39)', { skip: !canUnshare && 'no unprivileged pid namespaces here (unshare)' }, async () => {
+    const { base, tree, check } = tracked();
+    const tmp = path.join(base, 'tmp');
+    mkdirSync(tmp);
+    const out = path.join(base, 'out');
+    const live = start(['export', tree, '--format', 'nemo', '--out', out], 'reading', tmp);
+    await live.paused;
+    const spills = readdirSync(tmp).filter((f) => f.startsWith(`traces-spill-${live.child.pid}-`));
+    assert.ok(spills.length > 0, 'the live run has a spill folder');
+    // Its pid is no process there: a pid alone would call the live run dead.
+    const other = spawnSync(UNSHARE[0]!, [...UNSHARE.slice(1), process.execPath, BIN, 'dedupe', tree, '--dry-run'], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8' });
+    assert.equal(other.status, 0, other.stderr);
+    for (const spill of spills) assert.ok(existsSync(path.join(tmp, spill)), `${spill} is still there`);
+    live.child.kill('SIGUSR2');
+    assert.equal(await live.exited, 0);
+    assert.ok(existsSync(path.join(out, '_traces', 'complete')));
+    check();
+  });
+
+  it('the spill folders of a hard-killed pid-1 run (a container\'s entrypoint) are removed by the next run (issue 39)', { skip: !canUnshare && 'no unprivileged pid namespaces here (unshare)' }, async () => {
+    const { base, tree, check } = tracked();
+    const tmp = path.join(base, 'tmp');
+    mkdirSync(tmp);
+    const child = spawn(UNSHARE[0]!, [...UNSHARE.slice(1), process.execPath, BIN, 'dedupe', tree, '--out', path.join(base, 'out')], {
+      env: { ...process.env, TRACES_TEST_PAUSE: 'reading', TMPDIR: tmp },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('test pause at reading')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the run ended before pausing: ${stderr}`)));
+    });
+    assert.match(stderr, /\(pid 1\)/, 'the run is pid 1 in its namespace');
+    assert.ok(readdirSync(tmp).some((f) => f.startsWith('traces-spill-1-')), 'its spill folder');
+    // SIGKILL to the run itself (its pid out here is unshare's child); unshare exits once it is reaped, its files closed.
+    const inner = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]);
+    process.kill(inner, 'SIGKILL');
+    await exited;
+    assert.ok(readdirSync(tmp).some((f) => f.startsWith('traces-spill-1-')), 'a hard kill leaves it');
+    // Pid 1 out here is init, always alive: only the lock tells the run is gone.
+    const next = runCli(['dedupe', tree, '--dry-run'], { env: { TMPDIR: tmp } });
+    assert.equal(next.status, 0, next.stderr);
+    assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('traces-spill')), []);
+    check();
+  });
+
   it('after SIGKILL while moving files into place, the output is called incomplete and --force cleans it', async () => {
     const { base, tree, check } = tracked();
     const tmp = path.join(base, 'tmp');
