@@ -14,21 +14,46 @@
  * sketch), is marked with a leading `≈`.
  */
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+import { escapeInJson } from './canonical/escape-in-json.js';
 
 /**
- * Recorded text (a model, program or file name) as it may be printed on a terminal: control
- * characters, C1 included, are written as escapes (`\x1b`, `\n`), so a record cannot move
- * the cursor, recolour the screen or set the window title of whoever reads the report.
- * `keepNewlines`: for a message of several lines of traces' own, whose parts may be such text.
+ * What a terminal acts on rather than shows: C0 and C1 controls (ESC starts every escape
+ * sequence; CSI, OSC and the rest have one-character C1 forms too) and the bidirectional
+ * embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which reorder what
+ * follows them on the line, so a name could show as another.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** The same in JSON text, where C0 controls are escaped already. */
+const CONTROL_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Recorded text (a model, program, file name, call id, a cell of a query) as it may be printed
+ * on a terminal: the one printer every such text goes through. Controls, C1 included, and
+ * bidirectional controls are written as escapes (`\x1b`, `\n`, `\u202e`), so a record cannot
+ * move the cursor, recolour or clear the screen, set the window title or the clipboard, or
+ * reorder a line of whoever reads the report. `keepNewlines`: for a message of several lines
+ * of traces' own, whose parts may be such text, or a CSV field (quoted) that holds a newline.
  */
 export function printable(text: string, keepNewlines = false): string {
   CONTROL.lastIndex = 0;
   if (!CONTROL.test(text)) return text;
-  return text.replace(CONTROL, (c) =>
-    c === '\n' ? (keepNewlines ? c : '\\n') : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
+  CONTROL.lastIndex = 0;
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\n') return keepNewlines ? c : '\\n';
+    if (c === '\t') return '\\t';
+    return code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
+}
+
+/**
+ * JSON text (`--json` output) as it may be printed on a terminal: what `printable` escapes is
+ * written as `\u` escapes, which JSON.stringify leaves raw for C1 and bidirectional controls.
+ * The values read back the same.
+ */
+export function printableJson(text: string): string {
+  return escapeInJson(text, CONTROL_IN_JSON);
 }
 
 /** The mark in front of an estimated figure. */

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
-import { FIXTURES, SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, SAMPLES, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 
@@ -254,7 +254,7 @@ describe('output safety', () => {
 });
 
 describe('copying kept lines', () => {
-  it('writes each kept line and a newline, byte for byte, whatever surrounds it in the file (BOM, CRLF, blank lines, no final newline, long lines)', async () => {
+  it('writes each kept line and its own line end, byte for byte, whatever surrounds it in the file (BOM, CRLF, blank lines, no final newline, long lines)', async () => {
     const { GOLDEN } = await import('./helpers.js');
     const golden = readdirSync(GOLDEN, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
@@ -276,9 +276,25 @@ describe('copying kept lines', () => {
     runCliJson([...['dedupe', root, '--status', 'ok'], '--out', out]);
     const written = readFileSync(path.join(out, 'p', 'm', 'm_20260101-000000.jsonl'), 'utf8');
     // The first line starts with a BOM, which orjson refuses: damaged, so the fourth line (its
-    // record again) is the first of its key. Every other line is kept, as its bytes and \n.
-    const keptLines = [line(1, 10), line(2, 300_000), line(0, 3), line(3, 7), line(4, 1), line(5, 2), line(6, 0)];
-    assert.equal(written, keptLines.map((l) => `${l}\n`).join(''));
+    // record again) is the first of its key. Every other line is kept, as its bytes and the line
+    // end it had (CR LF stays CR LF, issue 39); the last, which had none, gets \n.
+    const keptLines = [`${line(1, 10)}\r\n`, line(2, 300_000), line(0, 3), line(3, 7), `${line(4, 1)}\r\n`, line(5, 2), line(6, 0)];
+    assert.equal(written, keptLines.map((l) => (l.endsWith('\r\n') ? l : `${l}\n`)).join(''));
+  });
+
+  it('a CRLF file comes out of dedupe and filter with every byte it had, less the lines dropped (issue 39)', () => {
+    const root = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(root, 'p', 'm'), { recursive: true });
+    const lines = [0, 1, 2, 3, 4].map((index) => synalinksLine({ index, program: 'p', module: 'm', messages: [{ role: 'user', content: `question ${index % 4}` }, { role: 'assistant', content: `answer ${index}` }] }));
+    const file = path.join(root, 'p', 'm', 'm_20260101-000000.jsonl');
+    writeFileSync(file, lines.map((l) => `${l}\r\n`).join(''));
+    const out = path.join(tempDir(), 'dedupe');
+    runCliJson(['dedupe', root, '--out', out]);
+    // The fifth record asks what the first asked: its duplicate.
+    assert.equal(readFileSync(path.join(out, 'p', 'm', 'm_20260101-000000.jsonl'), 'latin1'), lines.slice(0, 4).map((l) => `${l}\r\n`).join(''));
+    const filtered = path.join(tempDir(), 'filter');
+    runCliJson(['filter', root, '--out', filtered]);
+    assert.deepEqual(readFileSync(path.join(filtered, 'p', 'm', 'm_20260101-000000.jsonl')), readFileSync(file));
   });
 });
 

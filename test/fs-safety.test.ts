@@ -17,6 +17,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   truncateSync,
@@ -504,6 +505,60 @@ describe('interruption', () => {
     check();
   });
 
+  // Another pid namespace, as a second container sharing /tmp is: unprivileged, through a user namespace.
+  const UNSHARE = ['unshare', '--pid', '--fork', '--map-root-user', '--kill-child'];
+  const canUnshare = spawnSync(UNSHARE[0]!, [...UNSHARE.slice(1), 'true']).status === 0;
+
+  it('a run in another pid namespace leaves a live run\'s spill folder alone: the live run finishes (issue 39)', { skip: !canUnshare && 'no unprivileged pid namespaces here (unshare)' }, async () => {
+    const { base, tree, check } = tracked();
+    const tmp = path.join(base, 'tmp');
+    mkdirSync(tmp);
+    const out = path.join(base, 'out');
+    const live = start(['export', tree, '--format', 'nemo', '--out', out], 'reading', tmp);
+    await live.paused;
+    const spills = readdirSync(tmp).filter((f) => f.startsWith(`traces-spill-${live.child.pid}-`));
+    assert.ok(spills.length > 0, 'the live run has a spill folder');
+    // Its pid is no process there: a pid alone would call the live run dead.
+    const other = spawnSync(UNSHARE[0]!, [...UNSHARE.slice(1), process.execPath, BIN, 'dedupe', tree, '--dry-run'], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8' });
+    assert.equal(other.status, 0, other.stderr);
+    for (const spill of spills) assert.ok(existsSync(path.join(tmp, spill)), `${spill} is still there`);
+    live.child.kill('SIGUSR2');
+    assert.equal(await live.exited, 0);
+    assert.ok(existsSync(path.join(out, '_traces', 'complete')));
+    check();
+  });
+
+  it('the spill folders of a hard-killed pid-1 run (a container\'s entrypoint) are removed by the next run (issue 39)', { skip: !canUnshare && 'no unprivileged pid namespaces here (unshare)' }, async () => {
+    const { base, tree, check } = tracked();
+    const tmp = path.join(base, 'tmp');
+    mkdirSync(tmp);
+    const child = spawn(UNSHARE[0]!, [...UNSHARE.slice(1), process.execPath, BIN, 'dedupe', tree, '--out', path.join(base, 'out')], {
+      env: { ...process.env, TRACES_TEST_PAUSE: 'reading', TMPDIR: tmp },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('test pause at reading')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the run ended before pausing: ${stderr}`)));
+    });
+    assert.match(stderr, /\(pid 1\)/, 'the run is pid 1 in its namespace');
+    assert.ok(readdirSync(tmp).some((f) => f.startsWith('traces-spill-1-')), 'its spill folder');
+    // SIGKILL to the run itself (its pid out here is unshare's child); unshare exits once it is reaped, its files closed.
+    const inner = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]);
+    process.kill(inner, 'SIGKILL');
+    await exited;
+    assert.ok(readdirSync(tmp).some((f) => f.startsWith('traces-spill-1-')), 'a hard kill leaves it');
+    // Pid 1 out here is init, always alive: only the lock tells the run is gone.
+    const next = runCli(['dedupe', tree, '--dry-run'], { env: { TMPDIR: tmp } });
+    assert.equal(next.status, 0, next.stderr);
+    assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('traces-spill')), []);
+    check();
+  });
+
   it('after SIGKILL while moving files into place, the output is called incomplete and --force cleans it', async () => {
     const { base, tree, check } = tracked();
     const tmp = path.join(base, 'tmp');
@@ -688,6 +743,39 @@ describe('an input rewritten between the plan and the second read', () => {
         const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
         assert.equal(lines.length, 1, run.stderr);
         assert.match(lines[0], new RegExp(`^traces: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: changed while traces was reading it \\(no record starts at byte \\d+ any more\\): rerun`));
+        assert.equal(existsSync(out), false, 'nothing was written');
+      });
+    }
+  }
+
+  /** The file with one letter of its first user text changed: the same size, another record. */
+  const sameSize = (file: string): string => {
+    const text = readFileSync(file, 'utf8');
+    const at = text.indexOf('"content":"') + 11;
+    const changed = `${text.slice(0, at)}${text[at] === 'Z' ? 'Y' : 'Z'}${text.slice(at + 1)}`;
+    assert.equal(Buffer.byteLength(changed), Buffer.byteLength(text));
+    return changed;
+  };
+  for (const [name, command, env] of cases) {
+    for (const [how, rewrite, why] of [
+      // An editor that writes in place: the same size, a new modification time.
+      ['rewritten in place at the same size', (file: string) => writeFileSync(file, sameSize(file)), 'rewritten in place: the same size, modified again'],
+      // An editor that saves a new file and renames it over the old one.
+      ['replaced by a file of the same size', (file: string) => {
+        writeFileSync(`${file}.tmp`, sameSize(file));
+        renameSync(`${file}.tmp`, file);
+      }, 'another file is at its path now, as an editor saves one'],
+    ] as const) {
+      it(`${name}: a trace file ${how} stops the run with one line, and nothing is written (issue 39)`, async () => {
+        const tree = path.join(tempDir(), 'tree');
+        cpSync(SAMPLES, tree, { recursive: true });
+        const module = path.join(tree, 'my_program', 'generator_cot');
+        const file = path.join(module, readdirSync(module).find((f) => f.endsWith('.jsonl'))!);
+        const out = path.join(tempDir(), 'out');
+        const run = await changedAfterPlanning([...command, tree, '--out', out], () => rewrite(file), env);
+        assert.equal(run.code, 2, run.stderr);
+        const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
+        assert.deepEqual(lines, [`traces: ${file}: changed while traces was reading it (${why}): rerun once nothing rewrites it`]);
         assert.equal(existsSync(out), false, 'nothing was written');
       });
     }

@@ -194,6 +194,44 @@ describe('recorded text never reaches a terminal as a control sequence', () => {
     assert.match(runs[4].stderr, /no\\x1b\]0;such\\x07: no such file or folder/);
   });
 
+  it('call ids, folder and program names with escape sequences or bidirectional controls reach no terminal raw: verify, stats, runs, sql and its --csv and --json (issue 39)', () => {
+    const HOSTILE = ['\u001b]0;PWNED\u0007', '\u001b]52;c;cm0gLXJmIH4=\u0007', '\u001b[2J', '\u202egnp.exe', 'a\u2067b\u2069c', '\u009b2J'];
+    const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const folder = `mod${HOSTILE[2]}\u202e`;
+    const tree = path.join(tempDir('traces-names-'), 'tree');
+    const program = `prog${HOSTILE[4]}`;
+    mkdirSync(path.join(tree, program, folder), { recursive: true });
+    const lines = HOSTILE.map((hostile, i) => {
+      const record = JSON.parse(recordLine(i, [user(`q${i}`), assistant(`a${i}`)], 'openai/gpt-4o-mini')) as Record<string, unknown>;
+      // Edited after it was recorded (verify lists it), under a call id and program that hold the sequence.
+      return JSON.stringify({ ...record, call_id: `call${hostile}${i}`, program, module: folder, inputs_hash: '0'.repeat(64) });
+    });
+    writeFileSync(path.join(tree, program, folder, `${folder}_20260101-000000.jsonl`), `${lines.join('\n')}\n`);
+    const runs = [
+      runCli(['verify', tree]),
+      runCli(['verify', tree, '--json']),
+      runCli(['stats', tree]),
+      runCli(['stats', tree, '--by', 'module']),
+      runCli(['stats', tree, '--json']),
+      runCli(['runs', tree]),
+      runCli(['runs', tree, '--json']),
+      runCli(['sql', 'SELECT call_id, program, module, file FROM records', tree]),
+      runCli(['sql', 'SELECT call_id, program, module, file FROM records', tree, '--csv']),
+      runCli(['sql', 'SELECT call_id, program, module, file FROM records', tree, '--json']),
+    ];
+    for (const result of runs) {
+      assert.ok(result.status === 0 || result.status === 1, result.stderr);
+      assert.doesNotMatch(result.stdout + result.stderr, RAW, result.stdout.slice(0, 400));
+    }
+    assert.equal(runs[0].status, 1);
+    assert.match(runs[0].stdout, /call\\x1b\]52;c;cm0gLXJmIH4=\\x071: inputs_hash does not match/);
+    assert.match(runs[8].stdout, /call\\u202egnp\.exe3,/);
+    // JSON output keeps the values: escaped, they read back as recorded.
+    const rows = JSON.parse(runs[9].stdout) as { call_id: string; program: string }[];
+    assert.deepEqual(rows.map((r) => r.call_id).sort(), HOSTILE.map((h, i) => `call${h}${i}`).sort());
+    assert.equal(rows[0]!.program, program);
+  });
+
   it('the browser shows a role, and any row, with control pictures; a role named constructor gets the default colour', async () => {
     const store = await IndexStore.open([treeOf([...CONTROLS, 'constructor'].map((role, i) => recordLine(i, [{ role, content: `q${i}` }, assistant(`a${i}`)], 'openai/gpt-4o-mini')))], {});
     await store.whenDone();

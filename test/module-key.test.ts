@@ -6,6 +6,7 @@
  * (so its inputs_hash) with another module and completion, which the hash does not cover.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -221,6 +222,44 @@ describe('verify tells a reserialized line from an edited one', () => {
     assert.deepEqual([status, report.edited], [1, 1]);
     assert.equal(report.mismatches[0]!.verdict, 'edited');
     assert.match(runCli(['verify', path.join(folder, 'edited')]).stdout, /inputs_hash does not match the recorded value \(edited\)/);
+  });
+});
+
+describe('verify: numbers another writer spelled otherwise, values unchanged (issue 39)', () => {
+  // Hashed by the machine's orjson, as the recorder hashes; then one number's text rewritten.
+  const script = String.raw`
+import hashlib, json, orjson, sys
+def line(call_id, result):
+    msgs = [{"role": "user", "content": "Compute."}, {"role": "tool", "content": result, "tool_call_id": "c1"}, {"role": "assistant", "content": "done"}]
+    config = {"module": "synalinks", "class_name": "LanguageModel", "config": {"model": "openai/gpt-4o-mini", "name": "language_model"}, "registered_name": None}
+    sha = lambda v: hashlib.sha256(orjson.dumps(v, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    rec = {"synalinks_version": "0.9.014", "call_id": call_id, "parent_call_id": None, "program": "p", "module": "m", "timestamp": 1783412130.5, "duration": 0.25,
+           "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5}, "cost": 0.0, "messages": msgs, "inputs_hash": sha(msgs[:-1]),
+           "outputs": msgs[-1], "config": config, "config_hash": sha(config)}
+    return orjson.dumps(rec).decode()
+print(json.dumps([line("00000000-0000-4000-8000-00000000000%d" % i, r) for i, r in enumerate([{"x": -0.0}, {"x": 0}, {"x": 100.0}, {"x": 1e-7}, {"x": -0.0}, {"x": -0.0}])]))
+`;
+
+  it('-0 (for orjson\'s -0.0 or 0) is reserialized as 1E+2 and 1.0E-7 are; a changed value stays edited', () => {
+    const run = spawnSync('python3', ['-c', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const lines = JSON.parse(run.stdout) as string[];
+    const rewritten = [
+      lines[0]!.replace('"x":-0.0', '"x":-0'), // Go's encoding/json writes a float's negative zero so
+      lines[1]!.replace('"x":0', '"x":-0'),
+      lines[2]!.replace('"x":100.0', '"x":1E+2'),
+      lines[3]!.replace('"x":1e-7', '"x":1.0E-7'),
+      lines[4]!,
+      lines[5]!.replace('"x":-0.0', '"x":-1'),
+    ];
+    assert.equal(new Set(rewritten).size, 6);
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${rewritten.join('\n')}\n`);
+    const result = runCli(['verify', tree, '--json']);
+    const report = JSON.parse(result.stdout) as { checked: number; edited: number; reserialized: number; mismatches: { line: number; verdict: string }[] };
+    assert.deepEqual(report.mismatches.map((m) => [m.line, m.verdict]), [[1, 'reserialized'], [2, 'reserialized'], [3, 'reserialized'], [4, 'reserialized'], [6, 'edited']]);
+    assert.equal(result.status, 1, 'the edited line fails the check');
   });
 });
 

@@ -571,8 +571,6 @@ describe('secrets behind JSON escapes (issue 11)', () => {
   it('a secret after any escape, in JSON held in a string, is redacted and scanned at its decoded path', () => {
     for (const secret of SECRETS) {
       for (const before of BEFORE) {
-        // A '/' may continue a standard base64 run, which these prefixes (letters and digits only) can sit in.
-        if (before === '/' && [AWS_KEY_ID, GOOGLE_KEY, JWT].includes(secret)) continue;
         const recorded = `{"settings":${JSON.stringify(`region=eu${before}${secret}`)},"n":153133.0}`;
         const { value, counts } = redactValue({ content: recorded }, OPTIONS);
         assert.ok(!leaks(value.content, secret), `${JSON.stringify(before)} ${secret.slice(0, 8)}: ${value.content}`);
@@ -622,5 +620,53 @@ describe('secrets behind JSON escapes (issue 11)', () => {
     for (let i = 0; i < 100_000; i++) deep = i % 2 === 0 ? [deep] : { k: deep };
     assert.deepEqual(redactValue(deep, OPTIONS).counts, { openai: 1 });
     assert.equal([...scanValue(deep, OPTIONS)].length, 1);
+  });
+});
+
+describe('vendor keys glued to words (issue 39)', () => {
+  // Each key is matched by its own shape and boundary: what sits beside it (a file name's
+  // suffix, an env-var prefix, a path) is not part of the test.
+  const KEYS: Array<[string, string]> = [
+    ['openai', OPENAI_KEY],
+    ['openai', OPENAI_LEGACY_KEY],
+    ['anthropic', ANTHROPIC_KEY],
+    ['aws_access_key_id', AWS_KEY_ID],
+    ['github', GITHUB_TOKEN],
+    ['github', GITHUB_PAT],
+    ['google_api_key', GOOGLE_KEY],
+    ['slack', SLACK_TOKEN],
+    ['stripe', STRIPE_KEY],
+    ['stripe', STRIPE_TEST_KEY],
+    ['jwt', JWT],
+  ];
+  const BEFORE = ['', 'KEY_', 'OPENAI_API_KEY_', 'old-', 'creds/', 'creds\\', 'x.', 'k=', '__'];
+  const AFTER = ['', '_backup', '-old', '_2', '-v2', '.json', '_backup.json', '__', '/x'];
+
+  it('each key is found and redacted whatever word, path or suffix is glued to it', () => {
+    const missed: string[] = [];
+    for (const [detector, key] of KEYS) {
+      for (const before of BEFORE) {
+        for (const after of AFTER) {
+          const text = `file ${before}${key}${after} here`;
+          const found = findAll(text, ALL).filter((f) => f.detector === detector && f.start <= text.indexOf(key) && f.end >= text.indexOf(key) + key.length);
+          const redacted = redactText(text, OPTIONS).text;
+          if (found.length !== 1 || redacted.includes(key.slice(-12))) missed.push(`${detector}: ${before}…${after}`);
+        }
+      }
+    }
+    assert.deepEqual(missed, []);
+  });
+
+  it('a suffix outside the key is left as written where the key has a fixed shape', () => {
+    assert.equal(redactText(`creds/${STRIPE_KEY}_backup.json`, OPTIONS).text, 'creds/[REDACTED:stripe]_backup.json');
+    assert.equal(redactText(`${AWS_KEY_ID}-old`, OPTIONS).text, '[REDACTED:aws_access_key_id]-old');
+    assert.equal(redactText(`KEY_${GITHUB_TOKEN}_backup`, OPTIONS).text, 'KEY_[REDACTED:github]_backup');
+    assert.equal(redactText(`KEY_${GOOGLE_KEY}-old`, OPTIONS).text, 'KEY_[REDACTED:google_api_key]-old');
+  });
+
+  it('a key continuing a longer run of its own alphabet is still no key', () => {
+    for (const text of [`X${AWS_KEY_ID}`, `${AWS_KEY_ID}9`, `${GOOGLE_KEY}x`, `task${OPENAI_KEY}`, `x${GITHUB_TOKEN}`, `${GITHUB_TOKEN.slice(0, 20)}`]) {
+      assert.deepEqual(findAll(text, ALL).filter((f) => f.detector !== 'generic_secret'), [], text);
+    }
   });
 });

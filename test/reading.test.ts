@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { readLineBatches, type Line } from '../src/sources/lines.js';
 import { discover, whyNotTraceFile } from '../src/sources/discover.js';
 import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
 import { possibleDuration } from '../src/time.js';
-import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, tempDir } from './helpers.js';
+import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, synalinksLine, tempDir } from './helpers.js';
 
 async function rangeLines(file: string, start: number, end: number, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
@@ -430,5 +431,25 @@ describe('the completion, located by the walk that reads the record', () => {
       { file: 'f', line: 1, offset: 0 },
     );
     assert.equal(before.completion(), null);
+  });
+});
+
+describe('compressed trace files (issue 39)', () => {
+  it('are named on stderr without -v, with how to read them, by every reading command', () => {
+    const tree = path.join(tempDir(), 'tree');
+    const dir = path.join(tree, 'prog', 'gen');
+    mkdirSync(dir, { recursive: true });
+    const line = (index: number) => synalinksLine({ index, program: 'prog', module: 'gen', messages: [{ role: 'user', content: `q${index}` }, { role: 'assistant', content: `a${index}` }] });
+    writeFileSync(path.join(dir, 'gen_20260101-000000.jsonl'), `${line(0)}\n`);
+    writeFileSync(path.join(dir, 'gen_20260102-000000.jsonl.gz'), gzipSync(`${[1, 2, 3, 4].map(line).join('\n')}\n`));
+    // zstd's frame magic, then bytes: the name alone says what it is.
+    writeFileSync(path.join(dir, 'gen_20260103-000000.jsonl.zst'), Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0]));
+    for (const args of [['stats', tree], ['verify', tree], ['scan', tree], ['dedupe', tree, '--dry-run']]) {
+      const result = runCli(args);
+      assert.match(result.stderr, /gen_20260102-000000\.jsonl\.gz: compressed \(\.gz\), not read: its records are not counted; decompress it \(gunzip -k FILE\)/, args.join(' '));
+      assert.match(result.stderr, /gen_20260103-000000\.jsonl\.zst: compressed \(\.zst\)/, args.join(' '));
+    }
+    // Named as a file too.
+    assert.match(runCli(['stats', path.join(dir, 'gen_20260102-000000.jsonl.gz')]).stderr, /compressed \(\.gz\), not read/);
   });
 });

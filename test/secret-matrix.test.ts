@@ -270,3 +270,40 @@ describe('planted-secret matrix', () => {
     for (const { values } of KINDS) for (const value of values) assert.ok(!result.stdout.includes(value) && !result.stderr.includes(value));
   });
 });
+
+describe('keys glued to words (issue 39): export redacts and scan finds every one', () => {
+  const GLUED = KINDS.filter((k) => !['aws_secret_access_key', 'private_key'].includes(k.detector)).flatMap((kind) =>
+    [
+      ['creds/', '_backup.json'],
+      ['KEY_', ''],
+      ['', '-old'],
+      ['OLD-', '_v2'],
+    ].map(([before, after]) => ({ kind, text: `${before}${kind.text}${after}` })),
+  );
+  let tree = '';
+  before(() => {
+    tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'prog', 'gen'), { recursive: true });
+    const lines = GLUED.map(({ text }, index) =>
+      synalinksLine({ index, program: 'prog', module: 'gen', messages: [{ role: 'user', content: `load ${text} please` }, { role: 'assistant', content: `loaded ${index}` }] }),
+    );
+    writeFileSync(path.join(tree, 'prog', 'gen', 'gen_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+  });
+
+  it('scan names every record that holds one', () => {
+    const result = runCli(['scan', tree, '--kinds', 'secrets', '--json']);
+    assert.equal(result.status, 1, result.stderr);
+    const report = JSON.parse(result.stdout) as { details: { detector: string; call_id: string }[] };
+    const found = new Set(report.details.map((f) => `${Number(f.call_id.slice(-12))} ${f.detector}`));
+    const missed = GLUED.flatMap(({ kind, text }, index) => (found.has(`${index} ${kind.detector}`) ? [] : [`${kind.detector} in ${text.slice(0, 8)}…${text.slice(-8)}`]));
+    assert.deepEqual(missed, []);
+  });
+
+  it('export writes none of them', () => {
+    const out = path.join(tempDir(), 'out');
+    const result = runCli(['export', tree, '--format', 'openai', '--out', out, '--validation-fraction', '0', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(leaks(out), []);
+    assert.equal(readFileSync(path.join(out, 'training.jsonl'), 'utf8').split('\n').filter((l) => l !== '').length, GLUED.length);
+  });
+});

@@ -16,6 +16,7 @@ const FIXTURES = fileURLToPath(new URL('../../test/fixtures/targets/', import.me
 const BAD_LINE: Record<TargetName, Record<string, number>> = {
   openai: {
     bom: 1,
+    line_separator: 2,
     invalid_json: 2,
     blank_line: 3,
     data_type: 2,
@@ -40,6 +41,7 @@ const BAD_LINE: Record<TargetName, Record<string, number>> = {
     tool_sequence: 2,
   },
   nemo: {
+    line_separator: 2,
     last_message_not_assistant: 2,
     reasoning_not_string: 2,
     content_type: 2,
@@ -50,6 +52,7 @@ const BAD_LINE: Record<TargetName, Record<string, number>> = {
     tool_sequence: 2,
   },
   'nemo-customizer': {
+    line_separator: 2,
     content_and_thinking: 2,
     tool_definition_incomplete: 2,
     message_unrecognized_key: 2,

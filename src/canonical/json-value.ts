@@ -12,6 +12,7 @@
  */
 import { checkJsonText, decodeString, JsonSyntaxError, MAX_DEPTH, skipString, skipValue, skipWhitespace } from './scan.js';
 import { setOwn } from '../own.js';
+import { escapeInJson } from './escape-in-json.js';
 
 export class JsonNumber extends String {
   /** The number as JavaScript sees it (rounded): for arithmetic, never for writing. */
@@ -269,6 +270,21 @@ export function writeRecordJson(value: unknown): string {
   if (opened >= MAX_DEPTH) return writeJson(value);
   deepest = opened;
   return text;
+}
+
+/**
+ * Characters a line-splitting reader takes for line ends although JSON lets them stand raw in a
+ * string: NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029). Python's
+ * `str.splitlines()`, which NeMo AutoModel reads local JSONL files with, splits there.
+ */
+const LINE_BREAKING = /[\u0085\u2028\u2029]/g;
+
+/**
+ * JSON text as one JSONL line every reader takes whole: NEL, U+2028 and U+2029 written as
+ * `\u` escapes (the same string to a JSON parser).
+ */
+export function jsonLine(text: string): string {
+  return escapeInJson(text, LINE_BREAKING);
 }
 
 /** How many `{` and `[` the text holds (strings included), counted up to MAX_DEPTH: a bound on its depth. */

@@ -11,6 +11,19 @@ export type OrjsonSpelling = 'before-3.11.7' | 'from-3.11.7';
 export const ORJSON_SPELLINGS: readonly OrjsonSpelling[] = ['before-3.11.7', 'from-3.11.7'];
 
 /**
+ * What a line's integer `-0` was when it was hashed. orjson reads `-0` as the integer 0 and
+ * writes `0`; a writer that drops the fraction of a float's negative zero (Go's encoding/json)
+ * turns the `-0.0` orjson hashed into `-0`. Either way the value is zero, as written again:
+ * both readings are tried, like the two spellings.
+ */
+export type NegativeZero = '0' | '-0.0';
+
+/** Every way of writing a line's numbers back that `verify` tries: each spelling with each reading of `-0`. */
+export const ORJSON_READINGS: readonly { spelling: OrjsonSpelling; negativeZero: NegativeZero }[] = ORJSON_SPELLINGS.flatMap((spelling) =>
+  (['0', '-0.0'] as const).map((negativeZero) => ({ spelling, negativeZero })),
+);
+
+/**
  * The shortest text that reads back as `value`, laid out as ryu (and so orjson) lays it out:
  * plain digits with `.0` up to 16 integer digits, `0.000ddd` down to 5 leading zeros, else
  * one digit, the rest after a point, and the exponent.
@@ -40,9 +53,10 @@ function isNumberByte(c: number): boolean {
 
 /**
  * Compact JSON (as the canonical writer makes it) with every float rewritten as orjson writes
- * it; integers stay as they are, since every writer keeps them. Strings are copied untouched.
+ * it; integers stay as they are, since every writer keeps them, but `-0` (see `NegativeZero`).
+ * Strings are copied untouched.
  */
-export function withOrjsonNumbers(json: Buffer, spelling: OrjsonSpelling, out: ByteSink = new ByteSink()): Buffer {
+export function withOrjsonNumbers(json: Buffer, spelling: OrjsonSpelling, out: ByteSink = new ByteSink(), negativeZero: NegativeZero = '0'): Buffer {
   out.reset();
   let p = 0;
   while (p < json.length) {
@@ -60,7 +74,7 @@ export function withOrjsonNumbers(json: Buffer, spelling: OrjsonSpelling, out: B
       }
       const text = json.toString('latin1', start, p);
       const value = Number(text);
-      out.text(float && Number.isFinite(value) ? orjsonFloat(value, spelling) : text);
+      out.text(float && Number.isFinite(value) ? orjsonFloat(value, spelling) : text === '-0' ? negativeZero : text);
     } else {
       out.byte(c);
       p++;

@@ -5,7 +5,7 @@ import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { sha256Hex, writeCanonical } from './canonical.js';
-import { ORJSON_SPELLINGS, withOrjsonNumbers } from './orjson-numbers.js';
+import { ORJSON_READINGS, withOrjsonNumbers } from './orjson-numbers.js';
 
 export interface Mismatch {
   call_id: string;
@@ -30,9 +30,9 @@ export interface VerifyShareResult {
 const sink = new ByteSink();
 const renumbered = new ByteSink();
 
-/** Whether the canonical bytes in `sink` hash to `recorded` once their floats are written as some orjson writes them. */
+/** Whether the canonical bytes in `sink` hash to `recorded` once their numbers are written as some orjson writes them. */
 function hashesOnceRenumbered(recorded: string): boolean {
-  return ORJSON_SPELLINGS.some((spelling) => sha256Hex(withOrjsonNumbers(sink.view(), spelling, renumbered)) === recorded);
+  return ORJSON_READINGS.some(({ spelling, negativeZero }) => sha256Hex(withOrjsonNumbers(sink.view(), spelling, renumbered, negativeZero)) === recorded);
 }
 
 function verdictOf(record: SynalinksRecord, field: Mismatch['field']): Mismatch['verdict'] {

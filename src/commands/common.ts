@@ -4,9 +4,9 @@ import { Option, type Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { rootsNamed } from '../sources/no-records.js';
 import { UserError } from '../errors.js';
-import { discover, type Discovery, type UnreadableInput } from '../sources/discover.js';
+import { discover, SKIPPED_ALOUD, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
-import { plural, printable } from '../format.js';
+import { plural, printable, printableJson } from '../format.js';
 
 /**
  * Inputs that could not be read in this run. They are reported like damaged lines: named on
@@ -77,9 +77,9 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
   } else {
-    // A file named on the command line that no reader knows is worth saying, not failing over.
+    // A file named on the command line that no reader knows, or a compressed trace file, is worth saying, not failing over.
     for (const skipped of discovery.skipped) {
-      if (skipped.reason.startsWith('no known recorder format')) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
+      if (SKIPPED_ALOUD.test(skipped.reason)) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
     }
     skippedUnlisted += discovery.skipped.length;
   }
@@ -106,7 +106,7 @@ export function withInputsReport<T>(value: T): T {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(withInputsReport(value), null, 2)}\n`);
+  process.stdout.write(`${printableJson(JSON.stringify(withInputsReport(value), null, 2))}\n`);
 }
 
 /** Writes to stdout, waiting while the reader is behind: output never piles up in memory. */
@@ -148,7 +148,7 @@ export class JsonArrayOut {
   private async flush(): Promise<void> {
     const chunk = this.chunk;
     this.chunk = '';
-    await writeOut(chunk);
+    await writeOut(printableJson(chunk));
   }
 }
 
@@ -165,7 +165,7 @@ export async function printJsonWithList(value: Record<string, unknown>, key: str
   const members = (some: string[]) => JSON.stringify(Object.fromEntries(some.map((name) => [name, whole[name]])), null, 2).slice(2, -2);
   const head = members(names.slice(0, at));
   const tail = members(names.slice(at + 1));
-  await writeOut(`{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(key)}: `);
+  await writeOut(printableJson(`{\n${head}${head === '' ? '' : ',\n'}  ${JSON.stringify(key)}: `));
   const list = new JsonArrayOut('  ');
   for await (const line of items) await list.addText(pretty ? JSON.stringify(JSON.parse(line), null, 2) : line);
   await list.end(`${tail === '' ? '' : `,\n${tail}`}\n}\n`);

@@ -16,6 +16,7 @@ import { formatCount, plural } from '../format.js';
 import { qualityLines } from './quality-options.js';
 import { dropLines } from './run-summary.js';
 import type { ScrubSettings } from '../export/scrub.js';
+import { jsonLine } from '../canonical/json-value.js';
 
 interface OutputFlags {
   out?: string;
@@ -100,7 +101,7 @@ export function registerCurationCommand(
     try {
       const manifest = output.manifest(flags.manifest);
       let copy: TreeCopy | null = null;
-      const plan = await planCuration(discovery, options, (drop) => manifest.writeLine(JSON.stringify(drop)), {
+      const plan = await planCuration(discovery, options, (drop) => manifest.writeLine(jsonLine(JSON.stringify(drop))), {
         // The copy starts while the last drops are written (in worker threads, when the run has them).
         whenKept: (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)),
       });

@@ -6,7 +6,7 @@ import { addTokenizerOptions, loadCheckedMeter, parseTokenizer, type TokenizerFl
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
 import { printJson } from './common.js';
-import { formatCount, plural } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 
 function distribution(d: Distribution): string {
   return d.count === 0 ? '-' : `min ${formatCount(d.min)}, median ${formatCount(d.median)}, p95 ${formatCount(d.p95)}, max ${formatCount(d.max)}`;
@@ -24,7 +24,8 @@ export function describeValidation(report: ValidationReport): string {
   const byModel = !(ENCODING_NAMES as readonly string[]).includes(report.tokens.encoding);
   lines.push(`  ${byModel ? 'trained' : 'assistant'} tokens per example: ${distribution(report.tokens.assistant)}`);
   if (report.overTokenLimit > 0) lines.push(`  over ${formatCount(report.tokenLimit)} tokens: ${formatCount(report.overTokenLimit)}`);
-  return `${lines.join('\n')}\n`;
+  // Messages quote the file's own text (keys, roles, names).
+  return `${printable(lines.join('\n'), true)}\n`;
 }
 
 /** The file's lines as `validateFile` reads them, advancing `progress`. */

@@ -3,7 +3,7 @@ import { runOverFiles } from '../parallel/run-shares.js';
 import type { SourceKind } from '../record.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, writeOut } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
-import { plural } from '../format.js';
+import { plural, printable } from '../format.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { JOBS } from '../jobs.js';
 
@@ -21,7 +21,8 @@ A mismatch means the record was edited after it was recorded: its hashes no
 longer describe its messages or config. A record another tool wrote again
 without changing a value (Python's json writes 1e16 as 1e+16) is told apart as
 reserialized: its hashes match once its numbers are written as orjson writes
-them (either spelling, before and from orjson 3.11.7). Its values are as
+them (either spelling, before and from orjson 3.11.7; -0 read as orjson reads
+it, 0, or as the -0.0 Go's encoding/json writes so). Its values are as
 recorded, so it does not fail the check.
 Ask recordings and klieo runs record no hashes: their files are listed as not
 checked (traces computes their hashes when it reads them).
@@ -59,8 +60,8 @@ Examples:
             if (m.verdict === 'edited') mismatches++;
             else reserialized++;
             if (spilled !== null) spilled.add(m);
-            else if (m.verdict === 'edited') await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} does not match the recorded value (edited)\n`);
-            else await writeOut(`${m.file}:${m.line}: ${m.call_id}: ${m.field} matches once its numbers are written as orjson writes them (reserialized: values unchanged)\n`);
+            else if (m.verdict === 'edited') await writeOut(`${printable(m.file)}:${m.line}: ${printable(m.call_id)}: ${m.field} does not match the recorded value (edited)\n`);
+            else await writeOut(`${printable(m.file)}:${m.line}: ${printable(m.call_id)}: ${m.field} matches once its numbers are written as orjson writes them (reserialized: values unchanged)\n`);
           }
         }
         // Ask and klieo files are read (for their hashes) elsewhere: only a tree with none of them and no record is empty.

@@ -38,9 +38,10 @@ export function renderTable(result: QueryResult, more = 0): string {
   return `${out.join('\n')}\n`;
 }
 
+/** A CSV field: quoted where it must be, and printable (newlines kept, inside quotes): --json gives the exact values. */
 function csvField(value: JsonValue): string {
   if (value === null) return '';
-  const t = text(value);
+  const t = printable(text(value), true);
   return /[",\r\n]/.test(t) ? `"${t.replaceAll('"', '""')}"` : t;
 }
 

@@ -18,7 +18,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
+import { jsonLine, parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
@@ -216,7 +216,7 @@ async function askRecordingPass(
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
       pass.noteDrop(d);
-      manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
+      manifest.writeLine(jsonLine(JSON.stringify(scrubbedDrop(d, options.scrub))));
     };
     const refuse = (d: Drop) => {
       pass.refuse(d);

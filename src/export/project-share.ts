@@ -23,7 +23,7 @@ import {
 import { loadMeter, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
-import { lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
+import { jsonLine, lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
 import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
@@ -136,12 +136,13 @@ export interface ProjectedShare {
  * strict parser can refuse only two things in it: a lone surrogate, which a string decoded
  * from recorded JSON text can hold and JSON.stringify writes as an escape (`\ud800`), and
  * nesting past its limit, which JSON text parsed out of a string can add. Only a line that may
- * hold either is scanned.
+ * hold either is scanned. NEL, U+2028 and U+2029 are written escaped (`jsonLine`): a reader that splits lines as
+ * Python's `splitlines()` does (NeMo AutoModel) would cut the line there.
  */
 function writeStrictLine(out: ByteSink, example: unknown): string | null {
   const lineStart = out.length;
   try {
-    const text = writeRecordJson(example);
+    const text = jsonLine(writeRecordJson(example));
     out.text(text);
     if (text.includes('\\ud') || lastWrittenDepth() >= MAX_DEPTH) checkJsonText(out.buffer, lineStart, out.length);
     return null;

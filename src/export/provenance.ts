@@ -21,6 +21,7 @@ import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { PartitionedSpill, PartitionedTextSpill, RunTempDir, TextSpillFile, type TextRow } from '../pipeline/spill.js';
 import { META_DIR } from '../output/output-dir.js';
+import { jsonLine } from '../canonical/json-value.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 
@@ -285,7 +286,7 @@ export class Provenance {
             merged = JSON.stringify(list.reverse());
           }
           const counts = row[WrittenRow.tokens] === NO_COUNT ? '' : `,"tokens":${row[WrittenRow.tokens]},"trained_tokens":${row[WrittenRow.trained]}`;
-          file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}${counts}}`);
+          file.writeLine(jsonLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}${counts}}`));
         }
       }
     } finally {

@@ -48,6 +48,7 @@ import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
+import { jsonLine } from '../canonical/json-value.js';
 
 export interface ExportOptions {
   format: string;
@@ -145,7 +146,7 @@ async function exportPass(
     const drop = (d: Drop) => {
       pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
-      manifest.writeLine(JSON.stringify(d));
+      manifest.writeLine(jsonLine(JSON.stringify(d)));
       if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
     };
     const inference = new ToolInference();

@@ -6,18 +6,24 @@
 import { letEventLoopRun } from '../parallel/cooperate.js';
 import type { Progress } from '../progress.js';
 import { readLinesAt, type LineAt } from '../sources/read.js';
+import type { FileStamp } from '../sources/lines.js';
 import { OutputFile } from './output-dir.js';
 
 /** The kept lines of one output file: its temporary name (made by OutputDir) and the lines to copy into it, in order. */
 export interface LineCopyTask {
   tempPath: string;
-  sources: { path: string; offsets: Float64Array }[];
+  /** `stamp`: the file as the run listed it (see `changedSince`). */
+  sources: { path: string; offsets: Float64Array; stamp?: FileStamp }[];
 }
 
+const CRLF = Buffer.from('\r\n');
+const LF = Buffer.from('\n');
+
 /**
- * Writes each line followed by a newline. Lines that follow one another in the file with a
- * bare newline between them are still together in the read buffer, newlines included: such a
- * run goes out in one write. Returns the bytes written.
+ * Writes each line followed by the line end it had in its file (CR LF or LF; a last line
+ * without one gets LF, so whatever follows it starts a line). Lines that follow one another
+ * in the file are still together in the read buffer, line ends included: such a run goes out
+ * in one write. Returns the bytes written.
  */
 function copyLines(batch: readonly LineAt[], out: OutputFile): number {
   let written = 0;
@@ -25,13 +31,14 @@ function copyLines(batch: readonly LineAt[], out: OutputFile): number {
     const first = batch[i].bytes;
     let runEnd = first.byteOffset + first.length;
     let j = i + 1;
-    // Only a bare newline ends a line one byte before the next begins (a CR would make it two).
-    while (j < batch.length && batch[j].bytes.buffer === first.buffer && batch[j].bytes.byteOffset === runEnd + 1) {
+    while (j < batch.length && batch[j].bytes.buffer === first.buffer && batch[j].bytes.byteOffset === runEnd + (batch[j - 1].crlf ? 2 : 1)) {
       runEnd = batch[j].bytes.byteOffset + batch[j].bytes.length;
       j++;
     }
-    out.writeLine(j === i + 1 ? first : Buffer.from(first.buffer, first.byteOffset, runEnd - first.byteOffset));
-    written += runEnd - first.byteOffset + 1;
+    const end = batch[j - 1].crlf ? CRLF : LF;
+    out.write(j === i + 1 ? first : Buffer.from(first.buffer, first.byteOffset, runEnd - first.byteOffset));
+    out.write(end);
+    written += runEnd - first.byteOffset + end.length;
     i = j;
   }
   return written;
@@ -48,7 +55,7 @@ export function copyLinesInto(task: LineCopyTask, progress: Progress | null = nu
   try {
     for (const source of task.sources) {
       // Only the kept lines are read, by their offsets; each batch is copied before the next is read.
-      for (const batch of readLinesAt(source.path, source.offsets)) {
+      for (const batch of readLinesAt(source.path, source.offsets, undefined, undefined, source.stamp)) {
         const written = copyLines(batch, out);
         records += batch.length;
         bytes += written;

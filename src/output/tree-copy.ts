@@ -82,7 +82,7 @@ export class TreeCopy {
         this.copied.set(relative, (task = { tempPath: created.tempPath, sources: [] }));
         this.lineCopies.push(task);
       }
-      task.sources.push({ path: file.path, offsets: keptOffsets.get(index)! });
+      task.sources.push({ path: file.path, offsets: keptOffsets.get(index)!, stamp: file.stamp });
     });
     for (let i = 0; i < Math.min(workerCount(), this.lineCopies.length); i++) {
       const part = runOnWorker(JOBS.copy, { tasks: this.lineCopies, claims: this.claims })!;

@@ -3,18 +3,32 @@
  * facts that are only resolved at the end of a run (a duplicate's final winner) stay on
  * disk rather than growing memory with the number of records.
  */
-import { closeSync, createReadStream, mkdtempSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { isStale, whileRunning } from '../output/cleanup.js';
+import { isDead, pidOf, whileRunning } from '../output/cleanup.js';
+import { holderOf, RunLock } from '../output/run-lock.js';
 import { checkTempFolder } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';
 import { RUN_TEMP_PREFIX } from '../errors.js';
 
 const BUFFER_ROWS = 8192;
 
-/** Spill folders of runs killed outright (nothing ran to remove them): their processes are gone. */
+/** A run's folder while it is given its lock, before it takes its `traces-spill-` name. */
+const STARTING_PREFIX = 'traces-spill.starting-';
+/** A starting folder lives for the few milliseconds its lock takes: one this old was left by a kill. */
+const STARTING_LEFT_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Spill folders of runs killed outright (nothing ran to remove them), judged by the lock
+ * output folders use (`holderOf`, run-lock.ts): a folder whose run still holds its FIFO is
+ * live, whatever its pid says. A pid says nothing across pid namespaces (two containers
+ * sharing /tmp: the other's live run has a pid this one does not see), and traces run as a
+ * container's entrypoint is pid 1 every time, a pid that always lives on the host. A folder
+ * without a FIFO (an earlier traces, a file system without FIFOs) is judged by its pid, as before.
+ */
 function removeStaleSpills(): void {
   let entries: string[];
   try {
@@ -23,27 +37,58 @@ function removeStaleSpills(): void {
     return;
   }
   for (const entry of entries) {
-    if (isStale(entry, RUN_TEMP_PREFIX)) rmSync(path.join(tmpdir(), entry), { recursive: true, force: true });
+    const folder = path.join(tmpdir(), entry);
+    let stale = false;
+    if (entry.startsWith(STARTING_PREFIX)) {
+      try {
+        stale = Date.now() - statSync(folder).mtimeMs > STARTING_LEFT_AFTER_MS;
+      } catch {
+        stale = false;
+      }
+    } else if (entry.startsWith(RUN_TEMP_PREFIX)) {
+      const pid = pidOf(entry, RUN_TEMP_PREFIX);
+      stale = pid !== null && holderOf(folder, pid, (p) => !isDead(p)) === 'dead';
+    }
+    if (stale) rmSync(folder, { recursive: true, force: true });
   }
 }
 
 /**
- * A temporary folder of this run in the system's temp folder, named for its process so a
- * later run can remove it if this one is killed outright; removed on a signal or an exit
- * that skips `remove` (an error, a crash).
+ * A temporary folder of this run in the system's temp folder, named for its process and
+ * locked as a staging folder is (a FIFO held open while the run lives), so a later run can
+ * remove it if this one is killed outright and never removes it while this one lives; removed
+ * on a signal or an exit that skips `remove` (an error, a crash).
  */
 export class RunTempDir {
   readonly path: string;
   private readonly release: () => void;
+  private readonly lock: RunLock | null;
 
   constructor() {
     checkTempFolder(tmpdir());
     removeStaleSpills();
-    this.path = mkdtempSync(path.join(tmpdir(), `${RUN_TEMP_PREFIX}${process.pid}-`));
-    this.release = whileRunning(() => rmSync(this.path, { recursive: true, force: true }));
+    // Locked before it takes its name: under its final name a folder always has its lock
+    // (where locks can be made), so no other run takes this one, starting, for a dead one's.
+    const starting = mkdtempSync(path.join(tmpdir(), `${STARTING_PREFIX}${process.pid}-`));
+    let lock: RunLock | null = null;
+    try {
+      lock = RunLock.take(starting);
+      this.path = path.join(tmpdir(), `${RUN_TEMP_PREFIX}${process.pid}-${path.basename(starting).slice(-6)}${randomBytes(3).toString('hex')}`);
+      renameSync(starting, this.path);
+    } catch (error) {
+      lock?.release();
+      rmSync(starting, { recursive: true, force: true });
+      throw error;
+    }
+    this.lock = lock;
+    this.release = whileRunning(() => {
+      this.lock?.release();
+      rmSync(this.path, { recursive: true, force: true });
+    });
   }
 
   remove(): void {
+    this.lock?.release();
     rmSync(this.path, { recursive: true, force: true });
     this.release();
   }

@@ -4,19 +4,22 @@ import { includesAny, type Detector } from './detector.js';
 import { sharedGate } from './gate.js';
 import { looksRandom } from './entropy.js';
 
-// A token must not continue a longer base64/base64url run on the left; this keeps prefix
-// coincidences inside blobs (and words like task-sk-…) from matching. The check sits after
-// the literal prefix, so each pattern starts with a literal the engine can search for fast.
+// A key is matched by its own shape and boundary, not by what sits beside it: a file name's
+// suffix (`…_backup.json`, `…-old`), an env-var prefix (`KEY_…`) or a path (`creds/…`) leaves
+// it a key. On the left, the prefix must not continue a word or number (a letter or digit
+// there: `task-sk-…` is a key, `tasksk-…` and `XAKIA…` are not). The check sits after the
+// literal prefix, so each pattern starts with a literal the engine can search for fast.
 // Text that still holds JSON escapes (a string that is not valid JSON, so was not decoded)
-// may put the letter of an escape there: the `n` of `\n`, the `/` of `\/`, the last digit of
-// `\u0020`. Those end a run too.
+// may put the letter of an escape there: the `n` of `\n`, the last digit of `\u0020`. Those
+// end a word too. Inside a base64 blob a prefix plus a body of the key's exact shape is rare
+// (a few in 10^8 per position for AKIA or AIza, none for eyJ, whose dots base64 never holds),
+// and blobs of 512+ characters are not scanned at all (segments.ts).
 const escapeBefore = (prefixLength: number): string =>
   `(?<=\\\\[\\s\\S]{${prefixLength + 1}})|(?<=\\\\u[0-9A-Fa-f]{4}[\\s\\S]{${prefixLength}})`;
-// A prefix holding '-' or '_' cannot sit inside standard base64 (no '-', '_'), and base64url
-// has no '/' or '+': after those (a path, keys/sk-…) such a token starts.
-const tokenStart = (prefixLength: number, prefix = ''): string =>
-  `(?:${escapeBefore(prefixLength)}|(?<!${/[-_]/.test(prefix) ? '[A-Za-z0-9_-]' : '[A-Za-z0-9+/_-]'}[\\s\\S]{${prefixLength}}))`;
-const TOKEN_END = '(?![A-Za-z0-9_-])';
+const tokenStart = (prefixLength: number): string =>
+  `(?:${escapeBefore(prefixLength)}|(?<![A-Za-z0-9][\\s\\S]{${prefixLength}}))`;
+/** On the right a key ends where its own alphabet ends: `alphabet` is the class its body is drawn from. */
+const tokenEnd = (alphabet: string): string => `(?![${alphabet}])`;
 
 // The vendor prefixes below, found in one pass: most strings hold none, and then all these
 // detectors are skipped (one combined pass costs a third of the separate ones on real traces).
@@ -32,7 +35,7 @@ const anthropic: Detector = {
   kind: 'secret',
   rank: 90,
   mayMatch: mayHoldPrefix,
-  pattern: new RegExp(`sk-ant-${tokenStart(7, 'sk-ant-')}[A-Za-z0-9_-]{20,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`sk-ant-${tokenStart(7)}[A-Za-z0-9_-]{20,}${tokenEnd('A-Za-z0-9_-')}`, 'g'),
   accept: (value) => hasDigitAndLetter(value.slice(7)),
 };
 
@@ -43,7 +46,7 @@ const openai: Detector = {
   mayMatch: mayHoldPrefix,
   // sk-ant- belongs to anthropic. Real keys are mixed-case base62, which slugs like
   // sk-learn-tutorial-2024 are not.
-  pattern: new RegExp(`sk-${tokenStart(3, 'sk-')}(?!ant-)[A-Za-z0-9_-]{20,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`sk-${tokenStart(3)}(?!ant-)[A-Za-z0-9_-]{20,}${tokenEnd('A-Za-z0-9_-')}`, 'g'),
   accept: (value) => hasDigitAndBothCases(value.slice(3)),
 };
 
@@ -52,7 +55,7 @@ const awsAccessKeyId: Detector = {
   kind: 'secret',
   rank: 85,
   mayMatch: mayHoldPrefix,
-  pattern: new RegExp(`A[KS]IA${tokenStart(4)}[A-Z0-9]{16}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`A[KS]IA${tokenStart(4)}[A-Z0-9]{16}${tokenEnd('A-Z0-9')}`, 'g'),
 };
 
 const github: Detector = {
@@ -60,7 +63,7 @@ const github: Detector = {
   kind: 'secret',
   rank: 85,
   mayMatch: mayHoldPrefix,
-  pattern: new RegExp(`g(?:h[pousr]_${tokenStart(4, 'gh_')}[A-Za-z0-9]{36,251}|ithub_pat_${tokenStart(11, 'github_pat_')}[A-Za-z0-9_]{50,251})${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`g(?:h[pousr]_${tokenStart(4)}[A-Za-z0-9]{36,251}${tokenEnd('A-Za-z0-9')}|ithub_pat_${tokenStart(11)}[A-Za-z0-9_]{50,251}${tokenEnd('A-Za-z0-9_')})`, 'g'),
 };
 
 const googleApiKey: Detector = {
@@ -68,7 +71,8 @@ const googleApiKey: Detector = {
   kind: 'secret',
   rank: 85,
   mayMatch: mayHoldPrefix,
-  pattern: new RegExp(`AIza${tokenStart(4)}[0-9A-Za-z_-]{35}${TOKEN_END}`, 'g'),
+  // 39 characters exactly; the body may hold '_' and '-', so one after it (`…_backup`) ends it.
+  pattern: new RegExp(`AIza${tokenStart(4)}[0-9A-Za-z_-]{35}${tokenEnd('0-9A-Za-z')}`, 'g'),
 };
 
 const slack: Detector = {
@@ -77,7 +81,7 @@ const slack: Detector = {
   rank: 85,
   mayMatch: mayHoldPrefix,
   // xoxb-/xoxp-/xoxa-/xoxo-/xoxs-/xoxr- tokens and xoxe(.xoxp)- refresh tokens: a numeric team part, then more.
-  pattern: new RegExp(`xox${tokenStart(3, 'xoxb-')}(?:[abposr]|e(?:\\.xox[bp])?)-[0-9]+-[0-9A-Za-z-]{10,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`xox${tokenStart(3)}(?:[abposr]|e(?:\\.xox[bp])?)-[0-9]+-[0-9A-Za-z-]{10,}${tokenEnd('0-9A-Za-z-')}`, 'g'),
 };
 
 const stripe: Detector = {
@@ -86,7 +90,7 @@ const stripe: Detector = {
   rank: 85,
   mayMatch: mayHoldPrefix,
   // Publishable keys (pk_) are public by design and deliberately not matched.
-  pattern: new RegExp(`[sr]k_(?:live|test)_${tokenStart(8, 'sk_live_')}[0-9A-Za-z]{16,}${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`[sr]k_(?:live|test)_${tokenStart(8)}[0-9A-Za-z]{16,}${tokenEnd('0-9A-Za-z')}`, 'g'),
 };
 
 function jwtHeaderIsJson(token: string): boolean {
@@ -104,7 +108,7 @@ const jwt: Detector = {
   rank: 80,
   mayMatch: mayHoldPrefix,
   // The signature may be empty (alg "none"); the header must decode to a JSON object.
-  pattern: new RegExp(`eyJ${tokenStart(3)}[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${TOKEN_END}`, 'g'),
+  pattern: new RegExp(`eyJ${tokenStart(3)}[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${tokenEnd('A-Za-z0-9_-')}`, 'g'),
   accept: jwtHeaderIsJson,
 };
 

@@ -17,6 +17,7 @@ import { identityOfStats, isInside, readsAlso, realInputs } from '../output/outp
 import type { SourceKind } from '../record.js';
 import { detectSource, headText, readHead, startsAsJson } from './detect.js';
 import { printable } from '../format.js';
+import { fileStamp, type FileStamp } from './lines.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -28,6 +29,8 @@ export interface TraceFile {
   source: SourceKind;
   /** Bytes, as discovery found it: the reading plan covers these (a recorder may append more meanwhile). */
   size?: number;
+  /** The file as discovery found it, which second reads check they still read (see `changedSince`). */
+  stamp?: FileStamp;
 }
 
 export interface DiscoverOptions {
@@ -72,9 +75,25 @@ export function displayPath(absolute: string): string {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
 }
 
+const COMPRESSED = /\.jsonl?\.(gz|zst|zstd|bz2|xz|lz4)$/i;
+const DECOMPRESS: Record<string, string> = { gz: 'gunzip -k', zst: 'zstd -d', zstd: 'zstd -d', bz2: 'bunzip2 -k', xz: 'unxz -k', lz4: 'lz4 -d' };
+
+/**
+ * Why a compressed JSON Lines file is not read, or null for any other name. Such a file holds
+ * records traces does not count, so the reason is said on stderr without -v (see `SKIPPED_ALOUD`).
+ */
+function compressedReason(name: string): string | null {
+  const kind = COMPRESSED.exec(name)?.[1]?.toLowerCase();
+  if (kind === undefined) return null;
+  return `compressed (.${kind}), not read: its records are not counted; decompress it (${DECOMPRESS[kind]} FILE) and rerun`;
+}
+
+/** The start of a skip reason worth saying without -v: the file may hold records that are then missing. */
+export const SKIPPED_ALOUD = /^(?:no known recorder format|compressed )/;
+
 /** Why a file's name, in its folder, is not a Synalinks trace file's, or null when it is one. */
 function whyNotTraceName(folder: string, name: string): string | null {
-  if (!name.endsWith('.jsonl')) return 'not a .jsonl file';
+  if (!name.endsWith('.jsonl')) return compressedReason(name) ?? 'not a .jsonl file';
   const match = TRACE_FILE_NAME.exec(name);
   if (match === null) return 'name is not <module>_YYYYmmdd-HHMMSS.jsonl';
   if (match.groups!.stem !== folder) return 'file name does not match its folder';
@@ -89,7 +108,7 @@ export function whyNotTraceFile(relative: string): string | null {
   const parts = relative.split('/');
   if (parts[0] === 'datasets') return 'dataset cache';
   const name = parts[parts.length - 1];
-  if (!name.endsWith('.jsonl')) return 'not a .jsonl file';
+  if (!name.endsWith('.jsonl')) return compressedReason(name) ?? 'not a .jsonl file';
   if (parts.length < 2 || parts.length > 3) return 'not at <program>/<module>/ depth';
   return whyNotTraceName(parts[parts.length - 2], name);
 }
@@ -276,7 +295,7 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     // Inside a tree, it keeps its place there, as in an output tree of dedupe or filter.
     if (detected === 'synalinks' || (detected === null && absolute.endsWith('.jsonl'))) into.files.push({ ...file, root: treeRootOf(absolute) ?? file.root, source: 'synalinks' });
     else if (detected !== null) into.files.push({ ...file, source: detected });
-    else into.skipped.push({ path: file.display, reason: 'no known recorder format (Synalinks, Ask, klieo)' });
+    else into.skipped.push({ path: file.display, reason: compressedReason(path.basename(absolute)) ?? 'no known recorder format (Synalinks, Ask, klieo)' });
     return;
   }
   if (!info.isDirectory()) throw new UserError(`${root}: not a file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
@@ -369,6 +388,7 @@ function oncePerFile(files: readonly TraceFile[], isRealPath: (file: TraceFile) 
       return file.path;
     }
     file.size = info.size;
+    file.stamp = fileStamp(info);
     return identityOfStats(info);
   });
   const chosen = new Map<string, TraceFile>();

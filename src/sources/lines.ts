@@ -4,7 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { letEventLoopRun } from '../parallel/cooperate.js';
-import { listedFileGone } from '../errors.js';
+import { listedFileGone, UserError } from '../errors.js';
 import { formatBytes } from '../format.js';
 
 const NEWLINE = 0x0a;
@@ -130,6 +130,11 @@ function newlinesBetween(fd: number, start: number, end: number): number {
   return count;
 }
 
+/** Why the run stops when a file it planned on is another now: one line, naming it. */
+export function fileChanged(path: string, why: string): UserError {
+  return new UserError(`${path}: changed while traces was reading it (${why}): rerun once nothing rewrites it`);
+}
+
 /** Opens a trace file the run listed; one gone since says so (see `listedFileGone`). */
 export function openListedFile(path: string): number {
   try {
@@ -139,9 +144,41 @@ export function openListedFile(path: string): number {
   }
 }
 
+/**
+ * What a trace file was when the run listed it, the plan's reads being of that file: a second
+ * read (the copy of dedupe and filter, the examples of export) checks the file is still it.
+ */
+export interface FileStamp {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export function fileStamp(info: Stats): FileStamp {
+  return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/**
+ * Why the open file is no longer the one `stamp` describes, or null when it still is. Another
+ * file at its path (an editor's save writes a new one and renames it over) has another inode;
+ * one rewritten in place at the same size keeps its size but not its modification time. A
+ * recorder appending changes both size and time, and its appended lines are beyond the plan:
+ * that file is still the one planned on. (Cut short, it is caught line by line.)
+ */
+export function changedSince(fd: number, stamp: FileStamp | undefined): string | null {
+  if (stamp === undefined) return null;
+  const now = fstatSync(fd);
+  if (now.ino !== stamp.ino || now.dev !== stamp.dev) return 'another file is at its path now, as an editor saves one';
+  if (now.size === stamp.size && now.mtimeMs !== stamp.mtimeMs) return 'rewritten in place: the same size, modified again';
+  return null;
+}
+
 export interface LineReadOptions {
   /** Only the lines that start in this range. */
   range?: ByteRange;
+  /** The file as the run listed it: a read of another file (see `changedSince`) stops the run. */
+  stamp?: FileStamp;
   chunkSize?: number;
   /** Reuse one read buffer: each batch's lines are valid only until the next batch is asked for. */
   transient?: boolean;
@@ -155,11 +192,13 @@ export interface LineReadOptions {
  * chunk is a fresh buffer: lines handed out stay valid after the next read.
  */
 export async function* readLineBatches(path: string, options: LineReadOptions = {}): AsyncGenerator<Line[]> {
-  const { range, chunkSize = CHUNK_SIZE, transient = false, blank = false } = options;
+  const { range, chunkSize = CHUNK_SIZE, transient = false, blank = false, stamp } = options;
   // Synchronous reads: a reader works through one file at a time and gains nothing from
   // the thread pool, while paying a round trip per call for it.
   const fd = openListedFile(path);
   try {
+    const changed = changedSince(fd, stamp);
+    if (changed !== null) throw fileChanged(path, changed);
     const stat = fstatSync(fd);
     const size = stat.size;
     const end = Math.min(range?.end ?? size, size);

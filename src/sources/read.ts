@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
-import { lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange } from './lines.js';
+import { changedSince, fileChanged, lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange, type FileStamp } from './lines.js';
 import type { SourceRun } from './source-run.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
@@ -113,7 +113,7 @@ export async function* readSelectedRecords(
       }
       continue;
     }
-    for await (const batch of readLineBatches(file.path, { range, transient: true })) {
+    for await (const batch of readLineBatches(file.path, { range, transient: true, stamp: file.stamp })) {
       const records: TraceRecord[] = [];
       for (const line of batch) {
         while (next < wanted.length && wanted[next] < line.number) next++;
@@ -144,13 +144,16 @@ export function readFull(fd: number, buffer: Uint8Array, position: number): numb
 }
 
 function lineChanged(path: string, offset: number): UserError {
-  return new UserError(`${path}: changed while traces was reading it (no record starts at byte ${offset} any more): rerun once nothing rewrites it`);
+  return fileChanged(path, `no record starts at byte ${offset} any more`);
 }
 
 /** A chosen line: its place in the offsets asked for, and its bytes without the line ending. */
 export interface LineAt {
   index: number;
+  /** The line without its line end. */
   bytes: Buffer;
+  /** Whether the line ends with CR LF (a copy writes the line end it had). */
+  crlf: boolean;
 }
 
 /**
@@ -163,7 +166,7 @@ export interface LineAt {
  * other bytes there, copied or exported as if they were the record: each chosen line must
  * still start a line (the byte before it a newline) and hold something, or the run stops.
  */
-export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRange, chunkSize = READ_AT_CHUNK): Generator<LineAt[]> {
+export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRange, chunkSize = READ_AT_CHUNK, stamp?: FileStamp): Generator<LineAt[]> {
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
   let i = 0;
@@ -174,6 +177,8 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
   const fd = openListedFile(path);
   let chunk = leaseChunk(chunkSize);
   try {
+    const changed = changedSince(fd, stamp);
+    if (changed !== null) throw fileChanged(path, changed);
     let data = chunk.subarray(0, 0);
     let dataStart = 0;
     let lines: LineAt[] = [];
@@ -203,11 +208,12 @@ export function* readLinesAt(path: string, offsets: Float64Array, range?: ByteRa
         }
       }
       let lineEnd = newline === -1 ? data.length : newline;
-      if (lineEnd > at && data[lineEnd - 1] === 0x0d) lineEnd--;
+      const crlf = lineEnd > at && data[lineEnd - 1] === 0x0d;
+      if (crlf) lineEnd--;
       if (lineEnd <= at || (offset > 0 && data[at - 1] !== 0x0a)) {
         throw lineChanged(path, offset);
       }
-      lines.push({ index: i, bytes: data.subarray(at, lineEnd) });
+      lines.push({ index: i, bytes: data.subarray(at, lineEnd), crlf });
     }
     if (lines.length > 0) yield lines;
   } finally {
@@ -228,7 +234,7 @@ export function* readSynalinksLinesAt(
   range?: ByteRange,
   chunkSize = READ_AT_CHUNK,
 ): Generator<Iterable<TraceRecord>> {
-  for (const batch of readLinesAt(file.path, offsets, range, chunkSize)) yield recordsAt(file, lines, offsets, batch);
+  for (const batch of readLinesAt(file.path, offsets, range, chunkSize, file.stamp)) yield recordsAt(file, lines, offsets, batch);
 }
 
 function* recordsAt(file: TraceFile, lines: Int32Array, offsets: Float64Array, batch: LineAt[]): Generator<TraceRecord> {

@@ -57,6 +57,7 @@ export type ErrorClass =
   | 'invalid_json'
   | 'blank_line'
   | 'bom'
+  | 'line_separator'
   | 'text_too_long'
   | 'line_too_long'
   // The OpenAI cookbook's classes.

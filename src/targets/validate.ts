@@ -207,6 +207,15 @@ export class LineValidator {
       else this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: withUtf16Hint((e as Error).message, bytes) });
       return;
     }
+    const separator = lineBreakingAt(bytes);
+    if (separator !== null) {
+      this.tally.add({
+        code: 'line_separator',
+        severity: 'error',
+        line: this.lineNo,
+        message: `a raw ${separator} inside a string: valid JSON, but a reader that splits lines as Python's splitlines() does (NeMo AutoModel) cuts the line there; write it as an escape (\\u${separator.slice(2).toLowerCase()})`,
+      });
+    }
     this.check(value);
   }
 
@@ -298,6 +307,20 @@ export class LineValidator {
  * one. Which of the two a file is, its name says, as export names them (validation.jsonl,
  * validation-001.jsonl).
  */
+/**
+ * The first raw NEL, U+2028 or U+2029 in a line's UTF-8 bytes (`U+2028`), or null. Their
+ * encodings (C2 85, E2 80 A8, E2 80 A9) stand for nothing else in valid UTF-8.
+ */
+function lineBreakingAt(bytes: Buffer): string | null {
+  for (let at = bytes.indexOf(0xc2); at !== -1; at = bytes.indexOf(0xc2, at + 1)) {
+    if (bytes[at + 1] === 0x85) return 'U+0085';
+  }
+  for (let at = bytes.indexOf(0xe2); at !== -1; at = bytes.indexOf(0xe2, at + 1)) {
+    if (bytes[at + 1] === 0x80 && (bytes[at + 2] === 0xa8 || bytes[at + 2] === 0xa9)) return bytes[at + 2] === 0xa8 ? 'U+2028' : 'U+2029';
+  }
+  return null;
+}
+
 function emptyFileProblem(target: Target, file: string): string | null {
   const validation = path.basename(file).toLowerCase().startsWith('validation');
   if (validation && target.rejectsEmptyValidation !== true) return null;

@@ -56,10 +56,11 @@ export function sanitize(text: string, oneLine = false): string {
   return text.replace(CONTROLS_BUT_NEWLINE, controlPicture);
 }
 
+// Bidirectional embeddings, overrides and isolates too: they would reorder the rest of the row.
 // eslint-disable-next-line no-control-regex
-const CONTROLS_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const EVERY_CONTROL = new RegExp(CONTROLS.source, 'g');
 
 function controlPicture(c: string): string {
