@@ -17,6 +17,7 @@ import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
 import { MESSAGE_KEYS } from './finish.js';
 import { withoutNulls } from './rows.js';
 import { getTarget } from '../index.js';
+import { jsonLine } from '../../canonical/json-value.js';
 
 interface CardFacts {
   /** Split → declared files, relative to the folder. */
@@ -170,7 +171,7 @@ async function parquetReport(target: Target, options: FolderValidation, file: st
     }
     const names = content.columns.map((c) => c.name);
     async function* lines(): AsyncGenerator<string> {
-      for await (const batch of content.batches) for (const row of batch) yield JSON.stringify(withoutNulls(Object.fromEntries(names.map((n, i) => [n, row[i]]))));
+      for await (const batch of content.batches) for (const row of batch) yield jsonLine(JSON.stringify(withoutNulls(Object.fromEntries(names.map((n, i) => [n, row[i]])))));
     }
     return await report(target, options, file, lines(), problems);
   } finally {
