@@ -43,8 +43,9 @@ async function collectInShares(roots: string[], bytes: number, shareBytes: numbe
   return stats.toJSON();
 }
 
+/** This process's run folders (other test files share the temp folder, and make their own). */
 function spillFolders(): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith('traces-'));
+  return readdirSync(tmpdir()).filter((name) => name.includes(`-${process.pid}-`));
 }
 
 describe('stats counts distinct keys by partition on big trees', () => {
