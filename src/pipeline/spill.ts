@@ -54,43 +54,73 @@ function removeStaleSpills(): void {
 }
 
 /**
- * A temporary folder of this run in the system's temp folder, named for its process and
- * locked as a staging folder is (a FIFO held open while the run lives), so a later run can
- * remove it if this one is killed outright and never removes it while this one lives; removed
- * on a signal or an exit that skips `remove` (an error, a crash).
+ * This thread's run folder in the system's temp folder, named for its process and locked as a
+ * staging folder is (a FIFO held open while the run lives), so a later run can remove it if
+ * this one is killed outright and never removes it while this one lives. Every `RunTempDir`
+ * alive at once shares it: one lock (one descriptor, one FIFO made) for all, where a lock each
+ * took a descriptor per table and ran out under a low open-file limit. It goes with the last
+ * of them, or on a signal or an exit that skips `remove` (an error, a crash).
  */
-export class RunTempDir {
-  readonly path: string;
-  private readonly release: () => void;
-  private readonly lock: RunLock | null;
+let runFolder: { path: string; lock: RunLock | null; users: number; release: () => void } | null = null;
 
-  constructor() {
+function takeRunFolder(): string {
+  if (runFolder === null) {
     checkTempFolder(tmpdir());
     removeStaleSpills();
     // Locked before it takes its name: under its final name a folder always has its lock
     // (where locks can be made), so no other run takes this one, starting, for a dead one's.
     const starting = mkdtempSync(path.join(tmpdir(), `${STARTING_PREFIX}${process.pid}-`));
     let lock: RunLock | null = null;
+    let folder: string;
     try {
       lock = RunLock.take(starting);
-      this.path = path.join(tmpdir(), `${RUN_TEMP_PREFIX}${process.pid}-${path.basename(starting).slice(-6)}${randomBytes(3).toString('hex')}`);
-      renameSync(starting, this.path);
+      folder = path.join(tmpdir(), `${RUN_TEMP_PREFIX}${process.pid}-${path.basename(starting).slice(-6)}${randomBytes(3).toString('hex')}`);
+      renameSync(starting, folder);
     } catch (error) {
       lock?.release();
       rmSync(starting, { recursive: true, force: true });
       throw error;
     }
-    this.lock = lock;
-    this.release = whileRunning(() => {
-      this.lock?.release();
-      rmSync(this.path, { recursive: true, force: true });
+    const taken = lock;
+    const release = whileRunning(() => {
+      taken?.release();
+      rmSync(folder, { recursive: true, force: true });
     });
+    runFolder = { path: folder, lock: taken, users: 0, release };
+  }
+  runFolder.users++;
+  return runFolder.path;
+}
+
+function leaveRunFolder(): void {
+  if (runFolder === null || --runFolder.users > 0) return;
+  const { path: folder, lock, release } = runFolder;
+  runFolder = null;
+  lock?.release();
+  rmSync(folder, { recursive: true, force: true });
+  release();
+}
+
+/** A temporary folder of this run's own, inside the thread's locked run folder. */
+export class RunTempDir {
+  readonly path: string;
+  private removed = false;
+
+  constructor() {
+    const folder = takeRunFolder();
+    try {
+      this.path = mkdtempSync(path.join(folder, 'tmp-'));
+    } catch (error) {
+      leaveRunFolder();
+      throw error;
+    }
   }
 
   remove(): void {
-    this.lock?.release();
+    if (this.removed) return;
+    this.removed = true;
     rmSync(this.path, { recursive: true, force: true });
-    this.release();
+    leaveRunFolder();
   }
 }
 
@@ -99,7 +129,8 @@ export class SpillFile {
   /** Whether this file made `dir` (and removes it). */
   private readonly ownsDir: boolean;
   private readonly file: string;
-  private readonly fd: number;
+  /** The file held open, or -1 when it is opened for each write and read (see `holdOpen`). */
+  private fd: number;
   private readonly buffer: Uint32Array;
   private buffered = 0;
   rows = 0;
@@ -107,17 +138,36 @@ export class SpillFile {
   /**
    * `shared`: a folder of the caller's, holding several files (the partitions of one table).
    * `bufferRows`: rows gathered before a write, and read at a time (many files open at once want few).
+   * `holdOpen`: false for the many files of partitioned tables, which take a descriptor only
+   * while a buffer is written or the file read: held open, five tables of eight partitions
+   * took 40 descriptors at once, and an export ran out of them under `ulimit -n 64`.
    */
   constructor(
     readonly width: number,
     shared?: { dir: RunTempDir; name: string },
     private readonly bufferRows = BUFFER_ROWS,
+    holdOpen = true,
   ) {
     this.dir = shared?.dir ?? new RunTempDir();
     this.ownsDir = shared === undefined;
     this.file = path.join(this.dir.path, shared?.name ?? 'rows.bin');
     this.fd = openSync(this.file, 'wx+');
+    if (!holdOpen) {
+      closeSync(this.fd);
+      this.fd = -1;
+    }
     this.buffer = new Uint32Array(width * bufferRows);
+  }
+
+  /** `use` with a descriptor of the file: the one held, or one opened (`flags`) for this call. */
+  private withFile<T>(flags: string, use: (fd: number) => T): T {
+    if (this.fd !== -1) return use(this.fd);
+    const fd = openSync(this.file, flags);
+    try {
+      return use(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   append(row: ArrayLike<number>): void {
@@ -129,7 +179,8 @@ export class SpillFile {
 
   private flush(): void {
     if (this.buffered === 0) return;
-    writeAll(this.fd, new Uint8Array(this.buffer.buffer, 0, this.buffered * this.width * 4), this.file);
+    const bytes = new Uint8Array(this.buffer.buffer, 0, this.buffered * this.width * 4);
+    this.withFile('a', (fd) => writeAll(fd, bytes, this.file));
     this.buffered = 0;
   }
 
@@ -141,7 +192,7 @@ export class SpillFile {
       into.set(this.buffer.subarray(at, at + this.width));
       return;
     }
-    readSync(this.fd, new Uint8Array(into.buffer, into.byteOffset, this.width * 4), 0, this.width * 4, index * this.width * 4);
+    this.withFile('r', (fd) => readSync(fd, new Uint8Array(into.buffer, into.byteOffset, this.width * 4), 0, this.width * 4, index * this.width * 4));
   }
 
   /** Every row in the order appended; the view is reused between rows. */
@@ -149,17 +200,23 @@ export class SpillFile {
     this.flush();
     const chunk = new Uint32Array(this.width * this.bufferRows);
     const bytes = new Uint8Array(chunk.buffer);
-    let position = 0;
-    for (;;) {
-      const read = readSync(this.fd, bytes, 0, bytes.length, position);
-      if (read === 0) break;
-      position += read;
-      for (let row = 0; row < read / 4 / this.width; row++) yield chunk.subarray(row * this.width, (row + 1) * this.width);
+    const fd = this.fd !== -1 ? this.fd : openSync(this.file, 'r');
+    try {
+      let position = 0;
+      for (;;) {
+        const read = readSync(fd, bytes, 0, bytes.length, position);
+        if (read === 0) break;
+        position += read;
+        for (let row = 0; row < read / 4 / this.width; row++) yield chunk.subarray(row * this.width, (row + 1) * this.width);
+      }
+    } finally {
+      if (fd !== this.fd) closeSync(fd);
     }
   }
 
   dispose(): void {
-    closeSync(this.fd);
+    if (this.fd !== -1) closeSync(this.fd);
+    this.fd = -1;
     // A shared folder outlives its files: each goes as soon as it is done with.
     if (this.ownsDir) this.dir.remove();
     else rmSync(this.file, { force: true });
@@ -207,7 +264,7 @@ export class PartitionedSpill extends Partitions<SpillFile> {
     partitions: number,
   ) {
     const bufferRows = Math.max(16, Math.floor(PARTITION_BUFFER_BYTES / (width * 4)));
-    super(partitions, (p) => new SpillFile(width, { dir, name: `${name}-${p}.bin` }, bufferRows));
+    super(partitions, (p) => new SpillFile(width, { dir, name: `${name}-${p}.bin` }, bufferRows, false));
   }
 
   append(partition: number, row: ArrayLike<number>): void {
