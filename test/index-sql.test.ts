@@ -668,7 +668,7 @@ describe('traces sql: the engine cannot take the command with it (issue 39)', ()
     return ticks / 100;
   };
 
-  it('Ctrl-C stops a running query at once: exit 130, nothing left behind, no process left', { timeout: 30_000, skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  it('Ctrl-C stops a running query at once: exit 130, nothing left behind, no process left', { timeout: 30_000, skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
     const tmp = tempDir('traces-sql-tmp-');
     const child = spawn(process.execPath, [path.join(REPO, 'bin', 'traces.js'), 'sql', LONG, '--index', idx], {
       env: { ...process.env, TMPDIR: tmp },
@@ -678,6 +678,14 @@ describe('traces sql: the engine cannot take the command with it (issue 39)', ()
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // A run that does not stop fails the test at its limit, and is then killed, not left running.
+    t.signal.addEventListener('abort', () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    });
     try {
       // The query is under way once the engine has its copy of the index and has worked a while (CPU it used, not time gone by).
       const copied = () => readdirSync(tmp).some((d) => existsSync(path.join(tmp, d, 'index')));
