@@ -764,6 +764,18 @@ describe('an input rewritten between the plan and the second read', () => {
     }
   }
 
+  it('an Ask recording rewritten in place at the same size between the plan and the export stops the run with one line (issue 39)', async () => {
+    const tree = path.join(tempDir(), 'tree');
+    cpSync(path.join(REPO, 'test', 'fixtures', 'ask', 'message-tools'), tree, { recursive: true });
+    const file = path.join(tree, 'recording.json');
+    const out = path.join(tempDir(), 'out');
+    const run = await changedAfterPlanning(['export', tree, '--format', 'nemo', '--out', out], () => writeFileSync(file, sameSize(file)), { TRACES_WORKERS: '1' });
+    assert.equal(run.code, 2, run.stderr);
+    const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
+    assert.deepEqual(lines, [`traces: ${file}: changed while traces was reading it (rewritten in place: the same size, modified again): rerun once nothing rewrites it`]);
+    assert.equal(existsSync(out), false, 'nothing was written');
+  });
+
   for (const [point, when] of [
     ['reading', 'before it was read'],
     ['planned', 'between the plan and the second read'],
