@@ -21,7 +21,17 @@ function delayMs(): number {
 
 /** Whether progress may be drawn: stderr is a terminal and no CI log would fill with carriage returns. */
 export function progressWanted(): boolean {
-  return process.stderr.isTTY === true && process.env.CI !== 'true';
+  return (process.stderr.isTTY === true || process.env[PROGRESS_COLUMNS] !== undefined) && process.env.CI !== 'true';
+}
+
+/**
+ * Set for a child process whose stderr its parent forwards to a terminal (`sql`'s engine,
+ * src/engine/child.ts): the terminal's width, where the child's own stderr is a pipe.
+ */
+export const PROGRESS_COLUMNS = 'TRACES_PROGRESS_COLUMNS';
+
+function terminalColumns(): number | undefined {
+  return process.stderr.columns ?? (Number(process.env[PROGRESS_COLUMNS]) || undefined);
 }
 
 /** `850 KB`, `12.3 MB`, `1.02 GB`, decimal units as file managers and `stats` show sizes. */
@@ -89,7 +99,7 @@ export class Progress {
     if (now - this.started < this.delay || now - this.lastDraw < INTERVAL_MS) return;
     this.lastDraw = now;
     const line = this.line((now - this.started) / 1000);
-    const width = process.stderr.columns;
+    const width = terminalColumns();
     // A line longer than the terminal would wrap, and \r only returns to the start of the last row.
     process.stderr.write(`\r\x1b[K${width !== undefined && width > 1 && line.length >= width ? line.slice(0, width - 1) : line}`);
     this.drawn = true;

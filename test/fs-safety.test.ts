@@ -726,11 +726,27 @@ describe('an input rewritten between the plan and the second read', () => {
     ['export, one thread', ['export', '--format', 'nemo'], { TRACES_WORKERS: '1' }],
     ['export, workers projecting', ['export', '--format', 'nemo'], { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '4096' }],
   ];
+  /** The file with one letter of its first user text changed: the same size, another record. */
+  const sameSize = (file: string): string => {
+    const text = readFileSync(file, 'utf8');
+    const at = text.indexOf('"content":"') + 11;
+    const changed = `${text.slice(0, at)}${text[at] === 'Z' ? 'Y' : 'Z'}${text.slice(at + 1)}`;
+    assert.equal(Buffer.byteLength(changed), Buffer.byteLength(text));
+    return changed;
+  };
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   for (const [name, command, env] of cases) {
-    for (const [how, rewrite] of [
-      ['cut short', (file: string) => truncateSync(file, 0)],
+    for (const [how, rewrite, why] of [
+      ['cut short', (file: string) => truncateSync(file, 0), 'no record starts at byte \\d+ any more'],
       // Every later line moves by 8 bytes: a kept line's planned place now falls inside another line.
-      ['rewritten with a line put first', (file: string) => writeFileSync(file, `{"x":1}\n${readFileSync(file, 'utf8')}`)],
+      ['rewritten with a line put first', (file: string) => writeFileSync(file, `{"x":1}\n${readFileSync(file, 'utf8')}`), 'no record starts at byte \\d+ any more'],
+      // Issue 39. Every line still lines up; an editor that writes in place: the same size, a new modification time.
+      ['rewritten in place at the same size', (file: string) => writeFileSync(file, sameSize(file)), escaped('rewritten in place: the same size, modified again')],
+      // An editor that saves a new file and renames it over the old one.
+      ['replaced by a file of the same size', (file: string) => {
+        writeFileSync(`${file}.tmp`, sameSize(file));
+        renameSync(`${file}.tmp`, file);
+      }, escaped('another file is at its path now, as an editor saves one')],
     ] as const) {
       it(`${name}: a trace file ${how} stops the run with one line, and nothing is written`, async () => {
         const tree = path.join(tempDir(), 'tree');
@@ -742,44 +758,23 @@ describe('an input rewritten between the plan and the second read', () => {
         assert.equal(run.code, 2, run.stderr);
         const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
         assert.equal(lines.length, 1, run.stderr);
-        assert.match(lines[0], new RegExp(`^traces: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: changed while traces was reading it \\(no record starts at byte \\d+ any more\\): rerun`));
+        assert.match(lines[0], new RegExp(`^traces: ${escaped(file)}: changed while traces was reading it \\(${why}\\): rerun once nothing rewrites it$`));
         assert.equal(existsSync(out), false, 'nothing was written');
       });
     }
   }
 
-  /** The file with one letter of its first user text changed: the same size, another record. */
-  const sameSize = (file: string): string => {
-    const text = readFileSync(file, 'utf8');
-    const at = text.indexOf('"content":"') + 11;
-    const changed = `${text.slice(0, at)}${text[at] === 'Z' ? 'Y' : 'Z'}${text.slice(at + 1)}`;
-    assert.equal(Buffer.byteLength(changed), Buffer.byteLength(text));
-    return changed;
-  };
-  for (const [name, command, env] of cases) {
-    for (const [how, rewrite, why] of [
-      // An editor that writes in place: the same size, a new modification time.
-      ['rewritten in place at the same size', (file: string) => writeFileSync(file, sameSize(file)), 'rewritten in place: the same size, modified again'],
-      // An editor that saves a new file and renames it over the old one.
-      ['replaced by a file of the same size', (file: string) => {
-        writeFileSync(`${file}.tmp`, sameSize(file));
-        renameSync(`${file}.tmp`, file);
-      }, 'another file is at its path now, as an editor saves one'],
-    ] as const) {
-      it(`${name}: a trace file ${how} stops the run with one line, and nothing is written (issue 39)`, async () => {
-        const tree = path.join(tempDir(), 'tree');
-        cpSync(SAMPLES, tree, { recursive: true });
-        const module = path.join(tree, 'my_program', 'generator_cot');
-        const file = path.join(module, readdirSync(module).find((f) => f.endsWith('.jsonl'))!);
-        const out = path.join(tempDir(), 'out');
-        const run = await changedAfterPlanning([...command, tree, '--out', out], () => rewrite(file), env);
-        assert.equal(run.code, 2, run.stderr);
-        const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
-        assert.deepEqual(lines, [`traces: ${file}: changed while traces was reading it (${why}): rerun once nothing rewrites it`]);
-        assert.equal(existsSync(out), false, 'nothing was written');
-      });
-    }
-  }
+  it('an Ask recording rewritten in place at the same size between the plan and the export stops the run with one line (issue 39)', async () => {
+    const tree = path.join(tempDir(), 'tree');
+    cpSync(path.join(REPO, 'test', 'fixtures', 'ask', 'message-tools'), tree, { recursive: true });
+    const file = path.join(tree, 'recording.json');
+    const out = path.join(tempDir(), 'out');
+    const run = await changedAfterPlanning(['export', tree, '--format', 'nemo', '--out', out], () => writeFileSync(file, sameSize(file)), { TRACES_WORKERS: '1' });
+    assert.equal(run.code, 2, run.stderr);
+    const lines = run.stderr.split('\n').filter((line) => line.startsWith('traces:') && !line.includes('test pause'));
+    assert.deepEqual(lines, [`traces: ${file}: changed while traces was reading it (rewritten in place: the same size, modified again): rerun once nothing rewrites it`]);
+    assert.equal(existsSync(out), false, 'nothing was written');
+  });
 
   for (const [point, when] of [
     ['reading', 'before it was read'],

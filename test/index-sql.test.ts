@@ -4,7 +4,7 @@
  * docs/engine.md keep-list query reproduces `traces dedupe`, and keep-lists are applied and checked.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -602,3 +602,109 @@ describe('traces sql', () => {
     assert.match(probe.stderr, /LOADED=0/);
   });
 });
+
+describe('traces sql: the engine cannot take the command with it (issue 39)', () => {
+  let work: string;
+  let idx: string;
+  /** Longer than any test (hours): the sum of 10^14 numbers' remainders by 7, which no integer overflow ends early. */
+  const LONG = 'SELECT sum(x % 7) AS s FROM range(100000000000000) t(x)';
+
+  before(() => {
+    work = tempDir('traces-sql-child-');
+    idx = path.join(work, 'samples.parquet');
+    index([SAMPLES], idx);
+  });
+
+  it('an exception the engine does not catch (file logging under the locked configuration) is one line, exit 2, and its scratch folder goes', () => {
+    const queries = [
+      "CALL enable_logging(storage='file', storage_path='/tmp/traces-log'); SELECT count(*) FROM records",
+      "CALL enable_logging(level='trace', storage='file', storage_path='logs'); SELECT status FROM records",
+    ];
+    for (const query of queries) {
+      for (const where of [['--index', idx], [SAMPLES]]) {
+        for (const form of [[], ['--json'], ['--csv']]) {
+          const tmp = tempDir('traces-sql-tmp-');
+          const run = runCli(['sql', query, ...where, ...form], { env: { TMPDIR: tmp } });
+          assert.equal(run.status, 2, `${query}: ${run.stderr}`);
+          const lines = run.stderr.trim().split('\n').filter((l) => !/damaged line|skipped \d+ files/.test(l));
+          assert.equal(lines.length, 1, run.stderr);
+          assert.match(lines[0]!, /^traces: query failed: Permission Error: Cannot access directory .* file system operations are disabled/);
+          assert.doesNotMatch(run.stderr, /terminate called|what\(\)/);
+          if (form[0] === '--json') assert.equal((JSON.parse(run.stdout) as { exit_code: number }).exit_code, 2);
+          assert.deepEqual(readdirSync(tmp), [], 'no scratch folder left');
+        }
+      }
+    }
+    assert.equal(existsSync('/tmp/traces-log'), false);
+  });
+
+  it('--timeout stops a long query: one line, exit 2, nothing left behind; a bad value is refused', () => {
+    const tmp = tempDir('traces-sql-tmp-');
+    const run = runCli(['sql', LONG, '--index', idx, '--timeout', '0.5'], { env: { TMPDIR: tmp } });
+    assert.equal(run.status, 2, run.stderr);
+    assert.equal(run.stderr, 'traces: query stopped: it ran longer than --timeout 0.5 s; narrow it, or give it more time\n');
+    assert.deepEqual(readdirSync(tmp), []);
+    for (const bad of ['0', '-1', 'soon']) {
+      const refused = runCli(['sql', 'SELECT 1', '--index', idx, '--timeout', bad]);
+      assert.equal(refused.status, 2);
+      assert.match(refused.stderr, /--timeout .*: give the seconds a query may run/);
+    }
+    // A query that ends in time answers as without it.
+    assert.equal(runCli(['sql', 'SELECT 1 AS a', '--index', idx, '--csv', '--timeout', '60']).stdout, 'a\n1\n');
+  });
+
+  /** CPU seconds the processes of a process group have used (Linux /proc). */
+  const cpuSeconds = (group: number): number => {
+    const pids = spawnSync('pgrep', ['-g', String(group)], { encoding: 'utf8' }).stdout.split('\n').filter((p) => p !== '');
+    let ticks = 0;
+    for (const pid of pids) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return ticks / 100;
+  };
+
+  it('Ctrl-C stops a running query at once: exit 130, nothing left behind, no process left', { timeout: 30_000, skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+    const tmp = tempDir('traces-sql-tmp-');
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'traces.js'), 'sql', LONG, '--index', idx], {
+      env: { ...process.env, TMPDIR: tmp },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // A run that does not stop fails the test at its limit, and is then killed, not left running.
+    t.signal.addEventListener('abort', () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    });
+    try {
+      // The query is under way once the engine has its copy of the index and has worked a while (CPU it used, not time gone by).
+      const copied = () => readdirSync(tmp).some((d) => existsSync(path.join(tmp, d, 'index')));
+      while (!copied() || cpuSeconds(child.pid!) < 1.5) await new Promise((resolve) => setTimeout(resolve, 20));
+      // As a terminal sends it: to the whole process group.
+      process.kill(-child.pid!, 'SIGINT');
+      assert.equal(await closed, 130, stderr);
+    } finally {
+      // Whatever failed above: no run of this test is left running.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    assert.match(stderr, /traces: interrupted/);
+    assert.deepEqual(readdirSync(tmp), []);
+    // The engine's process was killed, so ends without running anything; init reaps it (a hung one would time the test out).
+    while (spawnSync('pgrep', ['-g', String(child.pid)]).status === 0) await new Promise((resolve) => setImmediate(resolve));
+  });
+});
+

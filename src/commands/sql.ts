@@ -7,7 +7,8 @@ import type { Engine as EngineType, JsonValue } from '../engine/duckdb.js';
 import { holdsNoStatement, NO_STATEMENT } from '../engine/statements.js';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
-import { Scratch } from '../output/output-file.js';
+import type { Scratch } from '../output/output-file.js';
+import { childScratch, inEngineChild, runEngineChild } from '../engine/child.js';
 import { csvLines, renderTable, TABLE_ROWS } from '../engine/render.js';
 import { addPricesOption, addSourceOption, findTraceFiles, JsonArrayOut, ROOTS_DESCRIPTION, writeOut } from './common.js';
 
@@ -18,6 +19,7 @@ interface SqlFlags {
   verbose?: boolean;
   source?: SourceKind;
   prices?: string;
+  timeout?: string;
 }
 
 export function registerSql(program: Command): void {
@@ -29,6 +31,7 @@ export function registerSql(program: Command): void {
     .option('--index <path>', 'query this index (a Parquet file or a folder of part files) instead of reading the roots')
     .option('--json', 'print the rows as a JSON array of objects')
     .option('--csv', 'print the rows as CSV with a header line')
+    .option('--timeout <seconds>', 'stop the query (and the index build) after this long: exit 2, nothing left behind')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   addSourceOption(command);
   addPricesOption(command);
@@ -44,7 +47,10 @@ folder of its own (removed afterwards) holding a copy of the index, and its
 locked configuration lets no query read or write any other file (COPY, EXPORT,
 ATTACH, INSTALL and SET are refused): print rows with --csv or --json and
 redirect them.
-An error in the query is one line on stderr, exit code 2. A table shows the
+An error in the query is one line on stderr, exit code 2, and so is a query
+stopped by --timeout; Ctrl-C stops a running query at once (exit 130). The
+engine runs in a child process: whatever it meets, its scratch folder is
+removed and the command ends with one line. A table shows the
 first 10,000 rows and counts the rest; --csv and --json print every row as the
 engine makes them, in memory that does not grow with the answer.
 
@@ -61,6 +67,15 @@ Examples:
       if (flags.index !== undefined && !existsSync(flags.index)) {
         throw new UserError(`--index ${flags.index}: no such file or folder (write one with traces index --out ${flags.index})`);
       }
+      const timeout = flags.timeout === undefined ? undefined : Number(flags.timeout);
+      if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0 && timeout <= 2_000_000)) {
+        throw new UserError(`--timeout ${flags.timeout}: give the seconds a query may run, a number above 0 (e.g. --timeout 30)`);
+      }
+      // The engine runs in a child process, which this one watches (src/engine/child.ts).
+      if (!inEngineChild()) {
+        await runEngineChild(timeout);
+        return;
+      }
       const { Engine } = await import('../engine/duckdb.js');
       // The run's own folder (private to this user, removed afterwards) is the only place the engine may
       // read or write once the user's SQL runs: its spill files, and the index (built there, or copied there).
@@ -68,7 +83,7 @@ Examples:
       let engine: EngineType | null = null;
       try {
         if (flags.index !== undefined) {
-          scratch = Scratch.inTemp();
+          scratch = childScratch()!;
           const index = path.resolve(flags.index);
           const folder = statSync(index).isDirectory();
           // A copy, as no setting makes an allowed file read-only: a query may write over what it can read.
@@ -86,7 +101,7 @@ Examples:
           const prices = loadPriceTable(flags.prices);
           const discovery = await findTraceFiles(roots, flags);
           // Once the inputs are known: a temporary folder inside them is refused.
-          scratch = Scratch.inTemp();
+          scratch = childScratch()!;
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
           reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));

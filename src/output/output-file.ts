@@ -4,6 +4,7 @@
  * passes `checkOutputPath` (output-path.ts) first, like every path a run writes; the scratch
  * folder is removed on a signal or a crash, like every temporary of the run (cleanup.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,7 @@ const SCRATCH_PREFIX = '.traces-tmp-';
  * the process ends (index rows: a new file per share): a file made between the listing and the
  * removal of its folder fails that removal, and a second pass takes it.
  */
-function removeFolder(dir: string): void {
+export function removeFolder(dir: string): void {
   for (let pass = 1; ; pass++) {
     try {
       rmSync(dir, { recursive: true, force: true });
@@ -47,6 +48,18 @@ export class Scratch {
   static inTemp(): Scratch {
     checkTempFolder(tmpdir());
     return new Scratch(mkdtempSync(path.join(tmpdir(), SCRATCH_PREFIX)));
+  }
+
+  /** A name for a scratch folder in the temporary folder, made later (`at`), by another process. */
+  static nameInTemp(): string {
+    return path.join(tmpdir(), `${SCRATCH_PREFIX}${randomBytes(6).toString('hex')}`);
+  }
+
+  /** The scratch folder named `dir` (`nameInTemp`), made now: its temporary folder must not be inside an input. */
+  static at(dir: string): Scratch {
+    checkTempFolder(path.dirname(dir));
+    mkdirSync(dir, { mode: 0o700 });
+    return new Scratch(dir);
   }
 
   file(name: string): string {

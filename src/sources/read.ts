@@ -101,6 +101,13 @@ export async function* readSelectedRecords(
       // Ask and klieo records are rebuilt from the whole file: the share holding its start
       // reads it again and keeps the wanted ordinals (`ref.line`).
       if (range !== undefined && range.start !== 0) continue;
+      const fd = openListedFile(file.path);
+      try {
+        const changed = changedSince(fd, file.stamp);
+        if (changed !== null) throw fileChanged(file.path, changed);
+      } finally {
+        closeSync(fd);
+      }
       for await (const batch of readOtherFile(file)) {
         const records = batch.records.filter((r) => {
           while (next < wanted.length && wanted[next] < r.ref.line) next++;
