@@ -53,6 +53,7 @@ import type { RefusedRecords } from './refused.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
+import { PairFinder, type Pair, type PairSettings, type Unpaired } from './pairs.js';
 
 export const DROP_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -102,6 +103,11 @@ export interface CurationOptions {
   quality?: QualitySettings | null;
   /** Records the export's target refused in an earlier pass: dropped here with its reason, before any comparing stage. */
   refused?: RefusedRecords | null;
+  /**
+   * Preference pairs (pairs.ts) instead of dedupe, collapse and near-duplicates: records of one
+   * prompt are paired by the signals they hold, and the records of the pairs are what is kept.
+   */
+  pairs?: PairSettings | null;
 }
 
 export interface CurationPlan {
@@ -130,6 +136,10 @@ export interface CurationPlan {
   keepList: IdList | null;
   /** Null when no quality stage ran. */
   quality: QualityReport | null;
+  /** With `pairs`: the pairs found, in the order of their chosen records; else null. */
+  pairs?: Pair[] | null;
+  /** With `pairs`: records met that --scores scores. */
+  scoredRecords?: number;
 }
 
 export type DropSink = (drop: Drop) => void;
@@ -317,6 +327,8 @@ export class Curation {
   private readonly itemsMatched: Set<number>[] = [];
 
   readonly candidateOptions: CandidateOptions;
+  /** With preference pairs, the stage that stands where dedupe does. */
+  private readonly pairFinder: PairFinder | null;
 
   constructor(
     private readonly files: readonly TraceFile[],
@@ -335,6 +347,8 @@ export class Curation {
     this.row = new Uint32Array(KeyRow.words + (this.near ? SIGNATURE_WORDS : 0));
     this.tables = new PlanTables(partitions, this.row.length, this.collapse);
     this.winnersByFile = new Int32Array(files.length);
+    this.pairFinder = options.pairs != null ? new PairFinder(this.tables.dir, partitions, options.pairs) : null;
+    if (this.pairFinder !== null) this.counts.no_pair = 0;
     const quality = options.quality ?? null;
     this.quality = quality === null ? null : this.qualityReport(quality);
     this.candidateOptions = {
@@ -346,6 +360,7 @@ export class Curation {
       // --exclude, --keep-list, --against and the target's earlier refusals drop records after this: each record's turns must come.
       toolCallsOnce: options.exclude === null && keepList === null && options.seen === null && (options.refused?.count ?? 0) === 0 ? randomUUID() : null,
       quality,
+      pairs: this.pairFinder !== null,
     };
   }
 
@@ -422,6 +437,11 @@ export class Curation {
     if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
     const key = candidate.key!;
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.dropCandidate(candidate, 'seen');
+    if (this.pairFinder !== null) {
+      if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
+      this.pairFinder.add(candidate, key, candidate.pairFacts ?? null);
+      return;
+    }
     if (candidate.flags !== null) this.reportFlags(candidate);
     if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
     if (candidate.moduleId !== 0 && !this.moduleNames.has(candidate.moduleId)) this.moduleNames.set(candidate.moduleId, candidate.moduleName);
@@ -477,14 +497,16 @@ export class Curation {
    */
   finish(whenKept: ((kept: KeptLines) => void) | null = null): CurationPlan {
     try {
-      return this.resolve(whenKept);
+      return this.pairFinder !== null ? this.resolvePairs(this.pairFinder, whenKept) : this.resolve(whenKept);
     } finally {
+      this.pairFinder?.dispose();
       this.tables.dispose();
     }
   }
 
   /** Removes the plan's files (a run that stops before `finish`). */
   dispose(): void {
+    this.pairFinder?.dispose();
     this.tables.dispose();
   }
 
@@ -644,6 +666,61 @@ export class Curation {
       keptFile?.dispose();
       throw error;
     }
+  }
+
+  /**
+   * The pairs of every prompt; the records of the pairs are what is kept (in file order), and
+   * every record in no pair is reported (`no_pair`, in file order) with why.
+   */
+  private resolvePairs(finder: PairFinder, whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
+    const pairs: Pair[] = [];
+    const unpaired: Unpaired[] = [];
+    finder.resolve(
+      (pair) => pairs.push(pair),
+      (record) => unpaired.push(record),
+    );
+    const members = new Map<number, Map<number, number>>();
+    for (const pair of pairs) {
+      for (const side of [pair.chosen, pair.rejected]) {
+        let lines = members.get(side.fileIndex);
+        if (lines === undefined) members.set(side.fileIndex, (lines = new Map()));
+        lines.set(side.line, side.offset);
+      }
+    }
+    const keptLines = new Map<number, Int32Array>();
+    const keptOffsets = new Map<number, Float64Array>();
+    let kept = 0;
+    for (const [fileIndex, lines] of members) {
+      const sorted = Int32Array.from(lines.keys()).sort();
+      keptLines.set(fileIndex, sorted);
+      keptOffsets.set(fileIndex, Float64Array.from(sorted, (line) => lines.get(line)!));
+      kept += sorted.length;
+    }
+    whenKept?.({ keptLines, keptOffsets });
+    unpaired.sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
+    for (const record of unpaired) {
+      this.drop({ call_id: record.callId, file: this.files[record.fileIndex].display, line: record.line, reason: 'no_pair', detail: record.detail });
+    }
+    pairs.sort((a, b) => a.chosen.fileIndex - b.chosen.fileIndex || a.chosen.line - b.chosen.line || a.rejected.fileIndex - b.rejected.fileIndex || a.rejected.line - b.rejected.line);
+    const { damaged, ...dropped } = this.counts;
+    return {
+      files: this.files,
+      recordsRead: this.recordsRead,
+      damagedLines: damaged,
+      kept,
+      dropped,
+      keptLines,
+      keptOffsets,
+      keptFile: { dispose() {} },
+      keptKeys: new HeldKeys(),
+      indexBytes: 0,
+      uniqueKeys: 0,
+      mergedAcrossModules: null,
+      keepList: this.keepList,
+      quality: this.quality,
+      pairs,
+      scoredRecords: finder.scored,
+    };
   }
 
   /** Each duplicate, in the order it lost, naming its key's final winner; returns how many were merged across modules. */
