@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { parseScrub } from '../privacy/options.js';
-import { TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
@@ -60,7 +61,7 @@ function refuseTrainingSetOptions(command: Command): void {
   for (const name of TRAINING_SET_OPTIONS) {
     if (command.getOptionValueSource(name) !== 'cli') continue;
     const flag = command.options.find((o) => o.attributeName() === name)?.long ?? name;
-    throw new UserError(`${flag} shapes a training set (openai, nemo, nemo-customizer); --format ask-recording writes recordings and has no use for it: leave it out`);
+    throw new UserError(`${flag} shapes a training set (${TARGET_NAMES.join(', ')}); --format ask-recording writes recordings and has no use for it: leave it out`);
   }
 }
 
@@ -104,7 +105,7 @@ export function registerExport(program: Command): void {
     .description('Write a fine-tuning dataset (training.jsonl, validation.jsonl, report.json) that the trainer accepts.')
     .argument('[roots...]', ROOTS_DESCRIPTION)
     .addOption(
-      new Option('--format <target>', 'the trainer to write for, or ask-recording (Ask recording files for replay tests)')
+      new Option('--format <target>', `the trainer to write for (${Object.values(TARGETS).map((t) => `${t.name}: ${t.description ?? t.name}`).join('; ')}), or ask-recording (Ask recording files for replay tests)`)
         .choices([...TARGET_NAMES, 'ask-recording'])
         .makeOptionMandatory(),
     )
@@ -126,6 +127,7 @@ export function registerExport(program: Command): void {
     .option('--dry-run', 'write nothing; print how many records the curation (selection, quality, dedupe, collapse) would keep and drop, by reason, with a few examples')
     .option('--json', 'print the report as JSON on stdout (with --dry-run: the summary and every drop)')
     .option('-v, --verbose', 'list the files skipped as not being traces; with --dry-run, every dropped record');
+  addTargetOptions(command);
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
   addNearDuplicatesOption(command);
   addSourceOption(command);
@@ -165,6 +167,7 @@ Examples:
       }
       if (flags.format === 'ask-recording') {
         refuseTrainingSetOptions(command);
+        targetSettings(command, flags.format);
         const discovered = await findTraceFiles(roots, flags, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
@@ -188,14 +191,15 @@ Examples:
       }
       // 1 would put every group in validation and leave training, the file every trainer needs, empty.
       const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1 (at 1 nothing trains)');
-      if (flags.trainOn === 'last' && flags.format === 'nemo-customizer') {
-        throw new UserError('--train-on last: NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out');
-      }
+      const settings = targetSettings(command, flags.format);
+      const refusal = getTarget(flags.format).trainOnLastRefusal;
+      if (flags.trainOn === 'last' && refusal !== undefined) throw new UserError(`--train-on last: ${refusal}`);
       const tokenizer = await parseTokenizer(flags, flags.format as TargetName);
       const discovery = await findTraceFiles(roots, flags, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
         format: flags.format,
+        targetSettings: settings,
         out: flags.out!,
         force: flags.force === true,
         reasoning: flags.reasoning,

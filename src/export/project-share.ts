@@ -34,6 +34,8 @@ export interface ProjectionSettings {
   /** Redaction of secrets and personal data, or null for `--scrub none`. */
   scrub: ScrubSettings | null;
   format: string;
+  /** The target's own options' values (`Target.settings`), when it has any. */
+  targetSettings: Readonly<Record<string, string>> | undefined;
   reasoning: ReasoningMode;
   supplied: ToolDefinition[];
   inferred: ToolDefinition[];
@@ -251,7 +253,7 @@ let spareSink: ByteSink | null = null;
 const SPARE_SINK_BYTES = 16 << 20;
 
 export async function projectShare({ files, share, kept, offsets, settings }: ProjectSharePayload): Promise<ProjectedShare> {
-  const target = getTarget(settings.format);
+  const target = getTarget(settings.format, settings.targetSettings);
   const meter = await loadMeter(settings.tokenizer);
   const items: ProjectedItem[] = [];
   const exampleLines = spareSink ?? new ByteSink();

@@ -19,8 +19,8 @@ import { refuseNoRecords } from '../sources/no-records.js';
 import { preloadJob, runOverFiles, startedNow } from '../parallel/run-shares.js';
 import { planKeptShares, type WorkShare } from '../parallel/units.js';
 import {
-  customizerGaps,
   getTarget,
+  TARGET_NAMES,
   loadToolsFile,
   ToolInference,
   type ReasoningMode,
@@ -49,6 +49,8 @@ import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 
 export interface ExportOptions {
   format: string;
+  /** The values of the target's own options (`Target.options`), by attribute name. */
+  targetSettings?: Readonly<Record<string, string>>;
   out: string;
   force: boolean;
   reasoning: ReasoningMode | undefined;
@@ -69,8 +71,6 @@ export interface ExportOptions {
   invocation: Invocation;
 }
 
-/** OpenAI's Files API limit; other targets have none we know of. */
-const OPENAI_FILE_LIMIT = 512 * 1024 * 1024;
 const CONTEXT_WARNING = 65_536;
 /**
  * Kept records per projection share: about 0.5 MB of example lines on the bench tree. A share's
@@ -99,9 +99,9 @@ function resolveReasoning(target: Target, requested: ReasoningMode | undefined):
 export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
   let target: Target;
   try {
-    target = getTarget(options.format);
+    target = getTarget(options.format, options.targetSettings);
   } catch {
-    throw new UserError(`--format ${options.format}: expected openai, nemo or nemo-customizer`);
+    throw new UserError(`--format ${options.format}: expected ${TARGET_NAMES.join(', ')}`);
   }
   const reasoning = resolveReasoning(target, options.reasoning);
   let supplied: ToolDefinition[] = [];
@@ -154,12 +154,12 @@ async function exportPass(
       const settings: ProjectionSettings = {
         scrub: options.scrub,
         format: target.name,
+        targetSettings: target.settings,
         reasoning,
         supplied,
         inferred: inferredDefinitions,
-        // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
         everyLineTools:
-          target.name === 'nemo-customizer'
+          target.everyLineTools === true
             ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
             : null,
         maxExampleTokens: options.maxExampleTokens,
@@ -188,7 +188,7 @@ async function exportPass(
     // Every call is observed and the definitions are built: the calls' rows on disk can go.
     inference.dispose();
 
-    const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : target.name === 'openai' ? OPENAI_FILE_LIMIT : Infinity;
+    const fileLimit = options.maxFileMb !== null ? options.maxFileMb * 1024 * 1024 : (target.defaultFileBytes ?? Infinity);
     const folderNames = new CaseDistinctNames();
     const model = typeof options.tokenizer !== 'string';
     const counts: CountsLabel = { name: specName(options.tokenizer), exact: model, tokenLimit: options.maxSeqLength ?? DEFAULT_TOKEN_LIMIT };
@@ -456,17 +456,7 @@ function buildReport(input: ReportInput): Record<string, unknown> {
   if (options.groupBy === 'none' && target.minExamples > 0 && examples.training < target.minExamples) {
     warnings.push(`only ${examples.training} training examples: ${target.name} needs at least ${target.minExamples}`);
   }
-  if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
-    warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent: each run is exported up to its last step that has none (--format nemo keeps whole runs)');
-  }
-  if (target.name === 'nemo-customizer') {
-    const completed = input.supplied.map((d) => ({ name: d.function.name, gaps: customizerGaps(d) })).filter(({ gaps }) => gaps.length > 0);
-    if (completed.length > 0) {
-      warnings.push(
-        `--tools: NeMo Customizer takes complete definitions only, so traces filled in ${completed.map(({ name, gaps }) => `${name} (${gaps.join(', ')})`).join('; ')}: complete them in the file to choose the text`,
-      );
-    }
-  }
+  warnings.push(...(target.reportWarnings?.({ dropped: input.exportDrops, groupBy: options.groupBy, supplied: input.supplied, trainOn: options.trainOn }) ?? []));
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
@@ -478,9 +468,6 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     ),
   );
   const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
-  if (options.trainOn === 'last' && target.name === 'nemo') {
-    warnings.push("--train-on last: the file trains every assistant turn unless AutoModel's ChatDataset is given mask_history: true (set it in the dataset config); the trained-token counts assume it");
-  }
   const tokens = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.tokens.total.total, 0)]));
   return {
     ...reportHead('export', options.invocation, input.roots, options.scrub),

@@ -1,8 +1,13 @@
 /** The export targets by name, and the library surface `traces export` and `traces validate` use. */
-import { nemoCustomizerTarget } from './nemo-customizer.js';
-import { nemoTarget } from './nemo.js';
-import { openaiTarget } from './openai.js';
-import type { Target, TargetName } from './target.js';
+/**
+ * The export targets by name, and the library surface `traces export` and `traces validate` use.
+ * A target is one folder here (its `index.ts` exports a `Target`) and one line below: no other
+ * module names it.
+ */
+import { nemoCustomizerTarget } from './nemo-customizer/index.js';
+import { nemoTarget } from './nemo/index.js';
+import { openaiTarget } from './openai/index.js';
+import type { Target, TargetName, TargetOption } from './target.js';
 
 export const TARGETS: Readonly<Record<TargetName, Target>> = {
   openai: openaiTarget,
@@ -10,12 +15,21 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
   'nemo-customizer': nemoCustomizerTarget,
 };
 
-export function getTarget(name: string): Target {
-  const target = (TARGETS as Record<string, Target>)[name];
+/** Every target's name, in the registry's order (`--format` choices). */
+export const TARGET_NAMES: readonly TargetName[] = Object.keys(TARGETS);
+
+/** The target, set up by its own options' values (`settings`, as `Target.settings` holds them) when it has any. */
+export function getTarget(name: string, settings?: Readonly<Record<string, string>>): Target {
+  const target = Object.hasOwn(TARGETS, name) ? TARGETS[name] : undefined;
   if (target === undefined) {
-    throw new Error(`unknown target ${JSON.stringify(name)} (known: ${Object.keys(TARGETS).join(', ')})`);
+    throw new Error(`unknown target ${JSON.stringify(name)} (known: ${TARGET_NAMES.join(', ')})`);
   }
-  return target;
+  return settings !== undefined && target.configure !== undefined ? target.configure(settings) : target;
+}
+
+/** Every target's own options with the target that declares each (for the commands' --help). */
+export function targetOptions(): { target: Target; option: TargetOption }[] {
+  return Object.values(TARGETS).flatMap((target) => (target.options ?? []).map((option) => ({ target, option })));
 }
 
 export * from './target.js';

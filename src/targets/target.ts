@@ -6,9 +6,11 @@
 import type { Message } from '../record.js';
 import type { ImageFailure } from './images.js';
 import type { ToolDefinition } from './tools.js';
+import type { OutputDir, OutputFile } from '../output/output-dir.js';
+import type { Split } from '../pipeline/split.js';
 
-export type TargetName = 'openai' | 'nemo' | 'nemo-customizer';
-export const TARGET_NAMES: readonly TargetName[] = ['openai', 'nemo', 'nemo-customizer'];
+/** A target's name as the registry (index.ts) lists it: `--format NAME`. */
+export type TargetName = string;
 
 /**
  * What happens to provider reasoning (`reasoning_content`):
@@ -105,8 +107,56 @@ export interface ValidationError {
   message: string;
 }
 
+/** What a trainer does to a line before the chat template sees it (`--tokenizer DIR` renders that). */
+export interface TrainerLoader {
+  /** Who raises, in messages: "AutoModel's ChatDataset". */
+  readonly name: string;
+  /** The messages and tools the template gets; throws `TrainerRejects` (model/trainer.ts) where the loader raises. */
+  input(example: Record<string, unknown>): { messages: Record<string, unknown>[]; tools: unknown[] | null };
+  /** The loader raises when the assistant spans cannot be located by prefix renders (else a warning). */
+  readonly raisesOnInconsistentMask: boolean;
+}
+
+/** An option of one target's own (`--file-format`), added to `export`; given with another target, it is refused. */
+export interface TargetOption {
+  /** As commander takes it: `--file-format <format>`. */
+  readonly flags: string;
+  readonly description: string;
+  readonly choices: readonly string[];
+  readonly defaultValue: string;
+}
+
+/** What a report's target-specific warnings are made from. */
+export interface ReportFacts {
+  dropped: Readonly<Record<string, number>>;
+  groupBy: 'none' | 'module';
+  supplied: readonly ToolDefinition[];
+  trainOn: 'all' | 'last';
+}
+
+/** One file written by an export, validated, before it is renamed into place. */
+export interface FinishedFile {
+  file: OutputFile;
+  /** The dataset's folder under --out ('' without --group-by). */
+  dataset: string;
+  split: Split;
+  examples: number;
+}
+
+/** What `Target.finish` gets: the files of every dataset, the report as it stands, and the output to add files to. */
+export interface FinishContext {
+  output: OutputDir;
+  files: readonly FinishedFile[];
+  /** report.json's content (finish may add to it). */
+  report: Record<string, unknown>;
+  /** The command line after `traces`. */
+  command: readonly string[];
+}
+
 export interface Target {
   readonly name: TargetName;
+  /** One line for --help: the trainer or service that reads it. */
+  readonly description?: string;
   /** Reasoning modes this format can express; the first is the default. */
   readonly reasoningModes: readonly ReasoningMode[];
   readonly defaultReasoning: ReasoningMode;
@@ -128,6 +178,31 @@ export interface Target {
   trainOnLastTurn?(example: JsonObject): JsonObject;
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
+  /** A split's file is cut into shards past this many bytes when --max-file-mb is not given (absent: never). */
+  readonly defaultFileBytes?: number;
+  /** Every line carries every tool's definition (a loader that reads one schema per file). */
+  readonly everyLineTools?: boolean;
+  /** Why `--train-on last` cannot be asked of this target; absent when it can. */
+  readonly trainOnLastRefusal?: string;
+  /** Its loader takes the first line's top-level keys as the file's schema: later lines with others are warned about. */
+  readonly schemaFromFirstLine?: boolean;
+  /** What its trainer does to a line before the chat template; absent: the template gets the line as written. */
+  readonly trainer?: TrainerLoader;
+  /** Options of its own, for `export` and `validate`; `configure` gets their values. */
+  readonly options?: readonly TargetOption[];
+  /** The target set up by its options' values (attribute names, as commander gives them). */
+  configure?(values: Readonly<Record<string, string>>): Target;
+  /** The values `configure` was given (they cross to worker threads with the target's name). */
+  readonly settings?: Readonly<Record<string, string>>;
+  /** The name under --out of a split's shard `index` of `count` (0-based); absent: `training.jsonl`, `training-001.jsonl`, …. */
+  fileName?(split: Split, index: number, count: number): string;
+  /** Report warnings of its own. */
+  reportWarnings?(facts: ReportFacts): string[];
+  /**
+   * After every file is written and validated, before anything is renamed into place: files it
+   * converts (to Parquet) or adds beside them (a dataset card). A throw aborts the export.
+   */
+  finish?(context: FinishContext): Promise<void>;
 }
 
 /** The example with weight 0 on every assistant turn but the last: what `--train-on last` trains. */

@@ -239,8 +239,8 @@ export class LineValidator {
         message: this.overLimit(counted.total),
       });
     }
-    // NeMo Customizer infers one schema from the first line.
-    if (this.target.name === 'nemo-customizer' && inspection.topLevelKeys !== null) {
+    // A loader that infers one schema from the first line (NeMo Customizer's).
+    if (this.target.schemaFromFirstLine === true && inspection.topLevelKeys !== null) {
       const keys = inspection.topLevelKeys;
       if (this.firstKeys === null) this.firstKeys = keys;
       else if (keys !== this.firstKeys) {

@@ -17,6 +17,7 @@ import { isZeroWeight, TextCounts, type ExampleTokens } from '../tokens.js';
 import { loadModelFolder, type ModelFolder } from './folder.js';
 import { ChatTemplate, TemplateError, type Rendered } from './render.js';
 import { TrainerRejects, trainerInput, type TrainerInput } from './trainer.js';
+import { getTarget } from '../index.js';
 
 const NOTHING: ExampleTokens = { total: 0, assistant: 0 };
 
@@ -32,12 +33,16 @@ class ModelMeter implements ExampleMeter {
   private readonly withTools: ChatTemplate;
   private readonly ids = new TextCounts<number[]>();
   private readonly specialToken: RegExp | null;
+  /** The trainer's loader when it raises where the assistant spans cannot be located (AutoModel's). */
+  private readonly raisingLoader: string | null;
 
   constructor(
     private readonly spec: ModelSpec,
     private readonly folder: ModelFolder,
   ) {
     this.name = spec.folder;
+    const loader = getTarget(spec.target).trainer;
+    this.raisingLoader = loader?.raisesOnInconsistentMask === true ? loader.name : null;
     this.plain = new ChatTemplate(folder.template);
     this.withTools = folder.toolTemplate === folder.template ? this.plain : new ChatTemplate(folder.toolTemplate);
     const tokens = [...folder.specialTokens].sort((a, b) => b.length - a.length);
@@ -127,8 +132,8 @@ class ModelMeter implements ExampleMeter {
         const message =
           `the first ${k} message(s) rendered alone are no prefix of the whole render: the template renders a turn differently once more messages follow ` +
           "(Qwen3's adds an empty <think></think> block to the last assistant turn and drops reasoning before the last user turn), so the assistant spans cannot be located" +
-          `${this.spec.target === 'nemo' ? " and AutoModel's ChatDataset raises on this example" : ''}; remedy: a chat template with {% generation %} blocks (--chat-template FILE, and the same template in the trainer)`;
-        findings.push(this.spec.target === 'nemo' ? { code: 'template_error', severity: 'error', message } : { code: 'loss_mask_inconsistent', severity: 'warning', message });
+          `${this.raisingLoader !== null ? ` and ${this.raisingLoader} raises on this example` : ''}; remedy: a chat template with {% generation %} blocks (--chat-template FILE, and the same template in the trainer)`;
+        findings.push(this.raisingLoader !== null ? { code: 'template_error', severity: 'error', message } : { code: 'loss_mask_inconsistent', severity: 'warning', message });
         return null;
       }
       lengths.set(k, (n = ids.length));

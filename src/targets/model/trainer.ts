@@ -1,15 +1,10 @@
 /**
- * What a trainer does to a line before the chat template sees it. For `nemo`, NeMo AutoModel's
- * `ChatDataset` (`nemo_automodel/components/datasets/llm/chat_dataset.py`): `_normalize_messages`
- * turns content into a string (text parts joined by a space, None into "", anything else
- * `str()`), gives tool calls an id (`call_<i>`) and a type (`function`) when missing, and
- * replaces arguments that are not a string by `json.dumps(arguments)` (ASCII-only, `", "` and
- * `": "` separators, floats as Python writes them); a role other than system, user, assistant
- * and tool raises. `tools` written as a JSON string is parsed, and an empty list becomes None.
- * The other targets' trainers hand the messages to the template as written.
+ * What a trainer does to a line before the chat template sees it: the target's own loader
+ * (`Target.trainer`, e.g. nemo/trainer.ts) where it has one, else the line as written; and
+ * Python's `json.dumps`, `str` and `repr` of JSON values, which loaders apply.
  */
-import { isIntegerText, isJsonNumber, isJsonObject, parseJsonText } from '../../canonical/json-value.js';
-import type { TargetName } from '../target.js';
+import { isIntegerText, isJsonNumber, isJsonObject } from '../../canonical/json-value.js';
+import { getTarget } from '../index.js';
 
 export class TrainerRejects extends Error {}
 
@@ -18,59 +13,16 @@ export interface TrainerInput {
   tools: unknown[] | null;
 }
 
-/** Throws `TrainerRejects` where the trainer's loader would raise. */
-export function trainerInput(target: TargetName, example: Record<string, unknown>): TrainerInput {
+/**
+ * What the template gets from a line of `target` (a registry name): its trainer's loader's
+ * input (`Target.trainer`), else the line as written. Throws `TrainerRejects` where the loader raises.
+ */
+export function trainerInput(target: string, example: Record<string, unknown>): TrainerInput {
+  const loader = getTarget(target).trainer;
+  if (loader !== undefined) return loader.input(example);
   const messages = (example.messages as unknown[]).filter(isJsonObject);
-  let tools: unknown = example.tools ?? null;
-  if (target !== 'nemo') return { messages, tools: Array.isArray(tools) && tools.length > 0 ? tools : null };
-  if (typeof tools === 'string') {
-    try {
-      tools = parseJsonText(tools);
-    } catch (error) {
-      throw new TrainerRejects(`AutoModel's ChatDataset raises: \`tools\` is a string but not valid JSON (${(error as Error).message})`);
-    }
-  }
-  if (tools !== null && !Array.isArray(tools)) throw new TrainerRejects("AutoModel's ChatDataset raises: `tools` must be a list");
-  return { messages: messages.map(autoModelMessage), tools: Array.isArray(tools) && tools.length > 0 ? tools : null };
-}
-
-function autoModelMessage(m: Record<string, unknown>): Record<string, unknown> {
-  const role = m.role;
-  if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
-    throw new TrainerRejects(`AutoModel's ChatDataset raises: Unsupported role in messages: ${pythonRepr(role ?? null)}`);
-  }
-  const out: Record<string, unknown> = { ...m, content: autoModelContent(m.content) };
-  if (role === 'assistant') {
-    if ('reasoning_content' in m && m.reasoning_content === null) out.reasoning_content = '';
-    if ('tool_calls' in m) {
-      if (!Array.isArray(m.tool_calls)) throw new TrainerRejects("AutoModel's ChatDataset raises: assistant message `tool_calls` must be a list");
-      out.tool_calls = m.tool_calls.map((call: unknown, i: number) => autoModelCall(call, i));
-    }
-  }
-  if (role === 'tool' && (typeof m.tool_call_id !== 'string' || m.tool_call_id === '')) {
-    throw new TrainerRejects("AutoModel's ChatDataset raises: tool message `tool_call_id` must be a non-empty string");
-  }
-  return out;
-}
-
-function autoModelContent(value: unknown): string {
-  if (Array.isArray(value)) return value.filter((p) => isJsonObject(p) && 'text' in p).map((p) => pythonStr((p as { text: unknown }).text)).join(' ');
-  if (value === null || value === undefined) return '';
-  return pythonStr(value);
-}
-
-function autoModelCall(call: unknown, i: number): Record<string, unknown> {
-  if (!isJsonObject(call)) throw new TrainerRejects(`AutoModel's ChatDataset raises: assistant message \`tool_calls[${i}]\` must be a dict`);
-  const fn = call.function;
-  if (!isJsonObject(fn)) throw new TrainerRejects(`AutoModel's ChatDataset raises: assistant message \`tool_calls[${i}].function\` must be a dict`);
-  if (typeof fn.name !== 'string' || fn.name === '') throw new TrainerRejects(`AutoModel's ChatDataset raises: assistant message \`tool_calls[${i}].function.name\` must be a non-empty string`);
-  if (fn.arguments === undefined || fn.arguments === null) throw new TrainerRejects(`AutoModel's ChatDataset raises: assistant message \`tool_calls[${i}].function.arguments\` is required`);
-  return {
-    ...call,
-    id: call.id === undefined || call.id === null || call.id === '' ? `call_${i}` : call.id,
-    type: call.type === undefined || call.type === null || call.type === '' ? 'function' : call.type,
-    function: typeof fn.arguments === 'string' ? fn : { ...fn, arguments: pythonJsonDumps(fn.arguments) },
-  };
+  const tools: unknown = example.tools ?? null;
+  return { messages, tools: Array.isArray(tools) && tools.length > 0 ? tools : null };
 }
 
 /** Python's `json.dumps(value)` with its defaults: ASCII-only, `", "` and `": "`, floats by `repr`. */
@@ -117,11 +69,11 @@ export function pythonFloatRepr(x: number): string {
 }
 
 /** Python's `str()` of a JSON value, as AutoModel applies it to content that is not a string. */
-function pythonStr(value: unknown): string {
+export function pythonStr(value: unknown): string {
   return typeof value === 'string' ? value : pythonRepr(value);
 }
 
-function pythonRepr(value: unknown): string {
+export function pythonRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
   if (value === true) return 'True';
   if (value === false) return 'False';

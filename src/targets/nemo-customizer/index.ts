@@ -12,9 +12,9 @@
  * - Tool calls carry no `id` (nothing can refer to it) and object arguments.
  * - Definitions get a description and object parameters when they lack them.
  */
-import type { Message } from '../record.js';
-import { checkLine, type LineRules } from './line-checks.js';
-import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import type { Message } from '../../record.js';
+import { checkLine, type LineRules } from '../line-checks.js';
+import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from '../messages.js';
 import {
   resolveReasoning,
   type JsonObject,
@@ -22,8 +22,8 @@ import {
   type Projection,
   type ReasoningMode,
   type Target,
-} from './target.js';
-import { completeForCustomizer, type ToolDefinition } from './tools.js';
+} from '../target.js';
+import { completeForCustomizer, customizerGaps, type ToolDefinition } from '../tools.js';
 
 const MESSAGE_KEYS = ['role', 'content', 'thinking', 'tool_calls'];
 
@@ -51,6 +51,26 @@ export const nemoCustomizerTarget: Target = {
   minExamples: 0,
   // Without a validation file the service splits 10% off itself; an empty one is an error.
   rejectsEmptyValidation: true,
+  description: 'NeMo Customizer, the hosted NeMo platform (strict schema, no tool results)',
+  // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
+  everyLineTools: true,
+  // It infers the schema from the first line.
+  schemaFromFirstLine: true,
+  trainOnLastRefusal: 'NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out',
+
+  reportWarnings({ dropped, groupBy, supplied }) {
+    const warnings: string[] = [];
+    if ((dropped.not_representable ?? 0) > 0 && groupBy !== 'module') {
+      warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent: each run is exported up to its last step that has none (--format nemo keeps whole runs)');
+    }
+    const completed = supplied.map((d) => ({ name: d.function.name, gaps: customizerGaps(d) })).filter(({ gaps }) => gaps.length > 0);
+    if (completed.length > 0) {
+      warnings.push(
+        `--tools: NeMo Customizer takes complete definitions only, so traces filled in ${completed.map(({ name, gaps }) => `${name} (${gaps.join(', ')})`).join('; ')}: complete them in the file to choose the text`,
+      );
+    }
+    return warnings;
+  },
 
   project(messages: Message[], opts?: ProjectOptions): Projection {
     const reasoning = resolveReasoning(this, opts);

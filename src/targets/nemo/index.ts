@@ -28,9 +28,9 @@
  * - Arguments are written as JSON strings (above); content is always a string,
  *   so images are not representable.
  */
-import type { Message } from '../record.js';
-import { checkLine, type LineRules } from './line-checks.js';
-import { argumentsString, calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
+import type { Message } from '../../record.js';
+import { checkLine, type LineRules } from '../line-checks.js';
+import { argumentsString, calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from '../messages.js';
 import {
   resolveReasoning,
   type JsonObject,
@@ -38,8 +38,9 @@ import {
   type Projection,
   type ReasoningMode,
   type Target,
-} from './target.js';
-import type { ToolDefinition } from './tools.js';
+} from '../target.js';
+import type { ToolDefinition } from '../tools.js';
+import { autoModelChatDataset } from './trainer.js';
 
 const RULES: LineRules = {
   roles: ['system', 'user', 'assistant', 'tool'],
@@ -69,6 +70,14 @@ export const nemoTarget: Target = {
   reasoningModes: ['keep', 'drop', 'inline'],
   defaultReasoning: 'keep',
   minExamples: 0,
+  description: 'NeMo AutoModel ChatDataset and NeMo-RL (OpenAI-style JSONL, reasoning_content)',
+  trainer: autoModelChatDataset,
+
+  reportWarnings({ trainOn }) {
+    return trainOn === 'last'
+      ? ["--train-on last: the file trains every assistant turn unless AutoModel's ChatDataset is given mask_history: true (set it in the dataset config); the trained-token counts assume it"]
+      : [];
+  },
 
   project(messages: Message[], opts?: ProjectOptions): Projection {
     const reasoning = resolveReasoning(this, opts);

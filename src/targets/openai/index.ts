@@ -15,9 +15,9 @@
  * - String arguments are written verbatim when they hold a JSON object (the
  *   model's exact text); dict arguments become compact JSON.
  */
-import type { Message } from '../record.js';
-import { imageProblem } from './images.js';
-import { checkLine, type LineRules } from './line-checks.js';
+import type { Message } from '../../record.js';
+import { imageProblem } from '../images.js';
+import { checkLine, type LineRules } from '../line-checks.js';
 import {
   argumentsString,
   calledToolNames,
@@ -25,10 +25,10 @@ import {
   TOOL_NAME_PATTERN,
   type NormalMessage,
   type NormalToolCall,
-} from './messages.js';
-import { findSpecialTokensDeep } from './special-tokens.js';
-import { lastTurnWeighted, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from './target.js';
-import type { ToolDefinition } from './tools.js';
+} from '../messages.js';
+import { findSpecialTokensDeep } from '../special-tokens.js';
+import { lastTurnWeighted, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from '../target.js';
+import type { ToolDefinition } from '../tools.js';
 
 const RULES: LineRules = {
   roles: ['system', 'user', 'assistant', 'tool'],
@@ -59,6 +59,9 @@ export const openaiTarget: Target = {
   reasoningModes: ['drop'],
   defaultReasoning: 'drop',
   minExamples: 10,
+  description: 'OpenAI supervised fine-tuning (chat JSONL), also read by Together, Fireworks and Azure OpenAI',
+  // The Files API's limit.
+  defaultFileBytes: 512 * 1024 * 1024,
 
   project(messages: Message[], opts?: ProjectOptions): Projection {
     resolveReasoning(this, opts);
