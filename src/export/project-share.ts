@@ -126,7 +126,7 @@ export interface ProjectedShare {
  * nesting past its limit, which JSON text parsed out of a string can add. Only a line that may
  * hold either is scanned.
  */
-function writeStrictLine(out: ByteSink, example: unknown): string | null {
+export function writeStrictLine(out: ByteSink, example: unknown): string | null {
   const lineStart = out.length;
   try {
     const text = writeRecordJson(example);

@@ -69,6 +69,9 @@ export interface ExportOptions {
   scrub: ScrubSettings | null;
   /** The command line after `traces` (report.json records it, and the roots it resolved to). */
   invocation: Invocation;
+  /** Preference formats: `--scores FILE` and `--min-margin N` (pipeline/pairs.ts). */
+  scoresFile?: string | null;
+  minMargin?: number;
 }
 
 const CONTEXT_WARNING = 65_536;
@@ -88,7 +91,7 @@ export interface ExportResult {
   invalid: ValidationReport[];
 }
 
-function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
+export function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
   const mode = requested ?? target.defaultReasoning;
   if (!target.reasoningModes.includes(mode)) {
     throw new UserError(`--reasoning ${mode}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
@@ -111,6 +114,10 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     } catch (error) {
       throw new UserError(`--tools ${(error as Error).message}`);
     }
+  }
+  if (target.preference !== undefined) {
+    const { exportPreference } = await import('./preference-run.js');
+    return exportPreference(discovery, curationOptions, options, { target, reasoning, supplied });
   }
   return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
     exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied }),
@@ -286,7 +293,7 @@ async function exportPass(
 }
 
 /** Why an export has nothing to write: what its records were dropped as, most first. */
-function noExampleWritten(plan: CurationPlan, exportDrops: Record<string, number>): string {
+export function noExampleWritten(plan: CurationPlan, exportDrops: Record<string, number>): string {
   const dropped = Object.entries({ ...plan.dropped, ...exportDrops })
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]));
@@ -362,7 +369,7 @@ function keptOfShare(plan: KeptLines, share: WorkShare): { kept: Map<number, Int
   return { kept, offsets };
 }
 
-interface ReportInput {
+export interface ReportInput {
   target: Target;
   options: ExportOptions;
   reasoning: ReasoningMode;
@@ -386,7 +393,7 @@ interface ReportInput {
   roots: readonly string[];
 }
 
-interface FolderNote {
+export interface FolderNote {
   folder: string;
   reason: string;
 }
@@ -436,7 +443,7 @@ function modelReport(options: ExportOptions, files: ReportInput['files']): Recor
   };
 }
 
-function buildReport(input: ReportInput): Record<string, unknown> {
+export function buildReport(input: ReportInput): Record<string, unknown> {
   const { target, options, plan, files } = input;
   const fileWarnings: SubjectWarning[] = [];
   const perFile = files.map(({ path: file, dataset, split, report }) => {

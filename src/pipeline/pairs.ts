@@ -257,6 +257,13 @@ export class PairFinder {
   }
 }
 
+/** Pairs found per signal, every signal named (0 included). */
+export function pairCounts(pairs: readonly Pair[]): Record<string, number> {
+  const counts: Record<string, number> = Object.fromEntries(PAIR_SIGNALS.map((s) => [s, 0]));
+  for (const pair of pairs) counts[pair.signal]++;
+  return counts;
+}
+
 function earliest(members: Member[]): Member {
   return members.reduce((a, b) => (b.timestamp !== 0 && a.timestamp !== 0 && b.timestamp < a.timestamp ? b : a));
 }
