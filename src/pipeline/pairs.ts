@@ -222,6 +222,7 @@ export class PairFinder {
     // Scores: the highest against the lowest, one pair per prompt.
     const scored = answered.filter((m) => m.score !== null);
     let scoreNote: string | null = null;
+    let scorePaired = false;
     if (scored.length >= 2) {
       let hi = scored[0];
       let lo = scored[0];
@@ -236,6 +237,7 @@ export class PairFinder {
       else if (pairsOf.has(`${hi.seq}:${lo.seq}`)) scoreNote = null;
       else {
         paired.add(hi).add(lo);
+        scorePaired = true;
         onPair({ chosen: this.side(hi), rejected: this.side(lo), signal: 'score', detail: `scores ${hi.score!.text} over ${lo.score!.text}`, margin });
       }
     } else if (scored.length === 1 && answered.length > 1) scoreNote = 'the only scored answer to its prompt';
@@ -245,6 +247,7 @@ export class PairFinder {
       if (detail === undefined) {
         if (answered.length === 1) detail = 'the only answer to its prompt';
         else if (m.score !== null && scoreNote !== null) detail = scoreNote;
+        else if (m.score !== null && scorePaired) detail = `scored ${m.score.text}, between the highest and the lowest of its prompt (one score pair per prompt)`;
         else if (chosen !== null && m !== chosen && m.answer === chosen.answer) detail = `the same answer as ${chosen.callId}`;
         else detail = `no signal: ${answered.length} answers to its prompt, none named by a quality stage${scored.length > 0 ? ', not enough of them scored' : ' and none scored'}`;
       }
