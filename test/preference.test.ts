@@ -68,6 +68,14 @@ function writtenPairs(out: string, read: (row: Record<string, unknown>) => { pro
     .sort();
 }
 
+/** Every row written, through examples.jsonl (file names differ by format). */
+function rowsOf(out: string): Record<string, unknown>[] {
+  const files = [...new Set(lines(path.join(out, '_traces', 'examples.jsonl')).map((p) => p.file as string))];
+  return files.flatMap((file) => lines(path.join(out, file)));
+}
+
+const JSONL = ['--file-format', 'jsonl'];
+
 const hfRow = (row: Record<string, unknown>) => ({
   prompt: row.prompt as Message[],
   chosen: (row.chosen as Message[])[0].content,
@@ -77,7 +85,7 @@ const hfRow = (row: Record<string, unknown>) => ({
 describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
   it('hf-preference finds exactly the planted pairs, each signal counted', () => {
     const out = path.join(tempDir(), 'hf');
-    const report = runCliJson<{ pairs: { found: Record<string, number>; written: Record<string, number> }; dropped: Record<string, number> }>(['export', TREE, '--format', 'hf-preference', '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--out', out]);
+    const report = runCliJson<{ pairs: { found: Record<string, number>; written: Record<string, number> }; dropped: Record<string, number> }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--out', out]);
     const planted = plantedPairs(0);
     assert.deepEqual(writtenPairs(out, hfRow), planted);
     for (const signal of ['empty', 'refusal', 'truncated', 'score']) {
@@ -94,21 +102,20 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
 
   it('a failed call is never the rejected answer, and identical answers never pair', () => {
     const out = path.join(tempDir(), 'hf');
-    runCliJson(['export', TREE, '--format', 'hf-preference', '--status', 'ok,exception,no_output', ...LIMIT, '--out', out]);
+    runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--status', 'ok,exception,no_output', ...LIMIT, '--out', out]);
     const failed = readdirAll(TREE).flatMap((f) => lines(f)).filter((r) => r.outputs === null).map((r) => r.call_id);
     assert.ok(failed.length >= 2);
     const provenance = lines(path.join(out, '_traces', 'examples.jsonl'));
     for (const p of provenance) assert.ok(!failed.includes(p.rejected_call_id) && !failed.includes(p.call_id));
     const manifest = lines(path.join(out, '_traces', 'manifest.jsonl'));
     for (const id of failed) assert.match(String(manifest.find((d) => d.call_id === id)?.detail), /failed call .* never a rejected answer/);
-    const rows = lines(path.join(out, 'training.jsonl')).concat(lines(path.join(out, 'validation.jsonl')));
-    for (const row of rows) assert.notDeepEqual(row.chosen, row.rejected);
+    for (const row of rowsOf(out)) assert.notDeepEqual(row.chosen, row.rejected);
     assert.ok(manifest.some((d) => d.reason === 'no_pair' && /the same answer as/.test(String(d.detail))));
   });
 
   it('--min-margin leaves scored answers closer than it unpaired, and says so', () => {
     const out = path.join(tempDir(), 'hf');
-    runCliJson(['export', TREE, '--format', 'hf-preference', '--scores', path.join(DIR, 'scores.jsonl'), '--min-margin', '0.2', ...LIMIT, '--out', out]);
+    runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), '--min-margin', '0.2', ...LIMIT, '--out', out]);
     assert.deepEqual(writtenPairs(out, hfRow), plantedPairs(0.2));
     const manifest = lines(path.join(out, '_traces', 'manifest.jsonl'));
     assert.ok(manifest.some((d) => /under --min-margin 0\.2/.test(String(d.detail))));
@@ -121,14 +128,14 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     const engine = await Engine.open(null);
     await engine.query(`COPY (SELECT * FROM read_json(${sqlString(path.join(DIR, 'scores.jsonl'))})) TO ${sqlString(parquet)} (FORMAT parquet)`);
     engine.close();
-    const rowsOf = (scores: string): string => {
+    const written = (scores: string): string => {
       const out = path.join(dir, `out-${path.basename(scores)}`);
-      runCliJson(['export', TREE, '--format', 'hf-preference', '--scores', scores, ...LIMIT, '--out', out]);
-      return readFileSync(path.join(out, 'training.jsonl'), 'utf8') + readFileSync(path.join(out, 'validation.jsonl'), 'utf8');
+      runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', scores, ...LIMIT, '--out', out]);
+      return JSON.stringify(rowsOf(out));
     };
-    const jsonl = rowsOf(path.join(DIR, 'scores.jsonl'));
-    assert.equal(rowsOf(path.join(DIR, 'scores.csv')), jsonl);
-    assert.equal(rowsOf(parquet), jsonl);
+    const jsonl = written(path.join(DIR, 'scores.jsonl'));
+    assert.equal(written(path.join(DIR, 'scores.csv')), jsonl);
+    assert.equal(written(parquet), jsonl);
   });
 
   it("openai-preference writes OpenAI's documented rows, and validate accepts them", () => {
@@ -175,22 +182,36 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
 
   it('a prompt is never on both sides of the split', () => {
     const out = path.join(tempDir(), 'hf');
-    runCliJson(['export', TREE, '--format', 'hf-preference', '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--validation-fraction', '0.5', '--out', out]);
-    const promptsOf = (file: string) => new Set(lines(path.join(out, file)).map((row) => JSON.stringify(row.prompt)));
-    const training = promptsOf('training.jsonl');
-    const validation = promptsOf('validation.jsonl');
+    runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--validation-fraction', '0.5', '--out', out]);
+    const promptsOf = (split: string) => new Set(lines(path.join(out, 'data', `${split}-00000-of-00001.jsonl`)).map((row) => JSON.stringify(row.prompt)));
+    const training = promptsOf('train');
+    const validation = promptsOf('validation');
     assert.ok(training.size > 0 && validation.size > 0);
     for (const prompt of validation) assert.ok(!training.has(prompt));
   });
 
+  it('hf-preference writes a Hugging Face dataset folder like hf: Parquet, a card, and DPOTrainer', async () => {
+    const out = path.join(tempDir(), 'hfp');
+    runCliJson(['export', TREE, '--format', 'hf-preference', '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--out', out]);
+    const card = readFileSync(path.join(out, 'README.md'), 'utf8');
+    assert.match(card, /- name: chosen\n    list:/);
+    assert.match(card, /\n- dpo\n/);
+    assert.match(readFileSync(path.join(out, 'train_trl.py'), 'utf8'), /DPOTrainer\(/);
+    const { Engine, sqlString } = await import('../src/engine/duckdb.js');
+    const engine = await Engine.open(null);
+    const read = await engine.query(`SELECT count(*) FROM read_parquet(${sqlString(path.join(out, 'data', '*.parquet'))})`);
+    engine.close();
+    assert.equal(Number(read.rows[0][0]), plantedPairs(0).length);
+  });
+
   it('--dry-run counts the pairs each signal would give, and --scores is refused without a preference format', () => {
-    const dry = runCliJson<{ pairs: { found: Record<string, number> } }>(['export', TREE, '--format', 'hf-preference', '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--dry-run']);
+    const dry = runCliJson<{ pairs: { found: Record<string, number> } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--dry-run']);
     const planted = plantedPairs(0);
     for (const signal of ['empty', 'refusal', 'truncated', 'score']) assert.equal(dry.pairs.found[signal], planted.filter((p) => p.split('|')[1] === signal).length);
     const refused = runCli(['export', TREE, '--format', 'openai', '--scores', path.join(DIR, 'scores.jsonl'), '--out', path.join(tempDir(), 'x')]);
     assert.equal(refused.status, 2, refused.stderr);
     assert.match(refused.stderr, /--scores pairs answers for a preference format/);
-    const missing = runCli(['export', TREE, '--format', 'hf-preference', '--scores', path.join(DIR, 'nope.jsonl'), '--out', path.join(tempDir(), 'y')]);
+    const missing = runCli(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'nope.jsonl'), '--out', path.join(tempDir(), 'y')]);
     assert.notEqual(missing.status, 0);
     assert.match(missing.stderr, /--scores .*nope\.jsonl: cannot read it/);
     assert.doesNotMatch(missing.stderr, /\n\s+at /);

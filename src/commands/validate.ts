@@ -40,7 +40,7 @@ export function registerValidate(program: Command): void {
   const command = program
     .command('validate')
     .description("Check JSONL files against a trainer's rules, the way the trainer would reject them.")
-    .argument('<files...>', 'JSONL files to check')
+    .argument('<files...>', 'JSONL files to check, or a dataset folder (--format hf: its card, entries and every Parquet or JSONL file)')
     .addOption(new Option('--format <target>', 'the trainer whose rules apply').choices([...TARGET_NAMES]).makeOptionMandatory())
     .option('--json', 'print the reports as JSON');
   addTokenizerOptions(command);
@@ -56,19 +56,27 @@ special tokens and the NeMo formats. Exit 1 when any file has an error.
 Examples:
   traces validate dataset/training.jsonl --format nemo
   traces validate ft/*.jsonl --format openai --json
-  traces validate ds/training.jsonl --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192`,
+  traces validate ds/training.jsonl --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192
+  traces validate hf-out/ --format hf`,
     )
     .action(async (files: string[], flags: TokenizerFlags & { format: string; json?: boolean }) => {
+      const target = getTarget(flags.format);
       for (const file of files) {
         if (!existsSync(file)) throw new UserError(`${file}: no such file`);
-        if (!statSync(file).isFile()) throw new UserError(`${file}: not a file (validate reads JSONL files, e.g. DIR/training.jsonl)`);
+        if (statSync(file).isDirectory() && target.validateFolder !== undefined) continue;
+        if (!statSync(file).isFile()) {
+          const folders = TARGET_NAMES.filter((name) => getTarget(name).validateFolder !== undefined);
+          throw new UserError(`${file}: not a file (validate reads JSONL files, e.g. DIR/training.jsonl${folders.length > 0 ? `, or a dataset folder with --format ${folders.join(' or ')}` : ''})`);
+        }
       }
-      const target = getTarget(flags.format);
       const { spec, maxSeqLength } = await parseTokenizer(flags, flags.format as TargetName);
       // The file's own weights decide what an encoding counts as trained: the option would change nothing.
       if (typeof spec === 'string' && flags.trainOn === 'last') throw new UserError('--train-on last needs --tokenizer DIR here: validate counts the tokens a model folder trains on, and an encoding counts every assistant turn');
       const meter = await loadCheckedMeter(spec);
       const reports: ValidationReport[] = [];
+      const folders = files.filter((file) => statSync(file).isDirectory());
+      for (const folder of folders) reports.push(...(await target.validateFolder!(folder, { meter, tokenLimit: maxSeqLength ?? DEFAULT_TOKEN_LIMIT })));
+      files = files.filter((file) => !folders.includes(file));
       const sizes = files.map((file) => statSync(file).size);
       const progress = new Progress(files.length, undefined, { label: 'validating', totalBytes: sizes.reduce((a, b) => a + b, 0) });
       try {

@@ -1,7 +1,7 @@
 /**
  * The embedded SQL engine (DuckDB), and the only module that imports it. It is loaded on
- * first use, by `index`, `sql` and Parquet keep-lists only: every other command starts
- * without its native library.
+ * first use, by `index`, `sql`, Parquet keep-lists and the `hf` target's Parquet files only:
+ * every other command starts without its native library.
  */
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -241,6 +241,11 @@ export class Engine {
   close(): void {
     this.close_();
   }
+
+  /** For this module's functions: statements the engine runs for traces itself (COPY included). */
+  connection_(): Connection {
+    return this.connection;
+  }
 }
 
 /** The `call_id` column of a Parquet file (a keep-list computed by an engine), row by row: null where a row holds none. */
@@ -256,5 +261,62 @@ export async function readCallIds(file: string): Promise<(string | null)[]> {
     return result.rows.map((row) => (row[0] === null ? null : String(row[0])));
   } finally {
     engine.close();
+  }
+}
+
+/** Rows of a dataset's Parquet row group: DuckDB's smallest (a vector), so a reader streams a few MB at a time. */
+export const DATASET_ROW_GROUP_ROWS = 2048;
+
+/**
+ * JSONL lines (one object each) as a Parquet file, rows in line order, with the column types
+ * given (`columns`: name → DuckDB type), never inferred: a key no type names is left out, which
+ * the caller checks by reading the rows back (`readParquetRows`).
+ */
+export async function jsonlToParquet(jsonl: string, parquet: string, columns: Record<string, string>, longestLine: number): Promise<void> {
+  const engine = await Engine.open(null, { threads: 1 });
+  try {
+    const types = `{${Object.entries(columns).map(([name, type]) => `${sqlString(name)}: ${sqlString(type)}`).join(', ')}}`;
+    // The reader's buffer holds the longest line: sized to the file's, not to the reader's 1 GB ceiling (it allocates twice that).
+    const objectSize = Math.max(1 << 20, longestLine + 1);
+    const rows = `SELECT * FROM read_json(${sqlString(jsonl)}, format = 'newline_delimited', columns = ${types}, auto_detect = false, maximum_object_size = ${objectSize})`;
+    try {
+      await engine.connection_().run(`COPY (${rows}) TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${DATASET_ROW_GROUP_ROWS})`);
+    } catch (error) {
+      if (/^(IO|Out of Memory) Error/.test(firstLine(error))) throw new UserError(`writing ${parquet}: ${firstLine(error)}: free some space or memory, or write elsewhere`);
+      throw error;
+    }
+  } finally {
+    engine.close();
+  }
+}
+
+/** A Parquet file as a reader finds it: its top-level columns and types, row groups, and rows (plain JSON values, in batches). */
+export interface ParquetContent {
+  columns: { name: string; type: string }[];
+  rowGroups: number;
+  rows: number;
+  batches: AsyncGenerator<JsonValue[][]>;
+  close(): void;
+}
+
+/** Opens a Parquet file for reading; a file that is no Parquet is a UserError naming it. */
+export async function readParquetRows(file: string): Promise<ParquetContent> {
+  const engine = await Engine.open(null, { threads: 1 });
+  try {
+    const source = `read_parquet(${sqlString(file)})`;
+    const described = await engine.query(`DESCRIBE SELECT * FROM ${source}`);
+    const groups = await engine.query(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata(${sqlString(file)})`);
+    const count = await engine.query(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
+    const { rows } = await engine.stream(`SELECT * FROM ${source}`);
+    return {
+      columns: described.rows.map((row) => ({ name: String(row[0]), type: String(row[1]) })),
+      rowGroups: Number(groups.rows[0]![0]),
+      rows: Number(count.rows[0]![0]),
+      batches: rows,
+      close: () => engine.close(),
+    };
+  } catch (error) {
+    engine.close();
+    throw new UserError(`${file}: not a Parquet file a reader can open (${firstLine(error).replace(/^query failed: /, '')})`);
   }
 }

@@ -54,7 +54,7 @@ class SplitFiles {
   private openShard(): Shard {
     const shard = {
       // Each shard its own name from the start (two files of one name would share a temporary name).
-      file: this.output.create(path.join(this.folder, this.shards.length === 0 ? `${this.split}.jsonl` : this.shardName(this.shards.length))),
+      file: this.output.create(path.join(this.folder, this.nameOf(this.shards.length, this.shards.length + 1))),
       validator: new LineValidator(this.target, null, this.counts.name, this.counts.tokenLimit, this.counts.exact),
       examples: 0,
     };
@@ -73,8 +73,10 @@ class SplitFiles {
     this.provenance.written(shard.file, shard.examples, callId);
   }
 
-  private shardName(index: number): string {
-    return `${this.split}-${String(index + 1).padStart(3, '0')}.jsonl`;
+  /** Shard `index` of `count`: the target's name for it, else `training.jsonl` alone and `training-001.jsonl`, … of several. */
+  private nameOf(index: number, count: number): string {
+    if (this.target.fileName !== undefined) return this.target.fileName(this.split, index, count);
+    return count === 1 ? `${this.split}.jsonl` : `${this.split}-${String(index + 1).padStart(3, '0')}.jsonl`;
   }
 
   /**
@@ -83,9 +85,9 @@ class SplitFiles {
    */
   finish(empty: boolean): { file: OutputFile; report: ValidationReport }[] {
     if (this.shards.length === 0 && empty) this.openShard();
-    if (this.shards.length > 1) {
+    if (this.shards.length > 1 || this.target.fileName !== undefined) {
       this.shards.forEach((shard, i) => {
-        shard.file.finalPath = path.join(path.dirname(shard.file.finalPath), this.shardName(i));
+        shard.file.finalPath = this.output.resolve(path.join(this.folder, this.nameOf(i, this.shards.length)));
       });
     }
     return this.shards.map((shard) => {
@@ -281,7 +283,7 @@ export class Dataset {
     if (validation.examples === 0 && !emptyValidation) {
       this.validationNote =
         this.validationFraction === 0
-          ? `${this.target.name} rejects an empty one (without it, the service splits off its own)`
+          ? (this.target.noEmptyValidation ?? `${this.target.name} rejects an empty one (without it, the service splits off its own)`)
           : 'its examples have fewer than 2 first-user-message groups, and validation must not share a group with training';
     }
     return [

@@ -25,7 +25,7 @@ import type { Discovery } from '../sources/discover.js';
 import { isSynalinks, readSelectedRecords, readSynalinksLinesAt } from '../sources/read.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import type { Message, TraceRecord } from '../record.js';
-import { getTarget, toolsFor, ToolInference, type Inspection, type JsonObject, type ReasoningMode, type Target, type ToolDefinition, type ValidationReport } from '../targets/index.js';
+import { getTarget, toolsFor, ToolInference, type FinishedFile, type Inspection, type JsonObject, type ReasoningMode, type Target, type ToolDefinition, type ValidationReport } from '../targets/index.js';
 import { loadMeter, specName } from '../targets/meter.js';
 import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
 import { droppedCounts, PREFERENCE_REASONS } from '../pipeline/drop-reasons.js';
@@ -35,8 +35,10 @@ import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { redactValue } from '../privacy/index.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { pairId, Provenance } from './provenance.js';
-import { redactedInToolName, scrubDefinitions, writeStrictLine } from './project-share.js';
-import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop } from './scrub.js';
+import { redactedInToolName, scrubDefinitions, writeStrictLine, type ExampleOrigin } from './project-share.js';
+import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, scrubbedName, type ScrubSettings } from './scrub.js';
+import { Origins } from './origins.js';
+import { possibleTime } from '../time.js';
 import { REPORT_FILE } from './names.js';
 import { WrittenExamples } from './written-examples.js';
 import { buildReport, noExampleWritten, type ExportOptions, type ExportResult, type FolderNote } from './run.js';
@@ -44,22 +46,30 @@ import { addCount } from '../own.js';
 
 /** One record's side of its pairs: the base example split into prompt and answer, or why it has none. */
 type Side =
-  | { ok: true; callId: string; file: string; line: number; program: string; prompt: JsonObject[] | null; answer: JsonObject; toolNames: string[] }
+  | { ok: true; callId: string; file: string; line: number; program: string; prompt: JsonObject[] | null; answer: JsonObject; toolNames: string[]; origin: ExampleOrigin }
   | { ok: false; callId: string; file: string; line: number; reason: string; detail: string };
 
 /** The reading of a record as a side: the base target's example, its completion apart. */
-function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode): Side {
+function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode, scrub: ScrubSettings | null): Side {
   const where = { callId: record.callId, file: record.ref.file, line: record.ref.line };
+  const origin: ExampleOrigin = {
+    source: record.source,
+    version: record.version,
+    program: scrubbedName(record.program, scrub),
+    module: scrubbedName(record.module, scrub),
+    model: record.model === null ? null : scrubbedName(record.model, scrub),
+    timestamp: possibleTime(record.timestamp),
+  };
   if (record.notExportable) return { ok: false, ...where, reason: 'not_exportable', detail: record.notExportable };
   const messages = record.messages();
   const projection = base.project(messages, { reasoning });
   if (projection.ok) {
     const written = projection.example.messages as JsonObject[];
-    return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer: written[written.length - 1], toolNames: projection.toolNames };
+    return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer: written[written.length - 1], toolNames: projection.toolNames, origin };
   }
   // An empty answer is what an `empty` pair rejects: its prompt is the chosen record's (the same prompt).
   if (projection.reason === 'empty' && messages.length > 1 && messages[messages.length - 1].role === 'assistant') {
-    return { ok: true, ...where, program: record.program, prompt: null, answer: { role: 'assistant', content: '' }, toolNames: [] };
+    return { ok: true, ...where, program: record.program, prompt: null, answer: { role: 'assistant', content: '' }, toolNames: [], origin };
   }
   return { ok: false, ...where, reason: projection.reason, detail: projection.detail };
 }
@@ -137,6 +147,7 @@ export async function exportPreference(
       }
     });
     const waiting = new Map<string, { side: Side; pending: number }>();
+    const origins = new Origins();
     const writtenBySignal: Record<string, number> = Object.fromEntries(PAIR_SIGNALS.map((s) => [s, 0]));
     const redactions: Record<string, number> = {};
     const inferredUsed = new Set<string>();
@@ -198,6 +209,7 @@ export async function exportPreference(
         topLevelKeys: Object.keys(row).sort().join(','),
       };
       rejectedTokens.total += measuredRejected.tokens.total;
+      if (target.finish !== undefined) origins.add('', chosen.origin);
       writtenBySignal[pair.signal]++;
       // Both sides share the prompt, so the group is the prompt's first user message, as written.
       dataset!.write(Buffer.from(line), inspection, groupFraction(groupKey(chosen.program, messages as unknown as Message[]), options.seed), id);
@@ -207,7 +219,7 @@ export async function exportPreference(
       const at = `${fileIndex}:${record.ref.line}`;
       const mine = pairsAt.get(at);
       if (mine === undefined) continue;
-      const read = unlessTooLong(() => sideOf(record, base, reasoning));
+      const read = unlessTooLong(() => sideOf(record, base, reasoning, options.scrub));
       const side: Side = read instanceof TextTooLongError ? { ok: false, callId: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: read.message } : read;
       waiting.set(at, { side, pending: mine.length });
       for (const i of mine) {
@@ -227,10 +239,14 @@ export async function exportPreference(
     if (written.size === 0) throw new UserError(noExampleWritten(plan, exportDrops).replace('no example to write', 'no preference pair to write'), 1);
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
+    const finishedFiles: FinishedFile[] = [];
     const notes: FolderNote[] = [];
     const finished = dataset.finish();
     for (const split of SPLITS) {
-      for (const { file, report } of finished.filter((f) => f.split === split)) files.push({ path: path.relative(output.dir, file.finalPath), dataset: '', split, report });
+      for (const { file, report } of finished.filter((f) => f.split === split)) {
+        files.push({ path: path.relative(output.dir, file.finalPath), dataset: '', split, report });
+        finishedFiles.push({ file, dataset: '', split, examples: report.examples });
+      }
     }
     if (dataset.validationNote !== null) notes.push({ folder: '', reason: dataset.validationNote });
     provenance.write(output);
@@ -266,6 +282,7 @@ export async function exportPreference(
       output.abort();
       return { plan, report, invalid };
     }
+    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curation.key });
     output.commit();

@@ -29,6 +29,7 @@ import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { redactValue } from '../privacy/index.js';
 import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from './scrub.js';
+import { possibleTime } from '../time.js';
 
 export interface ProjectionSettings {
   /** Redaction of secrets and personal data, or null for `--scrub none`. */
@@ -71,7 +72,18 @@ export type ProjectedItem =
       partial: string | null;
       /** Redactions by detector, or null when nothing was redacted. */
       redactions: Record<string, number> | null;
+      /** Where it came from (names scrubbed as the example is), for a dataset card. */
+      origin: ExampleOrigin;
     };
+
+export interface ExampleOrigin {
+  source: string;
+  version: string | null;
+  program: string;
+  module: string;
+  model: string | null;
+  timestamp: number | null;
+}
 
 /**
  * What redaction would find in a tool's name (detector names, sorted), or null. A redacted
@@ -207,7 +219,9 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   // encoding counts the tokens trained on as if the earlier turns had weight 0 (a model folder's meter
   // applies --train-on itself, and openai's example has the weights already).
   const weightsToCount = lastTurn && target.trainOnLastTurn === undefined && !meter.rendersTemplate;
-  const measured = meter.measure(weightsToCount ? lastTurnWeighted(example) : example);
+  // The row as written (hf: tools as JSON text, prompt and completion), counted as its trainer reads it.
+  const row = target.written?.(example) ?? example;
+  const measured = meter.measure(target.rowMessages !== undefined ? target.rowMessages(row) : weightsToCount ? lastTurnWeighted(example) : example);
   const tokens = measured.tokens;
   if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
@@ -218,7 +232,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-seq-length ${settings.maxSeqLength}` };
   }
   const lineStart = exampleLines.length;
-  const unwritable = writeStrictLine(exampleLines, example);
+  const unwritable = writeStrictLine(exampleLines, row);
   if (unwritable !== null) {
     return { kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable };
   }
@@ -236,7 +250,15 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
-    inspection: inspectExample(target, meter, example, measured),
+    inspection: inspectExample(target, meter, row, measured),
+    origin: {
+      source: record.source,
+      version: record.version,
+      program: scrubbedName(record.program, settings.scrub),
+      module: scrubbedName(record.module, settings.scrub),
+      model: record.model === null ? null : scrubbedName(record.model, settings.scrub),
+      timestamp: possibleTime(record.timestamp),
+    },
     inferredTools: tools.inferred,
     partial: record.partial ? callId : null,
     redactions,

@@ -28,7 +28,9 @@ import {
   type ToolDefinition,
   validationJson,
   type ValidationReport,
+  type FinishedFile,
 } from '../targets/index.js';
+import { Origins } from './origins.js';
 import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
 import { reportHead, type Invocation } from './report-head.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
@@ -212,6 +214,8 @@ async function exportPass(
     if (options.groupBy === 'none') datasetAt('');
 
     const inferredUsed = new Set<string>();
+    // Where each dataset's examples came from: only a target that describes its datasets (a card) asks.
+    const origins = new Origins();
     const redactions: Record<string, number> = {};
     const partial: string[] = [];
     for await (const { items, lines } of projected) {
@@ -242,6 +246,7 @@ async function exportPass(
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(callId);
         datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
+        if (target.finish !== undefined) origins.add(item.folder, item.origin);
       }
     }
     if (pass.mustPlanAgain) {
@@ -254,6 +259,7 @@ async function exportPass(
     if (written.size === 0) throw new UserError(noExampleWritten(plan, exportDrops), 1);
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
+    const finishedFiles: FinishedFile[] = [];
     const notes: FolderNote[] = [];
     for (const dataset of [...datasets.values()].sort((a, b) => compareText(a.folder, b.folder))) {
       const { folder } = dataset;
@@ -261,6 +267,7 @@ async function exportPass(
       for (const split of SPLITS) {
         for (const { file, report } of finished.filter((f) => f.split === split)) {
           files.push({ path: path.relative(output.dir, file.finalPath), dataset: folder, split, report });
+          finishedFiles.push({ file, dataset: folder, split, examples: report.examples });
         }
       }
       if (dataset.validationNote !== null) notes.push({ folder, reason: dataset.validationNote });
@@ -274,6 +281,7 @@ async function exportPass(
       output.abort();
       return { plan, report, invalid };
     }
+    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, heldKeys!, { command: 'export', key: curationOptions.key });
     output.commit();

@@ -7,6 +7,7 @@
 import { nemoCustomizerTarget } from './nemo-customizer/index.js';
 import { nemoTarget } from './nemo/index.js';
 import { openaiTarget } from './openai/index.js';
+import { hfTarget } from './hf/index.js';
 import { openaiPreferenceTarget } from './openai-preference/index.js';
 import { hfPreferenceTarget } from './hf-preference/index.js';
 import { nemoPreferenceTarget } from './nemo-preference/index.js';
@@ -16,6 +17,7 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
   openai: openaiTarget,
   nemo: nemoTarget,
   'nemo-customizer': nemoCustomizerTarget,
+  hf: hfTarget,
   'openai-preference': openaiPreferenceTarget,
   'hf-preference': hfPreferenceTarget,
   'nemo-preference': nemoPreferenceTarget,

@@ -45,6 +45,8 @@ export function preferenceTarget(spec: PreferenceSpec): Target {
     attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
       return base.attachTools(example, tools);
     },
+    // A row is counted as its chosen conversation (the prompt and the preferred answer).
+    rowMessages: (row) => spec.sides(row)?.chosen ?? row,
     validateLine(value: unknown, lineNo: number): ValidationError[] {
       const errors: ValidationError[] = [];
       const seen = new Set<string>();

@@ -97,7 +97,12 @@ export type ErrorClass =
   | 'double_encoded'
   | 'model_special_token'
   | 'no_trainable_tokens'
-  | 'loss_mask_inconsistent';
+  | 'loss_mask_inconsistent'
+  // A key whose value is null: one the example never had, added by a loader that unified the rows' keys.
+  | 'invented_key'
+  // A dataset folder (`validate DIR`): its card against its files, its files' schema.
+  | 'card_mismatch'
+  | 'schema_invented_keys';
 
 export interface ValidationError {
   code: ErrorClass;
@@ -126,6 +131,15 @@ export interface TargetOption {
   readonly defaultValue: string;
 }
 
+/** What `validateFolder` gets: the meter and the token limit, as for files. */
+export interface FolderValidation {
+  meter: import('./meter.js').ExampleMeter | null;
+  tokenLimit: number;
+}
+
+/** A report as validate prints it (validate.ts's ValidationReport). */
+export type ValidationReportLike = import('./validate.js').ValidationReport;
+
 /** What a report's target-specific warnings are made from. */
 export interface ReportFacts {
   dropped: Readonly<Record<string, number>>;
@@ -151,6 +165,19 @@ export interface FinishContext {
   report: Record<string, unknown>;
   /** The command line after `traces`. */
   command: readonly string[];
+  /** Where each dataset's written examples came from, by dataset folder. */
+  sources: ReadonlyMap<string, SourcesSummary>;
+}
+
+/** Where a dataset's examples came from, their recorded names scrubbed as the examples are. */
+export interface SourcesSummary {
+  /** Source kinds (synalinks, ask, klieo) with the recorder versions met, sorted. */
+  recorders: { source: string; versions: string[] }[];
+  /** By program, its modules with their example counts, sorted. */
+  programs: { program: string; modules: { module: string; examples: number }[] }[];
+  models: { model: string; examples: number }[];
+  /** ISO times of the earliest and latest recorded call, null when none had a time. */
+  period: { from: string; to: string } | null;
 }
 
 /** A pair's row, or why the format cannot write it. */
@@ -183,6 +210,8 @@ export interface Target {
   readonly minExamples: number;
   /** The service rejects an empty validation file (an export then writes none). */
   readonly rejectsEmptyValidation?: boolean;
+  /** Why an empty validation file is not written, where `rejectsEmptyValidation` has another reason than a service's refusal. */
+  readonly noEmptyValidation?: string;
   /**
    * Builds one example from recorded messages (completion last).
    * Throws only on a programming error: a reasoning mode not in `reasoningModes`.
@@ -215,6 +244,18 @@ export interface Target {
   readonly settings?: Readonly<Record<string, string>>;
   /** The name under --out of a split's shard `index` of `count` (0-based); absent: `training.jsonl`, `training-001.jsonl`, …. */
   fileName?(split: Split, index: number, count: number): string;
+  /**
+   * The row as written, from the example the stages worked on (redaction, tools, tokens see
+   * `messages`); absent: the example as it is.
+   */
+  written?(example: JsonObject): JsonObject;
+  /** A written row back as `{messages, tools}` for the token counts and the roles; absent: the row is that already. */
+  rowMessages?(row: JsonObject): JsonObject;
+  /**
+   * `traces validate DIR`: a dataset folder this target writes, checked whole (its files, and
+   * what describes them); absent: validate takes files only.
+   */
+  validateFolder?(dir: string, options: FolderValidation): Promise<ValidationReportLike[]>;
   /** Report warnings of its own. */
   reportWarnings?(facts: ReportFacts): string[];
   /**

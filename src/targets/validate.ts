@@ -133,18 +133,18 @@ export interface Inspection {
 /** `measured`: the meter's answer for this value when the caller already has it (an export measures before it writes). */
 export function inspectExample(target: Target, meter: ExampleMeter, value: unknown, measured?: ExampleMeasure): Inspection {
   const errors = target.validateLine(value, 0);
-  // A preference row is counted as its chosen conversation (prompt and preferred answer).
-  if (target.preference !== undefined) value = target.preference.sides(value)?.chosen ?? value;
-  if (!isObject(value) || !Array.isArray(value.messages)) return { errors, tokens: null, hasSystem: false, hasUser: false, topLevelKeys: null };
-  const roles = new Set(value.messages.map((m) => (isObject(m) ? m.role : undefined)));
-  const { tokens, findings } = measured ?? meter.measure(value);
+  // A row of another shape (hf's prompt and completion) as the messages its trainer reads.
+  const chat = isObject(value) && target.rowMessages !== undefined ? target.rowMessages(value) : value;
+  if (!isObject(chat) || !Array.isArray(chat.messages)) return { errors, tokens: null, hasSystem: false, hasUser: false, topLevelKeys: null };
+  const roles = new Set(chat.messages.map((m) => (isObject(m) ? m.role : undefined)));
+  const { tokens, findings } = measured ?? meter.measure(chat);
   for (const f of findings) errors.push({ ...f, line: 0 });
   return {
     errors,
     tokens,
     hasSystem: roles.has('system'),
     hasUser: roles.has('user'),
-    topLevelKeys: Object.keys(value).sort().join(','),
+    topLevelKeys: Object.keys(value as object).sort().join(','),
   };
 }
 

@@ -1,26 +1,21 @@
 /**
- * `hf-preference`: TRL's conversational preference rows (DPOTrainer, and the other trainers
- * that read `prompt`/`chosen`/`rejected`): `{"prompt": [messages], "chosen": [assistant],
- * "rejected": [assistant], "tools"?: [definitions]}` (TRL's "Dataset formats", preference,
- * conversational; `tools` where the prompt's model had any). Each side is a `nemo` example: the
- * Hugging Face chat-template form (reasoning as `reasoning_content`, arguments as the JSON
- * string templates print unchanged; see nemo/index.ts).
- *
- * TRL's DPOTrainer:
- *
- *     from datasets import load_dataset
- *     from trl import DPOConfig, DPOTrainer
- *     data = load_dataset("json", data_files={"train": "DIR/training.jsonl", "test": "DIR/validation.jsonl"})
- *     trainer = DPOTrainer(model=model, args=DPOConfig(output_dir="out"), train_dataset=data["train"],
- *                          eval_dataset=data["test"], processing_class=tokenizer)
- *     trainer.train()
+ * `hf-preference`: TRL's conversational preference rows (DPOTrainer, and the trainers that read
+ * `prompt`/`chosen`/`rejected`): `{"prompt": [messages], "chosen": [assistant], "rejected":
+ * [assistant], "tools"?: "<definitions as JSON text>"}` (TRL's "Dataset formats", preference,
+ * conversational; DPOTrainer parses `tools` given as text). Written like `--format hf`: a Hugging
+ * Face dataset folder, `data/train-0000K-of-0000N.parquet` (or `.jsonl` with `--file-format
+ * jsonl`), a dataset card, and `train_trl.py` with DPOTrainer (hf/card.ts). Each side is an `hf`
+ * example: the same messages, reasoning as `reasoning_content`, arguments as JSON text.
  */
-import { isObject } from '../messages.js';
-import { nemoTarget } from '../nemo/index.js';
+import { writeJson } from '../../canonical/json-value.js';
+import { finishHfDataset, type FileFormat } from '../hf/finish.js';
+import { hfTarget } from '../hf/index.js';
+import { rowMessages } from '../hf/rows.js';
 import { messageList, preferenceTarget } from '../preference-rows.js';
-import type { JsonObject } from '../target.js';
+import type { JsonObject, Target } from '../target.js';
 
 const TOP_LEVEL = ['prompt', 'chosen', 'rejected', 'tools'];
+const FILE_FORMATS: readonly FileFormat[] = ['parquet', 'jsonl'];
 
 function side(row: JsonObject, answer: unknown): JsonObject {
   const example: JsonObject = { messages: [...(row.prompt as JsonObject[]), ...(answer as JsonObject[])] };
@@ -28,28 +23,45 @@ function side(row: JsonObject, answer: unknown): JsonObject {
   return example;
 }
 
-export const hfPreferenceTarget = preferenceTarget({
-  name: 'hf-preference',
-  description: "TRL's conversational preference rows (DPOTrainer): prompt, chosen, rejected as message lists, tools where present",
-  base: nemoTarget,
-  minExamples: 1,
-  emptyRejected: true,
-  row(prompt, chosen, rejected, tools) {
-    const row: JsonObject = { prompt, chosen: [chosen], rejected: [rejected] };
-    if (tools.length > 0) row.tools = tools;
-    return { ok: true, row };
-  },
-  sides(row) {
-    if (!Array.isArray(row.prompt) || !Array.isArray(row.chosen) || !Array.isArray(row.rejected)) return null;
-    return { chosen: side(row, row.chosen), rejected: side(row, row.rejected) };
-  },
-  shape(row, error) {
-    for (const key of Object.keys(row)) if (!TOP_LEVEL.includes(key)) error('top_level_key', `unrecognized top-level key ${JSON.stringify(key)}`, 'warning');
-    messageList(row.prompt, 'prompt', error);
-    for (const name of ['chosen', 'rejected']) {
-      if (!messageList(row[name], name, error)) continue;
-      if ((row[name] as JsonObject[]).some((m) => m.role !== 'assistant')) error('unrecognized_role', `\`${name}\` holds a message that is not the assistant's`);
-    }
-    if (row.tools !== undefined && (!Array.isArray(row.tools) || !row.tools.every(isObject))) error('tool_definition_invalid', '`tools` is not a list of tool definitions');
-  },
-});
+function makeHfPreference(fileFormat: FileFormat): Target {
+  const target = preferenceTarget({
+    name: 'hf-preference',
+    description: "TRL's conversational preference rows (DPOTrainer): prompt, chosen, rejected as message lists, in a Hugging Face dataset folder like hf",
+    base: hfTarget,
+    minExamples: 1,
+    rejectsEmptyValidation: hfTarget.rejectsEmptyValidation,
+    emptyRejected: true,
+    row(prompt, chosen, rejected, tools) {
+      const row: JsonObject = { prompt, chosen: [chosen], rejected: [rejected] };
+      // As text, as hf writes them: no loader merges the definitions of different tools into one struct.
+      if (tools.length > 0) row.tools = writeJson(tools);
+      return { ok: true, row };
+    },
+    sides(row) {
+      if (!Array.isArray(row.prompt) || !Array.isArray(row.chosen) || !Array.isArray(row.rejected)) return null;
+      return { chosen: side(row, row.chosen), rejected: side(row, row.rejected) };
+    },
+    shape(row, error) {
+      for (const key of Object.keys(row)) if (!TOP_LEVEL.includes(key)) error('top_level_key', `unrecognized top-level key ${JSON.stringify(key)}`);
+      messageList(row.prompt, 'prompt', error);
+      for (const name of ['chosen', 'rejected']) {
+        if (!messageList(row[name], name, error)) continue;
+        if ((row[name] as JsonObject[]).length !== 1 || (row[name] as JsonObject[])[0].role !== 'assistant') error('last_message_not_assistant', `\`${name}\` is not one assistant message`);
+      }
+    },
+  });
+  return {
+    ...target,
+    noEmptyValidation: hfTarget.noEmptyValidation,
+    defaultFileBytes: hfTarget.defaultFileBytes,
+    settings: { fileFormat },
+    options: [{ flags: '--file-format <format>', description: 'the data files: parquet (default) or jsonl, one row per line', choices: FILE_FORMATS, defaultValue: 'parquet' }],
+    configure: (values) => makeHfPreference((values.fileFormat as FileFormat | undefined) ?? fileFormat),
+    fileName: (split, index, count) => `data/${split === 'training' ? 'train' : 'validation'}-${String(index).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.${fileFormat}`,
+    // Counted as the chosen conversation, its tools parsed as the template gets them.
+    rowMessages: (row) => rowMessages(target.preference!.sides(row)?.chosen ?? row),
+    finish: (context) => finishHfDataset(context, { fileFormat, shape: 'preference' }),
+  };
+}
+
+export const hfPreferenceTarget: Target = makeHfPreference('parquet');

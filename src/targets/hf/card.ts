@@ -1,0 +1,356 @@
+/**
+ * What an hf dataset folder holds beside its data: the dataset card README.md (YAML front matter
+ * the Hub and `datasets.load_dataset(folder)` read: configs with each split's files, features,
+ * split sizes; then where the data came from, what was dropped, the token counts and the command)
+ * and a ready-to-run entry per trainer, each naming the files that exist:
+ * - `dataset_info.json`: LLaMA-Factory's dataset registry (sharegpt formatting, OpenAI-style tags).
+ * - `axolotl.yaml`: an Axolotl `datasets:` block (`type: chat_template`).
+ * - `train_trl.py`: TRL's SFTTrainer on this folder, with the loader step.
+ * docs/targets.md names the commit of each trainer these keys were read from.
+ */
+import path from 'node:path';
+import { TRACES_VERSION } from '../../version.js';
+import type { FinishContext, SourcesSummary } from '../target.js';
+import type { Split } from '../../pipeline/split.js';
+import type { RowSchema } from './finish.js';
+import type { Shape } from './rows.js';
+
+export interface CardDataset {
+  /** Under --out ('' without --group-by). */
+  folder: string;
+  /** Relative to the dataset folder, `/`-separated. */
+  files: { path: string; split: Split; examples: number }[];
+  schema: RowSchema;
+  sources: SourcesSummary | null;
+}
+
+export const CARD_FILE = 'README.md';
+export const LLAMA_FACTORY_FILE = 'dataset_info.json';
+export const AXOLOTL_FILE = 'axolotl.yaml';
+export const TRL_FILE = 'train_trl.py';
+/** The marked blank the card leaves for the licence: traces cannot know which applies to the recordings. */
+export const LICENCE_BLANK = 'TODO-licence';
+
+/** The Hub's name of a split. */
+export function hubSplit(split: Split): 'train' | 'validation' {
+  return split === 'training' ? 'train' : 'validation';
+}
+
+/** A YAML double-quoted scalar: JSON's escapes are YAML's. */
+function q(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** The features of the card, as `datasets` writes them (`Features._to_yaml_list`). */
+function featuresYaml(schema: RowSchema): string[] {
+  const message: string[] = [];
+  for (const key of schema.messageKeys) {
+    if (key === 'tool_calls') {
+      message.push(
+        '    - name: tool_calls',
+        '      list:',
+        '      - name: id',
+        '        dtype: string',
+        '      - name: type',
+        '        dtype: string',
+        '      - name: function',
+        '        struct:',
+        '        - name: name',
+        '          dtype: string',
+        '        - name: arguments',
+        '          dtype: string',
+      );
+    } else message.push(`    - name: ${key}`, `      dtype: ${key === 'weight' ? 'int32' : 'string'}`);
+  }
+  return [...schema.lists.flatMap((list) => [`  - name: ${list}`, '    list:', ...message]), ...(schema.tools ? ['  - name: tools', '    dtype: string'] : [])];
+}
+
+function frontMatter(card: CardDataset, shape: Shape): string {
+  const splits = (['training', 'validation'] as const).filter((s) => card.files.some((f) => f.split === s));
+  return [
+    '---',
+    `# license: ${LICENCE_BLANK}  (traces leaves it blank: choose the licence that applies to these recordings, then uncomment)`,
+    'configs:',
+    '- config_name: default',
+    '  data_files:',
+    ...splits.flatMap((s) => [`  - split: ${hubSplit(s)}`, '    path:', ...card.files.filter((f) => f.split === s).map((f) => `    - ${q(f.path)}`)]),
+    'dataset_info:',
+    '  features:',
+    ...featuresYaml(card.schema),
+    '  splits:',
+    ...splits.flatMap((s) => [`  - name: ${hubSplit(s)}`, `    num_examples: ${card.files.filter((f) => f.split === s).reduce((n, f) => n + f.examples, 0)}`]),
+    'tags:',
+    '- traces',
+    shape === 'preference' ? '- dpo' : '- sft',
+    ...(card.schema.messageKeys.includes('tool_calls') ? ['- tool-calling'] : []),
+    '---',
+    '',
+  ].join('\n');
+}
+
+/** Text of a Markdown table cell: no line break, pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|').replace(/`/g, "'");
+}
+
+interface SplitTokens {
+  tokens: number;
+  trained: number;
+}
+
+function tokensOf(report: Record<string, unknown>, folder: string): Map<Split, SplitTokens> {
+  const out = new Map<Split, SplitTokens>();
+  for (const f of (report.files as { dataset: string | null; split: Split; tokens: { total: { total: number }; assistant: { total: number } } }[]) ?? []) {
+    if ((f.dataset ?? '') !== folder) continue;
+    const t = out.get(f.split) ?? { tokens: 0, trained: 0 };
+    out.set(f.split, { tokens: t.tokens + f.tokens.total.total, trained: t.trained + f.tokens.assistant.total });
+  }
+  return out;
+}
+
+function body(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string {
+  const report = context.report;
+  const lines: string[] = [`# Fine-tuning dataset (traces ${TRACES_VERSION})`, ''];
+  lines.push(
+    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${ROWS[settings.shape]}${card.schema.tools ? ' with `tools`' : ''}.`,
+    '',
+    '## Licence',
+    '',
+    `**${LICENCE_BLANK}**: traces does not know the licence of these recordings and leaves it blank. Fill it in here and in the front matter before you publish.`,
+    '',
+    '## Files',
+    '',
+    '| split | file | examples |',
+    '|---|---|---|',
+    ...card.files.map((f) => `| ${hubSplit(f.split)} | \`${f.path}\` | ${f.examples} |`),
+    '',
+    '## Loading',
+    '',
+    'Tool-call `arguments` and `tools` are JSON text, so that no loader merges the keys of different tools into one struct (and hands a row keys it never had, as nulls).',
+    'In a Parquet file every message has every message key; those a message did not have are null. Before the chat template, leave null keys out and parse `arguments` and `tools` (the templates of Qwen2.5 and Llama 3.1 print a text argument as a quoted string):',
+    '',
+    '```python',
+    ...PY_AS_CHAT,
+    '```',
+    '',
+    `- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`,
+    `- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`,
+    `- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`.${card.schema.messageKeys.includes('tool_calls') ? ' Its sharegpt converter keeps each message\'s role and content only and needs user and assistant turns to alternate: rows with tool calls are not read as tool calls there.' : ''}`,
+    '- `datasets`: `load_dataset("path/to/this/folder")` reads the splits above.',
+    '',
+  );
+  const sources = card.sources;
+  if (sources !== null) {
+    lines.push('## Where the data came from', '');
+    lines.push(`- Recorders: ${sources.recorders.map((r) => `${r.source}${r.versions.length > 0 ? ` (${r.versions.map(cell).join(', ')})` : ''}`).join(', ')}`);
+    if (sources.period !== null) lines.push(`- Period of the calls: ${sources.period.from} to ${sources.period.to}`);
+    if (sources.models.length > 0) lines.push(`- Models: ${sources.models.map((m) => `${cell(m.model)} (${m.examples})`).join(', ')}`);
+    lines.push('', '| program | module | examples |', '|---|---|---|');
+    for (const p of sources.programs) for (const m of p.modules) lines.push(`| ${cell(p.program)} | ${cell(m.module)} | ${m.examples} |`);
+    lines.push('');
+  }
+  const dropped = Object.entries((report.dropped as Record<string, number>) ?? {}).filter(([, n]) => n > 0);
+  lines.push('## What was dropped', '');
+  if (dropped.length === 0) lines.push('Nothing: every record read became an example.', '');
+  else {
+    lines.push(`Of ${String(report.records_read)} records read (the whole export${card.folder === '' ? '' : ', every dataset'}; \`_traces/manifest.jsonl\` lists each with its reason, \`report.json\` has the counts):`, '', '| reason | records |', '|---|---|');
+    for (const [reason, n] of dropped.sort((a, b) => b[1] - a[1])) lines.push(`| ${reason} | ${n} |`);
+    lines.push('');
+  }
+  const tokens = tokensOf(report, card.folder);
+  const byModel = report.chat_template !== undefined;
+  lines.push(
+    '## Token counts',
+    '',
+    byModel
+      ? `By the model folder's own chat template and tokenizer (\`--tokenizer ${cell(String(report.tokenizer))}\`), after the loader step above, training on ${String(report.train_on)} assistant turns. Axolotl re-serializes parsed arguments before its template (\`json.dumps\`: ", " and ": " separators, non-ASCII escaped), so its counts of tool-calling rows run higher.`
+      : `Estimated with the ${cell(String(report.tokenizer))} encoding (give \`--tokenizer DIR\`, a model folder, for the model's own counts).`,
+    '',
+    '| split | tokens | trained tokens |',
+    '|---|---|---|',
+    ...[...tokens].map(([split, t]) => `| ${hubSplit(split)} | ${t.tokens} | ${t.trained} |`),
+    '',
+    'Each example\'s counts are in `_traces/examples.jsonl`, beside the file and line it was written to.',
+    '',
+    '## How it was made',
+    '',
+    '```sh',
+    `traces ${((report.arguments as string[]) ?? []).map(shellWord).join(' ')}`,
+    '```',
+    '',
+  );
+  return lines.join('\n');
+}
+
+const ROWS: Record<Shape, string> = {
+  messages: '`messages` rows',
+  'prompt-completion': '`prompt` / `completion` rows (the completion is the last assistant turn)',
+  preference: "preference pairs: `prompt`, `chosen` and `rejected` message lists, TRL's conversational preference rows (report.json's `pairs` says which signal gave each: a quality stage naming the rejected answer, or scores)",
+};
+
+/** A word as a POSIX shell reads it back. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The loader step in Python: the twin of rows.ts `asChat`. */
+const PY_AS_CHAT = [
+  'import json',
+  '',
+  'def as_chat(messages):',
+  '    """A row\'s messages as the chat template takes them: null keys left out, arguments as mappings."""',
+  '    chat = []',
+  '    for message in messages:',
+  '        message = {k: v for k, v in message.items() if v is not None}',
+  '        if message.get("tool_calls"):',
+  '            message["tool_calls"] = [',
+  '                {k: v for k, v in call.items() if v is not None}',
+  '                | {"function": {"name": call["function"]["name"], "arguments": json.loads(call["function"]["arguments"])}}',
+  '                for call in message["tool_calls"]',
+  '            ]',
+  '        chat.append(message)',
+  '    return chat',
+  '',
+  'def as_tools(row):',
+  '    return json.loads(row["tools"]) if row.get("tools") else None',
+];
+
+function llamaFactory(card: CardDataset): string {
+  const entries: Record<string, unknown> = {};
+  for (const split of ['training', 'validation'] as const) {
+    const files = card.files.filter((f) => f.split === split);
+    files.forEach((f, i) => {
+      entries[`traces_${hubSplit(split)}${files.length > 1 ? `_${String(i).padStart(5, '0')}` : ''}`] = {
+        file_name: f.path,
+        formatting: 'sharegpt',
+        columns: { messages: 'messages', ...(card.schema.tools ? { tools: 'tools' } : {}) },
+        tags: { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', observation_tag: 'tool', system_tag: 'system' },
+      };
+    });
+  }
+  return `${JSON.stringify(entries, null, 2)}\n`;
+}
+
+function axolotl(card: CardDataset, trainOn: string): string {
+  const block = (split: string) => [
+    '  - path: .  # this folder: run axolotl from here, or give its path',
+    `    split: ${split}`,
+    '    type: chat_template',
+    '    field_messages: messages',
+    ...(card.schema.tools ? ['    field_tools: tools'] : []),
+    '    roles_to_train: ["assistant"]',
+    '    train_on_eos: turn',
+    ...(trainOn === 'last' ? ['    message_field_training: weight  # --train-on last: earlier assistant turns carry weight 0'] : []),
+  ];
+  return [
+    '# Axolotl: the dataset entries for this folder (keys of axolotl-ai-cloud/axolotl, see docs/targets.md of traces).',
+    '# Axolotl loads the folder with datasets.load_dataset, which reads the splits of README.md.',
+    'datasets:',
+    ...block('train'),
+    ...(card.files.some((f) => f.split === 'validation') ? ['test_datasets:', ...block('validation')] : []),
+    '',
+  ].join('\n');
+}
+
+function trl(card: CardDataset, shape: Shape, trainOn: string): string {
+  const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
+  const hasValidation = card.files.some((f) => f.split === 'validation');
+  const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
+  return [
+    '"""TRL SFTTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
+    '',
+    'The rows are tokenized here, after the loader step, and SFTTrainer takes them as they are:',
+    'the chat template gets arguments and tools as mappings, and no key a message did not have.',
+    '"""',
+    ...PY_AS_CHAT,
+    '',
+    'from datasets import load_dataset',
+    'from transformers import AutoTokenizer',
+    'from trl import SFTConfig, SFTTrainer',
+    '',
+    'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune',
+    'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
+    `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    '',
+    ...(shape === 'messages'
+      ? [
+          '# Loss on assistant turns only needs a template with {% generation %} blocks (TRL\'s assistant_only_loss);',
+          '# without them every token is trained.',
+          'ASSISTANT_ONLY = "{% generation %}" in (tokenizer.chat_template or "")',
+          ...(trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
+          '',
+          'def tokenize(row):',
+          '    out = tokenizer.apply_chat_template(as_chat(row["messages"]), tools=as_tools(row), tokenize=True, return_dict=True, return_assistant_tokens_mask=ASSISTANT_ONLY)',
+          '    return {"input_ids": out["input_ids"], **({"assistant_masks": out["assistant_masks"]} if ASSISTANT_ONLY else {})}',
+        ]
+      : [
+          '# TRL\'s prompt-completion tokenization: the prompt with the generation prompt, then prompt + completion;',
+          '# only the completion is trained (completion_only_loss).',
+          'def tokenize(row):',
+          '    tools = as_tools(row)',
+          '    prompt = tokenizer.apply_chat_template(as_chat(row["prompt"]), tools=tools, tokenize=True, add_generation_prompt=True)',
+          '    whole = tokenizer.apply_chat_template(as_chat(row["prompt"]) + as_chat(row["completion"]), tools=tools, tokenize=True)',
+          '    return {"input_ids": whole, "completion_mask": [0] * len(prompt) + [1] * (len(whole) - len(prompt))}',
+        ]),
+    '',
+    'data = data.map(tokenize, remove_columns=data["train"].column_names)',
+    'trainer = SFTTrainer(',
+    '    model=MODEL,',
+    '    processing_class=tokenizer,',
+    `    args=SFTConfig(output_dir="sft-out"${shape === 'messages' ? '' : ', completion_only_loss=True'}),`,
+    '    train_dataset=data["train"],',
+    ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
+    ')',
+    'trainer.train()',
+    '',
+  ].join('\n');
+}
+
+/** TRL's DPOTrainer on a preference folder: the loader step on each message list, then the trainer's own tokenization. */
+function trlPreference(card: CardDataset): string {
+  const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
+  const hasValidation = card.files.some((f) => f.split === 'validation');
+  const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
+  return [
+    '"""TRL DPOTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
+    '',
+    "Rows are TRL's conversational preference rows: prompt, chosen and rejected message lists, and tools",
+    'as JSON text, which DPOTrainer parses itself. The loader step leaves out the null keys a columnar',
+    'file gives every message, and parses tool-call arguments, before DPOTrainer applies the chat template.',
+    '"""',
+    ...PY_AS_CHAT,
+    '',
+    'from datasets import load_dataset',
+    'from transformers import AutoTokenizer',
+    'from trl import DPOConfig, DPOTrainer',
+    '',
+    'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune (an SFT checkpoint, usually)',
+    'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
+    `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    'data = data.map(lambda row: {key: as_chat(row[key]) for key in ("prompt", "chosen", "rejected")})',
+    'trainer = DPOTrainer(',
+    '    model=MODEL,',
+    '    processing_class=tokenizer,',
+    '    args=DPOConfig(output_dir="dpo-out"),',
+    '    train_dataset=data["train"],',
+    ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
+    ')',
+    'trainer.train()',
+    '',
+  ].join('\n');
+}
+
+export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): void {
+  const at = (name: string) => path.join(card.folder, name);
+  const trainOn = String(context.report.train_on ?? (context.report.tokens_by_split !== undefined ? 'all' : 'all'));
+  context.output.create(at(CARD_FILE)).write(frontMatter(card, settings.shape) + body(context, card, settings));
+  if (settings.shape === 'preference') {
+    // LLaMA-Factory's and Axolotl's entries are for chat rows: a preference folder gets TRL's DPOTrainer.
+    context.output.create(at(TRL_FILE)).write(trlPreference(card));
+    return;
+  }
+
+  context.output.create(at(LLAMA_FACTORY_FILE)).write(llamaFactory(card));
+  context.output.create(at(AXOLOTL_FILE)).write(axolotl(card, trainOn));
+  context.output.create(at(TRL_FILE)).write(trl(card, settings.shape, trainOn));
+}

@@ -1,0 +1,131 @@
+/**
+ * After an hf export's files are written and validated: each JSONL file becomes Parquet (with
+ * --file-format parquet), read back and compared row by row with the lines it came from, then
+ * each dataset gets its card and the trainers' entries (card.ts).
+ *
+ * The Parquet columns are declared, never inferred: a list of message structs holding the keys
+ * the file's messages use (role and content always; reasoning_content, tool_calls, tool_call_id,
+ * weight where any message has them), tool calls `{id, type, function: {name, arguments}}` with
+ * arguments as text, and `tools` as text. A message lacks no key in a columnar file: those it did
+ * not have are null, which the loader step leaves out again (rows.ts `asChat`).
+ */
+import { renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { isJsonObject, parseJsonText } from '../../canonical/json-value.js';
+import { compareText } from '../../order.js';
+import type { FinishContext, FinishedFile, JsonObject } from '../target.js';
+import { fileLines } from '../validate.js';
+import { writeCard, type CardDataset } from './card.js';
+import { withoutNulls, type Shape } from './rows.js';
+
+export type FileFormat = 'parquet' | 'jsonl';
+
+/** Message keys in the order a struct holds them, with their column types. */
+const MESSAGE_COLUMNS: readonly [string, string][] = [
+  ['role', 'VARCHAR'],
+  ['content', 'VARCHAR'],
+  ['reasoning_content', 'VARCHAR'],
+  ['tool_calls', 'STRUCT(id VARCHAR, type VARCHAR, "function" STRUCT(name VARCHAR, arguments VARCHAR))[]'],
+  ['tool_call_id', 'VARCHAR'],
+  ['weight', 'INTEGER'],
+];
+export const MESSAGE_KEYS: readonly string[] = MESSAGE_COLUMNS.map(([k]) => k);
+
+/** The columns of a dataset's files: its list columns and the message keys they use, and whether rows have tools. */
+export interface RowSchema {
+  /** Bytes of the longest line of the dataset's files. */
+  longestLine: number;
+  lists: string[];
+  messageKeys: string[];
+  tools: boolean;
+}
+
+export function listColumns(shape: Shape): string[] {
+  return shape === 'messages' ? ['messages'] : shape === 'preference' ? ['prompt', 'chosen', 'rejected'] : ['prompt', 'completion'];
+}
+
+/** The DuckDB column types of a schema, for read_json. */
+export function duckdbColumns(schema: RowSchema): Record<string, string> {
+  const message = `STRUCT(${MESSAGE_COLUMNS.filter(([k]) => schema.messageKeys.includes(k)).map(([k, t]) => `${k} ${t}`).join(', ')})[]`;
+  return { ...Object.fromEntries(schema.lists.map((c) => [c, message])), ...(schema.tools ? { tools: 'VARCHAR' } : {}) };
+}
+
+/** Every message key and whether tools appear, over every file of a dataset (one schema for all its files). */
+async function schemaOf(files: readonly FinishedFile[], shape: Shape): Promise<RowSchema> {
+  const keys = new Set<string>(['role', 'content']);
+  let tools = false;
+  let longestLine = 0;
+  for (const { file } of files) {
+    for await (const line of fileLines(file.tempPath)) {
+      if (!(line instanceof Buffer) || line.length === 0) continue;
+      longestLine = Math.max(longestLine, line.length);
+      const row = JSON.parse(line.toString('utf8')) as JsonObject;
+      if (row.tools !== undefined) tools = true;
+      for (const list of listColumns(shape)) for (const m of (row[list] as JsonObject[] | undefined) ?? []) for (const k of Object.keys(m)) keys.add(k);
+    }
+  }
+  const unknown = [...keys].filter((k) => !MESSAGE_KEYS.includes(k));
+  // The line checks refuse any other key before this runs.
+  if (unknown.length > 0) throw new Error(`hf rows hold message keys no column declares: ${unknown.join(', ')}`);
+  return { longestLine, lists: listColumns(shape), messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools };
+}
+
+/** Both values the same JSON, keys in any order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+  }
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) return String(a.valueOf()) === String(b.valueOf());
+  return a === b;
+}
+
+/** The JSONL file at `file.tempPath` as Parquet in its place, every row read back equal to its line. */
+async function toParquet(file: FinishedFile, schema: RowSchema): Promise<void> {
+  const { jsonlToParquet, readParquetRows } = await import('../../engine/duckdb.js');
+  const jsonl = file.file.tempPath;
+  const parquet = `${jsonl}.parquet`;
+  try {
+    await jsonlToParquet(jsonl, parquet, duckdbColumns(schema), schema.longestLine);
+    const content = await readParquetRows(parquet);
+    try {
+      const lines = fileLines(jsonl)[Symbol.asyncIterator]();
+      let n = 0;
+      for await (const batch of content.batches) {
+        for (const row of batch) {
+          n++;
+          const next = await lines.next();
+          const line = next.done === true || !(next.value instanceof Buffer) ? null : (parseJsonText(next.value.toString('utf8')) as unknown);
+          const read = withoutNulls(Object.fromEntries(content.columns.map((c, i) => [c.name, row[i]])));
+          if (line === null || !sameJson(read, line)) {
+            throw new Error(`${path.basename(file.file.finalPath)}: row ${n} read back from Parquet differs from the example written (this is a bug in traces: please report it)`);
+          }
+        }
+      }
+      if (!(await lines.next()).done) throw new Error(`${path.basename(file.file.finalPath)}: Parquet holds ${n} rows, fewer than the examples written`);
+    } finally {
+      content.close();
+    }
+    renameSync(parquet, jsonl);
+  } finally {
+    rmSync(parquet, { force: true });
+  }
+}
+
+export async function finishHfDataset(context: FinishContext, settings: { fileFormat: FileFormat; shape: Shape }): Promise<void> {
+  const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
+  for (const dataset of datasets) {
+    const files = context.files.filter((f) => f.dataset === dataset);
+    const schema = await schemaOf(files, settings.shape);
+    if (settings.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
+    const card: CardDataset = {
+      folder: dataset,
+      files: files.map((f) => ({ path: path.relative(path.join(context.output.dir, dataset), f.file.finalPath).split(path.sep).join('/'), split: f.split, examples: f.examples })),
+      schema,
+      sources: context.sources.get(dataset) ?? null,
+    };
+    writeCard(context, card, settings);
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * `traces validate DIR --format hf`: an hf dataset folder checked whole. Its card against its
+ * files (every split's files exist, every data file is declared, the split sizes, the columns
+ * the features name), the LLaMA-Factory entries against the files, then every row of every file
+ * (Parquet read back through DuckDB) against the rules of the line checks: roles, tool-call
+ * sequences, arguments and tools as JSON text, and no message key the writer never writes.
+ * In Parquet, a key a message did not have is null by the file format and left out; in JSONL a
+ * null key is one a loader added (`invented_key`). A Parquet message struct with fields beyond
+ * the writer's is `schema_invented_keys`: a loader inferred one schema for every row.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { compareText } from '../../order.js';
+import type { ErrorClass, FolderValidation, Target, ValidationReportLike } from '../target.js';
+import { fileLines, validateLines } from '../validate.js';
+import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
+import { MESSAGE_KEYS } from './finish.js';
+import { withoutNulls } from './rows.js';
+import { getTarget } from '../index.js';
+
+interface CardFacts {
+  /** Split → declared files, relative to the folder. */
+  files: Map<string, string[]>;
+  /** Split → num_examples declared. */
+  sizes: Map<string, number>;
+  /** Top-level feature names. */
+  features: string[];
+}
+
+/** The facts of the card's front matter as traces writes it (block YAML, one key a line). */
+export function readCard(text: string): CardFacts | string {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
+  if (match === null) return 'has no YAML front matter (--- … ---)';
+  const files = new Map<string, string[]>();
+  const sizes = new Map<string, number>();
+  const features: string[] = [];
+  let section = '';
+  let split: string | null = null;
+  let sizeSplit: string | null = null;
+  for (const raw of match[1]!.split(/\r?\n/)) {
+    const line = raw.replace(/\s+#.*$/, '');
+    if (/^[A-Za-z_]/.test(line)) section = line.replace(/:.*$/, '');
+    let m: RegExpExecArray | null;
+    if ((m = /^ {2}- split: (.+)$/.exec(line)) !== null) {
+      split = unquote(m[1]!);
+      files.set(split, []);
+    } else if (split !== null && (m = /^ {4}path: (.+)$/.exec(line)) !== null) files.get(split)!.push(unquote(m[1]!));
+    else if (split !== null && (m = /^ {4}- (.+)$/.exec(line)) !== null && section === 'configs') files.get(split)!.push(unquote(m[1]!));
+    else if ((m = /^ {2}- name: (.+)$/.exec(line)) !== null && section === 'dataset_info') {
+      sizeSplit = unquote(m[1]!);
+      features.push(sizeSplit);
+    } else if (sizeSplit !== null && (m = /^ {4}num_examples: (\d+)$/.exec(line)) !== null) {
+      sizes.set(sizeSplit, Number(m[1]));
+      features.pop();
+    }
+  }
+  return { files, sizes, features };
+}
+
+function unquote(text: string): string {
+  const t = text.trim();
+  if (t.startsWith('"')) {
+    try {
+      return JSON.parse(t) as string;
+    } catch {
+      return t;
+    }
+  }
+  return t.startsWith("'") && t.endsWith("'") ? t.slice(1, -1).replace(/''/g, "'") : t;
+}
+
+/** Field names of the struct a list-of-struct DuckDB type holds (`STRUCT(a VARCHAR, "b" …)[]`), at its first depth. */
+export function structFields(type: string): string[] | null {
+  const m = /^STRUCT\(([\s\S]*)\)\[\]$/.exec(type.trim());
+  if (m === null) return null;
+  const fields: string[] = [];
+  let depth = 0;
+  let start = 0;
+  const body = m[1]!;
+  for (let i = 0; i <= body.length; i++) {
+    const c = body[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if ((c === ',' && depth === 0) || i === body.length) {
+      const field = body.slice(start, i).trim();
+      const name = /^("(?:[^"]|"")*"|\S+)/.exec(field)?.[1] ?? field;
+      fields.push(name.startsWith('"') ? name.slice(1, -1).replace(/""/g, '"') : name);
+      start = i + 1;
+    }
+  }
+  return fields;
+}
+
+async function report(target: Target, options: FolderValidation, file: string, lines: AsyncIterable<string | Buffer> | Iterable<string>, extra: { code: ErrorClass; message: string }[]): Promise<ValidationReportLike> {
+  const r = await validateLines(lines, target, { ...(options.meter !== null ? { meter: options.meter } : {}), tokenLimit: options.tokenLimit }, file);
+  if (extra.length === 0) return r;
+  const errors = [...r.errors, ...extra.map((e) => ({ code: e.code, severity: 'error' as const, count: 1, lines: [], message: e.message }))];
+  return { ...r, errors, ok: false };
+}
+
+export async function validateHfFolder(dir: string, options: FolderValidation): Promise<ValidationReportLike[]> {
+  const cardPath = path.join(dir, CARD_FILE);
+  const problems: { code: ErrorClass; message: string }[] = [];
+  const card = existsSync(cardPath) ? readCard(readFileSync(cardPath, 'utf8')) : `is missing: ${dir} is no hf dataset folder (traces export --format hf writes one)`;
+  if (typeof card === 'string') problems.push({ code: 'card_mismatch', message: `${CARD_FILE} ${card}` });
+  const declared = typeof card === 'string' ? new Map<string, string[]>() : card.files;
+  // The target as the card's files say it was written: shape from the features, format from the names.
+  const all = [...declared.values()].flat();
+  const shape = typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages';
+  const fileFormat = all.some((f) => f.endsWith('.jsonl')) ? 'jsonl' : 'parquet';
+  const target = getTarget('hf', { fileFormat, hfShape: shape });
+  const dataDir = path.join(dir, 'data');
+  const present = existsSync(dataDir) ? readdirSync(dataDir).filter((f) => !f.startsWith('.')).map((f) => `data/${f}`).sort(compareText) : [];
+  for (const f of all) if (!present.includes(f)) problems.push({ code: 'card_mismatch', message: `${CARD_FILE} declares ${f}, which does not exist` });
+  for (const f of present) if (!all.includes(f)) problems.push({ code: 'card_mismatch', message: `${f} is in no split of ${CARD_FILE}: a loader of the card never reads it` });
+  const entries = path.join(dir, LLAMA_FACTORY_FILE);
+  if (existsSync(entries)) {
+    try {
+      for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string }>)) {
+        if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+      }
+    } catch (error) {
+      problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE} is not JSON (${(error as Error).message})` });
+    }
+  }
+  const reports: ValidationReportLike[] = [];
+  const rows = new Map<string, number>();
+  for (const [split, files] of declared) {
+    for (const f of files) {
+      const file = path.join(dir, f);
+      if (!existsSync(file) || !statSync(file).isFile()) continue;
+      let r: ValidationReportLike;
+      if (f.endsWith('.parquet')) r = await parquetReport(target, options, file, shape);
+      else r = await report(target, options, file, (async function* () {
+        for await (const line of fileLines(file)) if (line instanceof Buffer) yield line;
+      })(), []);
+      rows.set(split, (rows.get(split) ?? 0) + r.examples);
+      reports.push(r);
+    }
+  }
+  if (typeof card !== 'string') {
+    for (const [split, n] of card.sizes) {
+      if ((rows.get(split) ?? 0) !== n) problems.push({ code: 'card_mismatch', message: `${CARD_FILE} says ${split} has ${n} examples; its files hold ${rows.get(split) ?? 0}` });
+    }
+  }
+  // The card's own report: its problems, no examples.
+  const cardReport = await report(target, options, cardPath, [], problems);
+  const cleaned = { ...cardReport, errors: cardReport.errors.filter((e) => e.code !== 'no_examples'), warnings: cardReport.warnings.filter((e) => e.code !== 'no_examples' && e.code !== 'too_few_examples') };
+  return [{ ...cleaned, ok: cleaned.errors.length === 0 }, ...reports];
+}
+
+async function parquetReport(target: Target, options: FolderValidation, file: string, shape: string): Promise<ValidationReportLike> {
+  const { readParquetRows } = await import('../../engine/duckdb.js');
+  const content = await readParquetRows(file);
+  const problems: { code: ErrorClass; message: string }[] = [];
+  try {
+    const lists = shape === 'messages' ? ['messages'] : ['prompt', 'completion'];
+    for (const column of content.columns) {
+      if (lists.includes(column.name)) {
+        const fields = structFields(column.type);
+        const extra = fields === null ? null : fields.filter((f) => !MESSAGE_KEYS.includes(f));
+        if (fields === null) problems.push({ code: 'schema_invented_keys', message: `column ${column.name} is ${column.type}, not a list of message structs` });
+        else if (extra!.length > 0) problems.push({ code: 'schema_invented_keys', message: `column ${column.name}'s messages have fields ${extra!.join(', ')}, which traces never writes: a loader merged other rows' keys into one schema` });
+        if (/arguments (?!VARCHAR)/.test(column.type)) problems.push({ code: 'schema_invented_keys', message: `column ${column.name}: tool-call arguments are not text: a loader turned them into a struct, which gives every call the keys of all` });
+      } else if (column.name === 'tools') {
+        if (column.type !== 'VARCHAR') problems.push({ code: 'schema_invented_keys', message: `column tools is ${column.type}, not text: a loader turned the definitions into structs, which gives every tool the keys of all` });
+      } else problems.push({ code: 'card_mismatch', message: `column ${column.name} is not an hf column (${[...lists, 'tools'].join(', ')})` });
+    }
+    const names = content.columns.map((c) => c.name);
+    async function* lines(): AsyncGenerator<string> {
+      for await (const batch of content.batches) for (const row of batch) yield JSON.stringify(withoutNulls(Object.fromEntries(names.map((n, i) => [n, row[i]]))));
+    }
+    return await report(target, options, file, lines(), problems);
+  } finally {
+    content.close();
+  }
+}
