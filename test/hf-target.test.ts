@@ -256,3 +256,17 @@ describe('report.json of an hf export', () => {
     }
   });
 });
+
+describe('--train-on last, validated from the files', () => {
+  // A weight read from a file keeps its number text: `validate` called 0 "not 0 or 1" on every file export wrote.
+  for (const [format, target] of [['openai', 'training.jsonl'], ['hf', '']] as const) {
+    it(`${format}: the weights export writes are valid when validate reads them back`, () => {
+      const out = path.join(tempDir(), format);
+      const run = runCli(['export', GENUINE, '--format', format, '--train-on', 'last', '--out', out]);
+      assert.equal(run.status, 0, run.stderr);
+      const check = runCli(['validate', path.join(out, target), '--format', format]);
+      assert.equal(check.status, 0, check.stdout);
+      assert.doesNotMatch(check.stdout, /weight_invalid/);
+    });
+  }
+});
