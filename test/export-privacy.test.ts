@@ -130,10 +130,11 @@ describe('privacy', () => {
     assert.match(human, new RegExp(`records scanned, ${report.findings} findings`));
   });
 
-  for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+  for (const format of ['openai', 'nemo', 'nemo-customizer', 'hf']) {
     it(`export --format ${format} --scrub secrets,pii leaves none of the planted values, and stays valid`, () => {
       const out = path.join(tempDir(), format);
-      const args = ['export', tree, '--format', format, '--out', out, '--scrub', 'secrets,pii', '--json', '--validation-fraction', '0'];
+      // hf as JSONL: every byte of its rows, card and entries is text the check reads.
+      const args = ['export', tree, '--format', format, '--out', out, '--scrub', 'secrets,pii', '--json', '--validation-fraction', '0', ...(format === 'hf' ? ['--file-format', 'jsonl'] : [])];
       if (format === 'nemo-customizer') args.push('--trajectories', 'all');
       const result = runCli(args);
       assert.equal(result.status, 0, result.stderr);
@@ -144,7 +145,7 @@ describe('privacy', () => {
         for (const { detector } of PLANTED) assert.ok(report.scrub.redactions[detector] > 0, `${detector} counted`);
         assert.ok(written.includes('[REDACTED:openai]'));
       }
-      const check = runCli(['validate', path.join(out, 'training.jsonl'), '--format', format]);
+      const check = runCli(['validate', format === 'hf' ? out : path.join(out, 'training.jsonl'), '--format', format]);
       assert.equal(check.status, 0, check.stdout);
     });
   }

@@ -131,11 +131,13 @@ describe('secrets as program, module and tool names', () => {
     assert.equal(new Set(leaksIn([readFileSync(path.join(tree, 'weather_agent', 'weather_agent_20260709-120000.jsonl'), 'utf8')], 'tree').map((l) => l.split(' ')[0])).size, Object.keys(PLANTED).length);
   });
 
-  for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+  // hf as JSONL: the card, entries and rows are all text a scan reads (Parquet is compressed).
+  for (const format of ['openai', 'nemo', 'nemo-customizer', 'hf']) {
     for (const groupBy of ['none', 'module']) {
       it(`export --format ${format} --group-by ${groupBy}: no key body in any file, path or what it prints`, () => {
         const out = path.join(tempDir(), `${format}-${groupBy}`);
-        const result = runCli(['export', tree, '--format', format, '--out', out, '--trajectories', 'all', '--group-by', groupBy, '--validation-fraction', '0.2', '--json']);
+        const own = format === 'hf' ? ['--file-format', 'jsonl'] : [];
+        const result = runCli(['export', tree, '--format', format, ...own, '--out', out, '--trajectories', 'all', '--group-by', groupBy, '--validation-fraction', '0.2', '--json']);
         assert.ok(result.status === 0 || result.status === 1, result.stderr);
         assert.deepEqual(leaks(out, result.stderr, result.stdout), []);
         const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { files: { examples: number }[] };

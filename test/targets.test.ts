@@ -20,17 +20,19 @@ function input(name: string): Message[] {
   return parseJsonText(readFileSync(`${FIXTURES}input/${name}.json`, 'utf8')) as Message[];
 }
 
-/** What `traces export` does per record: project, then attach supplied-or-inferred tools. */
+/** What `traces export` does per record: project, attach supplied-or-inferred tools, write the row as the target writes it. */
 function exportLine(target: Target, messages: Message[]): string | { reason: string } {
   const projection = target.project(messages);
   if (!projection.ok) return { reason: projection.reason };
   const inference = new ToolInference();
   inference.observe(messages);
   const tools = toolsFor(projection.toolNames, [], inference);
-  return writeJson(target.attachTools(projection.example, tools.definitions)) + '\n';
+  const example = target.attachTools(projection.example, tools.definitions);
+  return writeJson(target.written?.(example) ?? example) + '\n';
 }
 
-for (const target of Object.values(TARGETS)) {
+// A preference format writes pairs, not one record's example: test/preference.test.ts checks its rows.
+for (const target of Object.values(TARGETS).filter((t) => t.preference === undefined)) {
   describe(`${target.name} golden lines`, () => {
     for (const name of CASES) {
       it(name, () => {

@@ -102,6 +102,14 @@ function tokensBySplit(report: Record<string, unknown>): string[] {
   return [`tokens (${String(report.tokenizer)}, train on ${String(report.train_on)}): ${splits.join(', ')}`];
 }
 
+/** Files a target wrote beside the data (hf: the dataset card and each trainer's entry), a few named. */
+function besideData(report: Record<string, unknown>, out: string): string[] {
+  const files = report.beside_data as string[] | undefined;
+  if (files === undefined || files.length === 0) return [];
+  const named = files.slice(0, 4).map((f) => path.join(out, f)).join(', ');
+  return [`beside the data: ${named}${files.length > 4 ? `, … ${formatCount(files.length - 4)} more (report.json lists them)` : ''}`];
+}
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
@@ -121,7 +129,7 @@ export function registerExport(program: Command): void {
   addTokenizerOptions(command);
   command
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
-    .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai)')
+    .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai, 256 for hf)')
     .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
     .option('--manifest <file>', 'where to list every dropped record (default: DIR/_traces/manifest.jsonl)')
     .option('--scrub <kinds>', 'redact what the detectors find: secrets, secrets,pii (adds personal data), or none', 'secrets')
@@ -257,6 +265,7 @@ Examples:
           readLine(plan),
           ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out!),
           `report: ${path.join(flags.out!, REPORT_FILE)}`,
+          ...besideData(report, flags.out!),
           ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
           redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),

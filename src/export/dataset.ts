@@ -70,7 +70,7 @@ class SplitFiles {
     shard.examples++;
     this.examples++;
     shard.validator.addInspection(inspection, true);
-    this.provenance.written(shard.file, shard.examples, callId);
+    this.provenance.written(shard.file, shard.examples, callId, inspection.tokens);
   }
 
   /** Shard `index` of `count`: the target's name for it, else `training.jsonl` alone and `training-001.jsonl`, … of several. */

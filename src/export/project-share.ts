@@ -253,7 +253,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     inspection: inspectExample(target, meter, row, measured),
     origin: {
       source: record.source,
-      version: record.version,
+      version: record.version === null ? null : scrubbedName(record.version, settings.scrub),
       program: scrubbedName(record.program, settings.scrub),
       module: scrubbedName(record.module, settings.scrub),
       model: record.model === null ? null : scrubbedName(record.model, settings.scrub),

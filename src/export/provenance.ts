@@ -1,6 +1,7 @@
 /**
  * Where each exported line came from: DIR/_traces/examples.jsonl, one row per written example
- * in output order, {"file", "line", "call_id", "merged"}.
+ * in output order, {"file", "line", "call_id", "merged", "tokens", "trained_tokens"} (the counts
+ * report.json sums: the encoding's estimate, or the model folder's own with --tokenizer DIR).
  *
  * The row is taken where the line is written (export/dataset.ts), so it cannot drift from the
  * dataset. Two of its facts are only known at the end and are filled in then: the file's final
@@ -42,8 +43,9 @@ function callIdWords(callId: string, into: Uint32Array, at = 0): boolean {
   return false;
 }
 
-/** A written example's row (its text: the call_id when not a uuid). */
-const WrittenRow = { file: 0, line: 1, callId: 2, words: 6 } as const;
+/** A written example's row (its text: the call_id when not a uuid); its token counts NO_COUNT when it has none. */
+const WrittenRow = { file: 0, line: 1, callId: 2, tokens: 6, trained: 7, words: 8 } as const;
+const NO_COUNT = 0xffffffff;
 /** A merge as it happened (its text: the loser's call_id when not a uuid); its number is its place in the file. */
 const MergeRow = { kept: 0, loser: 4, words: 8 } as const;
 /** A merge by the partition of its kept call_id. */
@@ -141,8 +143,12 @@ export class Provenance {
     this.merges = new TextSpillFile(MergeRow.words, { dir: this.dir, name: 'merges' });
   }
 
-  /** A line was written: `line` (1-based) of `file`, projected from the record `callId`. */
-  written(file: OutputFile, line: number, callId: string): void {
+  /**
+   * A line was written: `line` (1-based) of `file`, projected from the record `callId`, with its
+   * token counts (all of it, and those trained on) when it has them, so that one example's counts
+   * can be compared with a trainer's.
+   */
+  written(file: OutputFile, line: number, callId: string, tokens: { total: number; assistant: number } | null = null): void {
     let number = this.fileNumbers.get(file);
     if (number === undefined) {
       number = this.files.length;
@@ -151,6 +157,8 @@ export class Provenance {
     }
     this.row[WrittenRow.file] = number;
     this.row[WrittenRow.line] = line;
+    this.row[WrittenRow.tokens] = tokens === null ? NO_COUNT : Math.min(tokens.total, NO_COUNT - 1);
+    this.row[WrittenRow.trained] = tokens === null ? NO_COUNT : Math.min(tokens.assistant, NO_COUNT - 1);
     this.rows.append(this.row, callIdWords(callId, this.row, WrittenRow.callId) ? null : callId);
   }
 
@@ -292,7 +300,8 @@ export class Provenance {
             file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${JSON.stringify(chosen)},"rejected_call_id":${JSON.stringify(rejected)},"signal":${JSON.stringify(signal)},"merged":[]}`);
             continue;
           }
-          file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}}`);
+          const counts = row[WrittenRow.tokens] === NO_COUNT ? '' : `,"tokens":${row[WrittenRow.tokens]},"trained_tokens":${row[WrittenRow.trained]}`;
+          file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}${counts}}`);
         }
       }
     } finally {

@@ -487,6 +487,8 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
   return {
     ...reportHead('export', options.invocation, input.roots, options.scrub),
     format: target.name,
+    // The target's own options (hf: file_format, hf_shape), where it has any.
+    ...(target.settings !== undefined ? { format_options: Object.fromEntries(Object.entries(target.settings).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v])) } : {}),
     reasoning: input.reasoning,
     tokenizer: specName(options.tokenizer),
     ...modelReport(options, files),

@@ -6,7 +6,7 @@
  */
 import { isJsonObject, parseJsonText, writeJson } from '../canonical/json-value.js';
 import type { Message, ToolCall } from '../record.js';
-import type { JsonObject } from './target.js';
+import type { JsonObject, ReasoningMode } from './target.js';
 
 export type NormalRole = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -308,4 +308,28 @@ export function toolSequenceProblem(turns: readonly SequenceTurn[]): string | nu
     }
   }
   return null;
+}
+
+/**
+ * A message as the OpenAI-style JSONL of the open trainers holds it (nemo, hf): string content,
+ * `reasoning_content` kept, dropped or inlined as `<think>…</think>`, tool calls with an id, a
+ * type and arguments as a JSON string (`argumentsString`). `name` is not written.
+ */
+export function chatMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
+  const content = m.content as string;
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      return { role: m.role, content };
+    case 'tool':
+      return { role: 'tool', content, tool_call_id: m.toolCallId };
+    case 'assistant': {
+      const out: JsonObject = { role: 'assistant', content: reasoning === 'inline' ? inlineReasoning(m.reasoning, content) : content };
+      if (reasoning === 'keep' && m.reasoning !== null) out.reasoning_content = m.reasoning;
+      if (m.toolCalls.length > 0) {
+        out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsString(c) } }));
+      }
+      return out;
+    }
+  }
 }

@@ -340,17 +340,26 @@ function trlPreference(card: CardDataset): string {
   ].join('\n');
 }
 
-export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): void {
-  const at = (name: string) => path.join(card.folder, name);
-  const trainOn = String(context.report.train_on ?? (context.report.tokens_by_split !== undefined ? 'all' : 'all'));
-  context.output.create(at(CARD_FILE)).write(frontMatter(card, settings.shape) + body(context, card, settings));
-  if (settings.shape === 'preference') {
-    // LLaMA-Factory's and Axolotl's entries are for chat rows: a preference folder gets TRL's DPOTrainer.
-    context.output.create(at(TRL_FILE)).write(trlPreference(card));
-    return;
-  }
-
-  context.output.create(at(LLAMA_FACTORY_FILE)).write(llamaFactory(card));
-  context.output.create(at(AXOLOTL_FILE)).write(axolotl(card, trainOn));
-  context.output.create(at(TRL_FILE)).write(trl(card, settings.shape, trainOn));
+/** Writes the card and the entries of one dataset; returns their paths under --out, `/`-separated. */
+export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string[] {
+  // report.json says train_on only where it changes the counts; its absence is the default, all.
+  const trainOn = String(context.report.train_on ?? 'all');
+  const files: [string, string][] =
+    settings.shape === 'preference'
+      ? // LLaMA-Factory's and Axolotl's entries are for chat rows: a preference folder gets TRL's DPOTrainer.
+        [
+          [CARD_FILE, frontMatter(card, settings.shape) + body(context, card, settings)],
+          [TRL_FILE, trlPreference(card)],
+        ]
+      : [
+          [CARD_FILE, frontMatter(card, settings.shape) + body(context, card, settings)],
+          [LLAMA_FACTORY_FILE, llamaFactory(card)],
+          [AXOLOTL_FILE, axolotl(card, trainOn)],
+          [TRL_FILE, trl(card, settings.shape, trainOn)],
+        ];
+  return files.map(([name, text]) => {
+    const at = path.join(card.folder, name);
+    context.output.create(at).write(text);
+    return at.split(path.sep).join('/');
+  });
 }

@@ -11,7 +11,7 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonObject, parseJsonText } from '../../canonical/json-value.js';
+import { isJsonNumber, isJsonObject, parseJsonText } from '../../canonical/json-value.js';
 import { compareText } from '../../order.js';
 import type { FinishContext, FinishedFile, JsonObject } from '../target.js';
 import { fileLines } from '../validate.js';
@@ -78,7 +78,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
   }
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) return String(a.valueOf()) === String(b.valueOf());
+  // A number as read back, or as parsed with its recorded text kept (a JsonNumber): the same value.
+  const number = (v: unknown) => typeof v === 'number' || isJsonNumber(v);
+  if (number(a) && number(b)) return Number(String(a)) === Number(String(b));
   return a === b;
 }
 
@@ -116,6 +118,7 @@ async function toParquet(file: FinishedFile, schema: RowSchema): Promise<void> {
 
 export async function finishHfDataset(context: FinishContext, settings: { fileFormat: FileFormat; shape: Shape }): Promise<void> {
   const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
+  const beside: string[] = [];
   for (const dataset of datasets) {
     const files = context.files.filter((f) => f.dataset === dataset);
     const schema = await schemaOf(files, settings.shape);
@@ -126,6 +129,8 @@ export async function finishHfDataset(context: FinishContext, settings: { fileFo
       schema,
       sources: context.sources.get(dataset) ?? null,
     };
-    writeCard(context, card, settings);
+    for (const name of writeCard(context, card, settings)) beside.push(name);
   }
+  // What the summary names besides the data: the card and the trainers' entries.
+  context.report.beside_data = beside;
 }

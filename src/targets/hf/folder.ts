@@ -101,7 +101,9 @@ async function report(target: Target, options: FolderValidation, file: string, l
 export async function validateHfFolder(dir: string, options: FolderValidation): Promise<ValidationReportLike[]> {
   const cardPath = path.join(dir, CARD_FILE);
   const problems: { code: ErrorClass; message: string }[] = [];
-  const card = existsSync(cardPath) ? readCard(readFileSync(cardPath, 'utf8')) : `is missing: ${dir} is no hf dataset folder (traces export --format hf writes one)`;
+  const card = existsSync(cardPath)
+    ? readCard(readFileSync(cardPath, 'utf8'))
+    : `is missing: ${dir} is no hf dataset folder (traces export --format hf writes one; with --group-by module, each DIR/<program>/<module>/ is one: validate those)`;
   if (typeof card === 'string') problems.push({ code: 'card_mismatch', message: `${CARD_FILE} ${card}` });
   const declared = typeof card === 'string' ? new Map<string, string[]>() : card.files;
   // The target as the card's files say it was written: shape from the features, format from the names.

@@ -19,14 +19,13 @@
  */
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
-import { argumentsString, calledToolNames, imageFailure, inlineReasoning, isObject, normalizeMessages, type NormalMessage } from '../messages.js';
+import { calledToolNames, chatMessage, imageFailure, isObject, normalizeMessages } from '../messages.js';
 import {
   lastTurnWeighted,
   resolveReasoning,
   type JsonObject,
   type ProjectOptions,
   type Projection,
-  type ReasoningMode,
   type Target,
   type ValidationError,
 } from '../target.js';
@@ -100,7 +99,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       if (!normal.ok) return normal;
       const images = imageFailure(normal.messages);
       if (images !== null) return images;
-      return { ok: true, example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) }, toolNames: calledToolNames(normal.messages) };
+      return { ok: true, example: { messages: normal.messages.map((m) => chatMessage(m, reasoning)) }, toolNames: calledToolNames(normal.messages) };
     },
 
     attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
@@ -179,23 +178,5 @@ function nullKey(value: unknown, at: string): string | null {
   return null;
 }
 
-function writeMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
-  const content = m.content as string;
-  switch (m.role) {
-    case 'system':
-    case 'user':
-      return { role: m.role, content };
-    case 'tool':
-      return { role: 'tool', content, tool_call_id: m.toolCallId };
-    case 'assistant': {
-      const out: JsonObject = { role: 'assistant', content: reasoning === 'inline' ? inlineReasoning(m.reasoning, content) : content };
-      if (reasoning === 'keep' && m.reasoning !== null) out.reasoning_content = m.reasoning;
-      if (m.toolCalls.length > 0) {
-        out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsString(c) } }));
-      }
-      return out;
-    }
-  }
-}
 
 export const hfTarget: Target = makeHf('parquet', 'messages');

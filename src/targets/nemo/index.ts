@@ -30,13 +30,12 @@
  */
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
-import { argumentsString, calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from '../messages.js';
+import { calledToolNames, chatMessage, imageFailure, normalizeMessages } from '../messages.js';
 import {
   resolveReasoning,
   type JsonObject,
   type ProjectOptions,
   type Projection,
-  type ReasoningMode,
   type Target,
 } from '../target.js';
 import type { ToolDefinition } from '../tools.js';
@@ -87,7 +86,7 @@ export const nemoTarget: Target = {
     if (images !== null) return images;
     return {
       ok: true,
-      example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
+      example: { messages: normal.messages.map((m) => chatMessage(m, reasoning)) },
       toolNames: calledToolNames(normal.messages),
     };
   },
@@ -101,25 +100,3 @@ export const nemoTarget: Target = {
   },
 };
 
-function writeMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObject {
-  const content = m.content as string;
-  switch (m.role) {
-    case 'system':
-    case 'user':
-      return { role: m.role, content };
-    case 'tool':
-      return { role: 'tool', content, tool_call_id: m.toolCallId };
-    case 'assistant': {
-      const out: JsonObject = { role: 'assistant', content: reasoning === 'inline' ? inlineReasoning(m.reasoning, content) : content };
-      if (reasoning === 'keep' && m.reasoning !== null) out.reasoning_content = m.reasoning;
-      if (m.toolCalls.length > 0) {
-        out.tool_calls = m.toolCalls.map((c) => ({
-          id: c.id,
-          type: 'function',
-          function: { name: c.name, arguments: argumentsString(c) },
-        }));
-      }
-      return out;
-    }
-  }
-}
