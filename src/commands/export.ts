@@ -190,6 +190,7 @@ Examples:
         throw new UserError(`${flags.scores !== undefined ? '--scores' : '--min-margin'} pairs answers for a preference format (${TARGET_NAMES.filter((name) => getTarget(name).preference !== undefined).join(', ')}); --format ${flags.format} writes no pairs: leave it out`);
       }
       if (preference && curation.nearDuplicates != null) throw new UserError('--near-duplicates compares answers, which is what a preference pair does: leave it out with a preference format');
+      if (preference && flags.groupBy === 'module') throw new UserError(`--group-by module: --format ${flags.format} writes one dataset of pairs; export each module with --program and --module instead`);
       const minMargin = flags.minMargin === undefined ? 0 : numberOption('--min-margin', flags.minMargin, (value) => value >= 0, 'a number ≥ 0');
       if (flags.dryRun) {
         const scrub = scrubSettings(flags);

@@ -38,6 +38,7 @@ export function preferenceTarget(spec: PreferenceSpec): Target {
     defaultReasoning: base.defaultReasoning,
     minExamples: spec.minExamples,
     rejectsEmptyValidation: spec.rejectsEmptyValidation,
+    trainOnLastRefusal: 'a preference row trains the two answers to its prompt only: leave --train-on out',
     defaultFileBytes: base.defaultFileBytes,
     project(messages: Message[], opts?: ProjectOptions): Projection {
       return base.project(messages, opts);
