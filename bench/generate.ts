@@ -1327,7 +1327,8 @@ function retryDesk(g: Gen, p: Proc, cfg: ModelCfg): void {
   const lang: Lang = rng.chance(0.85) ? 'en' : pool.lang();
   const inputs: Msg[] = [
     { role: 'system', content: 'You are the help desk of a software company. Answer briefly.' },
-    { role: 'user', content: g.question(lang) },
+    // A ticket number: a question the generator's pools repeat is still one prompt of one task here.
+    { role: 'user', content: `${g.question(lang)} (ticket ${rng.int(100000, 999999)})` },
   ];
   const emit = (outputs: Msg, usage?: Usage): string => {
     p.emit({ program, module: 'generator', cfg, inputs, kind: 'ok', outputs, usage }, null);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
 
 const DIR = path.join(FIXTURES, 'genuine-pairs');
 const TREE = path.join(DIR, 'tree');
@@ -215,6 +215,24 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.notEqual(missing.status, 0);
     assert.match(missing.stderr, /--scores .*nope\.jsonl: cannot read it/);
     assert.doesNotMatch(missing.stderr, /\n\s+at /);
+  });
+});
+
+describe('preference pairs on a generated tree with planted retries and scores', () => {
+  it('writes exactly the planted pairs, none naming a record planted to stay unpaired, and no drop names a kept record', () => {
+    const { tree, expected } = generatedTree({ mb: 4, seed: 2, plantPairs: true });
+    const planted = expected.pairs!;
+    assert.ok(planted.pairs.length > 20);
+    const out = path.join(tempDir(), 'hf');
+    runCliJson(['export', tree, '--format', 'hf-preference', ...JSONL, '--scores', `${tree}.scores.jsonl`, '--max-completion-tokens', String(planted.max_completion_tokens), '--out', out]);
+    const written = lines(path.join(out, '_traces', 'examples.jsonl')).map((p) => `${String(p.call_id)}|${String(p.rejected_call_id)}|${String(p.signal)}`);
+    assert.deepEqual(written.sort(), planted.pairs.map((p) => `${p.chosen}|${p.rejected}|${p.signal}`).sort());
+    for (const signal of new Set(planted.pairs.map((p) => p.signal))) assert.ok(written.some((w) => w.endsWith(`|${signal}`)), signal);
+    const manifest = lines(path.join(out, '_traces', 'manifest.jsonl'));
+    assert.ok(manifest.every((d) => d.kept === undefined));
+    const unpaired = new Set(planted.unpaired);
+    for (const d of manifest) if (unpaired.has(d.call_id as string)) unpaired.delete(d.call_id as string);
+    assert.equal(unpaired.size, 0, 'every record planted to stay unpaired is listed');
   });
 });
 

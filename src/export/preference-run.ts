@@ -49,6 +49,9 @@ type Side =
   | { ok: true; callId: string; file: string; line: number; program: string; prompt: JsonObject[] | null; answer: JsonObject; toolNames: string[]; origin: ExampleOrigin }
   | { ok: false; callId: string; file: string; line: number; reason: string; detail: string };
 
+/** Stands in for an empty answer's text while its base writes it (sideOf). */
+const EMPTY_STAND_IN = '\u0000traces: empty answer\u0000';
+
 /** The reading of a record as a side: the base target's example, its completion apart. */
 function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode, scrub: ScrubSettings | null): Side {
   const where = { callId: record.callId, file: record.ref.file, line: record.ref.line };
@@ -67,9 +70,20 @@ function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode, scr
     const written = projection.example.messages as JsonObject[];
     return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer: written[written.length - 1], toolNames: projection.toolNames, origin };
   }
-  // An empty answer is what an `empty` pair rejects: its prompt is the chosen record's (the same prompt).
-  if (projection.reason === 'empty' && messages.length > 1 && messages[messages.length - 1].role === 'assistant') {
-    return { ok: true, ...where, program: record.program, prompt: null, answer: { role: 'assistant', content: '' }, toolNames: [], origin };
+  // An empty answer is what an `empty` pair rejects, which no supervised target writes: the
+  // base writes it with a stand-in for its text (so reasoning and the prompt are written as
+  // always), then the stand-in gives way to the recorded text (white space, or nothing).
+  const last = messages[messages.length - 1];
+  if (projection.reason === 'empty' && messages.length > 1 && last.role === 'assistant') {
+    const again = base.project([...messages.slice(0, -1), { ...last, content: EMPTY_STAND_IN }], { reasoning });
+    const recorded = typeof last.content === 'string' ? last.content : '';
+    if (again.ok) {
+      const written = again.example.messages as JsonObject[];
+      const answer = { ...written[written.length - 1] };
+      answer.content = typeof answer.content === 'string' ? answer.content.replace(EMPTY_STAND_IN, recorded) : recorded;
+      return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer, toolNames: again.toolNames, origin };
+    }
+    return { ok: true, ...where, program: record.program, prompt: null, answer: { role: 'assistant', content: recorded }, toolNames: [], origin };
   }
   return { ok: false, ...where, reason: projection.reason, detail: projection.detail };
 }

@@ -228,7 +228,8 @@ export class PairFinder {
       let lo = scored[0];
       for (const m of scored) {
         if (m.score!.value > hi.score!.value) hi = m;
-        if (m.score!.value < lo.score!.value || (m.score!.value === lo.score!.value && m !== hi)) lo = m;
+        // Ties go to the earlier record, for the highest and the lowest alike (file order).
+        if (m.score!.value < lo.score!.value) lo = m;
       }
       const margin = hi.score!.value - lo.score!.value;
       if (hi === lo || margin <= 0) scoreNote = `scored alike (${hi.score!.text}): no preference`;
