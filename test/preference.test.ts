@@ -202,6 +202,8 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     const read = await engine.query(`SELECT count(*) FROM read_parquet(${sqlString(path.join(out, 'data', '*.parquet'))})`);
     engine.close();
     assert.equal(Number(read.rows[0][0]), plantedPairs(0).length);
+    const validated = runCli(['validate', out, '--format', 'hf-preference']);
+    assert.equal(validated.status, 0, validated.stdout + validated.stderr);
   });
 
   it('--dry-run counts the pairs each signal would give, and --scores is refused without a preference format', () => {

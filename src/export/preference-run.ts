@@ -20,7 +20,6 @@ import { PAIR_SIGNALS } from '../pipeline/pairs.js';
 import { readScores, scoresReport, type Scores } from '../pipeline/scores.js';
 import { groupFraction, groupKey, type Split } from '../pipeline/split.js';
 import { OutputDir } from '../output/output-dir.js';
-import { writeKeptKeys } from '../output/kept-keys.js';
 import type { Discovery } from '../sources/discover.js';
 import { isSynalinks, readSelectedRecords, readSynalinksLinesAt } from '../sources/read.js';
 import { refuseNoRecords } from '../sources/no-records.js';
@@ -39,9 +38,8 @@ import { redactedInToolName, scrubDefinitions, writeStrictLine, type ExampleOrig
 import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, scrubbedName, type ScrubSettings } from './scrub.js';
 import { Origins } from './origins.js';
 import { possibleTime } from '../time.js';
-import { REPORT_FILE } from './names.js';
 import { WrittenExamples } from './written-examples.js';
-import { buildReport, noExampleWritten, type ExportOptions, type ExportResult, type FolderNote } from './run.js';
+import { buildReport, completeExport, noExampleWritten, type ExportOptions, type ExportResult, type FolderNote } from './run.js';
 import { addCount } from '../own.js';
 
 /** One record's side of its pairs: the base example split into prompt and answer, or why it has none. */
@@ -290,17 +288,7 @@ export async function exportPreference(
       rejected_tokens: rejectedTokens.total,
       ...(scores !== null ? { scores: scoresReport(scores, plan.scoredRecords ?? 0) } : {}),
     };
-    if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
-    if (plan.keepList !== null) report.keep_list = plan.keepList.report();
-    if (invalid.length > 0) {
-      output.abort();
-      return { plan, report, invalid };
-    }
-    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
-    output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
-    writeKeptKeys(output, plan.keptKeys, { command: 'export', key: curation.key });
-    output.commit();
-    return { plan, report, invalid };
+    return await completeExport({ output, target, options, curationOptions: curation, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: plan.keptKeys });
   } catch (error) {
     output.abort();
     throw error;

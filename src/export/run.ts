@@ -29,6 +29,7 @@ import {
   validationJson,
   type ValidationReport,
   type FinishedFile,
+  type SourcesSummary,
 } from '../targets/index.js';
 import { Origins } from './origins.js';
 import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
@@ -275,17 +276,7 @@ async function exportPass(
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
     const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
-    if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
-    if (plan.keepList !== null) report.keep_list = plan.keepList.report();
-    if (invalid.length > 0) {
-      output.abort();
-      return { plan, report, invalid };
-    }
-    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
-    output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
-    writeKeptKeys(output, heldKeys!, { command: 'export', key: curationOptions.key });
-    output.commit();
-    return { plan, report, invalid };
+    return await completeExport({ output, target, options, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
     if (projected !== null) stopProjection.abort(new Error('export stopped'));
@@ -298,6 +289,36 @@ async function exportPass(
     keptFile?.dispose();
     writtenExamples?.dispose();
   }
+}
+
+/**
+ * The end of an export once its files are written: the lists' reports, then, when every file
+ * is valid, the target's finish, report.json and the keys, and the rename into place.
+ */
+export async function completeExport(done: {
+  output: OutputDir;
+  target: Target;
+  options: ExportOptions;
+  curationOptions: CurationOptions;
+  plan: CurationPlan;
+  report: Record<string, unknown>;
+  invalid: ValidationReport[];
+  files: FinishedFile[];
+  sources: ReadonlyMap<string, SourcesSummary>;
+  keys: HeldKeys;
+}): Promise<ExportResult> {
+  const { output, target, options, curationOptions, plan, report, invalid } = done;
+  if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
+  if (plan.keepList !== null) report.keep_list = plan.keepList.report();
+  if (invalid.length > 0) {
+    output.abort();
+    return { plan, report, invalid };
+  }
+  await target.finish?.({ output, files: done.files, report, command: options.invocation.arguments, sources: done.sources });
+  output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
+  writeKeptKeys(output, done.keys, { command: 'export', key: curationOptions.key });
+  output.commit();
+  return { plan, report, invalid };
 }
 
 /** Why an export has nothing to write: what its records were dropped as, most first. */

@@ -644,13 +644,9 @@ export class Curation {
       whenKept?.({ keptLines, keptOffsets });
       const mergedAcrossModules = this.reportDuplicates();
       this.reportGivenWay(near);
-      const { damaged, ...dropped } = this.counts;
       return {
-        files: this.files,
-        recordsRead: this.recordsRead,
-        damagedLines: damaged,
+        ...this.planCounts(),
         kept,
-        dropped,
         keptLines,
         keptOffsets,
         keptFile,
@@ -658,14 +654,18 @@ export class Curation {
         indexBytes,
         uniqueKeys: groups,
         mergedAcrossModules: this.countsAcrossModules ? mergedAcrossModules : null,
-        keepList: this.keepList,
-        quality: this.quality,
       };
     } catch (error) {
       keptKeys.dispose();
       keptFile?.dispose();
       throw error;
     }
+  }
+
+  /** What every plan reports of its run, whichever stages compared the records. */
+  private planCounts(): Pick<CurationPlan, 'files' | 'recordsRead' | 'damagedLines' | 'dropped' | 'keepList' | 'quality'> {
+    const { damaged, ...dropped } = this.counts;
+    return { files: this.files, recordsRead: this.recordsRead, damagedLines: damaged, dropped, keepList: this.keepList, quality: this.quality };
   }
 
   /**
@@ -702,13 +702,9 @@ export class Curation {
       this.drop({ call_id: record.callId, file: this.files[record.fileIndex].display, line: record.line, reason: 'no_pair', detail: record.detail });
     }
     pairs.sort((a, b) => a.chosen.fileIndex - b.chosen.fileIndex || a.chosen.line - b.chosen.line || a.rejected.fileIndex - b.rejected.fileIndex || a.rejected.line - b.rejected.line);
-    const { damaged, ...dropped } = this.counts;
     return {
-      files: this.files,
-      recordsRead: this.recordsRead,
-      damagedLines: damaged,
+      ...this.planCounts(),
       kept,
-      dropped,
       keptLines,
       keptOffsets,
       keptFile: { dispose() {} },
@@ -716,8 +712,6 @@ export class Curation {
       indexBytes: 0,
       uniqueKeys: 0,
       mergedAcrossModules: null,
-      keepList: this.keepList,
-      quality: this.quality,
       pairs,
       scoredRecords: finder.scored,
     };

@@ -252,10 +252,19 @@ function axolotl(card: CardDataset, trainOn: string): string {
   ].join('\n');
 }
 
-function trl(card: CardDataset, shape: Shape, trainOn: string): string {
+/** The folder's splits loaded by `datasets`, in Python, and whether there is a validation split. */
+function trlData(card: CardDataset): { load: string; hasValidation: boolean } {
   const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
   const hasValidation = card.files.some((f) => f.split === 'validation');
   const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
+  return {
+    load: `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    hasValidation,
+  };
+}
+
+function trl(card: CardDataset, shape: Shape, trainOn: string): string {
+  const { load, hasValidation } = trlData(card);
   return [
     '"""TRL SFTTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
     '',
@@ -270,7 +279,7 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
     '',
     'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune',
     'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
-    `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    load,
     '',
     ...(shape === 'messages'
       ? [
@@ -294,23 +303,28 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
         ]),
     '',
     'data = data.map(tokenize, remove_columns=data["train"].column_names)',
-    'trainer = SFTTrainer(',
+    ...trlTrainer('SFTTrainer', `SFTConfig(output_dir="sft-out"${shape === 'messages' ? '' : ', completion_only_loss=True'})`, hasValidation),
+  ].join('\n');
+}
+
+/** The trainer made and run on the loaded splits, as both TRL entries do it. */
+function trlTrainer(trainer: string, config: string, hasValidation: boolean): string[] {
+  return [
+    `trainer = ${trainer}(`,
     '    model=MODEL,',
     '    processing_class=tokenizer,',
-    `    args=SFTConfig(output_dir="sft-out"${shape === 'messages' ? '' : ', completion_only_loss=True'}),`,
+    `    args=${config},`,
     '    train_dataset=data["train"],',
     ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
     ')',
     'trainer.train()',
     '',
-  ].join('\n');
+  ];
 }
 
 /** TRL's DPOTrainer on a preference folder: the loader step on each message list, then the trainer's own tokenization. */
 function trlPreference(card: CardDataset): string {
-  const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
-  const hasValidation = card.files.some((f) => f.split === 'validation');
-  const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
+  const { load, hasValidation } = trlData(card);
   return [
     '"""TRL DPOTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
     '',
@@ -326,17 +340,9 @@ function trlPreference(card: CardDataset): string {
     '',
     'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune (an SFT checkpoint, usually)',
     'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
-    `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    load,
     'data = data.map(lambda row: {key: as_chat(row[key]) for key in ("prompt", "chosen", "rejected")})',
-    'trainer = DPOTrainer(',
-    '    model=MODEL,',
-    '    processing_class=tokenizer,',
-    '    args=DPOConfig(output_dir="dpo-out"),',
-    '    train_dataset=data["train"],',
-    ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
-    ')',
-    'trainer.train()',
-    '',
+    ...trlTrainer('DPOTrainer', 'DPOConfig(output_dir="dpo-out")', hasValidation),
   ].join('\n');
 }
 
