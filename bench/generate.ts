@@ -70,6 +70,8 @@ export interface PlantedPairs {
   unpaired: string[];
   scores_file: string;
   max_completion_tokens: number;
+  /** Ask recordings retrying each call cut at the limit (their pairs are in `pairs`). */
+  ask_dir: string;
 }
 
 /** A planted quiet failure, or a near miss that must not be dropped. */
@@ -1419,7 +1421,11 @@ function retryDesk(g: Gen, p: Proc, cfg: ModelCfg): void {
 }
 
 /** Ask recordings beside the tree: streamed and Anthropic message results, some cut at the token limit. */
-function writeAskRecordings(g: Gen, dir: string): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
+/**
+ * With `retries` (plantPairs), each answer cut at the limit is followed by the same question
+ * asked again and answered in full, and the pair is planted in `g.plantedPairs`.
+ */
+function writeAskRecordings(g: Gen, dir: string, retries = false): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
   const { rng } = g;
   const planted: { call_id: string; kind: FailureKind }[] = [];
   let ok = 0;
@@ -1454,6 +1460,15 @@ function writeAskRecordings(g: Gen, dir: string): { planted: { call_id: string; 
       }
       ok++;
       if (cut) planted.push({ call_id: derivedUuid('ask', test, recordedAt, String(index)), kind: 'truncated_stop_reason' });
+      if (cut && retries) {
+        const first = interactions[index] as { messages: J; model: string; result: { type: string } };
+        const full = first.result.type === 'stream'
+          ? { type: 'stream', accumulated_text: answer, chunks: [{ content: answer, tool_calls: null, finish_reason: 'stop', thinking: null }] }
+          : { type: 'message', content: answer, tool_calls: null, metadata: { model: first.model, stop_reason: 'end_turn', input_tokens: Math.ceil(question.length / 3.6), output_tokens: Math.ceil(answer.length / 3.7), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+        interactions.push({ type: 'provider', messages: first.messages, model: first.model, result: full });
+        ok++;
+        g.plantedPairs.push({ chosen: derivedUuid('ask', test, recordedAt, String(index + 1)), rejected: derivedUuid('ask', test, recordedAt, String(index)), signal: 'truncated' });
+      }
     }
     mkdirSync(path.join(dir, test), { recursive: true });
     writeFileSync(path.join(dir, test, 'recording.yml'), `${JSON.stringify({ test, recorded_at: recordedAt, interactions }, null, 2)}\n`);
@@ -1677,7 +1692,11 @@ export function generate(options: GenerateOptions): Expected {
   if (options.plantPairs) {
     const scoresFile = `${out.replace(/[\\/]+$/, '')}.scores.jsonl`;
     writeFileSync(scoresFile, g.scores.map((s) => dumps({ call_id: s.call_id, score: f(s.score) })).join('\n') + '\n');
-    pairs = { pairs: g.plantedPairs, unpaired: g.plantedUnpaired, scores_file: scoresFile, max_completion_tokens: CHAT_MAX_TOKENS };
+    // Ask recordings that retry a call cut at the limit, beside the tree.
+    const askDir = `${out.replace(/[\\/]+$/, '')}.ask-retries`;
+    rmSync(askDir, { recursive: true, force: true });
+    writeAskRecordings(g, askDir, true);
+    pairs = { pairs: g.plantedPairs, unpaired: g.plantedUnpaired, scores_file: scoresFile, max_completion_tokens: CHAT_MAX_TOKENS, ask_dir: askDir };
   }
 
   const traceFiles = [...w.files.keys()].sort();

@@ -670,14 +670,14 @@ export class Curation {
 
   /**
    * The pairs of every prompt; the records of the pairs are what is kept (in file order), and
-   * every record in no pair is reported (`no_pair`, in file order) with why.
+   * every record in no pair is reported (`no_pair`, prompt by prompt) with why.
    */
   private resolvePairs(finder: PairFinder, whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
     const pairs: Pair[] = [];
-    const unpaired: Unpaired[] = [];
+    // Reported as each prompt is resolved (by key partition): most records are in no pair, and none waits in memory.
     finder.resolve(
       (pair) => pairs.push(pair),
-      (record) => unpaired.push(record),
+      (record: Unpaired) => this.drop({ call_id: record.callId, file: this.files[record.fileIndex].display, line: record.line, reason: 'no_pair', detail: record.detail }),
     );
     const members = new Map<number, Map<number, number>>();
     for (const pair of pairs) {
@@ -697,10 +697,6 @@ export class Curation {
       kept += sorted.length;
     }
     whenKept?.({ keptLines, keptOffsets });
-    unpaired.sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
-    for (const record of unpaired) {
-      this.drop({ call_id: record.callId, file: this.files[record.fileIndex].display, line: record.line, reason: 'no_pair', detail: record.detail });
-    }
     pairs.sort((a, b) => a.chosen.fileIndex - b.chosen.fileIndex || a.chosen.line - b.chosen.line || a.rejected.fileIndex - b.rejected.fileIndex || a.rejected.line - b.rejected.line);
     return {
       ...this.planCounts(),
