@@ -2,7 +2,7 @@
  * Writes a realistic Synalinks trace tree of any size, deterministic for a seed, for the
  * benchmarks (and for tests that need more than samples/synalinks).
  *
- *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates] [--plant-failures] [--distinct-calls]
+ *   node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--force] [--plant-near-duplicates] [--plant-failures] [--plant-pairs] [--distinct-calls]
  *
  * Records are built the way synalinks.hooks.Recorder builds them (see
  * /work/shared/spec/synalinks-format.md): compact JSON exactly as orjson writes it, keys in
@@ -60,6 +60,24 @@ export interface GenerateOptions {
    * with the keys. Off by default, so the trees of other seeds stay as they were.
    */
   distinctCalls?: boolean;
+  /**
+   * Add the retry_desk program, which asks a question again after a bad answer (cut at the
+   * limit, white space, broken markup, a refusal, another model's identity) and samples scored
+   * answers, with the pairs a pair finder should give in `Expected.pairs` and the scores in
+   * `DIR.scores.jsonl`. Off by default, so the trees of other seeds stay as they were.
+   */
+  plantPairs?: boolean;
+}
+
+/** A planted preference pair (chosen over rejected), or what a planted prompt must not give. */
+export interface PlantedPairs {
+  pairs: { chosen: string; rejected: string; signal: string }[];
+  /** Prompts planted without a signal (two good answers, identical answers, a failed call and its retry, tied scores): none of their records may pair. */
+  unpaired: string[];
+  scores_file: string;
+  max_completion_tokens: number;
+  /** Ask recordings retrying each call cut at the limit (their pairs are in `pairs`). */
+  ask_dir: string;
 }
 
 /** A planted quiet failure, or a near miss that must not be dropped. */
@@ -151,6 +169,8 @@ export interface Expected {
   near_duplicates?: { positives: PlantedPair[]; negatives: PlantedPair[] };
   note: string;
   quality?: PlantedFailures;
+  /** With plantPairs: the planted preference pairs. */
+  pairs?: PlantedPairs;
 }
 
 type Msg = { [key: string]: J | undefined };
@@ -596,6 +616,10 @@ class Gen {
   /** assistant_chat's evaluation items and the failures it planted (with plantFailures). */
   evalItems: string[] = [];
   readonly failures: { call_id: string; kind: FailureKind }[] = [];
+  /** retry_desk's planted pairs and scores (with plantPairs). */
+  readonly plantedPairs: PlantedPairs['pairs'] = [];
+  readonly plantedUnpaired: string[] = [];
+  readonly scores: { call_id: string; score: number }[] = [];
 
   constructor(
     readonly rng: Rng,
@@ -1293,8 +1317,122 @@ function assistantChat(g: Gen, p: Proc, cfg: ModelCfg): void {
   if (kind !== 'normal') g.failures.push({ call_id: p.lastCallId, kind });
 }
 
+// ---- retry_desk: asks again after a bad answer, and samples scored answers (with plantPairs).
+
+/** Bad answers retry_desk plants, with the signal (quality stage) that names each. */
+const RETRY_FAULTS = ['truncated', 'empty', 'broken_unclosed', 'broken_reasoning', 'refusal', 'identity'] as const;
+const RETRY_SIGNAL: Record<(typeof RETRY_FAULTS)[number], string> = {
+  truncated: 'truncated',
+  empty: 'empty',
+  broken_unclosed: 'broken',
+  broken_reasoning: 'broken',
+  refusal: 'refusal',
+  identity: 'identity',
+};
+
+function retryDesk(g: Gen, p: Proc, cfg: ModelCfg): void {
+  const { rng, pool } = g;
+  const program = 'retry_desk';
+  const lang: Lang = rng.chance(0.85) ? 'en' : pool.lang();
+  const inputs: Msg[] = [
+    { role: 'system', content: 'You are the help desk of a software company. Answer briefly.' },
+    // A ticket number: a question the generator's pools repeat is still one prompt of one task here.
+    { role: 'user', content: `${g.question(lang)} (ticket ${rng.int(100000, 999999)})` },
+  ];
+  const emit = (outputs: Msg, usage?: Usage): string => {
+    p.emit({ program, module: 'generator', cfg, inputs, kind: 'ok', outputs, usage }, null);
+    return p.lastCallId;
+  };
+  const good = (): Msg => ({ role: 'assistant', content: g.text(lang, rng.logUniform(40, 1500)) });
+  const bad = (fault: (typeof RETRY_FAULTS)[number]): { msg: Msg; usage?: Usage } => {
+    const text = g.text(lang, rng.logUniform(200, 1500));
+    switch (fault) {
+      case 'truncated': {
+        const prompt = 60;
+        return { msg: { role: 'assistant', content: cutAt(text, Math.max(20, Math.floor(text.length / 2))) }, usage: { prompt_tokens: prompt, completion_tokens: CHAT_MAX_TOKENS, total_tokens: prompt + CHAT_MAX_TOKENS, cached_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0 } };
+      }
+      case 'empty':
+        return { msg: { role: 'assistant', content: rng.pick(['\n', '  ', ' \n']) } };
+      case 'broken_unclosed':
+        return { msg: { role: 'assistant', content: `<think>\n${text}` } };
+      case 'broken_reasoning':
+        return { msg: { role: 'assistant', content: '', reasoning_content: text } };
+      case 'refusal':
+        return { msg: { role: 'assistant', content: rng.pick(REFUSALS) } };
+      case 'identity':
+        return { msg: { role: 'assistant', content: `${rng.pick(IDENTITIES)}\n\n${text}` } };
+    }
+  };
+  const scenario = rng.weighted<string>([
+    ['single', 40],
+    ['retry', 20],
+    ['retry_twice', 5],
+    ['exception_retry', 5],
+    ['two_good', 8],
+    ['identical', 4],
+    ['scored', 15],
+    ['scored_tie', 3],
+  ]);
+  switch (scenario) {
+    case 'single':
+      emit(good());
+      break;
+    case 'retry':
+    case 'retry_twice': {
+      const faults = scenario === 'retry' ? [rng.pick(RETRY_FAULTS)] : [rng.pick(RETRY_FAULTS), rng.pick(RETRY_FAULTS)];
+      const rejected = faults.map((fault) => {
+        const b = bad(fault);
+        return { id: emit(b.msg, b.usage), fault, key: JSON.stringify(b.msg) };
+      });
+      const chosen = emit(good());
+      const seen = new Set<string>();
+      for (const r of rejected) {
+        // The same bad answer twice is one pair.
+        if (seen.has(r.key)) continue;
+        seen.add(r.key);
+        g.plantedPairs.push({ chosen, rejected: r.id, signal: RETRY_SIGNAL[r.fault] });
+      }
+      break;
+    }
+    case 'exception_retry': {
+      p.emit({ program, module: 'generator', cfg, inputs, kind: 'exception', exception: EXCEPTIONS[0] }, null);
+      g.plantedUnpaired.push(p.lastCallId);
+      g.plantedUnpaired.push(emit(good()));
+      break;
+    }
+    case 'two_good':
+      g.plantedUnpaired.push(emit(good()), emit(good()));
+      break;
+    case 'identical': {
+      const answer = good();
+      g.plantedUnpaired.push(emit(answer), emit(answer));
+      break;
+    }
+    case 'scored':
+    case 'scored_tie': {
+      const n = rng.int(2, 4);
+      const sampled: { id: string; score: number }[] = [];
+      for (let i = 0; i < n; i++) {
+        const score = scenario === 'scored_tie' ? 1 : Math.round(rng.uniform(0, 1) * 100) / 100;
+        const id = emit(good());
+        sampled.push({ id, score });
+        g.scores.push({ call_id: id, score });
+      }
+      const hi = sampled.reduce((a, b) => (b.score > a.score ? b : a));
+      const lo = sampled.reduce((a, b) => (b.score < a.score ? b : a));
+      if (hi.score > lo.score) g.plantedPairs.push({ chosen: hi.id, rejected: lo.id, signal: 'score' });
+      else for (const s of sampled) g.plantedUnpaired.push(s.id);
+      break;
+    }
+  }
+}
+
 /** Ask recordings beside the tree: streamed and Anthropic message results, some cut at the token limit. */
-function writeAskRecordings(g: Gen, dir: string): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
+/**
+ * With `retries` (plantPairs), each answer cut at the limit is followed by the same question
+ * asked again and answered in full, and the pair is planted in `g.plantedPairs`.
+ */
+function writeAskRecordings(g: Gen, dir: string, retries = false): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
   const { rng } = g;
   const planted: { call_id: string; kind: FailureKind }[] = [];
   let ok = 0;
@@ -1329,6 +1467,15 @@ function writeAskRecordings(g: Gen, dir: string): { planted: { call_id: string; 
       }
       ok++;
       if (cut) planted.push({ call_id: derivedUuid('ask', test, recordedAt, String(index)), kind: 'truncated_stop_reason' });
+      if (cut && retries) {
+        const first = interactions[index] as { messages: J; model: string; result: { type: string } };
+        const full = first.result.type === 'stream'
+          ? { type: 'stream', accumulated_text: answer, chunks: [{ content: answer, tool_calls: null, finish_reason: 'stop', thinking: null }] }
+          : { type: 'message', content: answer, tool_calls: null, metadata: { model: first.model, stop_reason: 'end_turn', input_tokens: Math.ceil(question.length / 3.6), output_tokens: Math.ceil(answer.length / 3.7), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+        interactions.push({ type: 'provider', messages: first.messages, model: first.model, result: full });
+        ok++;
+        g.plantedPairs.push({ chosen: derivedUuid('ask', test, recordedAt, String(index + 1)), rejected: derivedUuid('ask', test, recordedAt, String(index)), signal: 'truncated' });
+      }
     }
     mkdirSync(path.join(dir, test), { recursive: true });
     writeFileSync(path.join(dir, test, 'recording.yml'), `${JSON.stringify({ test, recorded_at: recordedAt, interactions }, null, 2)}\n`);
@@ -1365,7 +1512,7 @@ function writeKlieoCaptures(g: Gen, dir: string): { planted: { call_id: string; 
 
 // ------------------------------------------------------------------------------------ the tree
 
-type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets' | 'support' | 'chat';
+type ProgramKind = 'qa' | 'summarizer' | 'math' | 'research' | 'direct' | 'tickets' | 'support' | 'chat' | 'retry';
 export type Profile = 'default' | 'small';
 
 const PROGRAM_WEIGHTS: Record<Profile, [ProgramKind, number][]> = {
@@ -1434,6 +1581,8 @@ function runProcess(g: Gen, kind: ProgramKind, start: number, version: string, f
         return () => supportDesk(g, p, { a: M.gpt4oMini, b: M.gpt41 });
       case 'chat':
         return () => assistantChat(g, p, M.gpt4oMini);
+      case 'retry':
+        return () => retryDesk(g, p, M.gpt4oMini);
     }
   })();
   try {
@@ -1504,6 +1653,7 @@ export function generate(options: GenerateOptions): Expected {
       ...PROGRAM_WEIGHTS[profile],
       ...(options.plantNearDuplicates ? [['support', 100] as [ProgramKind, number]] : []),
       ...(options.plantFailures ? [['chat', 30] as [ProgramKind, number]] : []),
+      ...(options.plantPairs ? [['retry', 30] as [ProgramKind, number]] : []),
     ]);
     let start: number;
     let shared = false;
@@ -1545,6 +1695,17 @@ export function generate(options: GenerateOptions): Expected {
     };
   }
 
+  let pairs: PlantedPairs | undefined;
+  if (options.plantPairs) {
+    const scoresFile = `${out.replace(/[\\/]+$/, '')}.scores.jsonl`;
+    writeFileSync(scoresFile, g.scores.map((s) => dumps({ call_id: s.call_id, score: f(s.score) })).join('\n') + '\n');
+    // Ask recordings that retry a call cut at the limit, beside the tree.
+    const askDir = `${out.replace(/[\\/]+$/, '')}.ask-retries`;
+    rmSync(askDir, { recursive: true, force: true });
+    writeAskRecordings(g, askDir, true);
+    pairs = { pairs: g.plantedPairs, unpaired: g.plantedUnpaired, scores_file: scoresFile, max_completion_tokens: CHAT_MAX_TOKENS, ask_dir: askDir };
+  }
+
   const traceFiles = [...w.files.keys()].sort();
   let costSum = 0;
   for (const rel of traceFiles) for (const c of w.files.get(rel)!.okCosts) costSum += c;
@@ -1576,6 +1737,7 @@ export function generate(options: GenerateOptions): Expected {
     skipped_paths: skipped,
     ...(options.plantNearDuplicates ? { near_duplicates: g.planted } : {}),
     ...(quality !== undefined ? { quality } : {}),
+    ...(pairs !== undefined ? { pairs } : {}),
     note:
       'Written by bench/generate.ts. records = parsed trace records (ok + exception + no_output), damaged lines excluded. ' +
       'unique_ok_keys = distinct (inputs_hash, config_hash) among ok records; duplicate_ok_records = ok - unique_ok_keys. ' +
@@ -1589,7 +1751,7 @@ export function generate(options: GenerateOptions): Expected {
 
 // ------------------------------------------------------------------------------------ CLI
 
-const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates] [--plant-failures] [--distinct-calls]\n';
+const USAGE = 'usage: node dist/bench/generate.js --out DIR [--mb 200] [--seed 1] [--profile default|small] [--force] [--plant-near-duplicates] [--plant-failures] [--plant-pairs] [--distinct-calls]\n';
 
 function main(argv: string[]): void {
   let out: string | null = null;
@@ -1599,6 +1761,7 @@ function main(argv: string[]): void {
   let plantNearDuplicates = false;
   let plantFailures = false;
   let distinctCalls = false;
+  let plantPairs = false;
   let profile: Profile = 'default';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -1606,6 +1769,7 @@ function main(argv: string[]): void {
     else if (a === '--plant-near-duplicates') plantNearDuplicates = true;
     else if (a === '--plant-failures') plantFailures = true;
     else if (a === '--distinct-calls') distinctCalls = true;
+    else if (a === '--plant-pairs') plantPairs = true;
     else if (a === '--profile') profile = argv[++i] as Profile;
     else if (a === '--mb') mb = Number(argv[++i]);
     else if (a === '--seed') seed = Number(argv[++i]);
@@ -1620,7 +1784,7 @@ function main(argv: string[]): void {
     process.exitCode = 2;
     return;
   }
-  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, plantFailures, distinctCalls, log: (line) => process.stderr.write(line + '\n') });
+  const e = generate({ out, mb, seed, force, profile, plantNearDuplicates, plantFailures, plantPairs, distinctCalls, log: (line) => process.stderr.write(line + '\n') });
   process.stdout.write(
     `${out}: ${e.records} records (${e.ok} ok, ${e.exception} exception, ${e.no_output} no_output), ` +
       `${e.damaged_lines} damaged lines, ${e.unique_ok_keys} unique ok keys; counts in ${expectedPath(out)}\n`,

@@ -1,7 +1,7 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,preference-pairs,index,threads,v8,model,tokenizer,browse,warmup]
  *   npm run bench -- --memory [--memory-mb 1024] [--big-mb 4096] [--trees DIR] [--only stats,dedupe,export]
  *       peak RSS of stats, dedupe and export (one thread and the default threads) on two small-profile trees
  *
@@ -52,7 +52,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,index,threads,v8,model,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,preference-pairs,index,threads,v8,model,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 4096, memoryMb: 1024, trees: path.join(BENCH, 'out'), seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -719,6 +719,75 @@ quality stages on a planted ${mb} MB tree (seed ${seed}) plus ${q.other_ok_recor
   );
 }
 
+/** The pair signals, in the order the report lists them. */
+const PAIR_SIGNALS_BENCH = ['truncated', 'broken', 'empty', 'repetition', 'refusal', 'identity', 'score'];
+
+/**
+ * Preference pairs on a tree where the generator planted retries after bad answers, scored
+ * samples and prompts that must not pair: precision and recall of the pairs written per signal
+ * against the planted truth, and what a preference export costs against a plain export of the
+ * same tree (each configuration timed alternately, `runs` times, median wall time).
+ */
+async function preferencePairs(mb: number, seed: number, runs: number): Promise<void> {
+  const tree = path.join(scratch, 'pairs');
+  const expected = generate({ out: tree, mb, seed, force: true, plantPairs: true });
+  const planted = expected.pairs!;
+  const pairArgs = ['--scores', planted.scores_file, '--max-completion-tokens', String(planted.max_completion_tokens)];
+  const out = path.join(scratch, 'pairs-hf');
+  const run = await runOnce(ours('traces export (hf-preference)', ['export', tree, planted.ask_dir, '--format', 'hf-preference', '--file-format', 'jsonl', ...pairArgs, '--out', out, '--json'], out));
+  if (run.code !== 0) return mismatch(`preference-pairs: export failed: ${run.stderr.trim()}`);
+  const report = JSON.parse(run.stdout) as { pairs: { found: Record<string, number>; written: Record<string, number> } };
+  const written = readFileSync(path.join(out, '_traces', 'examples.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { call_id: string; rejected_call_id: string; signal: string });
+  const truth = new Set(planted.pairs.map((p) => `${p.chosen}|${p.rejected}|${p.signal}`));
+  const mustNot = new Set(planted.unpaired);
+  process.stdout.write(
+    `\npreference pairs on a planted ${mb} MB tree (seed ${seed}, ${expected.records} records) and Ask recordings retrying each call cut at the limit: ${planted.pairs.length} planted pairs, ${planted.unpaired.length} planted records that must not pair; export --format hf-preference ${pairArgs.join(' ')}\n`,
+  );
+  process.stdout.write(`${'signal'.padEnd(11)}${'planted'.padStart(8)}${'found'.padStart(7)}${'written'.padStart(9)}${'right'.padStart(7)}${'recall'.padStart(8)}${'precision'.padStart(11)}\n`);
+  for (const signal of PAIR_SIGNALS_BENCH) {
+    const plantedN = planted.pairs.filter((p) => p.signal === signal).length;
+    const mine = written.filter((w) => w.signal === signal);
+    const right = mine.filter((w) => truth.has(`${w.call_id}|${w.rejected_call_id}|${w.signal}`)).length;
+    if (plantedN === 0 && mine.length === 0) continue;
+    process.stdout.write(
+      `${signal.padEnd(11)}${String(plantedN).padStart(8)}${String(report.pairs.found[signal] ?? 0).padStart(7)}${String(mine.length).padStart(9)}${String(right).padStart(7)}` +
+        `${(plantedN === 0 ? 1 : right / plantedN).toFixed(3).padStart(8)}${(mine.length === 0 ? 1 : right / mine.length).toFixed(3).padStart(11)}\n`,
+    );
+  }
+  const wrongly = written.filter((w) => mustNot.has(w.call_id) || mustNot.has(w.rejected_call_id)).length;
+  process.stdout.write(`pairs naming a record planted to stay unpaired: ${wrongly}; pairs from the tree's other programs: ${written.filter((w) => !truth.has(`${w.call_id}|${w.rejected_call_id}|${w.signal}`)).length}\n`);
+  rmSync(out, { recursive: true, force: true });
+
+  const configs: [string, string[]][] = [
+    ['openai', ['--format', 'openai']],
+    ['openai-preference', ['--format', 'openai-preference', ...pairArgs]],
+    ['hf-preference', ['--format', 'hf-preference', '--file-format', 'jsonl', ...pairArgs]],
+    ['hf-preference-parquet', ['--format', 'hf-preference', ...pairArgs]],
+  ];
+  const times = new Map<string, number[]>(configs.map(([name]) => [name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const [name, args] of configs) {
+      const dir = path.join(scratch, `pairs-export-${name}`);
+      const r = await runOnce(ours(`traces export (${name})`, ['export', tree, ...args, '--out', dir], dir));
+      if (r.code !== 0) return mismatch(`preference-pairs: export (${name}) failed: ${r.stderr.trim()}`);
+      times.get(name)!.push(r.seconds);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const plain = median(times.get('openai')!);
+  process.stdout.write(
+    `export cost (median of ${runs}, ${mb} MB tree): --format openai ${plain.toFixed(2)} s; ` +
+      configs
+        .slice(1)
+        .map(([name]) => `${name} ${(median(times.get(name)!) / plain).toFixed(3)}x`)
+        .join(', ') +
+      '\n',
+  );
+}
+
 /** Every text of the exported messages, to time token counting alone. */
 function exportedTexts(dir: string, limitChars: number): string[] {
   const texts: string[] = [];
@@ -856,10 +925,11 @@ async function main(): Promise<void> {
       if (python.code === 0) startup.python.push(python.seconds);
     }
     // The planted-tree measures generate their own trees: asked for alone, no bench tree is made.
-    const ownTrees = new Set(['near-quality', 'failure-quality']);
+    const ownTrees = new Set(['near-quality', 'failure-quality', 'preference-pairs']);
     if (o.only === null || [...o.only].some((name) => !ownTrees.has(name))) for (const profile of o.profiles) await benchTree(o, profile, o.runs);
     if (o.only === null || o.only.has('near-quality')) await nearDuplicateQuality(Math.min(o.mb, 20), o.seed);
     if (o.only === null || o.only.has('failure-quality')) await failureQuality(Math.min(o.mb, 100), o.seed, o.runs);
+    if (o.only === null || o.only.has('preference-pairs')) await preferencePairs(Math.min(o.mb, 100), o.seed, o.runs);
     process.stdout.write(
       `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files; ` +
         'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains; for the v8 row: what src/v8-tuning.ts gains).\n' +

@@ -15,6 +15,7 @@ import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from '.
 import { formatCount, plural } from '../format.js';
 import { qualityLines } from './quality-options.js';
 import { dropLines } from './run-summary.js';
+import { pairCounts } from '../pipeline/pairs.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { jsonLine } from '../canonical/json-value.js';
 
@@ -44,6 +45,7 @@ export function summaryJson(plan: CurationPlan, extra: Record<string, unknown> =
     index_bytes: plan.indexBytes,
     ...(plan.keepList !== null ? { keep_list: plan.keepList.report() } : {}),
     ...(plan.quality !== null ? { quality: plan.quality } : {}),
+    ...(plan.pairs != null ? { pairs: { found: pairCounts(plan.pairs) } } : {}),
     ...extra,
   };
 }
@@ -57,10 +59,18 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
     `kept ${plural(plan.kept, 'record')}`,
     total === 0 ? 'dropped nothing' : `dropped ${plural(total, 'record')}:`,
     ...dropLines(plan.dropped),
+    ...(plan.pairs != null ? [pairsFoundLine(pairCounts(plan.pairs))] : []),
     ...acrossModulesLines(plan),
     ...qualityLines(plan.quality),
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
+}
+
+/** `pairs found by signal: empty 3, score 2 (5 in all)`. */
+export function pairsFoundLine(counts: Record<string, number>): string {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([signal, n]) => `${signal} ${formatCount(n)}`);
+  return `pairs found by signal: ${parts.length === 0 ? 'none' : parts.join(', ')} (${formatCount(total)} in all)`;
 }
 
 /** With a key that ignores program and module, the line saying how many duplicates it merged across modules. */

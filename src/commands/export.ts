@@ -19,6 +19,7 @@ import { compareText } from '../order.js';
 import { qualityLines } from './quality-options.js';
 import type { QualityReport } from '../pipeline/curate.js';
 import { dryRunCuration } from './curate-run.js';
+import { pairsWrittenLine } from '../export/preference-summary.js';
 
 interface ExportFlags extends CurationFlags, TokenizerFlags {
   format: string;
@@ -38,6 +39,8 @@ interface ExportFlags extends CurationFlags, TokenizerFlags {
   json?: boolean;
   verbose?: boolean;
   dryRun?: boolean;
+  scores?: string;
+  minMargin?: string;
 }
 
 function positive(flag: string, text: string | undefined): number | null {
@@ -134,7 +137,9 @@ export function registerExport(program: Command): void {
     .addOption(new Option('--drop-on <kinds>', 'drop a whole example holding a secret instead of redacting it (reason secret)').choices(['secrets']))
     .option('--dry-run', 'write nothing; print how many records the curation (selection, quality, dedupe, collapse) would keep and drop, by reason, with a few examples')
     .option('--json', 'print the report as JSON on stdout (with --dry-run: the summary and every drop)')
-    .option('-v, --verbose', 'list the files skipped as not being traces; with --dry-run, every dropped record');
+    .option('-v, --verbose', 'list the files skipped as not being traces; with --dry-run, every dropped record')
+    .option('--scores <file>', 'preference formats: a score per call (JSONL, CSV or Parquet with call_id and score); per prompt, the highest-scored answer is chosen over the lowest')
+    .option('--min-margin <n>', 'preference formats: pair scored answers only when their scores are at least this far apart (default: any difference)');
   addTargetOptions(command);
   addCurationOptions(command, { status: 'ok', trajectories: 'last' });
   addNearDuplicatesOption(command);
@@ -151,6 +156,15 @@ lists them first). Each output file is validated before it is renamed into
 place: export fails (exit 1, nothing written) rather than leave a file the
 trainer would reject.
 
+Preference formats (openai-preference, hf-preference, nemo-preference) write
+pairs of answers to one prompt (one --key: the default is one program and
+module's inputs and config hashes): a good answer chosen over one a quality
+stage names (empty, broken, truncated, repetition, refusal, identity), and with
+--scores the highest-scored answer over the lowest (one pair per prompt, at
+least --min-margin apart). Two different answers with no signal are no pair;
+a failed call is never the rejected answer; every record in no pair is in the
+manifest as no_pair, with why. Agent steps are kept whole (--trajectories all).
+
 --format ask-recording writes the curated conversations back as Ask recordings,
 one per program and module: DIR/<program>__<module>/recording.yml (JSON, like
 Ask's own), each conversation as the provider and tool interactions Ask records,
@@ -162,15 +176,29 @@ Examples:
   traces export samples/synalinks --format openai --out ft/ --validation-fraction 0.2 --seed 7
   traces export ~/.synalinks --format nemo-customizer --tools tools.json --out nc/ --group-by module
   traces export ~/.synalinks --format openai --against ft/ --out ft-today/
-  traces export ~/.synalinks --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192 --out ds/`,
+  traces export ~/.synalinks --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192 --out ds/
+  traces export ~/.synalinks --format openai-preference --out dpo/
+  traces export ~/.synalinks --format hf-preference --scores rewards.jsonl --min-margin 0.2 --out dpo/
+  traces export ~/.synalinks --format nemo-preference --scores scores.csv --dry-run`,
     )
     .action(async (roots: string[], flags: ExportFlags, command: Command) => {
       if (flags.out === undefined && !flags.dryRun) throw new UserError('export needs --out DIR (or --dry-run)');
       roots = rootsAfterNearDuplicates(flags, roots);
-      const curation = parseCurationOptions(flags, true);
+      let curation = parseCurationOptions(flags, true);
+      const preference = flags.format !== 'ask-recording' && getTarget(flags.format).preference !== undefined;
+      if (!preference && (flags.scores !== undefined || flags.minMargin !== undefined)) {
+        throw new UserError(`${flags.scores !== undefined ? '--scores' : '--min-margin'} pairs answers for a preference format (${TARGET_NAMES.filter((name) => getTarget(name).preference !== undefined).join(', ')}); --format ${flags.format} writes no pairs: leave it out`);
+      }
+      if (preference && curation.nearDuplicates != null) throw new UserError('--near-duplicates compares answers, which is what a preference pair does: leave it out with a preference format');
+      if (preference && flags.groupBy === 'module') throw new UserError(`--group-by module: --format ${flags.format} writes one dataset of pairs; export each module with --program and --module instead`);
+      const minMargin = flags.minMargin === undefined ? 0 : numberOption('--min-margin', flags.minMargin, (value) => value >= 0, 'a number ≥ 0');
       if (flags.dryRun) {
         const scrub = scrubSettings(flags);
         const discovery = await findTraceFiles(roots, flags, false);
+        if (preference) {
+          const { preferenceCuration } = await import('../export/preference-run.js');
+          curation = (await preferenceCuration(curation, { scoresFile: flags.scores ?? null, minMargin })).curation;
+        }
         return dryRunCuration(discovery, curation, flags, { notCounted: EXPORT_DRY_RUN_NOTE, scrub });
       }
       if (flags.format === 'ask-recording') {
@@ -223,6 +251,8 @@ Examples:
         groupBy: flags.groupBy,
         manifest: flags.manifest,
         scrub: scrubSettings(flags),
+        scoresFile: flags.scores ?? null,
+        minMargin,
       });
       if (invalid.length > 0) {
         for (const r of invalid) process.stderr.write(describeValidation(r));
@@ -242,6 +272,7 @@ Examples:
           ...acrossModulesLines(plan),
           ...qualityLines((report.quality as QualityReport | undefined) ?? null),
           ...tokensBySplit(report),
+          ...(report.pairs !== undefined ? [pairsWrittenLine(report.pairs as { found: Record<string, number>; written: Record<string, number> })] : []),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),

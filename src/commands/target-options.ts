@@ -5,11 +5,18 @@
  */
 import { Option, type Command } from 'commander';
 import { UserError } from '../errors.js';
-import { targetOptions } from '../targets/index.js';
+import { targetOptions, type TargetOption } from '../targets/index.js';
 
 export function addTargetOptions(command: Command): Command {
+  // An option two targets share (hf and hf-preference: --file-format) is one option, naming both.
+  const byFlags = new Map<string, { option: TargetOption; targets: string[] }>();
   for (const { target, option } of targetOptions()) {
-    command.addOption(new Option(option.flags, `(--format ${target.name}) ${option.description}`).choices([...option.choices]).default(option.defaultValue));
+    const entry = byFlags.get(option.flags);
+    if (entry === undefined) byFlags.set(option.flags, { option, targets: [target.name] });
+    else entry.targets.push(target.name);
+  }
+  for (const { option, targets } of byFlags.values()) {
+    command.addOption(new Option(option.flags, `(--format ${targets.join(', ')}) ${option.description}`).choices([...option.choices]).default(option.defaultValue));
   }
   return command;
 }
@@ -17,6 +24,7 @@ export function addTargetOptions(command: Command): Command {
 /** The values of `format`'s own options, by attribute name; undefined when it declares none. */
 export function targetSettings(command: Command, format: string): Record<string, string> | undefined {
   let mine: Record<string, string> | undefined;
+  const others = new Map<string, { long: string; targets: string[] }>();
   for (const { target, option } of targetOptions()) {
     const made = new Option(option.flags, '');
     const name = made.attributeName();
@@ -24,8 +32,13 @@ export function targetSettings(command: Command, format: string): Record<string,
     if (target.name === format) {
       (mine ??= {})[name] = value;
     } else if (command.getOptionValueSource(name) === 'cli') {
-      throw new UserError(`${made.long} applies to --format ${target.name} only; leave it out with --format ${format}`);
+      const entry = others.get(name) ?? { long: made.long ?? name, targets: [] };
+      entry.targets.push(target.name);
+      others.set(name, entry);
     }
+  }
+  for (const [name, { long, targets }] of others) {
+    if (mine === undefined || !(name in mine)) throw new UserError(`${long} applies to --format ${targets.join(' or ')} only; leave it out with --format ${format}`);
   }
   return mine;
 }

@@ -139,7 +139,7 @@ export interface ProjectedShare {
  * hold either is scanned. NEL, U+2028 and U+2029 are written escaped (`jsonLine`): a reader that splits lines as
  * Python's `splitlines()` does (NeMo AutoModel) would cut the line there.
  */
-function writeStrictLine(out: ByteSink, example: unknown): string | null {
+export function writeStrictLine(out: ByteSink, example: unknown): string | null {
   const lineStart = out.length;
   try {
     const text = jsonLine(writeRecordJson(example));

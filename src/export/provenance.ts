@@ -25,6 +25,17 @@ import { jsonLine } from '../canonical/json-value.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 
+/** Separates the parts of a preference row's id (`pairId`): a call_id never holds it (no control character survives as one). */
+const PAIR_SEPARATOR = '\u0000';
+
+/**
+ * The id a preference row is written under: its row in examples.jsonl names both call_ids and
+ * the signal (`{"file","line","call_id","rejected_call_id","signal","merged"}`).
+ */
+export function pairId(chosen: string, rejected: string, signal: string): string {
+  return `${chosen}${PAIR_SEPARATOR}${rejected}${PAIR_SEPARATOR}${signal}`;
+}
+
 /** A call_id as 4 words: a uuid's own bits, else the first 16 bytes of its sha256. Returns whether it was a uuid. */
 function callIdWords(callId: string, into: Uint32Array, at = 0): boolean {
   if (uuidWords(callId, into, at)) return true;
@@ -284,6 +295,11 @@ export class Provenance {
             const list: string[] = [];
             graph.mergedInto(words, list, new Set([callId]));
             merged = JSON.stringify(list.reverse());
+          }
+          if (text !== null && text.includes(PAIR_SEPARATOR)) {
+            const [chosen, rejected, signal] = text.split(PAIR_SEPARATOR);
+            file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${JSON.stringify(chosen)},"rejected_call_id":${JSON.stringify(rejected)},"signal":${JSON.stringify(signal)},"merged":[]}`);
+            continue;
           }
           const counts = row[WrittenRow.tokens] === NO_COUNT ? '' : `,"tokens":${row[WrittenRow.tokens]},"trained_tokens":${row[WrittenRow.trained]}`;
           file.writeLine(jsonLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}${counts}}`));

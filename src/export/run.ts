@@ -29,6 +29,7 @@ import {
   validationJson,
   type ValidationReport,
   type FinishedFile,
+  type SourcesSummary,
 } from '../targets/index.js';
 import { Origins } from './origins.js';
 import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
@@ -72,6 +73,9 @@ export interface ExportOptions {
   scrub: ScrubSettings | null;
   /** The command line after `traces` (report.json records it, and the roots it resolved to). */
   invocation: Invocation;
+  /** Preference formats: `--scores FILE` and `--min-margin N` (pipeline/pairs.ts). */
+  scoresFile?: string | null;
+  minMargin?: number;
 }
 
 const CONTEXT_WARNING = 65_536;
@@ -91,7 +95,7 @@ export interface ExportResult {
   invalid: ValidationReport[];
 }
 
-function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
+export function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
   const mode = requested ?? target.defaultReasoning;
   if (!target.reasoningModes.includes(mode)) {
     throw new UserError(`--reasoning ${mode}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
@@ -114,6 +118,10 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     } catch (error) {
       throw new UserError(`--tools ${(error as Error).message}`);
     }
+  }
+  if (target.preference !== undefined) {
+    const { exportPreference } = await import('./preference-run.js');
+    return exportPreference(discovery, curationOptions, options, { target, reasoning, supplied });
   }
   return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
     exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied }),
@@ -269,17 +277,7 @@ async function exportPass(
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
     const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
-    if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
-    if (plan.keepList !== null) report.keep_list = plan.keepList.report();
-    if (invalid.length > 0) {
-      output.abort();
-      return { plan, report, invalid };
-    }
-    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
-    output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
-    writeKeptKeys(output, heldKeys!, { command: 'export', key: curationOptions.key });
-    output.commit();
-    return { plan, report, invalid };
+    return await completeExport({ output, target, options, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
     if (projected !== null) stopProjection.abort(new Error('export stopped'));
@@ -294,8 +292,38 @@ async function exportPass(
   }
 }
 
+/**
+ * The end of an export once its files are written: the lists' reports, then, when every file
+ * is valid, the target's finish, report.json and the keys, and the rename into place.
+ */
+export async function completeExport(done: {
+  output: OutputDir;
+  target: Target;
+  options: ExportOptions;
+  curationOptions: CurationOptions;
+  plan: CurationPlan;
+  report: Record<string, unknown>;
+  invalid: ValidationReport[];
+  files: FinishedFile[];
+  sources: ReadonlyMap<string, SourcesSummary>;
+  keys: HeldKeys;
+}): Promise<ExportResult> {
+  const { output, target, options, curationOptions, plan, report, invalid } = done;
+  if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
+  if (plan.keepList !== null) report.keep_list = plan.keepList.report();
+  if (invalid.length > 0) {
+    output.abort();
+    return { plan, report, invalid };
+  }
+  await target.finish?.({ output, files: done.files, report, command: options.invocation.arguments, sources: done.sources });
+  output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
+  writeKeptKeys(output, done.keys, { command: 'export', key: curationOptions.key });
+  output.commit();
+  return { plan, report, invalid };
+}
+
 /** Why an export has nothing to write: what its records were dropped as, most first. */
-function noExampleWritten(plan: CurationPlan, exportDrops: Record<string, number>): string {
+export function noExampleWritten(plan: CurationPlan, exportDrops: Record<string, number>): string {
   const dropped = Object.entries({ ...plan.dropped, ...exportDrops })
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]));
@@ -371,7 +399,7 @@ function keptOfShare(plan: KeptLines, share: WorkShare): { kept: Map<number, Int
   return { kept, offsets };
 }
 
-interface ReportInput {
+export interface ReportInput {
   target: Target;
   options: ExportOptions;
   reasoning: ReasoningMode;
@@ -395,7 +423,7 @@ interface ReportInput {
   roots: readonly string[];
 }
 
-interface FolderNote {
+export interface FolderNote {
   folder: string;
   reason: string;
 }
@@ -445,7 +473,7 @@ function modelReport(options: ExportOptions, files: ReportInput['files']): Recor
   };
 }
 
-function buildReport(input: ReportInput): Record<string, unknown> {
+export function buildReport(input: ReportInput): Record<string, unknown> {
   const { target, options, plan, files } = input;
   const fileWarnings: SubjectWarning[] = [];
   const perFile = files.map(({ path: file, dataset, split, report }) => {

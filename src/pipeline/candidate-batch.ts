@@ -8,6 +8,7 @@ import { STATUSES } from '../record.js';
 import type { Candidate } from './candidate.js';
 import type { TrajectoryDigests } from './collapse.js';
 import { uuidText, uuidWords } from './columns.js';
+import type { PairFacts } from './pairs.js';
 
 export interface CandidateBatch {
   count: number;
@@ -39,6 +40,8 @@ export interface CandidateBatch {
   prefixWords: Uint32Array;
   toolCalls: Map<number, string[]>;
   signatures: Map<number, Uint32Array>;
+  /** With preference pairs: each row's answer digest and the stage naming it. */
+  pairFacts: Map<number, PairFacts>;
   /** Damaged lines in line order, each with the row it comes before. */
   damaged: { before: number; line: DamagedLine }[];
 }
@@ -70,6 +73,7 @@ export class CandidateBatchWriter {
       prefixWords: new Uint32Array(this.capacity * 4),
       toolCalls: new Map(),
       signatures: new Map(),
+      pairFacts: new Map(),
       damaged: [],
     };
   }
@@ -132,6 +136,7 @@ export class CandidateBatchWriter {
     this.addTrajectory(row, candidate.trajectory);
     if (candidate.toolCalls !== null) b.toolCalls.set(row, candidate.toolCalls);
     if (candidate.signature !== null) b.signatures.set(row, candidate.signature);
+    if (candidate.pairFacts != null) b.pairFacts.set(row, candidate.pairFacts);
   }
 
   addDamaged(line: DamagedLine): void {
@@ -225,6 +230,9 @@ class CandidateView implements Candidate {
   }
   get signature(): Uint32Array | null {
     return this.batch.signatures.get(this.row) ?? null;
+  }
+  get pairFacts(): PairFacts | null {
+    return this.batch.pairFacts.size > 0 ? (this.batch.pairFacts.get(this.row) ?? null) : null;
   }
 
   moveTo(row: number): void {

@@ -8,10 +8,12 @@ import { forEachElement, TextTooLongError, unlessTooLong } from '../canonical/sc
 import type { Message, Status, TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { trajectoryDigests, type TrajectoryDigests } from './collapse.js';
-import { keyOf, mergesAcrossModules, moduleId, type KeyKind } from './keys.js';
+import { conversationKey, keyOf, mergesAcrossModules, moduleId, type KeyKind } from './keys.js';
+import { canonicalValueText } from '../canonical/canonical.js';
+import { ANSWER_FAULTS, type PairFacts } from './pairs.js';
 import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
-import { qualityIsOff, qualityOf, type QualitySettings, type QualityVerdict } from './quality/index.js';
+import { qualityIsOff, qualityOf, type QualityResult, type QualitySettings, type QualityVerdict } from './quality/index.js';
 import { toolCallFacts } from '../targets/tools.js';
 
 export interface CandidateOptions {
@@ -30,6 +32,11 @@ export interface CandidateOptions {
   toolCallsOnce?: string | null;
   /** The quality stages (quality/index.ts), or null when none runs. */
   quality?: QualitySettings | null;
+  /**
+   * Preference pairs (pairs.ts): an answer a quality stage names is kept for the pair finder
+   * rather than dropped, and each selected record carries its answer's digest.
+   */
+  pairs?: boolean;
 }
 
 /** Why a record is dropped before the comparing stages: selection, a quality stage, or text too long to read. */
@@ -67,6 +74,8 @@ export interface Candidate {
   toolCalls: string[] | null;
   /** Near-duplicate signature (band hashes, then sketch), or null. */
   signature: Uint32Array | null;
+  /** With `pairs`: the answer's digest and the quality stage that names it; else null. */
+  pairFacts?: PairFacts | null;
 }
 
 export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions): Candidate {
@@ -85,11 +94,12 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     trajectory: null,
     toolCalls: null,
     signature: null,
+    pairFacts: null,
   };
   const tooLong = unlessTooLong(() => describe(record, candidate, options));
   if (tooLong instanceof TextTooLongError) {
     // What a stage needs of its text cannot be had: the record is dropped, and says why.
-    Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, flags: null, key: null, trajectory: null, toolCalls: null, signature: null });
+    Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, flags: null, key: null, trajectory: null, toolCalls: null, signature: null, pairFacts: null });
   }
   return candidate;
 }
@@ -104,13 +114,20 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
   const trajectory = candidate.status === 'ok' && options.collapse ? trajectoryAhead(record) : null;
   if (candidate.status === 'ok' && options.quality != null && !qualityIsOff(options.quality)) {
     const quality = qualityOf(record, options.quality);
-    if (quality.drop !== null) {
+    const answerFault = options.pairs === true ? answerFaultOf(quality) : null;
+    if (quality.drop !== null && answerFault === null) {
       candidate.verdict = quality.drop;
       return;
     }
-    candidate.flags = quality.flags;
+    if (options.pairs === true) candidate.pairFacts = { answer: null, fault: answerFault };
+    else candidate.flags = quality.flags;
   }
-  candidate.key = keyOf(record, options.key);
+  if (options.pairs === true) {
+    candidate.pairFacts ??= { answer: null, fault: null };
+    const completion = candidate.status === 'ok' ? record.completion() : null;
+    if (completion !== null) candidate.pairFacts.answer = Array.from(conversationKey(Buffer.from(canonicalValueText(completion), 'utf8')));
+  }
+  candidate.key = options.pairs === true && options.key === 'conversation' ? promptKey(record) : keyOf(record, options.key);
   if (mergesAcrossModules(options.key)) {
     candidate.moduleId = moduleId(record.program, record.module);
     candidate.moduleName = `${record.program}/${record.module}`;
@@ -128,6 +145,20 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
     const facts = turns === null ? [] : toolCallFacts(turns);
     candidate.toolCalls = facts.length > 0 ? facts : null;
   }
+}
+
+/** The first verdict of a quality stage about the answer (a drop, else a flag), or null. */
+function answerFaultOf(quality: QualityResult): PairFacts['fault'] {
+  if (quality.drop !== null) return (ANSWER_FAULTS as readonly string[]).includes(quality.drop.reason) ? { reason: quality.drop.reason, detail: quality.drop.detail } : null;
+  const flag = quality.flags?.find((f) => (ANSWER_FAULTS as readonly string[]).includes(f.reason));
+  return flag === undefined ? null : { reason: flag.reason, detail: flag.detail };
+}
+
+/** With `--key conversation`, a prompt is the conversation without its completion. */
+function promptKey(record: TraceRecord): Uint32Array {
+  const messages = record.messages();
+  const prompt = record.status === 'ok' && messages.length > 0 ? messages.slice(0, -1) : messages;
+  return conversationKey(Buffer.from(canonicalValueText(prompt), 'utf8'));
 }
 
 /**

@@ -53,6 +53,7 @@ import type { RefusedRecords } from './refused.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
+import { PairFinder, type Pair, type PairSettings, type Unpaired } from './pairs.js';
 
 export const DROP_REASONS = ['status', 'filter', 'text_too_long', 'excluded', 'not_in_keep_list', 'seen', 'duplicate', 'prefix', 'damaged'] as const;
 
@@ -102,6 +103,11 @@ export interface CurationOptions {
   quality?: QualitySettings | null;
   /** Records the export's target refused in an earlier pass: dropped here with its reason, before any comparing stage. */
   refused?: RefusedRecords | null;
+  /**
+   * Preference pairs (pairs.ts) instead of dedupe, collapse and near-duplicates: records of one
+   * prompt are paired by the signals they hold, and the records of the pairs are what is kept.
+   */
+  pairs?: PairSettings | null;
 }
 
 export interface CurationPlan {
@@ -130,6 +136,10 @@ export interface CurationPlan {
   keepList: IdList | null;
   /** Null when no quality stage ran. */
   quality: QualityReport | null;
+  /** With `pairs`: the pairs found, in the order of their chosen records; else null. */
+  pairs?: Pair[] | null;
+  /** With `pairs`: records met that --scores scores. */
+  scoredRecords?: number;
 }
 
 export type DropSink = (drop: Drop) => void;
@@ -313,6 +323,8 @@ export class Curation {
   private readonly itemsMatched: Set<number>[] = [];
 
   readonly candidateOptions: CandidateOptions;
+  /** With preference pairs, the stage that stands where dedupe does. */
+  private readonly pairFinder: PairFinder | null;
 
   constructor(
     private readonly files: readonly TraceFile[],
@@ -331,6 +343,8 @@ export class Curation {
     this.row = new Uint32Array(KeyRow.words + (this.near ? SIGNATURE_WORDS : 0));
     this.tables = new PlanTables(partitions, this.row.length, this.collapse);
     this.winnersByFile = new Int32Array(files.length);
+    this.pairFinder = options.pairs != null ? new PairFinder(this.tables.dir, partitions, options.pairs) : null;
+    if (this.pairFinder !== null) this.counts.no_pair = 0;
     const quality = options.quality ?? null;
     this.quality = quality === null ? null : this.qualityReport(quality);
     this.candidateOptions = {
@@ -342,6 +356,7 @@ export class Curation {
       // --exclude, --keep-list, --against and the target's earlier refusals drop records after this: each record's turns must come.
       toolCallsOnce: options.exclude === null && keepList === null && options.seen === null && (options.refused?.count ?? 0) === 0 ? randomUUID() : null,
       quality,
+      pairs: this.pairFinder !== null,
     };
   }
 
@@ -418,6 +433,11 @@ export class Curation {
     if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
     const key = candidate.key!;
     if (this.options.seen !== null && this.options.seen.get(key) !== -1) return this.dropCandidate(candidate, 'seen');
+    if (this.pairFinder !== null) {
+      if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
+      this.pairFinder.add(candidate, key, candidate.pairFacts ?? null);
+      return;
+    }
     if (candidate.flags !== null) this.reportFlags(candidate);
     if (candidate.toolCalls !== null) this.onToolCalls?.(candidate.toolCalls);
     if (candidate.moduleId !== 0 && !this.moduleNames.has(candidate.moduleId)) this.moduleNames.set(candidate.moduleId, candidate.moduleName);
@@ -473,14 +493,16 @@ export class Curation {
    */
   finish(whenKept: ((kept: KeptLines) => void) | null = null): CurationPlan {
     try {
-      return this.resolve(whenKept);
+      return this.pairFinder !== null ? this.resolvePairs(this.pairFinder, whenKept) : this.resolve(whenKept);
     } finally {
+      this.pairFinder?.dispose();
       this.tables.dispose();
     }
   }
 
   /** Removes the plan's files (a run that stops before `finish`). */
   dispose(): void {
+    this.pairFinder?.dispose();
     this.tables.dispose();
   }
 
@@ -618,13 +640,9 @@ export class Curation {
       whenKept?.({ keptLines, keptOffsets });
       const mergedAcrossModules = this.reportDuplicates();
       this.reportGivenWay(near);
-      const { damaged, ...dropped } = this.counts;
       return {
-        files: this.files,
-        recordsRead: this.recordsRead,
-        damagedLines: damaged,
+        ...this.planCounts(),
         kept,
-        dropped,
         keptLines,
         keptOffsets,
         keptFile,
@@ -632,14 +650,63 @@ export class Curation {
         indexBytes,
         uniqueKeys: groups,
         mergedAcrossModules: this.countsAcrossModules ? mergedAcrossModules : null,
-        keepList: this.keepList,
-        quality: this.quality,
       };
     } catch (error) {
       keptKeys.dispose();
       keptFile?.dispose();
       throw error;
     }
+  }
+
+  /** What every plan reports of its run, whichever stages compared the records. */
+  private planCounts(): Pick<CurationPlan, 'files' | 'recordsRead' | 'damagedLines' | 'dropped' | 'keepList' | 'quality'> {
+    const { damaged, ...dropped } = this.counts;
+    return { files: this.files, recordsRead: this.recordsRead, damagedLines: damaged, dropped, keepList: this.keepList, quality: this.quality };
+  }
+
+  /**
+   * The pairs of every prompt; the records of the pairs are what is kept (in file order), and
+   * every record in no pair is reported (`no_pair`, prompt by prompt) with why.
+   */
+  private resolvePairs(finder: PairFinder, whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
+    const pairs: Pair[] = [];
+    // Reported as each prompt is resolved (by key partition): most records are in no pair, and none waits in memory.
+    finder.resolve(
+      (pair) => pairs.push(pair),
+      (record: Unpaired) => this.drop({ call_id: record.callId, file: this.files[record.fileIndex].display, line: record.line, reason: 'no_pair', detail: record.detail }),
+    );
+    const members = new Map<number, Map<number, number>>();
+    for (const pair of pairs) {
+      for (const side of [pair.chosen, pair.rejected]) {
+        let lines = members.get(side.fileIndex);
+        if (lines === undefined) members.set(side.fileIndex, (lines = new Map()));
+        lines.set(side.line, side.offset);
+      }
+    }
+    const keptLines = new Map<number, Int32Array>();
+    const keptOffsets = new Map<number, Float64Array>();
+    let kept = 0;
+    for (const [fileIndex, lines] of members) {
+      const sorted = Int32Array.from(lines.keys()).sort();
+      keptLines.set(fileIndex, sorted);
+      keptOffsets.set(fileIndex, Float64Array.from(sorted, (line) => lines.get(line)!));
+      kept += sorted.length;
+    }
+    whenKept?.({ keptLines, keptOffsets });
+    pairs.sort((a, b) => a.chosen.fileIndex - b.chosen.fileIndex || a.chosen.line - b.chosen.line || a.rejected.fileIndex - b.rejected.fileIndex || a.rejected.line - b.rejected.line);
+    return {
+      ...this.planCounts(),
+      kept,
+      keptLines,
+      keptOffsets,
+      keptFile: { dispose() {} },
+      keptKeys: new HeldKeys(),
+      indexBytes: 0,
+      uniqueKeys: 0,
+      mergedAcrossModules: null,
+      pairs,
+      scoredRecords: finder.scored,
+    };
   }
 
   /** Each duplicate, in the order it lost, naming its key's final winner; returns how many were merged across modules. */

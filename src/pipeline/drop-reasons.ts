@@ -36,6 +36,7 @@ export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   redacted_tool_name: "a tool's name holds what --scrub redacts, and a redacted name is no valid tool name",
   not_strict_json: 'holds a value a strict JSON reader rejects',
   duplicate_example: 'written, the same example as one already written (in either split)',
+  no_pair: 'in no preference pair (preference formats): the only answer to its prompt, no signal, identical answers, a failed call, or scores under --min-margin',
 };
 
 /**
@@ -77,6 +78,9 @@ export const EXPORT_REASONS = [
   'not_strict_json',
   'duplicate_example',
 ] as const;
+
+/** What a preference export (openai-preference, hf-preference, nemo-preference) can drop a record for. */
+export const PREFERENCE_REASONS = [...EXPORT_REASONS.filter((r) => r !== 'duplicate' && r !== 'near_duplicate' && r !== 'prefix'), 'no_pair'] as const;
 
 /**
  * The count of every reason in `reasons`, zero included, in that order, then any other reason

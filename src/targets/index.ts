@@ -8,6 +8,9 @@ import { nemoCustomizerTarget } from './nemo-customizer/index.js';
 import { nemoTarget } from './nemo/index.js';
 import { openaiTarget } from './openai/index.js';
 import { hfTarget } from './hf/index.js';
+import { openaiPreferenceTarget } from './openai-preference/index.js';
+import { hfPreferenceTarget } from './hf-preference/index.js';
+import { nemoPreferenceTarget } from './nemo-preference/index.js';
 import type { Target, TargetName, TargetOption } from './target.js';
 
 export const TARGETS: Readonly<Record<TargetName, Target>> = {
@@ -15,6 +18,9 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
   nemo: nemoTarget,
   'nemo-customizer': nemoCustomizerTarget,
   hf: hfTarget,
+  'openai-preference': openaiPreferenceTarget,
+  'hf-preference': hfPreferenceTarget,
+  'nemo-preference': nemoPreferenceTarget,
 };
 
 /** Every target's name, in the registry's order (`--format` choices). */

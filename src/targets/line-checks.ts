@@ -5,7 +5,7 @@
  * value and calls `checkLine`. Works on any parsed JSON: it never assumes we
  * wrote the file.
  */
-import { parseJsonText } from '../canonical/json-value.js';
+import { isJsonNumber, parseJsonText } from '../canonical/json-value.js';
 import { imageProblem } from './images.js';
 import { isObject, TOOL_NAME_PATTERN, toolSequenceProblem, type SequenceTurn } from './messages.js';
 import { findSpecialTokensDeep } from './special-tokens.js';
@@ -136,7 +136,9 @@ function checkMessages(rules: LineRules, messages: unknown[], errors: LineErrors
         errors.add('content_and_thinking', `${at} has both content and ${rules.reasoningKey}`);
       }
     }
-    if (role === 'assistant' && message.weight !== undefined && message.weight !== 0 && message.weight !== 1) {
+    // Read from a file, a number keeps its text (a JsonNumber): 0 and 1 are compared by value, as OpenAI reads them.
+    const weight = typeof message.weight === 'number' || isJsonNumber(message.weight) ? Number(String(message.weight)) : message.weight;
+    if (role === 'assistant' && message.weight !== undefined && weight !== 0 && weight !== 1) {
       errors.add('weight_invalid', `${at}: weight is ${JSON.stringify(message.weight)}, not 0 or 1`);
     }
     if (toolCalls !== undefined && toolCalls !== null) {

@@ -181,8 +181,27 @@ export interface SourcesSummary {
   period: { from: string; to: string } | null;
 }
 
+/** A pair's row, or why the format cannot write it. */
+export type PairRow = { ok: true; row: JsonObject } | { ok: false; reason: ProjectionFailure; detail: string };
+
+/**
+ * What a preference format adds to its target (preference-rows.ts): each side of a pair is the
+ * example of its `base` target (projection, reasoning, tools, token counts), and the format only
+ * decides how the prompt and the two answers sit in one row.
+ */
+export interface PreferenceRows {
+  /** The target whose examples the sides are. */
+  readonly base: TargetName;
+  /** The row of a pair: the base example's messages before the completion, both completions as the base wrote them, and tool definitions. */
+  row(prompt: JsonObject[], chosen: JsonObject, rejected: JsonObject, tools: ToolDefinition[]): PairRow;
+  /** The two conversations a row holds, as base examples (validation, token counts), or null when it holds none. */
+  sides(row: unknown): { chosen: JsonObject; rejected: JsonObject } | null;
+}
+
 export interface Target {
   readonly name: TargetName;
+  /** Set for a preference format: its rows are pairs of answers to one prompt (the pair finder, pipeline/pairs.ts). */
+  readonly preference?: PreferenceRows;
   /** One line for --help: the trainer or service that reads it. */
   readonly description?: string;
   /** Reasoning modes this format can express; the first is the default. */

@@ -65,7 +65,7 @@ function featuresYaml(schema: RowSchema): string[] {
   return [...schema.lists.flatMap((list) => [`  - name: ${list}`, '    list:', ...message]), ...(schema.tools ? ['  - name: tools', '    dtype: string'] : [])];
 }
 
-function frontMatter(card: CardDataset): string {
+function frontMatter(card: CardDataset, shape: Shape): string {
   const splits = (['training', 'validation'] as const).filter((s) => card.files.some((f) => f.split === s));
   return [
     '---',
@@ -81,7 +81,7 @@ function frontMatter(card: CardDataset): string {
     ...splits.flatMap((s) => [`  - name: ${hubSplit(s)}`, `    num_examples: ${card.files.filter((f) => f.split === s).reduce((n, f) => n + f.examples, 0)}`]),
     'tags:',
     '- traces',
-    '- sft',
+    shape === 'preference' ? '- dpo' : '- sft',
     ...(card.schema.messageKeys.includes('tool_calls') ? ['- tool-calling'] : []),
     '---',
     '',
@@ -112,7 +112,7 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
   const report = context.report;
   const lines: string[] = [`# Fine-tuning dataset (traces ${TRACES_VERSION})`, ''];
   lines.push(
-    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${settings.shape === 'messages' ? '`messages` rows' : '`prompt` / `completion` rows (the completion is the last assistant turn)'}${card.schema.tools ? ' with `tools`' : ''}.`,
+    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${ROWS[settings.shape]}${card.schema.tools ? ' with `tools`' : ''}.`,
     '',
     '## Licence',
     '',
@@ -182,6 +182,12 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
   return lines.join('\n');
 }
 
+const ROWS: Record<Shape, string> = {
+  messages: '`messages` rows',
+  'prompt-completion': '`prompt` / `completion` rows (the completion is the last assistant turn)',
+  preference: "preference pairs: `prompt`, `chosen` and `rejected` message lists, TRL's conversational preference rows (report.json's `pairs` says which signal gave each: a quality stage naming the rejected answer, or scores)",
+};
+
 /** A word as a POSIX shell reads it back. */
 function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -246,10 +252,19 @@ function axolotl(card: CardDataset, trainOn: string): string {
   ].join('\n');
 }
 
-function trl(card: CardDataset, shape: Shape, trainOn: string): string {
+/** The folder's splits loaded by `datasets`, in Python, and whether there is a validation split. */
+function trlData(card: CardDataset): { load: string; hasValidation: boolean } {
   const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
   const hasValidation = card.files.some((f) => f.split === 'validation');
   const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
+  return {
+    load: `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    hasValidation,
+  };
+}
+
+function trl(card: CardDataset, shape: Shape, trainOn: string): string {
+  const { load, hasValidation } = trlData(card);
   return [
     '"""TRL SFTTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
     '',
@@ -264,7 +279,7 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
     '',
     'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune',
     'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
-    `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    load,
     '',
     ...(shape === 'messages'
       ? [
@@ -288,15 +303,46 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
         ]),
     '',
     'data = data.map(tokenize, remove_columns=data["train"].column_names)',
-    'trainer = SFTTrainer(',
+    ...trlTrainer('SFTTrainer', `SFTConfig(output_dir="sft-out"${shape === 'messages' ? '' : ', completion_only_loss=True'})`, hasValidation),
+  ].join('\n');
+}
+
+/** The trainer made and run on the loaded splits, as both TRL entries do it. */
+function trlTrainer(trainer: string, config: string, hasValidation: boolean): string[] {
+  return [
+    `trainer = ${trainer}(`,
     '    model=MODEL,',
     '    processing_class=tokenizer,',
-    `    args=SFTConfig(output_dir="sft-out"${shape === 'messages' ? '' : ', completion_only_loss=True'}),`,
+    `    args=${config},`,
     '    train_dataset=data["train"],',
     ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
     ')',
     'trainer.train()',
     '',
+  ];
+}
+
+/** TRL's DPOTrainer on a preference folder: the loader step on each message list, then the trainer's own tokenization. */
+function trlPreference(card: CardDataset): string {
+  const { load, hasValidation } = trlData(card);
+  return [
+    '"""TRL DPOTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
+    '',
+    "Rows are TRL's conversational preference rows: prompt, chosen and rejected message lists, and tools",
+    'as JSON text, which DPOTrainer parses itself. The loader step leaves out the null keys a columnar',
+    'file gives every message, and parses tool-call arguments, before DPOTrainer applies the chat template.',
+    '"""',
+    ...PY_AS_CHAT,
+    '',
+    'from datasets import load_dataset',
+    'from transformers import AutoTokenizer',
+    'from trl import DPOConfig, DPOTrainer',
+    '',
+    'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune (an SFT checkpoint, usually)',
+    'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
+    load,
+    'data = data.map(lambda row: {key: as_chat(row[key]) for key in ("prompt", "chosen", "rejected")})',
+    ...trlTrainer('DPOTrainer', 'DPOConfig(output_dir="dpo-out")', hasValidation),
   ].join('\n');
 }
 
@@ -304,12 +350,19 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
 export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string[] {
   // report.json says train_on only where it changes the counts; its absence is the default, all.
   const trainOn = String(context.report.train_on ?? 'all');
-  const files: [string, string][] = [
-    [CARD_FILE, frontMatter(card) + body(context, card, settings)],
-    [LLAMA_FACTORY_FILE, llamaFactory(card)],
-    [AXOLOTL_FILE, axolotl(card, trainOn)],
-    [TRL_FILE, trl(card, settings.shape, trainOn)],
-  ];
+  const files: [string, string][] =
+    settings.shape === 'preference'
+      ? // LLaMA-Factory's and Axolotl's entries are for chat rows: a preference folder gets TRL's DPOTrainer.
+        [
+          [CARD_FILE, frontMatter(card, settings.shape) + body(context, card, settings)],
+          [TRL_FILE, trlPreference(card)],
+        ]
+      : [
+          [CARD_FILE, frontMatter(card, settings.shape) + body(context, card, settings)],
+          [LLAMA_FACTORY_FILE, llamaFactory(card)],
+          [AXOLOTL_FILE, axolotl(card, trainOn)],
+          [TRL_FILE, trl(card, settings.shape, trainOn)],
+        ];
   return files.map(([name, text]) => {
     const at = path.join(card.folder, name);
     context.output.create(at).write(text);

@@ -11,7 +11,7 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonObject, parseJsonText } from '../../canonical/json-value.js';
+import { isJsonNumber, isJsonObject, parseJsonText } from '../../canonical/json-value.js';
 import { compareText } from '../../order.js';
 import type { FinishContext, FinishedFile, JsonObject } from '../target.js';
 import { fileLines } from '../validate.js';
@@ -41,7 +41,7 @@ export interface RowSchema {
 }
 
 export function listColumns(shape: Shape): string[] {
-  return shape === 'messages' ? ['messages'] : ['prompt', 'completion'];
+  return shape === 'messages' ? ['messages'] : shape === 'preference' ? ['prompt', 'chosen', 'rejected'] : ['prompt', 'completion'];
 }
 
 /** The DuckDB column types of a schema, for read_json. */
@@ -78,7 +78,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
   }
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) return String(a.valueOf()) === String(b.valueOf());
+  // A number as read back, or as parsed with its recorded text kept (a JsonNumber): the same value.
+  const number = (v: unknown) => typeof v === 'number' || isJsonNumber(v);
+  if (number(a) && number(b)) return Number(String(a)) === Number(String(b));
   return a === b;
 }
 

@@ -14,8 +14,8 @@ import { compareText } from '../../order.js';
 import type { ErrorClass, FolderValidation, Target, ValidationReportLike } from '../target.js';
 import { fileLines, validateLines } from '../validate.js';
 import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
-import { MESSAGE_KEYS } from './finish.js';
-import { withoutNulls } from './rows.js';
+import { listColumns, MESSAGE_KEYS } from './finish.js';
+import { withoutNulls, type Shape } from './rows.js';
 import { getTarget } from '../index.js';
 import { jsonLine } from '../../canonical/json-value.js';
 
@@ -99,7 +99,11 @@ async function report(target: Target, options: FolderValidation, file: string, l
   return { ...r, errors, ok: false };
 }
 
-export async function validateHfFolder(dir: string, options: FolderValidation): Promise<ValidationReportLike[]> {
+/**
+ * `as`: a target that writes its own rows through hf's files and card (hf-preference), with
+ * their shape; absent, the hf target the card's features say.
+ */
+export async function validateHfFolder(dir: string, options: FolderValidation, as: { target: Target; shape: Shape } | null = null): Promise<ValidationReportLike[]> {
   const cardPath = path.join(dir, CARD_FILE);
   const problems: { code: ErrorClass; message: string }[] = [];
   const card = existsSync(cardPath)
@@ -109,9 +113,9 @@ export async function validateHfFolder(dir: string, options: FolderValidation): 
   const declared = typeof card === 'string' ? new Map<string, string[]>() : card.files;
   // The target as the card's files say it was written: shape from the features, format from the names.
   const all = [...declared.values()].flat();
-  const shape = typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages';
+  const shape: Shape = as?.shape ?? (typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages');
   const fileFormat = all.some((f) => f.endsWith('.jsonl')) ? 'jsonl' : 'parquet';
-  const target = getTarget('hf', { fileFormat, hfShape: shape });
+  const target = as !== null ? (as.target.configure?.({ fileFormat }) ?? as.target) : getTarget('hf', { fileFormat, hfShape: shape });
   const dataDir = path.join(dir, 'data');
   const present = existsSync(dataDir) ? readdirSync(dataDir).filter((f) => !f.startsWith('.')).map((f) => `data/${f}`).sort(compareText) : [];
   for (const f of all) if (!present.includes(f)) problems.push({ code: 'card_mismatch', message: `${CARD_FILE} declares ${f}, which does not exist` });
@@ -152,12 +156,12 @@ export async function validateHfFolder(dir: string, options: FolderValidation): 
   return [{ ...cleaned, ok: cleaned.errors.length === 0 }, ...reports];
 }
 
-async function parquetReport(target: Target, options: FolderValidation, file: string, shape: string): Promise<ValidationReportLike> {
+async function parquetReport(target: Target, options: FolderValidation, file: string, shape: Shape): Promise<ValidationReportLike> {
   const { readParquetRows } = await import('../../engine/duckdb.js');
   const content = await readParquetRows(file);
   const problems: { code: ErrorClass; message: string }[] = [];
   try {
-    const lists = shape === 'messages' ? ['messages'] : ['prompt', 'completion'];
+    const lists = listColumns(shape);
     for (const column of content.columns) {
       if (lists.includes(column.name)) {
         const fields = structFields(column.type);
