@@ -7,7 +7,8 @@
 export type Status = 'ok' | 'exception' | 'no_output';
 export const STATUSES: readonly Status[] = ['ok', 'exception', 'no_output'];
 
-export type SourceKind = 'synalinks' | 'ask' | 'klieo';
+/** `synalinks`, or the `kind` of a source in src/sources/registry.ts. */
+export type SourceKind = string;
 
 /**
  * A token count as a recorder can mean it: a whole number from 0 to 2^53 - 1. A negative,

@@ -7,6 +7,7 @@ import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
 import { lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
+import { sourceOf } from './registry.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
 export interface RecordBatch {
@@ -17,6 +18,8 @@ export interface RecordBatch {
   bytes: number;
   /** Runs as the recorder describes them (Ask recordings, klieo RunLogs); absent for Synalinks. */
   runs?: SourceRun[];
+  /** Calls read but holding nothing to learn from (content capture off), by reason. */
+  skippedCalls?: Record<string, number>;
 }
 
 /** Why a line is not a record; a last line with no newline is a crash mid-write. */
@@ -47,14 +50,14 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
   }
 }
 
-/** Records of an Ask or klieo file; the whole file's size is counted with its last batch. */
+/** Records of another source's file (registry.ts); the whole file's size is counted with its last batch. */
 export async function* readOtherFile(file: TraceFile): AsyncGenerator<RecordBatch> {
-  // Loaded on demand: most runs read only Synalinks files, and every worker thread would pay for these.
-  const batches = file.source === 'ask' ? (await import('./ask.js')).readAskFile(file) : (await import('./klieo.js')).readKlieoFile(file);
+  const source = sourceOf(file.source);
+  if (source === undefined) throw new Error(`no source named ${file.source}`);
   let previous: RecordBatch | null = null;
-  for await (const batch of batches) {
+  for await (const batch of source.read(file)) {
     if (previous !== null) yield previous;
-    previous = { file, records: batch.records, damaged: batch.damaged, bytes: 0, runs: batch.runs };
+    previous = { file, records: batch.records, damaged: batch.damaged, bytes: 0, runs: batch.runs ?? [], skippedCalls: batch.skippedCalls };
   }
   const last = previous ?? { file, records: [], damaged: [], bytes: 0, runs: [] };
   last.bytes = await stat(file.path).then((s) => s.size, () => 0);
