@@ -36,6 +36,10 @@ export interface RebuiltFields {
   notExportable?: string | null;
   /** The recorded finish or stop reason of the call, when the recorder kept one. */
   stopReason?: string | null;
+  /** The config hashed as config_hash, when the recorder knows more than model and provider (docs/sources.md). */
+  config?: Record<string, unknown>;
+  /** Which recorded value looks cut at a length limit, or null (the truncated stage reads it). */
+  cutValue?: string | null;
 }
 
 /** The config hashed as config_hash for records of other recorders. */
@@ -74,6 +78,7 @@ export class RebuiltRecord implements TraceRecord {
   readonly partial: boolean;
   readonly notExportable: string | null;
   readonly stopReason: string | null;
+  readonly cutValue: string | null;
   private readonly all: Message[];
   private readonly outputs: Message | null;
 
@@ -97,11 +102,12 @@ export class RebuiltRecord implements TraceRecord {
     this.partial = fields.partial;
     this.notExportable = fields.notExportable ?? null;
     this.stopReason = fields.stopReason ?? null;
+    this.cutValue = fields.cutValue ?? null;
     const outputs = fields.status === 'ok' ? fields.completion : null;
     this.outputs = outputs;
     this.all = outputs !== null ? [...fields.inputs, outputs] : fields.inputs;
     this.inputsHash = canonicalValueHash(fields.inputs);
-    const config = sourceConfig(fields.model, fields.provider);
+    const config = fields.config ?? sourceConfig(fields.model, fields.provider);
     this.configHash = canonicalValueHash(config);
     const line: Record<string, unknown> = {
       synalinks_version: null,
@@ -123,6 +129,7 @@ export class RebuiltRecord implements TraceRecord {
     line.source = this.source;
     if (this.partial) line.partial = true;
     if (this.notExportable !== null) line.not_exportable = this.notExportable;
+    if (this.cutValue !== null) line.cut_value = this.cutValue;
     this.raw = Buffer.from(writeJson(line), 'utf8');
   }
 

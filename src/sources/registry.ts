@@ -5,8 +5,9 @@
 import type { Source } from './source.js';
 import { askSource } from './ask/index.js';
 import { klieoSource } from './klieo/index.js';
+import { otlpSource } from './otlp/index.js';
 
-export const SOURCES: readonly Source[] = [askSource, klieoSource];
+export const SOURCES: readonly Source[] = [askSource, klieoSource, otlpSource];
 
 /** The source named `kind`, or undefined (Synalinks, or unknown). */
 export function sourceOf(kind: string | undefined): Source | undefined {

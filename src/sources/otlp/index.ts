@@ -1,0 +1,12 @@
+/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts, dialects.ts). */
+import type { Source } from '../source.js';
+
+export const otlpSource: Source = {
+  kind: 'otlp',
+  label: 'OTLP span file',
+  // An ExportTraceServiceRequest: `resourceSpans` (the proto's field name `resource_spans` too).
+  detect: (keys) => keys.includes('resourceSpans') || keys.includes('resource_spans'),
+  async *read(file) {
+    yield* (await import('./read.js')).readOtlpFile(file);
+  },
+};
