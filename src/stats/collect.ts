@@ -22,6 +22,10 @@ export interface StatsSnapshot {
   groups: Record<GroupDimension, [string, TallySnapshot][]>;
   damagedCount: number;
   damagedListed: DamagedLine[];
+  /** Records that can never be exported, by reason (`notExportableReason`). */
+  notExportable: Record<string, number>;
+  /** Calls a source read but made no record of (e.g. the second span of a call instrumented twice), by reason. */
+  skippedCalls: Record<string, number>;
   bytes: number;
   /** Distinct ok keys of the share in first-seen order (4 words each)… */
   keys: Uint32Array;
@@ -44,6 +48,8 @@ export class StatsCollector {
   readonly okKeys: KeyIndex;
   damagedCount = 0;
   readonly damagedListed: DamagedLine[] = [];
+  readonly notExportable: Record<string, number> = {};
+  readonly skippedCalls: Record<string, number> = {};
   files = 0;
   bytes = 0;
   readonly keyKind: KeyKind;
@@ -155,6 +161,7 @@ export class StatsCollector {
   }
 
   addRecord(record: TraceRecord): void {
+    if (record.notExportable) addTo(this.notExportable, notExportableReason(record.notExportable), 1);
     const facts = factsOf(record, this.prices);
     const names = this.namesOf(record);
     const tallies = this.lastTallies;
@@ -164,6 +171,10 @@ export class StatsCollector {
     keyOf(record, this.keyKind, this.key);
     const dropped = this.offerKey(record.timestamp ?? 0, this.setOf(names));
     if (dropped !== -1) this.bookDuplicate(dropped);
+  }
+
+  addSkipped(counts: Readonly<Record<string, number>> | undefined): void {
+    for (const [reason, n] of Object.entries(counts ?? {})) addTo(this.skippedCalls, reason, n);
   }
 
   addDamaged(line: DamagedLine): void {
@@ -178,6 +189,8 @@ export class StatsCollector {
       groups: Object.fromEntries(GROUP_DIMENSIONS.map((d) => [d, [...this.groups[d]].map(([name, t]) => [name, t.snapshot()])])) as StatsSnapshot['groups'],
       damagedCount: this.damagedCount,
       damagedListed: this.damagedListed,
+      notExportable: this.notExportable,
+      skippedCalls: this.skippedCalls,
       bytes: this.bytes,
       keys: this.keyLog === null ? new Uint32Array(0) : this.keyLog.data.slice(0, rows * 4),
       keyGroups: this.winners.sets.data.slice(0, rows),
@@ -209,6 +222,8 @@ export class StatsCollector {
     }
     for (const line of share.damagedListed) if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
     this.damagedCount += share.damagedCount;
+    for (const [reason, n] of Object.entries(share.notExportable)) addTo(this.notExportable, reason, n);
+    this.addSkipped(share.skippedCalls);
     this.bytes += share.bytes;
   }
 
@@ -220,6 +235,8 @@ export class StatsCollector {
       exception: this.total.exception,
       no_output: this.total.no_output,
       damaged_lines: this.damagedCount,
+      not_exportable: sortedCounts(this.notExportable),
+      skipped_calls: sortedCounts(this.skippedCalls),
       key: this.keyKind,
       unique_ok_keys: this.okKeys.size,
       duplicate_ok_records: this.total.ok - this.okKeys.size,
@@ -235,4 +252,21 @@ export class StatsCollector {
       prices: this.prices === null ? null : { table: this.prices.origin, written: this.prices.written },
     };
   }
+}
+
+/**
+ * The reason word of a record that can never be exported: the leading `word:` of its
+ * reason (`no_content: …`), else `not_exportable`.
+ */
+export function notExportableReason(detail: string): string {
+  const match = /^([a-z_]+):/.exec(detail);
+  return match !== null ? match[1] : 'not_exportable';
+}
+
+function addTo(counts: Record<string, number>, key: string, n: number): void {
+  counts[key] = (Object.hasOwn(counts, key) ? counts[key] : 0) + n;
+}
+
+function sortedCounts(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => compareText(a, b)));
 }

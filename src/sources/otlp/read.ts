@@ -196,11 +196,9 @@ class OtlpReader {
       const old = twin.pending.batch.records[twin.pending.index];
       twin.pending.batch.records[twin.pending.index] = withOrdinal(record, old.ref.line);
       twin.richness = kept.richness;
-      if (twin.noContent !== kept.noContent) this.skipped[NO_CONTENT] = (this.skipped[NO_CONTENT] ?? 0) + (kept.noContent ? 1 : -1);
       twin.noContent = kept.noContent;
       return;
     }
-    if (kept.noContent) this.skipped[NO_CONTENT] = (this.skipped[NO_CONTENT] ?? 0) + 1;
     const line = ++this.ordinal;
     kept.pending = { batch, index: batch.records.length };
     this.pending.push(kept);
