@@ -117,7 +117,7 @@ function startServer(logPath) {
 }
 
 // ---------------------------------------------------------------- OpenTelemetry, to OTLP/JSON lines
-function telemetry(file) {
+function telemetry(file, spanLimits) {
   const api = require('@opentelemetry/api');
   const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
   const { resourceFromAttributes } = require('@opentelemetry/resources');
@@ -134,7 +134,7 @@ function telemetry(file) {
     forceFlush: async () => {},
   };
   const processor = new BatchSpanProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
-  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), spanProcessors: [processor] });
+  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), spanProcessors: [processor], ...(spanLimits ? { spanLimits } : {}) });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.trace.setGlobalTracerProvider(provider);
   return { api, provider, tracer: api.trace.getTracer('otel-fixtures-agent') };
@@ -235,6 +235,8 @@ const EMITTERS = {
   openllmetry: { scenarios: openaiScenarios, instrument: (provider, off) => instrumentTraceloop(provider, off) },
   'double-instrumented': { scenarios: openaiScenarios, instrument: (provider, off) => (instrumentTraceloop(provider, off), instrumentOpenInference(provider, off)) },
   'ai-sdk-genai': { scenarios: aiSdkScenarios, instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()) },
+  // The SDK's own attribute length limit (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) cutting long values.
+  'openllmetry-length-limit': { scenarios: openaiScenarios, instrument: (provider, off) => instrumentTraceloop(provider, off), spanLimits: { attributeValueLengthLimit: 160 }, contentOn: true },
   'ai-sdk-legacy': { scenarios: aiSdkScenarios, instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').LegacyOpenTelemetry)()) },
 };
 
@@ -254,7 +256,7 @@ function instrumentTraceloop(provider, off) {
 }
 
 async function child(emitter, contentOff, port, file) {
-  const { provider, tracer } = telemetry(file);
+  const { provider, tracer } = telemetry(file, EMITTERS[emitter].spanLimits);
   EMITTERS[emitter].instrument(provider, contentOff);
   await EMITTERS[emitter].scenarios(emitter + (contentOff ? '-content-off' : ''), port, tracer, () => provider.forceFlush(), contentOff);
   await provider.shutdown();
@@ -276,7 +278,7 @@ async function main() {
   fs.mkdirSync(OUT, { recursive: true });
   const server = await startServer(path.join(OUT, 'server-log.jsonl'));
   for (const emitter of Object.keys(EMITTERS)) {
-    for (const off of ['on', 'off']) {
+    for (const off of EMITTERS[emitter].contentOn ? ['on'] : ['on', 'off']) {
       const file = path.join(OUT, `${emitter}${off === 'off' ? '-content-off' : ''}.jsonl`);
       await run(['--child', emitter, off, String(server.port), file]);
       process.stderr.write(`wrote ${path.relative(process.cwd(), file)}\n`);
