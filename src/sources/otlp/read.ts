@@ -32,6 +32,7 @@ export const KIND = 'otlp';
 /** Why a span read as an LLM call is not a training example. */
 export const NO_CONTENT = 'no_content';
 export const DOUBLE_INSTRUMENTED = 'double_instrumented';
+export const CUT_VALUE = 'cut_value';
 
 /** Sampling parameters kept in the config, by the names each dialect gives them. */
 const PARAM_NAMES: Record<string, string> = {
@@ -157,13 +158,17 @@ class OtlpReader {
     const status: Status = call.error !== null ? 'exception' : call.completion !== null ? 'ok' : 'no_output';
     const noContent = call.inputs === null && call.completion === null;
     const dropped = Number((span.droppedAttributesCount ?? span.dropped_attributes_count ?? 0).valueOf());
-    const cut = call.cut ?? (dropped > 0 ? `${dropped} attribute(s) dropped by the SDK's attribute count limit` : null);
+    call.cut ??= dropped > 0 ? `${dropped} attribute(s) dropped by the SDK's attribute count limit` : null;
+    const cut = call.cut;
     const inputs: Message[] = call.inputs ?? [];
-    const lacking = noContent
-      ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation`
-      : call.inputs === null && status === 'ok'
-        ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
-        : null;
+    const lacking =
+      call.cut !== null && (call.inputs === null || call.completion === null)
+        ? `${CUT_VALUE}: ${call.cut}, so the span's messages cannot be read whole`
+        : noContent
+          ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation`
+          : call.inputs === null && status === 'ok'
+            ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
+            : null;
     const record = new RebuiltRecord({
       source: KIND,
       ref: { file: this.file.display, line: 0, offset: 0 },

@@ -1,0 +1,268 @@
+/**
+ * OTLP spans as a source, on span files the real instrumentations wrote
+ * (tools/otel-fixtures/generate.cjs): each record is compared with what the fake
+ * OpenAI-compatible server logged it received and sent.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, appendFileSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { canonicalValueText } from '../src/canonical/canonical.js';
+import type { Message, TraceRecord } from '../src/record.js';
+import { discover } from '../src/sources/discover.js';
+import { readFiles } from '../src/sources/read.js';
+import type { SourceRun } from '../src/sources/source-run.js';
+import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
+
+const OTEL = path.join(FIXTURES, 'otel');
+
+interface LogEntry {
+  emitter: string;
+  scenario: string;
+  status: number;
+  request: { model: string; messages: Record<string, unknown>[]; stream?: boolean; temperature?: number };
+  response: Record<string, unknown>;
+}
+
+const LOG: LogEntry[] = readFileSync(path.join(OTEL, 'server-log.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l !== '')
+  .map((l) => JSON.parse(l));
+
+async function read(file: string): Promise<{ records: TraceRecord[]; damaged: number; runs: SourceRun[]; skipped: Record<string, number> }> {
+  const discovery = await discover([path.join(OTEL, file)]);
+  assert.equal(discovery.files[0]?.source, 'otlp', file);
+  const records: TraceRecord[] = [];
+  const runs: SourceRun[] = [];
+  const skipped: Record<string, number> = {};
+  let damaged = 0;
+  for await (const batch of readFiles(discovery.files)) {
+    records.push(...batch.records);
+    runs.push(...(batch.runs ?? []));
+    damaged += batch.damaged.length;
+    for (const [k, n] of Object.entries(batch.skippedCalls ?? {})) skipped[k] = (skipped[k] ?? 0) + n;
+  }
+  return { records, damaged, runs, skipped };
+}
+
+/** A JSON text that parses is compared as its value: instrumentations keep tool results and arguments as text or as values. */
+function valueOf(v: unknown): unknown {
+  if (typeof v === 'string') {
+    try {
+      const parsed = JSON.parse(v);
+      if (parsed !== null && typeof parsed === 'object') return parsed;
+    } catch {
+      // plain text
+    }
+    return v;
+  }
+  return v ?? '';
+}
+
+/** What both sides must agree on: role, text, tool calls (id, name, arguments), tool_call_id. */
+function shape(m: Record<string, unknown>): string {
+  const calls = Array.isArray(m.tool_calls)
+    ? (m.tool_calls as { id?: string; function: { name: string; arguments: unknown } }[]).map((c) => [c.id ?? null, c.function.name, valueOf(c.function.arguments)])
+    : [];
+  const content = m.content === null ? '' : m.content;
+  return canonicalValueText([m.role, valueOf(content), calls, m.tool_call_id ?? null]);
+}
+
+/** The server's answer to a logged request, as a message. */
+function answerOf(entry: LogEntry): Record<string, unknown> {
+  const r = entry.response as { choices?: { message: Record<string, unknown> }[]; message?: Record<string, unknown> };
+  return r.choices !== undefined ? r.choices[0].message : r.message!;
+}
+
+function usageOf(entry: LogEntry): { prompt_tokens: number; completion_tokens: number } | null {
+  return (entry.response.usage as { prompt_tokens: number; completion_tokens: number } | null) ?? null;
+}
+
+/** Each call as (inputs, answer) in one comparable text, sorted: the server's view and the records'. */
+function serverCalls(emitter: string): string[] {
+  return LOG.filter((e) => e.emitter === emitter && e.status === 200)
+    .map((e) => canonicalValueText([e.request.messages.map(shape), shape(answerOf(e))]))
+    .sort();
+}
+
+function recordCalls(records: readonly TraceRecord[]): string[] {
+  return records
+    .filter((r) => r.status === 'ok')
+    .map((r) => {
+      const all = r.messages() as unknown as Record<string, unknown>[];
+      return canonicalValueText([all.slice(0, -1).map(shape), shape(all[all.length - 1])]);
+    })
+    .sort();
+}
+
+const WITH_CONTENT = ['openinference', 'openllmetry', 'double-instrumented', 'ai-sdk-genai', 'ai-sdk-legacy'];
+
+describe('OTLP spans from real instrumentations, against the fake server log', () => {
+  for (const emitter of WITH_CONTENT) {
+    it(`${emitter}: every answered call is one record holding what went over the wire`, async () => {
+      const { records, damaged } = await read(`${emitter}.jsonl`);
+      assert.equal(damaged, 0);
+      assert.deepEqual(recordCalls(records), serverCalls(emitter));
+      // Call ids are trace:span, unique; parents point into the same trace.
+      const ids = records.map((r) => r.callId);
+      assert.equal(new Set(ids).size, ids.length);
+      for (const r of records) {
+        assert.match(r.callId, /^[0-9a-f]{32}:[0-9a-f]{16}$/);
+        if (r.parentCallId !== null) assert.equal(r.parentCallId.split(':')[0], r.callId.split(':')[0]);
+        assert.equal(r.source, 'otlp');
+        assert.equal(r.model, r.status === 'exception' ? 'gpt-fake-broken' : 'gpt-fake-1');
+      }
+    });
+  }
+
+  it('usage and finish reasons are the server\'s; the cut answer stops at length and the truncated stage sees it', async () => {
+    for (const emitter of WITH_CONTENT) {
+      const { records } = await read(`${emitter}.jsonl`);
+      const served = LOG.filter((e) => e.emitter === emitter && e.status === 200);
+      for (const r of records.filter((x) => x.status === 'ok')) {
+        const text = JSON.stringify(valueOf(r.completion()!.content));
+        const entry = served.find((e) => JSON.stringify(valueOf(answerOf(e).content ?? '')) === text && shape(answerOf(e)) === shape(r.completion() as unknown as Record<string, unknown>));
+        assert.ok(entry !== undefined, `${emitter}: ${text}`);
+        const usage = usageOf(entry);
+        // Both openai-client instrumentations lose a stream's usage though the server sent it in the last chunk.
+        if (r.usage === null) assert.ok(entry.request.stream === true && ['openinference', 'openllmetry', 'double-instrumented'].includes(emitter), `${emitter}: usage lost`);
+        else if (usage !== null) assert.deepEqual([r.usage.prompt_tokens, r.usage.completion_tokens], [usage.prompt_tokens, usage.completion_tokens]);
+      }
+      const cut = records.filter((r) => r.stopReason === 'length');
+      assert.equal(cut.length, 1, emitter);
+      assert.match(cut[0].completion()!.content as string, /^Answer to "Tell me everything about$/);
+    }
+  });
+
+  it('an errored call is an exception record where the instrumentation kept a span of it (the AI SDK); the openai-client instrumentations kept none', async () => {
+    for (const emitter of ['ai-sdk-genai', 'ai-sdk-legacy']) {
+      const { records } = await read(`${emitter}.jsonl`);
+      const failed = records.filter((r) => r.status === 'exception');
+      assert.equal(failed.length, 1, emitter);
+      assert.match(failed[0].exception!, /does not exist/);
+      assert.equal(failed[0].model, 'gpt-fake-broken');
+    }
+    for (const emitter of ['openinference', 'openllmetry']) {
+      assert.equal(LOG.filter((e) => e.emitter === emitter && e.status === 400).length, 1);
+      const { records } = await read(`${emitter}.jsonl`);
+      assert.equal(records.filter((r) => r.status !== 'ok').length, 0);
+    }
+  });
+
+  it('the tool loop: parallel calls and their results, both steps under the agent span, one run', async () => {
+    const { records, runs } = await read('openinference.jsonl');
+    const steps = records.filter((r) => r.messages().some((m) => m.role === 'tool' || (m.tool_calls?.length ?? 0) > 0));
+    assert.equal(steps.length, 2);
+    assert.equal(steps[0].parentCallId, steps[1].parentCallId);
+    const first = steps[0].completion()!;
+    assert.deepEqual(first.tool_calls!.map((c) => [c.id, c.function.name, c.function.arguments]), [
+      ['call_paris_0', 'get_weather', { city: 'Paris' }],
+      ['call_oslo_1', 'get_weather', { city: 'Oslo' }],
+    ]);
+    const tools = steps[1].messages().filter((m: Message) => m.role === 'tool');
+    assert.deepEqual(tools.map((m) => m.tool_call_id), ['call_paris_0', 'call_oslo_1']);
+    const run = runs.find((x) => x.id === steps[0].callId.split(':')[0])!;
+    assert.deepEqual(run.lines, steps.map((s) => s.ref.line));
+  });
+
+  it('one call instrumented twice (OpenLLMetry around OpenInference) is one record; the second span is counted', async () => {
+    const { records, skipped } = await read('double-instrumented.jsonl');
+    const answered = LOG.filter((e) => e.emitter === 'double-instrumented' && e.status === 200).length;
+    assert.equal(records.length, answered);
+    // OpenInference could not wrap the stream OpenLLMetry had wrapped first: one span fewer.
+    assert.equal(skipped.double_instrumented, answered - 1);
+  });
+
+  it('content capture off: each span is a no_content record, counted by stats, never exported', async () => {
+    const files = readdirSync(OTEL).filter((f) => f.endsWith('-content-off.jsonl'));
+    assert.equal(files.length, 5);
+    for (const file of files) {
+      const { records } = await read(file);
+      assert.equal(records.length, 1, file);
+      assert.match(records[0].notExportable ?? '', /^no_content: /);
+      assert.deepEqual(records[0].messages(), []);
+    }
+    const dir = tempDir();
+    for (const file of files) copyFileSync(path.join(OTEL, file), path.join(dir, file));
+    const stats = runCliJson<{ records: number; not_exportable: Record<string, number> }>(['stats', dir]);
+    assert.deepEqual([stats.records, stats.not_exportable], [5, { no_content: 5 }]);
+    // Even with every status let through, nothing is written: a trainer refuses an empty file.
+    const result = runCli(['export', dir, '--format', 'openai', '--out', path.join(tempDir(), 'export'), '--status', 'ok,exception,no_output']);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /all 5 records read were dropped \(not_exportable 5\)/);
+  });
+
+  it('values the SDK cut at its attribute length limit are flagged (cut_value), never exported as whole', async () => {
+    const { records } = await read('openllmetry-length-limit.jsonl');
+    assert.equal(records.length, LOG.filter((e) => e.emitter === 'openllmetry-length-limit' && e.status === 200).length);
+    assert.ok(records.every((r) => r.cutValue !== null && /ends early/.test(r.cutValue!)));
+    assert.ok(records.every((r) => (r.notExportable ?? '').startsWith('cut_value: ')));
+  });
+
+  it('a pretty-printed request document reads as its lines do', async () => {
+    const lines = await read('ai-sdk-genai.jsonl');
+    const doc = await read('ai-sdk-genai-request.json');
+    assert.deepEqual(doc.records.map((r) => r.callId), lines.records.map((r) => r.callId));
+    assert.deepEqual(doc.records.map((r) => r.inputsHash), lines.records.map((r) => r.inputsHash));
+  });
+
+  it('the same call through different dialects has the same inputs hash, and the same config hash where the parameters were kept', async () => {
+    const hashes = async (file: string) => {
+      const { records } = await read(file);
+      const france = records.find((r) => r.status === 'ok' && JSON.stringify(r.messages()).includes('capital of France'))!;
+      return [france.inputsHash, france.configHash];
+    };
+    const openinference = await hashes('openinference.jsonl');
+    assert.deepEqual(await hashes('ai-sdk-genai.jsonl'), openinference);
+    assert.deepEqual(await hashes('ai-sdk-legacy.jsonl'), openinference);
+    // OpenLLMetry leaves out gen_ai.request.temperature when it is 0 (the request sent temperature 0): the config differs.
+    const openllmetry = await hashes('openllmetry.jsonl');
+    assert.equal(openllmetry[0], openinference[0]);
+    assert.notEqual(openllmetry[1], openinference[1]);
+    assert.equal(LOG.find((e) => e.emitter === 'openllmetry' && e.scenario === 'plain')!.request.temperature, 0);
+  });
+
+  it('a damaged line is reported with its line number and the other lines are read', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'spans.jsonl');
+    copyFileSync(path.join(OTEL, 'openllmetry.jsonl'), file);
+    appendFileSync(file, '{"resourceSpans": [\n[1, 2]\n');
+    const stats = runCliJson<{ records: number; damaged_lines: number; damaged: { line: number }[] }>(['stats', file]);
+    const lines = readFileSync(path.join(OTEL, 'openllmetry.jsonl'), 'utf8').split('\n').length - 1;
+    assert.equal(stats.records, (await read('openllmetry.jsonl')).records.length);
+    assert.deepEqual(stats.damaged.map((d) => d.line), [lines + 1, lines + 2]);
+  });
+
+  it('every command works on the span files', () => {
+    const dir = tempDir();
+    for (const file of readdirSync(OTEL)) copyFileSync(path.join(OTEL, file), path.join(dir, file));
+    const stats = runCliJson<{ records: number; skipped_calls: Record<string, number> }>(['stats', dir]);
+    assert.ok(stats.records > 50);
+    assert.equal(stats.skipped_calls.double_instrumented, 10);
+    const runs = runCliJson<{ source: string; steps: number }[]>(['runs', dir]);
+    assert.ok(runs.length > 0 && runs.every((r) => r.source === 'otlp'));
+    const dedupe = path.join(tempDir(), 'dedupe');
+    assert.equal(runCli(['dedupe', dir, '--out', dedupe]).status, 0);
+    assert.equal(runCliJson<{ kept: number }>(['dedupe', dir, '--against', dedupe, '--dry-run']).kept, 0);
+    assert.deepEqual(runCliJson<{ mismatches: unknown[] }>(['verify', dedupe]).mismatches, []);
+    const filtered = path.join(tempDir(), 'filter');
+    assert.equal(runCli(['filter', dir, '--status', 'ok', '--out', filtered]).status, 0);
+    for (const format of ['openai', 'nemo', 'nemo-customizer']) {
+      const out = path.join(tempDir(), format);
+      const result = runCli(['export', dir, '--format', format, '--out', out, '--json']);
+      assert.equal(result.status, 0, result.stderr);
+      const validate = runCliJson<{ errors: unknown[] }>(['validate', path.join(out, 'training.jsonl'), '--format', format]);
+      assert.deepEqual(validate.errors, []);
+      const text = readFileSync(path.join(out, 'training.jsonl'), 'utf8') + readFileSync(path.join(out, 'validation.jsonl'), 'utf8');
+      assert.ok(text.includes('get_weather') || format === 'nemo-customizer', format);
+      // A cut answer is never exported.
+      assert.ok(!text.includes('Tell me everything about"'), format);
+    }
+    assert.equal(runCli(['export', dir, '--format', 'ask-recording', '--out', path.join(tempDir(), 'ask')]).status, 0);
+    assert.equal(runCli(['scan', dir]).status, 0);
+    const index = path.join(tempDir(), 'index.parquet');
+    assert.equal(runCli(['index', dir, '--out', index]).status, 0);
+    const rows = runCliJson<{ n: number }[]>(['sql', "select count(*)::int as n from records where source = 'otlp'", '--index', index]);
+    assert.equal(rows[0].n, stats.records);
+  });
+});
