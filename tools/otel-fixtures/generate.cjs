@@ -9,7 +9,7 @@
  *
  * Each emitter runs in its own child process (an instrumentation patches the `openai`
  * module for the whole process): the `openai` client under OpenInference, under OpenLLMetry
- * (Traceloop), under both at once (the double-instrumentation case); the AI SDK 7 with its
+ * (Traceloop; its 0.22 too, which flattened messages into gen_ai.prompt.<i>.*), under both at once (the double-instrumentation case); the AI SDK 7 with its
  * OpenTelemetry integration (GenAI semantic conventions) and with its legacy one (`ai.*`
  * attributes). A run with content capture off follows each. Spans leave through the real
  * OpenTelemetry JS SDK and its OTLP/JSON serializer (JsonTraceSerializer), one
@@ -233,6 +233,8 @@ async function aiSdkScenarios(emitter, port, tracer, flush, contentOff) {
 const EMITTERS = {
   openinference: { scenarios: openaiScenarios, instrument: (provider, off) => instrumentOpenInference(provider, off) },
   openllmetry: { scenarios: openaiScenarios, instrument: (provider, off) => instrumentTraceloop(provider, off) },
+  // An earlier OpenLLMetry, with the flattened gen_ai.prompt.<i>.* / gen_ai.completion.<i>.* attributes.
+  'openllmetry-0.22': { scenarios: openaiScenarios, instrument: (provider, off) => instrumentTraceloop(provider, off, 'traceloop-instrumentation-openai-0.22') },
   'double-instrumented': { scenarios: openaiScenarios, instrument: (provider, off) => (instrumentTraceloop(provider, off), instrumentOpenInference(provider, off)) },
   'ai-sdk-genai': { scenarios: aiSdkScenarios, instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()) },
   // The SDK's own attribute length limit (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) cutting long values.
@@ -247,8 +249,8 @@ function instrumentOpenInference(provider, off) {
   instrumentation.manuallyInstrument(require('openai'));
 }
 
-function instrumentTraceloop(provider, off) {
-  const { OpenAIInstrumentation } = require('@traceloop/instrumentation-openai');
+function instrumentTraceloop(provider, off, name = '@traceloop/instrumentation-openai') {
+  const { OpenAIInstrumentation } = require(name);
   const instrumentation = new OpenAIInstrumentation({ traceContent: !off });
   instrumentation.setTracerProvider(provider);
   // It looks for `Chat` on what it is given: the client class, which carries the resources as statics.

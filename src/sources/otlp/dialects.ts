@@ -408,10 +408,12 @@ function flattenedMessages(attrs: Attributes, prefix: string): Message[] | null 
         calls.get(Number(m[1]))!.set(m[2], value);
       }
       const toolCalls = [...calls].sort(([a], [b]) => a - b).map(([, c]) => toolCall(c.get('id'), c.get('name'), c.get('arguments')));
-      const content = f.get('content');
+      const role = text(f.get('role')) ?? 'user';
+      // A turn with no text (an assistant turn of tool calls) is written as the text `null`: JSON.stringify(null).
+      const content = role === 'assistant' && f.get('content') === 'null' ? '' : f.get('content');
       const parsed = typeof content === 'string' && content.startsWith('[') ? structuredQuiet(content) : undefined;
       const parts = Array.isArray(parsed) ? parsed.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : p)) : typeof content === 'string' ? [content] : [];
-      const msg = message(text(f.get('role')) ?? 'user', parts, toolCalls, text(f.get('tool_call_id')));
+      const msg = message(role, parts, toolCalls, text(f.get('tool_call_id')));
       const finish = text(f.get('finish_reason'));
       return finish !== null ? Object.assign(msg, { finish_reason: finish }) : msg;
     });
@@ -538,10 +540,12 @@ function genAi(span: Json, attrs: Attributes, cut: CutNote): SpanCall {
 function flattenedFunctions(attrs: Attributes): unknown[] | null {
   const byIndex = new Map<number, Json>();
   for (const key of attrs.keysWith('llm.request.functions.')) {
-    const m = /^(\d+)\.(name|description|parameters)$/.exec(key.slice('llm.request.functions.'.length));
+    // OpenLLMetry writes the JSON schema as `arguments` (0.22) or `parameters`.
+    const m = /^(\d+)\.(name|description|parameters|arguments)$/.exec(key.slice('llm.request.functions.'.length));
     if (m === null) continue;
     const fn = byIndex.get(Number(m[1])) ?? {};
-    fn[m[2]] = m[2] === 'parameters' ? (structuredQuiet(String(attrs.get(key))) ?? attrs.get(key)) : attrs.get(key);
+    if (m[2] === 'name' || m[2] === 'description') fn[m[2]] = attrs.get(key);
+    else fn.parameters = structuredQuiet(String(attrs.get(key))) ?? attrs.get(key);
     byIndex.set(Number(m[1]), fn);
   }
   if (byIndex.size === 0) return null;

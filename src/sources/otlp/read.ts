@@ -186,7 +186,8 @@ class OtlpReader {
       inputs,
       completion: call.completion,
       exception: call.error,
-      partial: false,
+      // A tool result that answers no recorded tool call (OpenLLMetry 0.22 kept neither the calls nor their ids).
+      partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
       notExportable: lacking,
       stopReason: call.finishReason,
       config: otlpConfig(call),
