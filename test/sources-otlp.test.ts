@@ -235,7 +235,9 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     const hashes = async (file: string) => {
       const { records } = await read(file);
       const france = records.find((r) => r.status === 'ok' && JSON.stringify(r.messages()).includes('capital of France'))!;
-      return [france.inputsHash, france.configHash];
+      // The tool loop's second step: tool calls and tool results, kept as values by some and as text by others.
+      const summary = records.find((r) => r.status === 'ok' && (r.completion()!.content as string).startsWith('Summary of 2 reports'))!;
+      return [france.inputsHash, france.configHash, summary.inputsHash];
     };
     const openinference = await hashes('openinference.jsonl');
     assert.deepEqual(await hashes('ai-sdk-genai.jsonl'), openinference);
@@ -243,6 +245,7 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     // OpenLLMetry leaves out gen_ai.request.temperature when it is 0 (the request sent temperature 0): the config differs.
     const openllmetry = await hashes('openllmetry.jsonl');
     assert.equal(openllmetry[0], openinference[0]);
+    assert.equal(openllmetry[2], openinference[2]);
     assert.notEqual(openllmetry[1], openinference[1]);
     assert.equal(LOG.find((e) => e.emitter === 'openllmetry' && e.scenario === 'plain')!.request.temperature, 0);
   });

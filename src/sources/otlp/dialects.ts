@@ -18,7 +18,7 @@
 import type { Message, ToolCall, Usage } from '../../record.js';
 import { isObject, num, str, type Json } from '../json-values.js';
 import { attributeMap, structured, type Attributes } from './values.js';
-import { numberValue } from '../../canonical/json-value.js';
+import { numberValue, writeJson } from '../../canonical/json-value.js';
 import { isTokenCount } from '../../record.js';
 
 export type Dialect = 'openinference' | 'vercel-ai' | 'mlflow' | 'gen_ai';
@@ -127,6 +127,16 @@ function contentOf(parts: unknown[]): unknown {
   if (parts.length === 0) return '';
   if (parts.every((p) => typeof p === 'string')) return (parts as string[]).join('');
   return parts.map((p) => (typeof p === 'string' ? { type: 'text', text: p } : p));
+}
+
+/**
+ * A tool result as the text a chat request carries: a structured value (the AI SDK and the
+ * GenAI conventions keep the value the tool returned) as its compact JSON text, numbers as
+ * recorded, which is what the SDK sent over the wire.
+ */
+function toolText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : writeJson(value);
 }
 
 function usageOf(input: unknown, output: unknown, cached: unknown = null, reasoning: unknown = null): Usage | null {
@@ -250,7 +260,7 @@ function vercelMessages(list: unknown): Message[] {
         const output = part.output ?? part.result;
         // AI SDK 5+: {type: 'json'|'text'|…, value}; 4: the result itself.
         const value = isObject(output) && typeof output.type === 'string' && 'value' in output ? output.value : output;
-        out.push({ role: 'tool', content: typeof value === 'string' ? value : (value ?? ''), tool_call_id: text(part.toolCallId) ?? '' });
+        out.push({ role: 'tool', content: toolText(value), tool_call_id: text(part.toolCallId) ?? '' });
       } else if (type === 'image' || type === 'file') parts.push(part);
     }
     if (role === 'tool') continue;
@@ -368,7 +378,7 @@ function genAiMessages(list: unknown, out: Message[]): void {
       else if (type === 'tool_call') calls.push(toolCall(part.id, part.name, part.arguments));
       else if (type === 'tool_call_response') {
         const response = part.response ?? part.result;
-        responses.push({ role: 'tool', content: typeof response === 'string' ? response : (response ?? ''), tool_call_id: text(part.id) ?? '' });
+        responses.push({ role: 'tool', content: toolText(response), tool_call_id: text(part.id) ?? '' });
       } else if (type !== 'reasoning') parts.push(part);
     }
     if (responses.length > 0 && parts.length === 0 && calls.length === 0) out.push(...responses);
