@@ -59,7 +59,6 @@ export function derivedUuid(...parts: string[]): string {
 export class RebuiltRecord implements TraceRecord {
   readonly source: Exclude<SourceKind, 'synalinks'>;
   readonly ref: SourceRef;
-  readonly raw: Buffer;
   readonly callId: string;
   readonly parentCallId: string | null;
   readonly program: string;
@@ -80,6 +79,8 @@ export class RebuiltRecord implements TraceRecord {
   readonly stopReason: string | null;
   readonly cutValue: string | null;
   private readonly all: Message[];
+  private readonly config: Record<string, unknown>;
+  private rawLine: Buffer | null = null;
   private readonly outputs: Message | null;
 
   constructor(fields: RebuiltFields) {
@@ -109,6 +110,16 @@ export class RebuiltRecord implements TraceRecord {
     this.inputsHash = canonicalValueHash(fields.inputs);
     const config = fields.config ?? sourceConfig(fields.model, fields.provider);
     this.configHash = canonicalValueHash(config);
+    this.config = config;
+  }
+
+  /**
+   * The record as one Synalinks-shaped line, made when first asked for: reading, counting and
+   * hashing need none of it, and writing it is most of what a large message list costs.
+   */
+  get raw(): Buffer {
+    if (this.rawLine !== null) return this.rawLine;
+    const outputs = this.outputs;
     const line: Record<string, unknown> = {
       synalinks_version: null,
       call_id: this.callId,
@@ -122,7 +133,7 @@ export class RebuiltRecord implements TraceRecord {
       messages: this.all,
       inputs_hash: this.inputsHash,
       outputs,
-      config,
+      config: this.config,
       config_hash: this.configHash,
     };
     if (this.exception !== null) line.exception = this.exception;
@@ -130,7 +141,8 @@ export class RebuiltRecord implements TraceRecord {
     if (this.partial) line.partial = true;
     if (this.notExportable !== null) line.not_exportable = this.notExportable;
     if (this.cutValue !== null) line.cut_value = this.cutValue;
-    this.raw = Buffer.from(writeJson(line), 'utf8');
+    this.rawLine = Buffer.from(writeJson(line), 'utf8');
+    return this.rawLine;
   }
 
   messages(): Message[] {
