@@ -4,7 +4,7 @@
  * OpenAI-compatible server logged it received and sent.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, appendFileSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueText } from '../src/canonical/canonical.js';
@@ -248,6 +248,67 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.equal(openllmetry[2], openinference[2]);
     assert.notEqual(openllmetry[1], openinference[1]);
     assert.equal(LOG.find((e) => e.emitter === 'openllmetry' && e.scenario === 'plain')!.request.temperature, 0);
+  });
+
+  it('MLflow spans shaped as Synalinks\' Monitor hook writes them (synalinks/src/hooks/monitor.py; no emitter of it runs here): chat model calls are records with their Synalinks call ids', async () => {
+    const json = (v: unknown) => ({ stringValue: JSON.stringify(v) });
+    const attr = (key: string, value: unknown) => ({ key, value: json(value) });
+    const span = (id: string, parent: string | null, type: string, attributes: object[], extra: object = {}) => ({
+      traceId: 'a'.repeat(32),
+      spanId: id.repeat(16).slice(0, 16),
+      ...(parent !== null ? { parentSpanId: parent.repeat(16).slice(0, 16) } : {}),
+      name: type === 'CHAT_MODEL' ? 'LanguageModel:lm' : 'Program:agent',
+      startTimeUnixNano: '1767225600000000000',
+      endTimeUnixNano: '1767225601500000000',
+      attributes: [attr('mlflow.spanType', type), ...attributes],
+      ...extra,
+    });
+    const messages = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Capital of France?' },
+    ];
+    const request = {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'synalinks-app' } }] },
+          scopeSpans: [
+            {
+              spans: [
+                span('1', null, 'CHAIN', [attr('synalinks.call_id', 'c0'), attr('mlflow.spanInputs', { data: [] })]),
+                span('2', '1', 'CHAT_MODEL', [
+                  attr('synalinks.call_id', '7b0e4a52-0000-4000-8000-000000000001'),
+                  attr('synalinks.parent_call_id', 'c0'),
+                  attr('mlflow.llm.model', 'openai/gpt-4o-mini'),
+                  attr('mlflow.llm.provider', 'openai'),
+                  attr('mlflow.message.format', 'openai'),
+                  attr('mlflow.spanInputs', { messages, data: [{ messages }] }),
+                  attr('mlflow.spanOutputs', { choices: [{ index: 0, message: { role: 'assistant', content: 'Paris.' }, finish_reason: 'stop' }], data: [{ role: 'assistant', content: 'Paris.' }] }),
+                  attr('mlflow.chat.tokenUsage', { input_tokens: 12, output_tokens: 2, total_tokens: 14 }),
+                  attr('mlflow.llm.cost', { total_cost: 0.000021 }),
+                ]),
+                span('3', '1', 'CHAT_MODEL', [attr('synalinks.call_id', '7b0e4a52-0000-4000-8000-000000000002'), attr('mlflow.llm.model', 'openai/gpt-4o-mini'), attr('mlflow.spanInputs', { messages, data: [] }), attr('mlflow.spanOutputs', { data: [] })], {
+                  status: { code: 2, message: 'RateLimitError' },
+                  events: [{ name: 'exception', attributes: [{ key: 'exception.type', value: { stringValue: 'RateLimitError' } }, { key: 'exception.message', value: { stringValue: 'slow down' } }] }],
+                }),
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const dir = tempDir();
+    const file = path.join(dir, 'mlflow.json');
+    writeFileSync(file, JSON.stringify(request));
+    const discovery = await discover([file]);
+    const records: TraceRecord[] = [];
+    for await (const batch of readFiles(discovery.files)) records.push(...batch.records);
+    assert.deepEqual(records.map((r) => [r.callId, r.parentCallId, r.status, r.model, r.cost]), [
+      ['7b0e4a52-0000-4000-8000-000000000001', 'c0', 'ok', 'openai/gpt-4o-mini', 0.000021],
+      ['7b0e4a52-0000-4000-8000-000000000002', null, 'exception', 'openai/gpt-4o-mini', null],
+    ]);
+    assert.deepEqual(records[0].messages(), [...messages, { role: 'assistant', content: 'Paris.' }]);
+    assert.deepEqual([records[0].usage?.prompt_tokens, records[0].usage?.completion_tokens, records[0].stopReason], [12, 2, 'stop']);
+    assert.equal(records[1].exception, 'RateLimitError: slow down');
   });
 
   it('a damaged line is reported with its line number and the other lines are read', async () => {

@@ -17,7 +17,7 @@
  */
 import type { Message, ToolCall, Usage } from '../../record.js';
 import { isObject, num, str, type Json } from '../json-values.js';
-import { attributeMap, structured, type Attributes } from './values.js';
+import { attributeMap, parseJsonAttribute, structured, type Attributes } from './values.js';
 import { numberValue, writeJson } from '../../canonical/json-value.js';
 import { isTokenCount } from '../../record.js';
 
@@ -41,6 +41,10 @@ export interface SpanCall {
   error: string | null;
   /** Which recorded value looks cut (a JSON text that ends early), or null. */
   cut: string | null;
+  /** USD the recorder reported for the call (MLflow's `mlflow.llm.cost`), when it did. */
+  cost?: number | null;
+  /** The recorder's own call ids (Synalinks' Monitor: `synalinks.call_id`), which a Synalinks tree of the same run shares. */
+  ownIds?: { callId: string; parentCallId: string | null } | null;
 }
 
 /** Names of parameters read from `gen_ai.request.*` and kept in the config. */
@@ -79,7 +83,9 @@ function readDialect(span: Json, attrs: Attributes, cut: CutNote): SpanCall | nu
   if (operation.startsWith('ai.') && attrs.has('ai.operationId')) return null;
   const mlflowType = attrs.get('mlflow.spanType');
   if (mlflowType !== undefined) {
-    const type = typeof mlflowType === 'string' ? (str(structuredQuiet(mlflowType)) ?? mlflowType) : null;
+    // MLflow writes every attribute as JSON: the type is `"CHAT_MODEL"`, quotes included.
+    const parsed = typeof mlflowType === 'string' && mlflowType.startsWith('"') ? parseJsonAttribute(mlflowType) : null;
+    const type = parsed !== null && parsed.ok ? str(parsed.value) : str(mlflowType);
     return type === 'CHAT_MODEL' || type === 'LLM' ? mlflow(attrs, cut) : null;
   }
   const op = attrs.str('gen_ai.operation.name');
@@ -318,10 +324,30 @@ function openAiMessages(list: unknown): Message[] {
       : [];
     const content = m.content;
     const parts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : p)) : [];
-    return message(text(m.role) ?? 'user', parts, calls, text(m.tool_call_id), text(m.name));
+    const out = message(text(m.role) ?? 'user', parts, calls, text(m.tool_call_id), text(m.name));
+    // Synalinks messages may hold a structured value as content: kept as recorded.
+    if (isObject(content)) out.content = content;
+    return out;
   });
 }
 
+/** An MLflow attribute: MLflow writes every attribute value as JSON text (`"\"openai/gpt-4o\""`). */
+function mlflowAttr(attrs: Attributes, key: string, cut: CutNote): unknown {
+  const value = attrs.get(key);
+  if (typeof value !== 'string') return value;
+  if (value.startsWith('"')) {
+    const parsed = parseJsonAttribute(value);
+    return parsed.ok ? parsed.value : value;
+  }
+  return parseAttr(attrs, key, cut);
+}
+
+/**
+ * MLflow spans, as MLflow's autologging and Synalinks' `Monitor` hook write them: the request
+ * in `mlflow.spanInputs` (`messages`, with `model`, `tools` and the sampling parameters, or the
+ * hook's `{messages, data, kwargs}`), the response in `mlflow.spanOutputs` (`choices`, `usage`),
+ * `mlflow.llm.model` / `mlflow.llm.provider`, `mlflow.chat.tools`, `mlflow.chat.tokenUsage`.
+ */
 function mlflow(attrs: Attributes, cut: CutNote): SpanCall {
   const inputs = parseAttr(attrs, 'mlflow.spanInputs', cut);
   const outputs = parseAttr(attrs, 'mlflow.spanOutputs', cut);
@@ -342,16 +368,23 @@ function mlflow(attrs: Attributes, cut: CutNote): SpanCall {
   delete params.messages;
   delete params.model;
   delete params.tools;
-  const chatUsage = parseAttr(attrs, 'mlflow.chat.tokenUsage', cut);
-  if (usage === null && isObject(chatUsage)) usage = usageOf(chatUsage.input_tokens, chatUsage.output_tokens);
-  const model = (request !== null ? text(request.model) : null) ?? attrs.str('gen_ai.request.model') ?? (isObject(outputs) ? text(outputs.model) : null);
+  const chatUsage = mlflowAttr(attrs, 'mlflow.chat.tokenUsage', cut);
+  if (usage === null && isObject(chatUsage)) usage = usageOf(chatUsage.input_tokens, chatUsage.output_tokens, chatUsage.cache_read_input_tokens);
+  const model = (request !== null ? text(request.model) : null) ?? text(mlflowAttr(attrs, 'mlflow.llm.model', cut)) ?? attrs.str('gen_ai.request.model') ?? (isObject(outputs) ? text(outputs.model) : null);
+  const chatTools = mlflowAttr(attrs, 'mlflow.chat.tools', cut);
+  const tools = request !== null && Array.isArray(request.tools) ? request.tools : Array.isArray(chatTools) && chatTools.length > 0 ? chatTools : null;
+  const cost = mlflowAttr(attrs, 'mlflow.llm.cost', cut);
+  const callId = text(mlflowAttr(attrs, 'synalinks.call_id', cut));
+  const parentCallId = text(mlflowAttr(attrs, 'synalinks.parent_call_id', cut));
   return {
+    cost: isObject(cost) ? num(cost.total_cost) : null,
+    ownIds: callId !== null && callId !== '' ? { callId, parentCallId: parentCallId !== null && parentCallId !== '' ? parentCallId : null } : null,
     dialect: 'mlflow',
     inputs: messages,
     completion,
-    tools: request !== null && Array.isArray(request.tools) ? request.tools : null,
-    model,
-    provider: attrs.str('mlflow.message.format') ?? attrs.str('gen_ai.system'),
+    tools,
+    model: model === '' ? null : model,
+    provider: text(mlflowAttr(attrs, 'mlflow.llm.provider', cut)) ?? attrs.str('gen_ai.system'),
     params,
     usage,
     finishReason,
