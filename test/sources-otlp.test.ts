@@ -224,11 +224,19 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.ok(records.every((r) => (r.notExportable ?? '').startsWith('cut_value: ')));
   });
 
-  it('a pretty-printed request document reads as its lines do', async () => {
+  it('a pretty-printed request document, or a list of requests, reads as its lines do', async () => {
     const lines = await read('ai-sdk-genai.jsonl');
     const doc = await read('ai-sdk-genai-request.json');
     assert.deepEqual(doc.records.map((r) => r.callId), lines.records.map((r) => r.callId));
     assert.deepEqual(doc.records.map((r) => r.inputsHash), lines.records.map((r) => r.inputsHash));
+    // A list of requests, pretty-printed, as some tools save them.
+    const list = path.join(tempDir(), 'requests.json');
+    const requests = readFileSync(path.join(OTEL, 'ai-sdk-genai.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    writeFileSync(list, JSON.stringify(requests, null, 2));
+    const discovery = await discover([list]);
+    const fromList: TraceRecord[] = [];
+    for await (const batch of readFiles(discovery.files)) fromList.push(...batch.records);
+    assert.deepEqual(fromList.map((r) => r.callId), lines.records.map((r) => r.callId));
   });
 
   it('the same call through different dialects has the same inputs hash, and the same config hash where the parameters were kept', async () => {

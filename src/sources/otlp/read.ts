@@ -302,7 +302,12 @@ export async function* readOtlpFile(file: TraceFile): AsyncGenerator<SourceBatch
           sawSpans = true;
           reader.resourceSpans(event.value, batch);
         } else if (event.kind === 'member' && (event.key === 'resourceSpans' || event.key === 'resource_spans')) sawSpans = true;
-        else if (event.kind === 'document') reader.damaged(batch, documents + 1, 0, 'not a JSON object: not an OTLP ExportTraceServiceRequest');
+        else if (event.kind === 'document') {
+          // A list of requests (as some tools save them): each element is one.
+          documents++;
+          if (Array.isArray(event.value)) event.value.forEach((request, i) => reader.request(request, batch, documents, i));
+          else reader.damaged(batch, documents, 0, 'not a JSON object: not an OTLP ExportTraceServiceRequest');
+        }
         else if (event.kind === 'end') {
           documents++;
           if (!sawSpans) reader.damaged(batch, documents, 0, 'no resourceSpans list: not an OTLP ExportTraceServiceRequest');
