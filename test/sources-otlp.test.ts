@@ -11,7 +11,8 @@ import { canonicalValueText } from '../src/canonical/canonical.js';
 import type { Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
 import { readFiles } from '../src/sources/read.js';
-import type { SourceRun } from '../src/sources/source-run.js';
+import { chatRows, rowText } from '../src/ui/chat-lines.js';
+import { IndexStore } from '../src/ui/index-store.js';
 import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
 
 const OTEL = path.join(FIXTURES, 'otel');
@@ -29,20 +30,18 @@ const LOG: LogEntry[] = readFileSync(path.join(OTEL, 'server-log.jsonl'), 'utf8'
   .filter((l) => l !== '')
   .map((l) => JSON.parse(l));
 
-async function read(file: string): Promise<{ records: TraceRecord[]; damaged: number; runs: SourceRun[]; skipped: Record<string, number> }> {
+async function read(file: string): Promise<{ records: TraceRecord[]; damaged: number; skipped: Record<string, number> }> {
   const discovery = await discover([path.join(OTEL, file)]);
   assert.equal(discovery.files[0]?.source, 'otlp', file);
   const records: TraceRecord[] = [];
-  const runs: SourceRun[] = [];
   const skipped: Record<string, number> = {};
   let damaged = 0;
   for await (const batch of readFiles(discovery.files)) {
     records.push(...batch.records);
-    runs.push(...(batch.runs ?? []));
     damaged += batch.damaged.length;
     for (const [k, n] of Object.entries(batch.skippedCalls ?? {})) skipped[k] = (skipped[k] ?? 0) + n;
   }
-  return { records, damaged, runs, skipped };
+  return { records, damaged, skipped };
 }
 
 /** A JSON text that parses is compared as its value: instrumentations keep tool results and arguments as text or as values. */
@@ -175,7 +174,7 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
   });
 
   it('the tool loop: parallel calls and their results, both steps under the agent span, one run', async () => {
-    const { records, runs } = await read('openinference.jsonl');
+    const { records } = await read('openinference.jsonl');
     const steps = records.filter((r) => r.messages().some((m) => m.role === 'tool' || (m.tool_calls?.length ?? 0) > 0));
     assert.equal(steps.length, 2);
     assert.equal(steps[0].parentCallId, steps[1].parentCallId);
@@ -186,8 +185,10 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     ]);
     const tools = steps[1].messages().filter((m: Message) => m.role === 'tool');
     assert.deepEqual(tools.map((m) => m.tool_call_id), ['call_paris_0', 'call_oslo_1']);
-    const run = runs.find((x) => x.id === steps[0].callId.split(':')[0])!;
-    assert.deepEqual(run.lines, steps.map((s) => s.ref.line));
+    // runs chains them as it chains Synalinks steps: the second step's input holds the first's conversation.
+    const runs = runCliJson<{ steps: number; calls: { line: number }[] }[]>(['runs', path.join(OTEL, 'openinference.jsonl')]);
+    const loop = runs.find((r) => r.calls.some((c) => c.line === steps[0].ref.line))!;
+    assert.deepEqual(loop.calls.map((c) => c.line), steps.map((s) => s.ref.line));
   });
 
   it('one call instrumented twice (OpenLLMetry around OpenInference) is one record; the second span is counted', async () => {
@@ -328,6 +329,24 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     const lines = readFileSync(path.join(OTEL, 'openllmetry.jsonl'), 'utf8').split('\n').length - 1;
     assert.equal(stats.records, (await read('openllmetry.jsonl')).records.length);
     assert.deepEqual(stats.damaged.map((d) => d.line), [lines + 1, lines + 2]);
+  });
+
+  it('browse lists the span records and shows the tool loop\'s calls and results', async () => {
+    const { records } = await read('openinference.jsonl');
+    const store = await IndexStore.open([path.join(OTEL, 'openinference.jsonl')], { otherSources: true });
+    try {
+      await store.whenDone();
+      assert.equal(store.count, records.length);
+      const rows: string[] = [];
+      for (let i = 0; i < store.count; i++) {
+        const record = store.record(i);
+        if (record !== null) rows.push(...chatRows(record, { width: 120, isOpen: () => false }).map(rowText));
+      }
+      assert.ok(rows.some((r) => r.startsWith('▍tool') && r.includes('call_paris_0')), rows.join('\n'));
+      assert.ok(rows.some((r) => r.includes('Summary of 2 reports')));
+    } finally {
+      store.close();
+    }
   });
 
   it('every command works on the span files', () => {

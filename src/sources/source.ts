@@ -24,6 +24,11 @@ export interface Source {
   /** How users know it, for messages: `Ask recording`, `klieo run`. */
   readonly label: string;
   /**
+   * Whether its reader describes the runs (`SourceBatch.runs`): else `traces runs` chains its
+   * records as it does Synalinks records, a step whose input begins with another's whole conversation.
+   */
+  readonly describesRuns: boolean;
+  /**
    * Whether a file whose content starts with these top-level keys (of its first object, of
    * the first element of a top-level list, or of its first line) is this source's; `head`
    * is the file's first bytes, for a source that needs more than keys.

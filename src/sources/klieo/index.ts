@@ -4,6 +4,7 @@ import type { Source } from '../source.js';
 export const klieoSource: Source = {
   kind: 'klieo',
   label: 'klieo run',
+  describesRuns: true,
   detect: (keys) =>
     keys.includes('run_log') ||
     keys.includes('llm_io') ||

@@ -4,6 +4,7 @@ import type { Source } from '../source.js';
 export const otlpSource: Source = {
   kind: 'otlp',
   label: 'OTLP span file',
+  describesRuns: false,
   // An ExportTraceServiceRequest: `resourceSpans` (the proto's field name `resource_spans` too).
   detect: (keys) => keys.includes('resourceSpans') || keys.includes('resource_spans'),
   async *read(file) {

@@ -23,7 +23,6 @@ import { lineTooLongReason, readLineBatches } from '../lines.js';
 import { damageReason } from '../read.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
-import type { SourceRun } from '../source-run.js';
 import { callOfSpan, type SpanCall } from './dialects.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
 
@@ -95,10 +94,11 @@ interface Kept {
 
 class OtlpReader {
   private ordinal = 0;
-  /** LLM-call spans read so far, by `trace:span`, and by their parent's `trace:span`. */
+  /** The LLM-call spans read last (at most 2 × TWIN_WINDOW), oldest first. */
+  private window: Kept[] = [];
+  /** Those spans by `trace:span`, and by their parent's `trace:span`. */
   private readonly spans = new Map<string, Kept>();
   private readonly children = new Map<string, Kept[]>();
-  private readonly runs = new Map<string, SourceRun>();
   private readonly skipped: Record<string, number> = {};
   private pending: Kept[] = [];
 
@@ -111,7 +111,6 @@ class OtlpReader {
   }
 
   finish(batch: SourceBatch): SourceBatch {
-    batch.runs = [...this.runs.values()];
     batch.skippedCalls = { ...this.skipped };
     return batch;
   }
@@ -210,17 +209,13 @@ class OtlpReader {
     this.pending.push(kept);
     batch.records.push(withOrdinal(record, line));
     this.remember(kept);
-    const runId = traceId;
-    let run = this.runs.get(runId);
-    if (run === undefined) {
-      run = { id: runId, source: KIND, program: service, recorderStatus: null, status: 'ok', startedAt: null, finishedAt: null, lines: [], stepKinds: {}, reportedTokens: null, reportedCost: null, overhead: null };
-      this.runs.set(runId, run);
+  }
+
+  private forget(old: Kept[]): void {
+    for (const kept of old) {
+      this.spans.delete(`${kept.traceId}:${kept.spanId}`);
+      if (kept.parentSpanId !== null) this.children.delete(`${kept.traceId}:${kept.parentSpanId}`);
     }
-    run.lines.push(line);
-    run.stepKinds[call.dialect] = (run.stepKinds[call.dialect] ?? 0) + 1;
-    if (status === 'exception') run.status = 'exception';
-    if (start !== null && (run.startedAt === null || start < run.startedAt)) run.startedAt = start;
-    if (end !== null && (run.finishedAt === null || end > run.finishedAt)) run.finishedAt = end;
   }
 
   /** An LLM-call span already read that is this one's parent or child with the same inputs: the same call, instrumented twice. */
@@ -234,6 +229,10 @@ class OtlpReader {
   }
 
   private remember(kept: Kept): void {
+    // Twins are exported together (one call, two spans ending at once): the window of spans
+    // looked in is bounded, so memory stays flat however long the file.
+    this.window.push(kept);
+    if (this.window.length > TWIN_WINDOW * 2) this.forget(this.window.splice(0, TWIN_WINDOW));
     this.spans.set(`${kept.traceId}:${kept.spanId}`, kept);
     if (kept.parentSpanId !== null) {
       const key = `${kept.traceId}:${kept.parentSpanId}`;
@@ -243,6 +242,9 @@ class OtlpReader {
     }
   }
 }
+
+/** How many of the LLM-call spans read last a twin is looked for among (at least). */
+const TWIN_WINDOW = 8192;
 
 /** The record with its ordinal in the file as `ref.line`. */
 function withOrdinal(record: RebuiltRecord, line: number): TraceRecord {
