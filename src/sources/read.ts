@@ -50,18 +50,27 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
   }
 }
 
-/** Records of another source's file (registry.ts); the whole file's size is counted with its last batch. */
-export async function* readOtherFile(file: TraceFile): AsyncGenerator<RecordBatch> {
+/**
+ * Records of another source's file (registry.ts), or of the lines that start in `range` when the
+ * source reads the file by lines (`splits`); else the whole file's size is counted with its last batch.
+ */
+export async function* readOtherFile(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
   const source = sourceOf(file.source);
   if (source === undefined) throw new Error(`no source named ${file.source}`);
+  const byLines = source.splits?.(file) === true;
   let previous: RecordBatch | null = null;
-  for await (const batch of source.read(file)) {
+  for await (const batch of source.read(file, byLines ? range : undefined)) {
     if (previous !== null) yield previous;
-    previous = { file, records: batch.records, damaged: batch.damaged, bytes: 0, runs: batch.runs ?? [], skippedCalls: batch.skippedCalls };
+    previous = { file, records: batch.records, damaged: batch.damaged, bytes: byLines ? (batch.bytes ?? 0) : 0, runs: batch.runs ?? [], skippedCalls: batch.skippedCalls };
   }
   const last = previous ?? { file, records: [], damaged: [], bytes: 0, runs: [] };
-  last.bytes = await stat(file.path).then((s) => s.size, () => 0);
+  if (!byLines) last.bytes = await stat(file.path).then((s) => s.size, () => 0);
   yield last;
+}
+
+/** Whether a share reads only its own byte range of the file: Synalinks files, and files a source reads by lines. */
+export function splitsByLines(file: TraceFile): boolean {
+  return isSynalinks(file) || sourceOf(file.source)?.splits?.(file) === true;
 }
 
 export function isSynalinks(file: TraceFile): boolean {
@@ -79,6 +88,7 @@ export function readFile(file: TraceFile): AsyncGenerator<RecordBatch> {
  */
 export async function* readFileRange(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
   if (isSynalinks(file)) yield* readSynalinksFile(file, range, true);
+  else if (splitsByLines(file)) yield* readOtherFile(file, range);
   else if (range === undefined || range.start === 0) yield* readOtherFile(file);
 }
 
@@ -101,10 +111,12 @@ export async function* readSelectedRecords(
     // Kept lines are sorted: a range that starts mid-file begins with its first line past the cut.
     let next = 0;
     if (!isSynalinks(file)) {
-      // Ask and klieo records are rebuilt from the whole file: the share holding its start
-      // reads it again and keeps the wanted ordinals (`ref.line`).
-      if (range !== undefined && range.start !== 0) continue;
-      for await (const batch of readOtherFile(file)) {
+      // Records of other sources are rebuilt, not re-read at an offset: the share holding the
+      // file's start (or, for a source reading by lines, each share its own lines) reads it
+      // again and keeps the wanted ordinals (`ref.line`).
+      const byLines = splitsByLines(file);
+      if (!byLines && range !== undefined && range.start !== 0) continue;
+      for await (const batch of readOtherFile(file, byLines ? range : undefined)) {
         const records = batch.records.filter((r) => {
           while (next < wanted.length && wanted[next] < r.ref.line) next++;
           if (next >= wanted.length || wanted[next] !== r.ref.line) return false;

@@ -6,6 +6,7 @@
  */
 import type { DamagedLine, TraceRecord } from '../record.js';
 import type { TraceFile } from './discover.js';
+import type { ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
 
 /** What one step of reading a file yields. */
@@ -14,8 +15,10 @@ export interface SourceBatch {
   damaged: DamagedLine[];
   /** Runs as the recorder describes them, when it does. */
   runs?: SourceRun[];
-  /** Calls read but holding nothing to learn from (content capture off), by reason: counted, never exported. */
+  /** Calls read but kept as no record (a second span of one call), by reason: counted. */
   skippedCalls?: Record<string, number>;
+  /** Bytes of the file this batch covers, when the source reads by lines (`splits`). */
+  bytes?: number;
 }
 
 export interface Source {
@@ -39,5 +42,11 @@ export interface Source {
    * stable across reads, which later passes select records by. Loaded on demand: most runs
    * read only Synalinks files, and every worker thread would pay for the modules.
    */
-  read(file: TraceFile): AsyncGenerator<SourceBatch>;
+  read(file: TraceFile, range?: ByteRange): AsyncGenerator<SourceBatch>;
+  /**
+   * Whether this file is read by lines, so a work share reads only the lines that start in its
+   * byte range (as Synalinks files are), `ref.line` of each record then being computable from
+   * the range alone; else the share holding the file's start reads it whole. Absent: never.
+   */
+  splits?(file: TraceFile): boolean;
 }

@@ -1,5 +1,6 @@
 /** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts, dialects.ts). */
 import type { Source } from '../source.js';
+import { byLines } from './by-lines.js';
 
 export const otlpSource: Source = {
   kind: 'otlp',
@@ -7,7 +8,8 @@ export const otlpSource: Source = {
   describesRuns: false,
   // An ExportTraceServiceRequest: `resourceSpans` (the proto's field name `resource_spans` too).
   detect: (keys) => keys.includes('resourceSpans') || keys.includes('resource_spans'),
-  async *read(file) {
-    yield* (await import('./read.js')).readOtlpFile(file);
+  async *read(file, range) {
+    yield* (await import('./read.js')).readOtlpFile(file, range);
   },
+  splits: (file) => byLines(file),
 };

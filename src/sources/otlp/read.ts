@@ -16,10 +16,11 @@ import { parseJsonText } from '../../canonical/json-value.js';
 import { JsonSyntaxError, withUtf16Hint } from '../../canonical/scan.js';
 import type { DamagedLine, Message, Status, TraceRecord } from '../../record.js';
 import type { TraceFile } from '../discover.js';
-import { readHead } from '../detect.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
 import { isObject, str, type Json } from '../json-values.js';
-import { lineTooLongReason, readLineBatches } from '../lines.js';
+import { lineTooLongReason, readLineBatches, type ByteRange } from '../lines.js';
+import { byLines } from './by-lines.js';
+import { rememberKeys, spanKeys, spanKeysBefore, spanKeysInFile } from './span-keys.js';
 import { damageReason } from '../read.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
@@ -94,6 +95,11 @@ interface Kept {
 
 class OtlpReader {
   private ordinal = 0;
+  /**
+   * Reading by lines: the ordinal of the line's first span less one, the spans of the line met so
+   * far, and how many `spanId` keys the line holds (no span past that many can be numbered).
+   */
+  private line: { base: number; index: number; keys: number } | null = null;
   /** The LLM-call spans read last (at most 2 × TWIN_WINDOW), oldest first. */
   private window: Kept[] = [];
   /** Those spans by `trace:span`, and by their parent's `trace:span`. */
@@ -113,6 +119,17 @@ class OtlpReader {
   finish(batch: SourceBatch): SourceBatch {
     batch.skippedCalls = { ...this.skipped };
     return batch;
+  }
+
+  /**
+   * A new line: its spans are numbered from `base + 1`. Twins are looked for within the line
+   * only, so what a line yields never depends on where a work share starts.
+   */
+  startLine(base: number, keys: number): void {
+    this.line = { base, index: 0, keys };
+    this.window = [];
+    this.spans.clear();
+    this.children.clear();
   }
 
   damaged(batch: SourceBatch, line: number, offset: number, reason: string): void {
@@ -141,11 +158,19 @@ class OtlpReader {
     if (!Array.isArray(scopes)) return;
     for (const ss of scopes) {
       if (!isObject(ss) || !Array.isArray(ss.spans)) continue;
-      for (const span of ss.spans) if (isObject(span)) this.span(span, service, batch);
+      for (const span of ss.spans) {
+        let ordinal = 0;
+        if (this.line !== null) {
+          // Every span of the line takes a number, a call or not, so a number is its place in the file.
+          if (this.line.index >= this.line.keys) continue;
+          ordinal = this.line.base + ++this.line.index;
+        }
+        if (isObject(span)) this.span(span, service, batch, ordinal);
+      }
     }
   }
 
-  private span(span: Json, service: string, batch: SourceBatch): void {
+  private span(span: Json, service: string, batch: SourceBatch, ordinal: number): void {
     const attrs = attributeMap(span.attributes);
     const call = callOfSpan(span, attrs);
     if (call === null) return;
@@ -204,7 +229,7 @@ class OtlpReader {
       twin.noContent = kept.noContent;
       return;
     }
-    const line = ++this.ordinal;
+    const line = ordinal > 0 ? ordinal : ++this.ordinal;
     kept.pending = { batch, index: batch.records.length };
     this.pending.push(kept);
     batch.records.push(withOrdinal(record, line));
@@ -252,29 +277,21 @@ function withOrdinal(record: RebuiltRecord, line: number): TraceRecord {
   return record;
 }
 
-/** Whether the file is read line by line: `.jsonl`, or a file whose first line is a whole JSON value. */
-function byLines(file: TraceFile): boolean {
-  if (file.path.toLowerCase().endsWith('.jsonl')) return true;
-  const head = readHead(file.path);
-  if (head === null) return true;
-  const newline = head.indexOf(0x0a);
-  if (newline === -1) return head.length < 64 * 1024;
-  try {
-    parseJsonText(head.subarray(0, newline));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export async function* readOtlpFile(file: TraceFile): AsyncGenerator<SourceBatch> {
+export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGenerator<SourceBatch> {
   const reader = new OtlpReader(file);
   if (byLines(file)) {
     let last: SourceBatch | null = null;
-    for await (const lines of readLineBatches(file.path)) {
+    let keysBefore: number | null = null;
+    for await (const lines of readLineBatches(file.path, { range })) {
       if (last !== null) yield last;
       const batch = reader.batch();
+      batch.bytes = 0;
       for (const line of lines) {
+        batch.bytes += line.length + 1;
+        keysBefore ??= spanKeysBefore(file.path, line.offset);
+        const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
+        reader.startLine(keysBefore, keys);
+        keysBefore += keys;
         if (line.tooLong) {
           reader.damaged(batch, line.number, line.offset, damageReason(lineTooLongReason(line.length), line.terminated));
           continue;
@@ -289,6 +306,7 @@ export async function* readOtlpFile(file: TraceFile): AsyncGenerator<SourceBatch
         }
         reader.request(doc, batch, line.number, line.offset);
       }
+      if (keysBefore !== null && lines.length > 0) rememberKeys(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, keysBefore);
       last = batch;
     }
     yield reader.finish(last ?? reader.batch());
