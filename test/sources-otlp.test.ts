@@ -349,6 +349,41 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     }
   });
 
+  it('a span file cut into work shares reads as it does whole: the same records, numbers and exports with one thread and with two', () => {
+    // About 4 MB, cut into shares of 300 KB (TRACES_SHARE_BYTES), mid-line included.
+    const lines = readdirSync(OTEL)
+      .filter((f) => f.endsWith('.jsonl') && f !== 'server-log.jsonl')
+      .flatMap((f) => readFileSync(path.join(OTEL, f), 'utf8').split('\n'))
+      .filter((l) => l.includes('resourceSpans'));
+    const file = path.join(tempDir(), 'spans.jsonl');
+    const out: string[] = [];
+    let bytes = 0;
+    for (let copy = 1; bytes < 4 << 20; copy++) {
+      const hex = copy.toString(16).padStart(8, '0');
+      for (const line of lines) {
+        const renamed = line
+          .replace(/"(traceId|spanId|parentSpanId)":"([0-9a-f]{8})([0-9a-f]+)"/g, (_m, key: string, head: string, rest: string) => `"${key}":"${hex}${rest}"`)
+          .replace(/(What is|Describe|Compare|Name|Tell me)/g, `$1 (#${copy % 50})`);
+        out.push(renamed);
+        bytes += renamed.length + 1;
+      }
+    }
+    writeFileSync(file, out.join('\n') + '\n');
+    const run = (workers: string, args: string[]) => runCli(args, { env: workers === '1' ? { TRACES_WORKERS: '1' } : { TRACES_WORKERS: workers, TRACES_SHARE_BYTES: '300000' } });
+    const one = JSON.parse(run('1', ['stats', file, '--json']).stdout);
+    const two = JSON.parse(run('2', ['stats', file, '--json']).stdout);
+    assert.ok(one.records > 1000);
+    assert.deepEqual(two, one);
+    for (const [workers, dir] of [['1', 'one'], ['2', 'two']]) {
+      const result = run(workers, ['export', file, '--format', 'openai', '--out', path.join(path.dirname(file), dir), '--json']);
+      assert.equal(result.status, 0, result.stderr);
+    }
+    for (const name of ['training.jsonl', 'validation.jsonl', path.join('_traces', 'manifest.jsonl')]) {
+      assert.equal(readFileSync(path.join(path.dirname(file), 'two', name), 'utf8'), readFileSync(path.join(path.dirname(file), 'one', name), 'utf8'), name);
+    }
+    assert.deepEqual(JSON.parse(run('2', ['runs', file, '--json']).stdout), JSON.parse(run('1', ['runs', file, '--json']).stdout));
+  });
+
   it('every command works on the span files', () => {
     const dir = tempDir();
     for (const file of readdirSync(OTEL)) copyFileSync(path.join(OTEL, file), path.join(dir, file));
