@@ -320,6 +320,36 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.equal(records[1].exception, 'RateLimitError: slow down');
   });
 
+  it('the older GenAI message events (gen_ai.*.message, gen_ai.choice) are read when the span has no message attributes; with both, the attributes win and the events fill what they lack', async () => {
+    // Shaped as the semantic conventions' event bodies (opentelemetry-js-contrib instrumentation-openai's GenAI*EventBody);
+    // no emitter here writes them as span events, so the spans are built.
+    const event = (name: string, body: object) => ({ name, timeUnixNano: '1767225600000000000', attributes: [{ key: 'gen_ai.event.content', value: { stringValue: JSON.stringify(body) } }] });
+    const base = { traceId: 'b'.repeat(32), name: 'chat gpt-fake-1', startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000' };
+    const model = { key: 'gen_ai.request.model', value: { stringValue: 'gpt-fake-1' } };
+    const events = [
+      event('gen_ai.system.message', { content: 'Be brief.' }),
+      event('gen_ai.user.message', { content: 'Weather in Oslo?' }),
+      event('gen_ai.choice', { index: 0, finish_reason: 'tool_calls', message: { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] } }),
+    ];
+    const attributes = [
+      model,
+      { key: 'gen_ai.input.messages', value: { stringValue: JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'From the attributes' }] }]) } },
+    ];
+    const request = { resourceSpans: [{ scopeSpans: [{ spans: [{ ...base, spanId: '1'.repeat(16), attributes: [model], events }, { ...base, spanId: '2'.repeat(16), attributes, events }] }] }] };
+    const file = path.join(tempDir(), 'events.jsonl');
+    writeFileSync(file, JSON.stringify(request) + '\n');
+    const records: TraceRecord[] = [];
+    for await (const batch of readFiles((await discover([file])).files)) records.push(...batch.records);
+    assert.deepEqual(records[0].messages(), [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: { city: 'Oslo' } } }] },
+    ]);
+    assert.equal(records[0].stopReason, 'tool_calls');
+    // The input from the attributes; the answer, which no attribute holds, from the choice event.
+    assert.deepEqual(records[1].messages(), [{ role: 'user', content: 'From the attributes' }, records[0].messages()[2]]);
+  });
+
   it('a damaged line is reported with its line number and the other lines are read', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'spans.jsonl');

@@ -524,20 +524,24 @@ function genAi(span: Json, attrs: Attributes, cut: CutNote): SpanCall {
   const system = systemInstructions(parseAttr(attrs, 'gen_ai.system_instructions', cut));
   const input = parseAttr(attrs, 'gen_ai.input.messages', cut);
   const output = parseAttr(attrs, 'gen_ai.output.messages', cut);
-  if (Array.isArray(input) || Array.isArray(output) || system !== null) {
-    if (Array.isArray(input) || system !== null) {
-      inputs = system !== null ? [system] : [];
-      genAiMessages(input, inputs);
-    }
-    if (Array.isArray(output)) {
-      const outs: Message[] = [];
-      genAiMessages(output, outs);
-      completion = outs[0] ?? null;
-      const first = output.find(isObject);
-      finishReason ??= first !== undefined ? text(first.finish_reason) : null;
-    }
-  } else if (attrs.keysWith('gen_ai.prompt.').length > 0 || attrs.keysWith('gen_ai.completion.').length > 0) {
+  // Each half of the call from the first place that holds it: the current attributes, then
+  // OpenLLMetry's flattened ones, then the span's events.
+  if (Array.isArray(input) || system !== null) {
+    inputs = system !== null ? [system] : [];
+    genAiMessages(input, inputs);
+  }
+  if (Array.isArray(output)) {
+    const outs: Message[] = [];
+    genAiMessages(output, outs);
+    completion = outs[0] ?? null;
+    const first = output.find(isObject);
+    finishReason ??= first !== undefined ? text(first.finish_reason) : null;
+  }
+  if (inputs === null) {
     inputs = flattenedMessages(attrs, 'gen_ai.prompt.');
+    inputs?.forEach((m) => delete (m as { finish_reason?: string }).finish_reason);
+  }
+  if (completion === null) {
     const outs = flattenedMessages(attrs, 'gen_ai.completion.');
     if (outs !== null && outs.length > 0) {
       const first = outs[0] as Message & { finish_reason?: string };
@@ -545,12 +549,14 @@ function genAi(span: Json, attrs: Attributes, cut: CutNote): SpanCall {
       delete first.finish_reason;
       completion = first;
     }
-    inputs?.forEach((m) => delete (m as { finish_reason?: string }).finish_reason);
-  } else {
+  }
+  if (inputs === null || completion === null) {
     const fromEvents = genAiEvents(span);
-    inputs = fromEvents.inputs;
-    completion = fromEvents.completion;
-    finishReason ??= fromEvents.finish;
+    inputs ??= fromEvents.inputs;
+    if (completion === null) {
+      completion = fromEvents.completion;
+      finishReason ??= fromEvents.finish;
+    }
   }
   const params: Json = {};
   for (const name of GEN_AI_PARAMS) {
