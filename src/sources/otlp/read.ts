@@ -5,16 +5,19 @@
  * (a line orjson refuses is a damaged line, the rest of the file is still read); a document
  * is streamed one `resourceSpans` element at a time. Neither is ever held whole.
  *
- * Each LLM-call span (dialects.ts) is one record, `ref.line` its ordinal in the file. Spans
- * holding no content (capture off) are records that can never be exported (`no_content`).
- * The same call recorded twice, by two instrumentations wrapping one client call (one span
- * the other's parent, both LLM calls with the same input messages), is kept once: the span
- * with more in it (content, then usage, then finish reason), the first one read on a tie.
- * One trace is one run.
+ * A file read by lines is cut into work shares at line starts, as Synalinks files are.
+ *
+ * Each LLM-call span (dialects.ts) is one record; `ref.line` is its place among the file's
+ * spans (span-keys.ts) in a file read by lines, its ordinal among the calls in a document.
+ * Spans holding no content (capture off) are records that can never be exported
+ * (`no_content`). The same call recorded twice, by two instrumentations wrapping one client
+ * call (one span the other's parent, both LLM calls with the same input messages), is kept
+ * once: the span with more in it (content, then usage, then finish reason), the first one
+ * read on a tie; looked for within a line, or in a window of the last spans of a document.
  */
 import { parseJsonText } from '../../canonical/json-value.js';
 import { JsonSyntaxError, withUtf16Hint } from '../../canonical/scan.js';
-import type { DamagedLine, Message, Status, TraceRecord } from '../../record.js';
+import type { Message, Status, TraceRecord } from '../../record.js';
 import type { TraceFile } from '../discover.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
 import { isObject, str, type Json } from '../json-values.js';
@@ -27,7 +30,8 @@ import type { SourceBatch } from '../source.js';
 import { callOfSpan, type SpanCall } from './dialects.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
 
-export const KIND = 'otlp';
+/** The source's kind, as its index.ts registers it. */
+const KIND = 'otlp';
 
 /** Why a span read as an LLM call is not a training example. */
 export const NO_CONTENT = 'no_content';
@@ -87,8 +91,6 @@ interface Kept {
   parentSpanId: string | null;
   inputsHash: string;
   richness: number;
-  /** Kept as a record that can never be exported (no_content). */
-  noContent: boolean;
   /** Where its record sits while its batch is not yet handed out; null after. */
   pending: { batch: SourceBatch; index: number } | null;
 }
@@ -217,7 +219,7 @@ class OtlpReader {
       config: otlpConfig(call),
       cutValue: cut,
     });
-    const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, richness: richness(call), noContent: lacking !== null, pending: null };
+    const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, richness: richness(call), pending: null };
     const twin = this.twinOf(kept);
     if (twin !== null) {
       this.skipped[DOUBLE_INSTRUMENTED] = (this.skipped[DOUBLE_INSTRUMENTED] ?? 0) + 1;
@@ -226,7 +228,6 @@ class OtlpReader {
       const old = twin.pending.batch.records[twin.pending.index];
       twin.pending.batch.records[twin.pending.index] = withOrdinal(record, old.ref.line);
       twin.richness = kept.richness;
-      twin.noContent = kept.noContent;
       return;
     }
     const line = ordinal > 0 ? ordinal : ++this.ordinal;
@@ -344,4 +345,3 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
   yield reader.finish(batch);
 }
 
-export type { DamagedLine };
