@@ -1,4 +1,5 @@
 /** The `traces` command line: one thin module per command, registered here. */
+import { SOURCES } from './sources/registry.js';
 import { Command, CommanderError } from 'commander';
 import { describeFileSystemError, UserError } from './errors.js';
 import { TRACES_VERSION } from './version.js';
@@ -45,15 +46,15 @@ const READING_JOBS: Record<string, readonly Job[]> = {
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('traces')
     .version(TRACES_VERSION)
-    .description('Turn recorded LLM calls (Synalinks trace trees, Ask recordings, klieo runs) into clean fine-tuning datasets.')
+    .description(`Turn recorded LLM calls (Synalinks trace trees, ${SOURCES.map((source) => `${source.label}s`).join(', ')}) into clean fine-tuning datasets.`)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText(
       'after',
       `
-Roots default to $SYNALINKS_HOME, else ~/.synalinks. A root may be a Synalinks tree, a
-folder of Ask recordings (<test>/recording.yml) or klieo RunLog/Capture JSON files, or
-such files: the format is told from the content (--source forces it).
+Roots default to $SYNALINKS_HOME, else ~/.synalinks. A root may be a Synalinks tree, any
+folder holding files of other recorders (${SOURCES.map((source) => `${source.label}s`).join(', ')}),
+or such files: the format is told from the content (--source forces it).
 
 Examples:
   traces stats                              summarise ~/.synalinks

@@ -7,7 +7,8 @@
 export type Status = 'ok' | 'exception' | 'no_output';
 export const STATUSES: readonly Status[] = ['ok', 'exception', 'no_output'];
 
-export type SourceKind = 'synalinks' | 'ask' | 'klieo';
+/** `synalinks`, or the `kind` of a source in src/sources/registry.ts. */
+export type SourceKind = string;
 
 /**
  * A token count as a recorder can mean it: a whole number from 0 to 2^53 - 1. A negative,
@@ -83,6 +84,8 @@ export interface TraceRecord {
    * Anthropic's `stop_reason`), or null: Synalinks records none.
    */
   readonly stopReason: string | null;
+  /** Which recorded value looks cut at the recorder's length limit (an OTLP attribute whose JSON ends early), or absent/null. */
+  readonly cutValue?: string | null;
   /** Input messages, with the completion appended last when status is ok. Parsed on demand. */
   messages(): Message[];
   /** The completion (the last message) when status is ok, else null; cheaper than `messages()` where the source can. */

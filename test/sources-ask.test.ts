@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { JsonNumber } from '../src/canonical/json-value.js';
 import type { Message, TraceRecord } from '../src/record.js';
-import { classOfToolName, toolNameOfClass } from '../src/sources/ask.js';
+import { classOfToolName, toolNameOfClass } from '../src/sources/ask/read.js';
 import { headKeys, kindOfKeys } from '../src/sources/detect.js';
 import { discover } from '../src/sources/discover.js';
 import { readFiles, readSelectedRecords } from '../src/sources/read.js';

@@ -10,7 +10,7 @@
  * a clone arrives as a `String` object, which JSON parsing never produces otherwise, so
  * `isJsonNumber` accepts any `String` object as a number's text.
  */
-import { checkJsonText, decodeString, JsonSyntaxError, MAX_DEPTH, skipString, skipValue, skipWhitespace } from './scan.js';
+import { checkTextRules, decodeString, JsonSyntaxError, MAX_DEPTH, skipString, skipValue, skipWhitespace } from './scan.js';
 import { setOwn } from '../own.js';
 import { escapeInJson } from './escape-in-json.js';
 
@@ -227,8 +227,13 @@ function readKey(b: Buffer, p: number, end: number, keys: (string | null)[]): nu
  */
 export function parseJsonText(text: string | Buffer): unknown {
   const b = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  checkJsonText(b);
-  return parseJson(b, 0, b.length);
+  // One walk that validates as it builds (parseCheckedValue), not a scan and then a parse.
+  checkTextRules(b);
+  const start = skipWhitespace(b, 0, b.length);
+  const value = parseCheckedValue(b, start, b.length, 0);
+  const after = skipWhitespace(b, parsedEnd(), b.length);
+  if (after !== b.length) throw new JsonSyntaxError('text after the JSON value', after);
+  return value;
 }
 
 /**

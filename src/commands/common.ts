@@ -6,6 +6,7 @@ import { rootsNamed } from '../sources/no-records.js';
 import { UserError } from '../errors.js';
 import { discover, SKIPPED_ALOUD, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
+import { SOURCES } from '../sources/registry.js';
 import { plural, printable, printableJson } from '../format.js';
 
 /**
@@ -34,8 +35,7 @@ export interface ReadOptions {
 }
 
 /** The roots argument every reading command takes. */
-export const ROOTS_DESCRIPTION =
-  'trace folders or files: Synalinks trees, Ask recordings (<dir>/<test>/recording.yml|json), klieo RunLog or Capture JSON (default: $SYNALINKS_HOME or ~/.synalinks)';
+export const ROOTS_DESCRIPTION = `trace folders or files: Synalinks trees, ${SOURCES.map((source) => source.label + 's').join(', ')} (default: $SYNALINKS_HOME or ~/.synalinks)`;
 
 export function addSourceOption(command: Command): Command {
   return command.addOption(

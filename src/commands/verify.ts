@@ -73,7 +73,7 @@ Examples:
             `${plural(checked, 'record')} checked, ${plural(mismatches, 'mismatch', 'mismatches')}` +
               (reserialized > 0 ? `, ${plural(reserialized, 'reserialized hash', 'reserialized hashes')} (values unchanged)` : '') +
               (damaged > 0 ? `, ${plural(damaged, 'damaged line')} not checked (see traces stats)` : '') +
-              (unhashed.length > 0 ? `, ${plural(unhashed.length, 'Ask/klieo file')} not checked (no recorded hashes)` : '') +
+              (unhashed.length > 0 ? `, ${plural(unhashed.length, 'file')} of other recorders not checked (they record no hashes)` : '') +
               '\n',
           );
         }

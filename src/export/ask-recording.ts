@@ -30,7 +30,7 @@ import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { writeKeptKeys, type HeldKeys } from '../output/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
 import { RunTempDir } from '../pipeline/spill.js';
-import { classOfToolName } from '../sources/ask.js';
+import { classOfToolName } from '../sources/ask/read.js';
 import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';

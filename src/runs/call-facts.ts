@@ -7,6 +7,7 @@
  */
 import { STATUSES, type Status, type TraceRecord } from '../record.js';
 import { trajectoryDigests } from '../pipeline/collapse.js';
+import { sourceOf } from '../sources/registry.js';
 import { Column } from '../pipeline/columns.js';
 import type { PriceTable } from '../pricing/table.js';
 
@@ -105,7 +106,8 @@ export class CallTable {
     this.nameIds.data[row * 2] = this.nameId(record.program);
     this.nameIds.data[row * 2 + 1] = this.nameId(record.module);
     this.prefixStarts.data[row] = this.prefixCount;
-    if (record.source === 'synalinks') {
+    // Records of a recorder that describes its runs belong to those; the others are chained.
+    if (sourceOf(record.source)?.describesRuns !== true) {
       const digests = trajectoryDigests(record);
       if (digests !== null) {
         if (record.status === 'ok') {

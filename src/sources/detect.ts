@@ -6,8 +6,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { SourceKind } from '../record.js';
 import { decodeString, skipString, skipValue, skipWhitespace } from '../canonical/scan.js';
+import { SOURCES } from './registry.js';
 
-export const SOURCE_KINDS: readonly SourceKind[] = ['synalinks', 'ask', 'klieo'];
+export { SOURCE_KINDS } from './registry.js';
 
 const HEAD_BYTES = 64 * 1024;
 
@@ -70,16 +71,10 @@ export function headText(head: Buffer, key: string): string | null {
   }
 }
 
-/** The recorder whose shape these top-level keys have, or null. */
-export function kindOfKeys(keys: readonly string[]): SourceKind | null {
-  const has = (k: string) => keys.includes(k);
-  if (has('synalinks_version')) return 'synalinks';
-  if (has('interactions') || (has('test') && has('recorded_at'))) return 'ask';
-  if (has('run_log') || has('llm_io')) return 'klieo';
-  if (has('run_id') && (has('steps') || has('agent') || has('status'))) return 'klieo';
-  // A head cut inside the first value still shows the first key.
-  if (keys.length === 1 && keys[0] === 'steps') return 'klieo';
-  return null;
+/** The recorder whose shape these top-level keys (of `head`, when known) have, or null. */
+export function kindOfKeys(keys: readonly string[], head: Buffer = Buffer.alloc(0)): SourceKind | null {
+  if (keys.includes('synalinks_version')) return 'synalinks';
+  return SOURCES.find((source) => source.detect(keys, head))?.kind ?? null;
 }
 
 /** The first `bytes` of the file at `path`, or null when it cannot be read. */
@@ -103,5 +98,5 @@ export function readHead(path: string, bytes = HEAD_BYTES): Buffer | null {
 /** The recorder that wrote the file at `path`, from its first bytes; null when none matches. */
 export async function detectSource(path: string): Promise<SourceKind | null> {
   const head = readHead(path);
-  return head === null ? null : kindOfKeys(headKeys(head));
+  return head === null ? null : kindOfKeys(headKeys(head), head);
 }

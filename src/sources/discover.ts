@@ -18,6 +18,7 @@ import type { SourceKind } from '../record.js';
 import { detectSource, headText, readHead, startsAsJson } from './detect.js';
 import { printable } from '../format.js';
 import { fileStamp, type FileStamp } from './lines.js';
+import { sourceLabels } from './registry.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -274,7 +275,7 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     info = await stat(absolute);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`${root}: no such file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`${root}: no such file or folder (give a trace folder or file: ${sourceLabels()})`);
     into.unreadable!.push({ path: displayPath(absolute), reason: unreadableReason(error) });
     return;
   }
@@ -295,10 +296,10 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     // Inside a tree, it keeps its place there, as in an output tree of dedupe or filter.
     if (detected === 'synalinks' || (detected === null && absolute.endsWith('.jsonl'))) into.files.push({ ...file, root: treeRootOf(absolute) ?? file.root, source: 'synalinks' });
     else if (detected !== null) into.files.push({ ...file, source: detected });
-    else into.skipped.push({ path: file.display, reason: compressedReason(path.basename(absolute)) ?? 'no known recorder format (Synalinks, Ask, klieo)' });
+    else into.skipped.push({ path: file.display, reason: compressedReason(path.basename(absolute)) ?? `no known recorder format (${sourceLabels()})` });
     return;
   }
-  if (!info.isDirectory()) throw new UserError(`${root}: not a file or folder (give a trace folder or file: Synalinks, Ask recording, klieo run)`);
+  if (!info.isDirectory()) throw new UserError(`${root}: not a file or folder (give a trace folder or file: ${sourceLabels()})`);
   const entries = walk(absolute, into);
   // A program or module folder named as the root: its trace files sit above the depth a tree root has.
   const insideTree = entries.some((relative) => !relative.includes('/') && TRACE_FILE_NAME.exec(relative)?.groups?.stem === path.basename(absolute));
@@ -341,7 +342,7 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
     const other = reason === 'dataset cache' ? null : await otherSource(full, options.source);
     if (other !== null) into.files.push({ path: full, display: displayPath(full), root: absolute, source: other });
     else if (reason === null) into.skipped.push({ path: displayPath(full), reason: `not read as ${options.source} (--source)` });
-    else if (options.source === undefined && reason !== 'dataset cache' && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; no known recorder format (Ask, klieo)` });
+    else if (options.source === undefined && reason !== 'dataset cache' && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; no known recorder format (${sourceLabels(false)})` });
     else if (options.source !== 'synalinks' && reason !== 'dataset cache' && OTHER_CANDIDATE.test(full)) into.skipped.push({ path: displayPath(full), reason: `${reason}; not JSON, so no ${options.source} file` });
     else into.skipped.push({ path: displayPath(full), reason });
   }

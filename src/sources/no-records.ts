@@ -4,6 +4,7 @@
  * exit 0 would read as success, so every reading command says instead what it found, and
  * whether the file looks like one traces wrote (lines with `messages` and no `call_id`).
  */
+import { sourceLabels } from './registry.js';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { plural, printable } from '../format.js';
 import type { DamagedLine } from '../record.js';
@@ -67,7 +68,7 @@ export function noRecordsMessage(where: string, files: readonly TraceFile[], dam
   const advice =
     dataset !== null
       ? `${printable(dataset)} looks like an exported dataset (its lines have "messages" and no "call_id"), not recorded traces: check a dataset with traces validate ${printable(dataset)} --format openai|nemo|nemo-customizer`
-      : 'name a Synalinks trace folder (<root>/<program>/<module>/<module>_<timestamp>.jsonl), an Ask recording or a klieo run';
+      : `name a Synalinks trace folder (<root>/<program>/<module>/<module>_<timestamp>.jsonl) or a file of another recorder (${sourceLabels(false)})`;
   return `no record read from ${where} (${found}${first}): ${advice}`;
 }
 

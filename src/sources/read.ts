@@ -7,6 +7,7 @@ import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
 import { changedSince, fileChanged, lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange, type FileStamp } from './lines.js';
 import type { SourceRun } from './source-run.js';
+import { sourceOf } from './registry.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
 
 export interface RecordBatch {
@@ -17,6 +18,8 @@ export interface RecordBatch {
   bytes: number;
   /** Runs as the recorder describes them (Ask recordings, klieo RunLogs); absent for Synalinks. */
   runs?: SourceRun[];
+  /** Calls read but holding nothing to learn from (content capture off), by reason. */
+  skippedCalls?: Record<string, number>;
 }
 
 /** Why a line is not a record; a last line with no newline is a crash mid-write. */
@@ -47,18 +50,27 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
   }
 }
 
-/** Records of an Ask or klieo file; the whole file's size is counted with its last batch. */
-export async function* readOtherFile(file: TraceFile): AsyncGenerator<RecordBatch> {
-  // Loaded on demand: most runs read only Synalinks files, and every worker thread would pay for these.
-  const batches = file.source === 'ask' ? (await import('./ask.js')).readAskFile(file) : (await import('./klieo.js')).readKlieoFile(file);
+/**
+ * Records of another source's file (registry.ts), or of the lines that start in `range` when the
+ * source reads the file by lines (`splits`); else the whole file's size is counted with its last batch.
+ */
+export async function* readOtherFile(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
+  const source = sourceOf(file.source);
+  if (source === undefined) throw new Error(`no source named ${file.source}`);
+  const byLines = source.splits?.(file) === true;
   let previous: RecordBatch | null = null;
-  for await (const batch of batches) {
+  for await (const batch of source.read(file, byLines ? range : undefined)) {
     if (previous !== null) yield previous;
-    previous = { file, records: batch.records, damaged: batch.damaged, bytes: 0, runs: batch.runs };
+    previous = { file, records: batch.records, damaged: batch.damaged, bytes: byLines ? (batch.bytes ?? 0) : 0, runs: batch.runs ?? [], skippedCalls: batch.skippedCalls };
   }
   const last = previous ?? { file, records: [], damaged: [], bytes: 0, runs: [] };
-  last.bytes = await stat(file.path).then((s) => s.size, () => 0);
+  if (!byLines) last.bytes = await stat(file.path).then((s) => s.size, () => 0);
   yield last;
+}
+
+/** Whether a share reads only its own byte range of the file: Synalinks files, and files a source reads by lines. */
+export function splitsByLines(file: TraceFile): boolean {
+  return isSynalinks(file) || sourceOf(file.source)?.splits?.(file) === true;
 }
 
 export function isSynalinks(file: TraceFile): boolean {
@@ -76,6 +88,7 @@ export function readFile(file: TraceFile): AsyncGenerator<RecordBatch> {
  */
 export async function* readFileRange(file: TraceFile, range?: ByteRange): AsyncGenerator<RecordBatch> {
   if (isSynalinks(file)) yield* readSynalinksFile(file, range, true);
+  else if (splitsByLines(file)) yield* readOtherFile(file, range);
   else if (range === undefined || range.start === 0) yield* readOtherFile(file);
 }
 
@@ -98,9 +111,11 @@ export async function* readSelectedRecords(
     // Kept lines are sorted: a range that starts mid-file begins with its first line past the cut.
     let next = 0;
     if (!isSynalinks(file)) {
-      // Ask and klieo records are rebuilt from the whole file: the share holding its start
-      // reads it again and keeps the wanted ordinals (`ref.line`).
-      if (range !== undefined && range.start !== 0) continue;
+      // Records of other sources are rebuilt, not re-read at an offset: the share holding the
+      // file's start (or, for a source reading by lines, each share its own lines) reads it
+      // again and keeps the wanted ordinals (`ref.line`).
+      const byLines = splitsByLines(file);
+      if (!byLines && range !== undefined && range.start !== 0) continue;
       const fd = openListedFile(file.path);
       try {
         const changed = changedSince(fd, file.stamp);
@@ -108,7 +123,7 @@ export async function* readSelectedRecords(
       } finally {
         closeSync(fd);
       }
-      for await (const batch of readOtherFile(file)) {
+      for await (const batch of readOtherFile(file, byLines ? range : undefined)) {
         const records = batch.records.filter((r) => {
           while (next < wanted.length && wanted[next] < r.ref.line) next++;
           if (next >= wanted.length || wanted[next] !== r.ref.line) return false;

@@ -36,6 +36,10 @@ export interface RebuiltFields {
   notExportable?: string | null;
   /** The recorded finish or stop reason of the call, when the recorder kept one. */
   stopReason?: string | null;
+  /** The config hashed as config_hash, when the recorder knows more than model and provider (docs/sources.md). */
+  config?: Record<string, unknown>;
+  /** Which recorded value looks cut at a length limit, or null (the truncated stage reads it). */
+  cutValue?: string | null;
 }
 
 /** The config hashed as config_hash for records of other recorders. */
@@ -55,7 +59,6 @@ export function derivedUuid(...parts: string[]): string {
 export class RebuiltRecord implements TraceRecord {
   readonly source: Exclude<SourceKind, 'synalinks'>;
   readonly ref: SourceRef;
-  readonly raw: Buffer;
   readonly callId: string;
   readonly parentCallId: string | null;
   readonly program: string;
@@ -74,7 +77,10 @@ export class RebuiltRecord implements TraceRecord {
   readonly partial: boolean;
   readonly notExportable: string | null;
   readonly stopReason: string | null;
+  readonly cutValue: string | null;
   private readonly all: Message[];
+  private readonly config: Record<string, unknown>;
+  private rawLine: Buffer | null = null;
   private readonly outputs: Message | null;
 
   constructor(fields: RebuiltFields) {
@@ -97,12 +103,23 @@ export class RebuiltRecord implements TraceRecord {
     this.partial = fields.partial;
     this.notExportable = fields.notExportable ?? null;
     this.stopReason = fields.stopReason ?? null;
+    this.cutValue = fields.cutValue ?? null;
     const outputs = fields.status === 'ok' ? fields.completion : null;
     this.outputs = outputs;
     this.all = outputs !== null ? [...fields.inputs, outputs] : fields.inputs;
     this.inputsHash = canonicalValueHash(fields.inputs);
-    const config = sourceConfig(fields.model, fields.provider);
+    const config = fields.config ?? sourceConfig(fields.model, fields.provider);
     this.configHash = canonicalValueHash(config);
+    this.config = config;
+  }
+
+  /**
+   * The record as one Synalinks-shaped line, made when first asked for: reading, counting and
+   * hashing need none of it, and writing it is most of what a large message list costs.
+   */
+  get raw(): Buffer {
+    if (this.rawLine !== null) return this.rawLine;
+    const outputs = this.outputs;
     const line: Record<string, unknown> = {
       synalinks_version: null,
       call_id: this.callId,
@@ -116,14 +133,16 @@ export class RebuiltRecord implements TraceRecord {
       messages: this.all,
       inputs_hash: this.inputsHash,
       outputs,
-      config,
+      config: this.config,
       config_hash: this.configHash,
     };
     if (this.exception !== null) line.exception = this.exception;
     line.source = this.source;
     if (this.partial) line.partial = true;
     if (this.notExportable !== null) line.not_exportable = this.notExportable;
-    this.raw = Buffer.from(writeJson(line), 'utf8');
+    if (this.cutValue !== null) line.cut_value = this.cutValue;
+    this.rawLine = Buffer.from(writeJson(line), 'utf8');
+    return this.rawLine;
   }
 
   messages(): Message[] {

@@ -116,6 +116,10 @@ export interface StatsSnapshot {
   groups: Record<GroupDimension, [string, TallySnapshot][]>;
   damagedCount: number;
   damagedListed: DamagedLine[];
+  /** Records that can never be exported, by reason (`notExportableReason`). */
+  notExportable: Record<string, number>;
+  /** Calls a source read but made no record of (e.g. the second span of a call instrumented twice), by reason. */
+  skippedCalls: Record<string, number>;
   bytes: number;
   /** Distinct ok keys of the share in first-seen order (4 words each)… */
   keys: Uint32Array;
@@ -141,6 +145,8 @@ export class StatsCollector {
   private partitionedUniqueKeys: number | null = null;
   damagedCount = 0;
   readonly damagedListed: DamagedLine[] = [];
+  readonly notExportable: Record<string, number> = {};
+  readonly skippedCalls: Record<string, number> = {};
   files = 0;
   bytes = 0;
   readonly keyKind: KeyKind;
@@ -254,6 +260,7 @@ export class StatsCollector {
   }
 
   addRecord(record: TraceRecord): void {
+    if (record.notExportable) addTo(this.notExportable, notExportableReason(record.notExportable), 1);
     const facts = factsOf(record, this.prices);
     const names = this.namesOf(record);
     const tallies = this.lastTallies;
@@ -262,6 +269,10 @@ export class StatsCollector {
     if (facts.status !== 'ok') return;
     keyOf(record, this.keyKind, this.key);
     this.offerKey(record.timestamp ?? 0, this.setOf(names));
+  }
+
+  addSkipped(counts: Readonly<Record<string, number>> | undefined): void {
+    for (const [reason, n] of Object.entries(counts ?? {})) addTo(this.skippedCalls, reason, n);
   }
 
   addDamaged(line: DamagedLine): void {
@@ -278,6 +289,8 @@ export class StatsCollector {
       groups: Object.fromEntries(GROUP_DIMENSIONS.map((d) => [d, [...this.groups[d]].map(([name, t]) => [name, t.snapshot()])])) as StatsSnapshot['groups'],
       damagedCount: this.damagedCount,
       damagedListed: this.damagedListed,
+      notExportable: this.notExportable,
+      skippedCalls: this.skippedCalls,
       bytes: this.bytes,
       keys: this.keyLog === null ? new Uint32Array(0) : this.keyLog.data.slice(0, rows * 4),
       keyGroups: winners.sets.data.slice(0, rows),
@@ -308,6 +321,8 @@ export class StatsCollector {
     }
     for (const line of share.damagedListed) if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
     this.damagedCount += share.damagedCount;
+    for (const [reason, n] of Object.entries(share.notExportable)) addTo(this.notExportable, reason, n);
+    this.addSkipped(share.skippedCalls);
     this.bytes += share.bytes;
   }
 
@@ -319,6 +334,8 @@ export class StatsCollector {
       exception: this.total.exception,
       no_output: this.total.no_output,
       damaged_lines: this.damagedCount,
+      not_exportable: sortedCounts(this.notExportable),
+      skipped_calls: sortedCounts(this.skippedCalls),
       key: this.keyKind,
       unique_ok_keys: this.uniqueOkKeys,
       duplicate_ok_records: this.total.ok - this.uniqueOkKeys,
@@ -334,4 +351,21 @@ export class StatsCollector {
       prices: this.prices === null ? null : { table: this.prices.origin, written: this.prices.written },
     };
   }
+}
+
+/**
+ * The reason word of a record that can never be exported: the leading `word:` of its
+ * reason (`no_content: …`), else `not_exportable`.
+ */
+export function notExportableReason(detail: string): string {
+  const match = /^([a-z_]+):/.exec(detail);
+  return match !== null ? match[1] : 'not_exportable';
+}
+
+function addTo(counts: Record<string, number>, key: string, n: number): void {
+  counts[key] = (Object.hasOwn(counts, key) ? counts[key] : 0) + n;
+}
+
+function sortedCounts(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => compareText(a, b)));
 }

@@ -96,6 +96,13 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
     ['models', byCount(stats.groups.model)],
     ['synalinks', byCount(stats.groups.version)],
   ];
+  const counts = (c: Record<string, number>) =>
+    Object.entries(c)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([reason, n]) => `${reason} ${formatCount(n)}`)
+      .join(', ');
+  if (Object.keys(stats.notExportable).length > 0) summary.push(['not exportable', counts(stats.notExportable)]);
+  if (Object.keys(stats.skippedCalls).length > 0) summary.push(['calls not kept', counts(stats.skippedCalls)]);
   const labelWidth = Math.max(...summary.map(([label]) => label.length));
   out.push(summary.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`).join('\n'));
   for (const dimension of by) out.push(groupTable(dimension, stats.groups[dimension]));

@@ -22,6 +22,7 @@ export async function statsShare({ files, share, prices, key }: StatsSharePayloa
       stats.bytes += batch.bytes;
       for (const record of batch.records) stats.addRecord(record);
       for (const damaged of batch.damaged) stats.addDamaged(damaged);
+      stats.addSkipped(batch.skippedCalls);
     }
   }
   return stats.snapshot();

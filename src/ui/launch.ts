@@ -39,7 +39,7 @@ function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, exclude
   const parts: string[] = [];
   if (preloaded.size > 0) parts.push(`${preloaded.size} call_id${preloaded.size === 1 ? '' : 's'} from ${path.basename(excludePath)} start marked (w rewrites it)`);
   const unread = store.otherFiles.length - (store.allFiles.length - store.files.length);
-  if (unread > 0) parts.push(`${unread} Ask/klieo file${unread === 1 ? '' : 's'} could not be read (s shows why)`);
+  if (unread > 0) parts.push(`${unread} file${unread === 1 ? '' : 's'} of other recorders could not be read (s shows why)`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
@@ -96,7 +96,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
     const store = await storeReady;
     if (store.allFiles.length === 0) {
       store.close();
-      const unread = store.otherFiles.length > 0 ? `; ${store.otherFiles.length} Ask/klieo files could not be read: ${store.errors.slice(0, 2).join('; ')}` : '';
+      const unread = store.otherFiles.length > 0 ? `; ${store.otherFiles.length} files of other recorders could not be read: ${store.errors.slice(0, 2).join('; ')}` : '';
       const skipped = store.skipped.length > 0 ? ` (${store.skipped.length} other files skipped)` : '';
       throw new UserError(`no trace files under ${title}${skipped}${unread}`);
     }

@@ -13,6 +13,7 @@ import type { TraceRecord } from '../../record.js';
 export const TRUNCATING_STOP_REASONS: ReadonlySet<string> = new Set(['length', 'max_tokens', 'max_output_tokens', 'model_length']);
 
 export function truncatedDetail(record: TraceRecord, maxCompletionTokens: number | null): string | null {
+  if (record.cutValue) return `recorded value cut: ${record.cutValue}`;
   const reason = record.stopReason;
   if (reason !== null) return TRUNCATING_STOP_REASONS.has(reason.toLowerCase()) ? `stop reason ${JSON.stringify(reason)}` : null;
   if (maxCompletionTokens === null) return null;

@@ -18,15 +18,15 @@
  *
  * `ref.line` is the 1-based position of the llm_call step among the file's llm_call steps.
  */
-import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../record.js';
-import type { TraceFile } from './discover.js';
-import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
-import { RebuiltRecord } from './rebuilt-record.js';
-import type { SourceRun } from './source-run.js';
-import { count, isObject, num, str, type Json } from './json-values.js';
-import { writeJson } from '../canonical/json-value.js';
-import { epochSecondsOf, possibleDuration, possibleTime } from '../time.js';
-import { addCount } from '../own.js';
+import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../../record.js';
+import type { TraceFile } from '../discover.js';
+import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
+import { RebuiltRecord } from '../rebuilt-record.js';
+import type { SourceRun } from '../source-run.js';
+import { count, isObject, num, str, type Json } from '../json-values.js';
+import { writeJson } from '../../canonical/json-value.js';
+import { epochSecondsOf, possibleDuration, possibleTime } from '../../time.js';
+import { addCount } from '../../own.js';
 
 
 export interface KlieoBatch {

@@ -19,15 +19,15 @@
  *
  * `ref.line` is the 1-based position of the interaction in the file.
  */
-import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
-import { canonicalValueText } from '../canonical/canonical.js';
-import { writeJson } from '../canonical/json-value.js';
-import { epochSecondsOf } from '../time.js';
-import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../record.js';
-import type { TraceFile } from './discover.js';
-import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
-import type { SourceRun } from './source-run.js';
-import { count, isObject, num, str, type Json } from './json-values.js';
+import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
+import { canonicalValueText } from '../../canonical/canonical.js';
+import { writeJson } from '../../canonical/json-value.js';
+import { epochSecondsOf } from '../../time.js';
+import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../../record.js';
+import type { TraceFile } from '../discover.js';
+import { derivedUuid, RebuiltRecord } from '../rebuilt-record.js';
+import type { SourceRun } from '../source-run.js';
+import { count, isObject, num, str, type Json } from '../json-values.js';
 
 
 export interface AskBatch {

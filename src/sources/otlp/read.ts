@@ -1,0 +1,347 @@
+/**
+ * OTLP trace files (OTLP/JSON `ExportTraceServiceRequest`s): the Collector's file exporter
+ * writes one per line (`.jsonl`, or `.json`), an OTLP/HTTP body or a saved export is one
+ * document, pretty-printed or not. Lines are read with the line reader and parsed strictly
+ * (a line orjson refuses is a damaged line, the rest of the file is still read); a document
+ * is streamed one `resourceSpans` element at a time. Neither is ever held whole.
+ *
+ * A file read by lines is cut into work shares at line starts, as Synalinks files are.
+ *
+ * Each LLM-call span (dialects.ts) is one record; `ref.line` is its place among the file's
+ * spans (span-keys.ts) in a file read by lines, its ordinal among the calls in a document.
+ * Spans holding no content (capture off) are records that can never be exported
+ * (`no_content`). The same call recorded twice, by two instrumentations wrapping one client
+ * call (one span the other's parent, both LLM calls with the same input messages), is kept
+ * once: the span with more in it (content, then usage, then finish reason), the first one
+ * read on a tie; looked for within a line, or in a window of the last spans of a document.
+ */
+import { parseJsonText } from '../../canonical/json-value.js';
+import { JsonSyntaxError, withUtf16Hint } from '../../canonical/scan.js';
+import type { Message, Status, TraceRecord } from '../../record.js';
+import type { TraceFile } from '../discover.js';
+import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
+import { isObject, str, type Json } from '../json-values.js';
+import { lineTooLongReason, readLineBatches, type ByteRange } from '../lines.js';
+import { byLines } from './by-lines.js';
+import { rememberKeys, spanKeys, spanKeysBefore, spanKeysInFile } from './span-keys.js';
+import { damageReason } from '../read.js';
+import { RebuiltRecord } from '../rebuilt-record.js';
+import type { SourceBatch } from '../source.js';
+import { callOfSpan, type SpanCall } from './dialects.js';
+import { attributeMap, hexId, nanosToSeconds } from './values.js';
+
+/** The source's kind, as its index.ts registers it. */
+const KIND = 'otlp';
+
+/** Why a span read as an LLM call is not a training example. */
+export const NO_CONTENT = 'no_content';
+export const DOUBLE_INSTRUMENTED = 'double_instrumented';
+export const CUT_VALUE = 'cut_value';
+
+/** Sampling parameters kept in the config, by the names each dialect gives them. */
+const PARAM_NAMES: Record<string, string> = {
+  temperature: 'temperature',
+  top_p: 'top_p',
+  topP: 'top_p',
+  top_k: 'top_k',
+  topK: 'top_k',
+  max_tokens: 'max_tokens',
+  max_completion_tokens: 'max_tokens',
+  maxTokens: 'max_tokens',
+  maxOutputTokens: 'max_tokens',
+  frequency_penalty: 'frequency_penalty',
+  frequencyPenalty: 'frequency_penalty',
+  presence_penalty: 'presence_penalty',
+  presencePenalty: 'presence_penalty',
+  stop: 'stop_sequences',
+  stop_sequences: 'stop_sequences',
+  stopSequences: 'stop_sequences',
+  seed: 'seed',
+};
+
+/** The config hashed as config_hash: the model, the sampling parameters under one name each, the tools offered as OpenAI function tools. */
+export function otlpConfig(call: SpanCall): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(call.params)) {
+    const canonical = PARAM_NAMES[name];
+    if (canonical !== undefined && value !== null && value !== undefined && !(canonical in params)) params[canonical] = value;
+  }
+  return { model: call.model, params, tools: call.tools === null ? null : call.tools.map(openAiTool) };
+}
+
+/** A tool definition as OpenAI writes it: `{type: 'function', function: {name, description, parameters}}`. */
+function openAiTool(tool: unknown): unknown {
+  if (!isObject(tool)) return tool;
+  if (isObject(tool.function)) return { type: 'function', function: tool.function };
+  const fn: Json = {};
+  if (typeof tool.name === 'string') fn.name = tool.name;
+  if (tool.description !== undefined) fn.description = tool.description;
+  const parameters = tool.parameters ?? tool.inputSchema ?? tool.input_schema;
+  if (parameters !== undefined) fn.parameters = parameters;
+  return { type: 'function', function: fn };
+}
+
+function richness(call: SpanCall): number {
+  return (call.inputs !== null && call.completion !== null ? 4 : call.inputs !== null || call.completion !== null ? 2 : 0) + (call.usage !== null ? 1 : 0) + (call.finishReason !== null ? 0.5 : 0);
+}
+
+interface Kept {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  inputsHash: string;
+  richness: number;
+  /** Where its record sits while its batch is not yet handed out; null after. */
+  pending: { batch: SourceBatch; index: number } | null;
+}
+
+class OtlpReader {
+  private ordinal = 0;
+  /**
+   * Reading by lines: the ordinal of the line's first span less one, the spans of the line met so
+   * far, and how many `spanId` keys the line holds (no span past that many can be numbered).
+   */
+  private line: { base: number; index: number; keys: number } | null = null;
+  /** The LLM-call spans read last (at most 2 × TWIN_WINDOW), oldest first. */
+  private window: Kept[] = [];
+  /** Those spans by `trace:span`, and by their parent's `trace:span`. */
+  private readonly spans = new Map<string, Kept>();
+  private readonly children = new Map<string, Kept[]>();
+  private readonly skipped: Record<string, number> = {};
+  private pending: Kept[] = [];
+
+  constructor(private readonly file: TraceFile) {}
+
+  batch(): SourceBatch {
+    for (const kept of this.pending) kept.pending = null;
+    this.pending = [];
+    return { records: [], damaged: [], runs: [] };
+  }
+
+  finish(batch: SourceBatch): SourceBatch {
+    batch.skippedCalls = { ...this.skipped };
+    return batch;
+  }
+
+  /**
+   * A new line: its spans are numbered from `base + 1`. Twins are looked for within the line
+   * only, so what a line yields never depends on where a work share starts.
+   */
+  startLine(base: number, keys: number): void {
+    this.line = { base, index: 0, keys };
+    this.window = [];
+    this.spans.clear();
+    this.children.clear();
+  }
+
+  damaged(batch: SourceBatch, line: number, offset: number, reason: string): void {
+    batch.damaged.push({ file: this.file.display, line, offset, reason });
+  }
+
+  /** One ExportTraceServiceRequest (or anything holding `resourceSpans`). */
+  request(doc: unknown, batch: SourceBatch, line: number, offset: number): void {
+    if (!isObject(doc)) {
+      this.damaged(batch, line, offset, 'not a JSON object: not an OTLP ExportTraceServiceRequest');
+      return;
+    }
+    const list = doc.resourceSpans ?? doc.resource_spans;
+    if (!Array.isArray(list)) {
+      this.damaged(batch, line, offset, 'no resourceSpans list: not an OTLP ExportTraceServiceRequest');
+      return;
+    }
+    for (const rs of list) this.resourceSpans(rs, batch);
+  }
+
+  resourceSpans(rs: unknown, batch: SourceBatch): void {
+    if (!isObject(rs)) return;
+    const resource = isObject(rs.resource) ? attributeMap(rs.resource.attributes) : attributeMap([]);
+    const service = resource.str('service.name') ?? '';
+    const scopes = rs.scopeSpans ?? rs.scope_spans ?? rs.instrumentationLibrarySpans;
+    if (!Array.isArray(scopes)) return;
+    for (const ss of scopes) {
+      if (!isObject(ss) || !Array.isArray(ss.spans)) continue;
+      for (const span of ss.spans) {
+        let ordinal = 0;
+        if (this.line !== null) {
+          // Every span of the line takes a number, a call or not, so a number is its place in the file.
+          if (this.line.index >= this.line.keys) continue;
+          ordinal = this.line.base + ++this.line.index;
+        }
+        if (isObject(span)) this.span(span, service, batch, ordinal);
+      }
+    }
+  }
+
+  private span(span: Json, service: string, batch: SourceBatch, ordinal: number): void {
+    const attrs = attributeMap(span.attributes);
+    const call = callOfSpan(span, attrs);
+    if (call === null) return;
+    const traceId = hexId(span.traceId ?? span.trace_id) ?? '';
+    const spanId = hexId(span.spanId ?? span.span_id) ?? '';
+    const parentSpanId = hexId(span.parentSpanId ?? span.parent_span_id);
+    const start = nanosToSeconds(span.startTimeUnixNano ?? span.start_time_unix_nano);
+    const end = nanosToSeconds(span.endTimeUnixNano ?? span.end_time_unix_nano);
+    const status: Status = call.error !== null ? 'exception' : call.completion !== null ? 'ok' : 'no_output';
+    const noContent = call.inputs === null && call.completion === null;
+    const dropped = Number((span.droppedAttributesCount ?? span.dropped_attributes_count ?? 0).valueOf());
+    call.cut ??= dropped > 0 ? `${dropped} attribute(s) dropped by the SDK's attribute count limit` : null;
+    const cut = call.cut;
+    const inputs: Message[] = call.inputs ?? [];
+    const lacking =
+      call.cut !== null && (call.inputs === null || call.completion === null)
+        ? `${CUT_VALUE}: ${call.cut}, so the span's messages cannot be read whole`
+        : noContent
+          ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation`
+          : call.inputs === null && status === 'ok'
+            ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
+            : null;
+    const record = new RebuiltRecord({
+      source: KIND,
+      ref: { file: this.file.display, line: 0, offset: 0 },
+      callId: call.ownIds?.callId ?? `${traceId}:${spanId}`,
+      parentCallId: call.ownIds !== null && call.ownIds !== undefined ? call.ownIds.parentCallId : parentSpanId !== null ? `${traceId}:${parentSpanId}` : null,
+      program: service,
+      module: str(span.name) ?? '',
+      timestamp: start,
+      duration: start !== null && end !== null && end >= start ? Math.round((end - start) * 1e6) / 1e6 : null,
+      usage: call.usage,
+      cost: call.cost ?? null,
+      status,
+      model: call.model,
+      provider: call.provider,
+      inputs,
+      completion: call.completion,
+      exception: call.error,
+      // A tool result that answers no recorded tool call (OpenLLMetry 0.22 kept neither the calls nor their ids).
+      partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
+      notExportable: lacking,
+      stopReason: call.finishReason,
+      config: otlpConfig(call),
+      cutValue: cut,
+    });
+    const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, richness: richness(call), pending: null };
+    const twin = this.twinOf(kept);
+    if (twin !== null) {
+      this.skipped[DOUBLE_INSTRUMENTED] = (this.skipped[DOUBLE_INSTRUMENTED] ?? 0) + 1;
+      if (twin.pending === null || twin.richness >= kept.richness) return;
+      // The twin is still in this batch and holds less: this span's record takes its place and ordinal.
+      const old = twin.pending.batch.records[twin.pending.index];
+      twin.pending.batch.records[twin.pending.index] = withOrdinal(record, old.ref.line);
+      twin.richness = kept.richness;
+      return;
+    }
+    const line = ordinal > 0 ? ordinal : ++this.ordinal;
+    kept.pending = { batch, index: batch.records.length };
+    this.pending.push(kept);
+    batch.records.push(withOrdinal(record, line));
+    this.remember(kept);
+  }
+
+  private forget(old: Kept[]): void {
+    for (const kept of old) {
+      this.spans.delete(`${kept.traceId}:${kept.spanId}`);
+      if (kept.parentSpanId !== null) this.children.delete(`${kept.traceId}:${kept.parentSpanId}`);
+    }
+  }
+
+  /** An LLM-call span already read that is this one's parent or child with the same inputs: the same call, instrumented twice. */
+  private twinOf(kept: Kept): Kept | null {
+    if (kept.parentSpanId !== null) {
+      const parent = this.spans.get(`${kept.traceId}:${kept.parentSpanId}`);
+      if (parent !== undefined && parent.inputsHash === kept.inputsHash) return parent;
+    }
+    for (const child of this.children.get(`${kept.traceId}:${kept.spanId}`) ?? []) if (child.inputsHash === kept.inputsHash) return child;
+    return null;
+  }
+
+  private remember(kept: Kept): void {
+    // Twins are exported together (one call, two spans ending at once): the window of spans
+    // looked in is bounded, so memory stays flat however long the file.
+    this.window.push(kept);
+    if (this.window.length > TWIN_WINDOW * 2) this.forget(this.window.splice(0, TWIN_WINDOW));
+    this.spans.set(`${kept.traceId}:${kept.spanId}`, kept);
+    if (kept.parentSpanId !== null) {
+      const key = `${kept.traceId}:${kept.parentSpanId}`;
+      const list = this.children.get(key);
+      if (list === undefined) this.children.set(key, [kept]);
+      else list.push(kept);
+    }
+  }
+}
+
+/** How many of the LLM-call spans read last a twin is looked for among (at least). */
+const TWIN_WINDOW = 8192;
+
+/** The record with its ordinal in the file as `ref.line`. */
+function withOrdinal(record: RebuiltRecord, line: number): TraceRecord {
+  (record.ref as { line: number }).line = line;
+  return record;
+}
+
+export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGenerator<SourceBatch> {
+  const reader = new OtlpReader(file);
+  if (byLines(file)) {
+    let last: SourceBatch | null = null;
+    let keysBefore: number | null = null;
+    for await (const lines of readLineBatches(file.path, { range })) {
+      if (last !== null) yield last;
+      const batch = reader.batch();
+      batch.bytes = 0;
+      for (const line of lines) {
+        batch.bytes += line.length + 1;
+        keysBefore ??= spanKeysBefore(file.path, line.offset);
+        const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
+        reader.startLine(keysBefore, keys);
+        keysBefore += keys;
+        if (line.tooLong) {
+          reader.damaged(batch, line.number, line.offset, damageReason(lineTooLongReason(line.length), line.terminated));
+          continue;
+        }
+        let doc: unknown;
+        try {
+          doc = parseJsonText(line.bytes);
+        } catch (error) {
+          if (!(error instanceof JsonSyntaxError)) throw error;
+          reader.damaged(batch, line.number, line.offset, withUtf16Hint(damageReason(error, line.terminated), line.bytes));
+          continue;
+        }
+        reader.request(doc, batch, line.number, line.offset);
+      }
+      if (keysBefore !== null && lines.length > 0) rememberKeys(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, keysBefore);
+      last = batch;
+    }
+    yield reader.finish(last ?? reader.batch());
+    return;
+  }
+  let batch = reader.batch();
+  let documents = 0;
+  let sawSpans = false;
+  try {
+    for await (const events of streamJson(file.path, { multiple: true, streamed: new Set(['resourceSpans', 'resource_spans']) })) {
+      for (const event of events) {
+        if (event.kind === 'element') {
+          sawSpans = true;
+          reader.resourceSpans(event.value, batch);
+        } else if (event.kind === 'member' && (event.key === 'resourceSpans' || event.key === 'resource_spans')) sawSpans = true;
+        else if (event.kind === 'document') {
+          // A list of requests (as some tools save them): each element is one.
+          documents++;
+          if (Array.isArray(event.value)) event.value.forEach((request, i) => reader.request(request, batch, documents, i));
+          else reader.damaged(batch, documents, 0, 'not a JSON object: not an OTLP ExportTraceServiceRequest');
+        }
+        else if (event.kind === 'end') {
+          documents++;
+          if (!sawSpans) reader.damaged(batch, documents, 0, 'no resourceSpans list: not an OTLP ExportTraceServiceRequest');
+          sawSpans = false;
+        }
+      }
+      yield batch;
+      batch = reader.batch();
+    }
+  } catch (error) {
+    if (!(error instanceof JsonStreamError)) throw error;
+    reader.damaged(batch, documents + 1, 0, `${error instanceof JsonTooLongError ? 'unreadable' : 'broken JSON'} after ${documents} request(s): ${error.message}`);
+  }
+  yield reader.finish(batch);
+}
+

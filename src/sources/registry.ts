@@ -1,0 +1,23 @@
+/**
+ * The sources besides Synalinks: one line each. Order matters only where two could claim
+ * the same file: the first whose `detect` accepts it wins.
+ */
+import type { Source } from './source.js';
+import { askSource } from './ask/index.js';
+import { klieoSource } from './klieo/index.js';
+import { otlpSource } from './otlp/index.js';
+
+export const SOURCES: readonly Source[] = [askSource, klieoSource, otlpSource];
+
+/** The source named `kind`, or undefined (Synalinks, or unknown). */
+export function sourceOf(kind: string | undefined): Source | undefined {
+  return SOURCES.find((source) => source.kind === kind);
+}
+
+/** Every format `--source` accepts. */
+export const SOURCE_KINDS: readonly string[] = ['synalinks', ...SOURCES.map((source) => source.kind)];
+
+/** `Synalinks, Ask recording, klieo run`: what a message lists as the formats read. */
+export function sourceLabels(withSynalinks = true): string {
+  return [...(withSynalinks ? ['Synalinks'] : []), ...SOURCES.map((source) => source.label)].join(', ');
+}
