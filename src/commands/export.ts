@@ -2,15 +2,15 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { parseScrub } from '../privacy/options.js';
-import { TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
+import { getTarget, TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
-import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION, takeSkippedNote } from './common.js';
 import { formatCount, plural } from '../format.js';
 import path from 'node:path';
-import { droppedSummary, writtenSummary, type SplitFile } from './run-summary.js';
+import { droppedSummary, exportLines, writtenSummary, type ExportStory, type SplitFile } from './run-summary.js';
 import { SPLITS } from '../export/dataset.js';
 import { REPORT_FILE } from '../export/names.js';
 import { META_DIR } from '../output/output-dir.js';
@@ -232,6 +232,8 @@ Examples:
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),
+          ...takeSkippedNote(),
+          ...exportLines(report as unknown as ExportStory, getTarget(flags.format), flags.out!),
         ].join('\n') + '\n',
       );
     });

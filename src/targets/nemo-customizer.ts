@@ -16,6 +16,7 @@ import type { Message } from '../record.js';
 import { checkLine, type LineRules } from './line-checks.js';
 import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from './messages.js';
 import {
+  namedFiles,
   resolveReasoning,
   type JsonObject,
   type ProjectOptions,
@@ -49,6 +50,8 @@ export const nemoCustomizerTarget: Target = {
   reasoningModes: ['inline', 'drop'],
   defaultReasoning: 'inline',
   minExamples: 0,
+  // Its row schema comes from the first line (targets.md): tools on every line or none.
+  oneSchemaPerFile: true,
   // Without a validation file the service splits 10% off itself; an empty one is an error.
   rejectsEmptyValidation: true,
 
@@ -71,6 +74,14 @@ export const nemoCustomizerTarget: Target = {
       example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
       toolNames: calledToolNames(normal.messages),
     };
+  },
+
+  /** A NeMo Data Store dataset (a Hugging Face-style repository) with training/ and validation/ folders, named in the job. */
+  nextSteps({ training, validation }) {
+    return [
+      `next: upload ${namedFiles(training)} under training/${validation.length > 0 ? ` and ${namedFiles(validation)} under validation/` : ''} of a NeMo Data Store dataset (hf upload --repo-type dataset NAMESPACE/NAME FILE training/FILE)`,
+      `next: register the dataset in the Entity Store and name it in the customization job (its dataset field)${validation.length === 0 ? '; without a validation folder the service splits 10% off' : ''}`,
+    ];
   },
 
   attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {

@@ -83,6 +83,15 @@ export const nemoTarget: Target = {
     };
   },
 
+  /** AutoModel's recipe config: `dataset` and `validation_dataset`, each a ChatDataset reading a path. */
+  nextSteps({ training, validation }) {
+    const chat = 'nemo_automodel.components.datasets.llm.chat_dataset.ChatDataset';
+    return [
+      `next: in the AutoModel recipe, dataset: {_target_: ${chat}, path_or_dataset_id: ${training.length === 1 ? training[0] : `[${training.join(', ')}]`}}`,
+      ...(validation.length > 0 ? [`next: and validation_dataset: the same with path_or_dataset_id: ${validation.length === 1 ? validation[0] : `[${validation.join(', ')}]`}`] : []),
+    ];
+  },
+
   attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
     return tools.length === 0 ? example : { ...example, tools };
   },

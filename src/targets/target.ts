@@ -110,8 +110,18 @@ export interface Target {
   /** Reasoning modes this format can express; the first is the default. */
   readonly reasoningModes: readonly ReasoningMode[];
   readonly defaultReasoning: ReasoningMode;
-  /** Fewer examples than this in a file is worth a warning (0: no minimum). */
+  /**
+   * The trainer refuses a training file with fewer examples than this (0: no minimum); a
+   * validation file has none unless the trainer documents one (OpenAI documents 10 for
+   * training data and nothing for a validation file).
+   */
   readonly minExamples: number;
+  /**
+   * The service infers one row schema per file from its first line: when any example has
+   * tools, every line carries the whole tool list, plain answers too (a line without `tools`
+   * after one with them is refused, and the other way round).
+   */
+  readonly oneSchemaPerFile?: boolean;
   /** The service rejects an empty validation file (an export then writes none). */
   readonly rejectsEmptyValidation?: boolean;
   /**
@@ -126,6 +136,12 @@ export interface Target {
    * assistant turn but the last left out of training. Absent when it cannot.
    */
   trainOnLastTurn?(example: JsonObject): JsonObject;
+  /**
+   * Where the written files go: the lines an export ends with (`next: …`), given the
+   * training and validation files as the user would name them (paths as written, empty
+   * when there is none). Absent: the export names no next step.
+   */
+  nextSteps?(files: { training: readonly string[]; validation: readonly string[] }): string[];
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
 }
@@ -136,6 +152,11 @@ export function lastTurnWeighted(example: JsonObject): JsonObject {
   let last = messages.length - 1;
   while (last >= 0 && messages[last].role !== 'assistant') last--;
   return { ...example, messages: messages.map((m, i) => (m.role === 'assistant' && i !== last ? { ...m, weight: 0 } : m)) };
+}
+
+/** `a`, `a and b`, `a, b and c`: the files a next step names. */
+export function namedFiles(files: readonly string[]): string {
+  return files.length <= 1 ? (files[0] ?? '') : `${files.slice(0, -1).join(', ')} and ${files.at(-1)}`;
 }
 
 /** Guards `project` against a mode the format cannot express. */
