@@ -170,6 +170,15 @@ describe('ids listed in a file but never met', () => {
 });
 
 describe('end-of-run summaries', () => {
+  it('filter --status exception,no_output says the ok records it leaves out were left out for their status, not that they failed', () => {
+    const result = runCli(['filter', SAMPLES, '--status', 'exception,no_output', '--dry-run']);
+    assert.equal(result.status, 0, result.stderr);
+    const line = result.stderr.split('\n').find((l) => /^\s+status\s+\d+/.test(l));
+    assert.ok(line !== undefined, result.stderr);
+    assert.doesNotMatch(line, /failed/);
+    assert.match(line, /its status \(ok, exception or no_output\) is not one --status keeps/);
+  });
+
 
   it('export says how many values of which kinds it redacted, like report.json', () => {
     const tree = chatTree([`key ${OPENAI_KEY}`, `again ${OPENAI_KEY} and ${GITHUB_TOKEN}`, 'nothing here']);

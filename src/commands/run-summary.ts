@@ -65,6 +65,8 @@ export interface ExportStory {
   tools: { supplied: string[]; inferred: string[]; inferred_calls: Record<string, number>; every_line: boolean };
   files: { file: string; split: string; dataset: string | null }[];
   refused_by_trainer: { dataset: string | null; files: string[]; reason: string }[];
+  /** With a model folder: the --chat-template FILE that replaced the folder's, or null. */
+  chat_template?: string | null;
 }
 
 /** What each reasoning mode did to the recorded reasoning, in a user's words. */
@@ -102,7 +104,7 @@ export function exportLines(report: ExportStory, target: Target, out: string): s
   if (target.nextSteps !== undefined) {
     const datasets = [...new Set(report.files.map((f) => f.dataset))];
     const of = (split: string) => report.files.filter((f) => f.dataset === datasets[0] && f.split === split).map((f) => path.join(out, f.file));
-    lines.push(...target.nextSteps({ training: of('training'), validation: of('validation') }));
+    lines.push(...target.nextSteps({ training: of('training'), validation: of('validation'), chatTemplate: report.chat_template }));
     if (datasets.length > 1) lines.push(`next: the same for each of the ${formatCount(datasets.length)} datasets in ${out} (one folder each)`);
   }
   // Last: the file is written, but the trainer's upload would fail (said once for many --group-by datasets).

@@ -139,9 +139,10 @@ export interface Target {
   /**
    * Where the written files go: the lines an export ends with (`next: …`), given the
    * training and validation files as the user would name them (paths as written, empty
-   * when there is none). Absent: the export names no next step.
+   * when there is none), and the `--chat-template FILE` the trainer must be given too. Absent:
+   * the export names no next step.
    */
-  nextSteps?(files: { training: readonly string[]; validation: readonly string[] }): string[];
+  nextSteps?(files: { training: readonly string[]; validation: readonly string[]; chatTemplate?: string | null }): string[];
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
 }
