@@ -171,6 +171,14 @@ describe('IndexStore on samples/synalinks', () => {
     watching.close();
   });
 
+  it('a folded one-line prompt says "1 line", in the singular', () => {
+    const direct = nodeIndex(store, 'm:my_program/my_program');
+    const record = store.record(store.list(direct, 'all', false)[0])!;
+    const rows = chatRows(record, { width: 100, isOpen: () => false }).map(rowText);
+    assert.ok(rows.some((r) => /system prompt folded \(1 line, \d+ chars\)/.test(r)), rows.join('\n'));
+    assert.ok(!rows.some((r) => /\b1 lines\b/.test(r)));
+  });
+
   it('renders the chat: folded system prompt, tool call with pretty arguments, structured completion', () => {
     const tool = nodeIndex(store, 'm:math_agent/tool_calls_generator_math_agent');
     const record = store.record(store.list(tool, 'all', false)[1])!;

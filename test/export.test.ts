@@ -38,7 +38,9 @@ describe('traces export', () => {
       assert.equal(written + exportDrops, report.kept_after_curation);
       assert.equal(examples(path.join(out, 'training.jsonl')).length, report.examples.training);
       const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n');
-      assert.equal(manifest.length, report.records_read - report.kept_after_curation + exportDrops + report.damaged_lines);
+      // Kept records a flagging stage found something in are listed too, with "flagged": true (the samples' refusal).
+      const flagged = Object.values((report.quality?.flagged ?? {}) as Record<string, number>).reduce((n, c) => n + c, 0);
+      assert.equal(manifest.length, report.records_read - report.kept_after_curation + exportDrops + report.damaged_lines + flagged);
     });
   }
 

@@ -193,7 +193,7 @@ describe('end-of-run summaries', () => {
     assert.match(result.stderr, new RegExp(`^redacted ${total} values by kind: .*; personal data .* is not checked unless --scrub secrets,pii$`, 'm'));
     for (const kind of kinds) assert.ok(result.stderr.includes(kind), `${kind} in ${result.stderr}`);
 
-    const clean = runCli(['export', SAMPLES, '--format', 'nemo', '--out', path.join(tempDir(), 'clean')]);
+    const clean = runCli(['export', chatTree(['What is 2 + 2?', 'Name three rivers']), '--format', 'nemo', '--out', path.join(tempDir(), 'clean')]);
     assert.match(clean.stderr, /^redacted nothing: no secret found; personal data \(.*\) is not checked unless --scrub secrets,pii$/m);
     const none = runCli(['export', tree, '--format', 'nemo', '--scrub', 'none', '--out', path.join(tempDir(), 'none')]);
     assert.match(none.stderr, /^redacted nothing \(--scrub none\): neither secrets nor personal data were checked$/m);

@@ -57,7 +57,7 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
     total === 0 ? 'dropped nothing' : `dropped ${plural(total, 'record')}:`,
     ...dropLines(plan.dropped),
     ...acrossModulesLines(plan),
-    ...qualityLines(plan.quality),
+    ...qualityLines(plan.quality, plan.dropped),
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
 }

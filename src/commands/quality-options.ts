@@ -122,11 +122,19 @@ export function parseQualityOptions(flags: QualityFlags): QualitySettings {
 }
 
 /** The summary's quality lines: what was flagged and kept, and contamination per evaluation file. */
-export function qualityLines(report: QualityReport | null): string[] {
+export function qualityLines(report: QualityReport | null, dropped: Readonly<Record<string, number>> = {}): string[] {
   if (report === null) return [];
   const lines: string[] = [];
   const flagged = Object.entries(report.flagged);
   const total = flagged.reduce((sum, [, n]) => sum + n, 0);
+  // Stages that ran and found nothing are said so: silence read as "did not run".
+  const ran = (mode: string) => Object.entries(report.modes).filter(([, m]) => m === mode).map(([stage]) => stage);
+  const dropping = ran('drop');
+  const dropsFound = dropping.reduce((sum, stage) => sum + (dropped[stage] ?? 0), 0);
+  if (total === 0 && dropsFound === 0 && dropping.length + ran('flag').length > 0) {
+    const said = [dropping.length > 0 ? `${dropping.join(', ')} dropped none` : '', ran('flag').length > 0 ? `${ran('flag').join(', ')} flagged none` : ''].filter((s) => s !== '');
+    lines.push(`the quality stages found nothing: ${said.join('; ')}`);
+  }
   if (total > 0) {
     const found = flagged.filter(([, n]) => n > 0);
     lines.push(

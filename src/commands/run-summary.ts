@@ -46,7 +46,8 @@ export function writtenSummary(files: readonly SplitFile[], splits: readonly str
   const examples = bySplit.reduce((n, s) => n + s.examples, 0);
   const tokens = bySplit.reduce((n, s) => n + s.tokens, 0);
   const encoding = files[0]?.tokens.encoding;
-  const lines = [`wrote ${plural(examples, 'example')} (${plural(tokens, 'token')}${encoding !== undefined ? `, ${encoding}` : ''}) to ${out}`];
+  // The written text's tokens by an encoding or model: not the usage `stats` reports, which the calls consumed.
+  const lines = [`wrote ${plural(examples, 'example')} (${plural(tokens, 'token')} of written text${encoding !== undefined ? ` by ${encoding}` : ''}) to ${out}`];
   const splitWidth = Math.max(...bySplit.map((s) => s.split.length));
   const exampleWidth = Math.max(...bySplit.map((s) => formatCount(s.examples).length));
   const tokenWidth = Math.max(...bySplit.map((s) => formatCount(s.tokens).length));

@@ -330,7 +330,8 @@ export function viewHints(state: State): Hint[] {
       hint('j/k', 'scroll', 1),
       hint('Enter', 'unfold', 2),
       hint('e', 'all folds', 3),
-      hint('Tab', 'metadata', 2),
+      // Where Tab goes, not where the user is: the other pane's name.
+      hint('Tab', state.recordPane === 'chat' ? 'metadata' : 'chat', 2),
       back,
       hint('/ n N', 'search', 2),
       ...(state.recordRun >= 0 ? [] : [hint('D', 'dups', 4)]),
@@ -341,11 +342,11 @@ export function viewHints(state: State): Hint[] {
   }
   if (state.view === 'runs') {
     return state.pane === 'tree'
-      ? [hint('j/k', 'move', 1), hint('Enter', 'runs', 1), hint('Tab', 'pane', 3), hint('r', 'records', 2), hint('f', 'filter', 3), hint('s', 'stats', 4)]
+      ? [hint('j/k', 'move', 1), hint('Enter', 'runs', 1), hint('Tab', 'runs list', 3), hint('r', 'records', 2), hint('f', 'filter', 3), hint('s', 'stats', 4)]
       : [hint('j/k', 'move', 1), hint('Enter', 'open run', 1), hint('h', 'tree', 2), hint('r', 'records', 2), hint('f', 'filter', 3), hint('w', 'write', 4), hint('s', 'stats', 4)];
   }
   if (state.pane === 'tree') {
-    return [hint('j/k', 'move', 1), hint('Enter', 'records', 1), hint('Tab', 'pane', 3), hint('r', 'runs', 2), hint('/', 'search', 2), hint('f', 'filter', 3), hint('d', 'dups', 4), hint('s', 'stats', 4)];
+    return [hint('j/k', 'move', 1), hint('Enter', 'records', 1), hint('Tab', 'records list', 3), hint('r', 'runs', 2), hint('/', 'search', 2), hint('f', 'filter', 3), hint('d', 'dups', 4), hint('s', 'stats', 4)];
   }
   return [
     hint('j/k', 'move', 1),
