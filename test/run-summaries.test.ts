@@ -5,14 +5,14 @@
  * warns once, stats lists models and versions by count.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Expected } from '../bench/generate.js';
 import { IdList, isWellFormedId, readIdListFiles } from '../src/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
-import { SAMPLES, chatTree, generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
+import { SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
 
 interface Drop {
   call_id?: string;
@@ -170,6 +170,35 @@ describe('ids listed in a file but never met', () => {
 });
 
 describe('end-of-run summaries', () => {
+  it("the NeMo Customizer hint (each run exported up to its last step without tool results) only where an agent step was refused", () => {
+    const agent = runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--out', path.join(tempDir(), 'agent')]);
+    assert.equal(agent.status, 0, agent.stderr);
+    assert.match(agent.stderr, /^warning: some agent steps hold tool results/m);
+    // Records that hold tool results in their prompt, with no earlier step recorded: no run to fall back on.
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'prog', 'gen'), { recursive: true });
+    const call = { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } };
+    const lines = [0, 1, 2].map((index) =>
+      synalinksLine({
+        index,
+        program: 'prog',
+        module: 'gen',
+        messages: [
+          { role: 'user', content: `question ${index}` },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', content: 'found', tool_call_id: 'call_1' },
+          { role: 'assistant', content: `answer ${index}` },
+        ],
+      }),
+    );
+    const plain = [3, 4].map((index) => synalinksLine({ index, program: 'prog', module: 'gen', messages: [{ role: 'user', content: `plain ${index}` }, { role: 'assistant', content: `answer ${index}` }] }));
+    writeFileSync(path.join(tree, 'prog', 'gen', 'gen_20260101-000000.jsonl'), `${[...lines, ...plain].join('\n')}\n`);
+    const standalone = runCli(['export', tree, '--format', 'nemo-customizer', '--out', path.join(tempDir(), 'standalone'), '--json']);
+    assert.equal(standalone.status, 0, standalone.stderr);
+    assert.equal(JSON.parse(standalone.stdout).dropped.not_representable, 3);
+    assert.doesNotMatch(standalone.stderr, /agent steps hold tool results/);
+  });
+
   it('filter --status exception,no_output says the ok records it leaves out were left out for their status, not that they failed', () => {
     const result = runCli(['filter', SAMPLES, '--status', 'exception,no_output', '--dry-run']);
     assert.equal(result.status, 0, result.stderr);

@@ -269,7 +269,7 @@ async function exportPass(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
     if (plan.keepList !== null) report.keep_list = plan.keepList.report();
     if (invalid.length > 0) {
@@ -381,6 +381,8 @@ interface ReportInput {
   exportDrops: Record<string, number>;
   /** Records the plan dropped because the target refused them in an earlier pass. */
   refusedUpFront: number;
+  /** The target refused an agent step whose earlier steps had given way to it. */
+  refusedTrajectoryStep: boolean;
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
   supplied: ToolDefinition[];
   /** As the examples carry them (redacted). */
@@ -468,7 +470,8 @@ function buildReport(input: ReportInput): Record<string, unknown> {
     const reason = tooFewExamples(target, training.reduce((n, f) => n + f.report.examples, 0));
     return reason === null ? [] : [{ dataset: dataset === '' ? null : dataset, files: training.map((f) => f.path), reason }];
   });
-  if (target.name === 'nemo-customizer' && (input.exportDrops.not_representable ?? 0) > 0 && options.groupBy !== 'module') {
+  // Only where it helps: an agent step was refused and the run is exported up to an earlier one.
+  if (target.name === 'nemo-customizer' && input.refusedTrajectoryStep && options.groupBy !== 'module') {
     warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent: each run is exported up to its last step that has none (--format nemo keeps whole runs)');
   }
   if (target.name === 'nemo-customizer') {
