@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { compareText } from '../order.js';
 import type { Target } from '../targets/target.js';
-import { formatCount, plural } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 import { glossOf } from '../pipeline/drop-reasons.js';
 
 /** One line per reason that dropped anything, the most first: `  prefix  6  an earlier agent step, …`. */
@@ -87,7 +87,8 @@ export function exportLines(report: ExportStory, target: Target, out: string): s
   const lines: string[] = [];
   const { inferred, inferred_calls: calls } = report.tools;
   if (inferred.length > 0) {
-    const each = inferred.map((name) => `${name} from ${plural(calls[name] ?? 0, 'call')}`).join(', ');
+    // Recorded names (scrubbed as the definitions are), shown without control characters.
+    const each = inferred.map((name) => `${printable(name)} from ${plural(calls[name] ?? 0, 'call')}`).join(', ');
     lines.push(
       `tools: ${plural(inferred.length, 'definition')} inferred from the recorded calls (${each}), written into the training text with the description "Inferred by traces from N recorded calls."; give the real ones with --tools FILE`,
     );
@@ -116,5 +117,5 @@ export function exportLines(report: ExportStory, target: Target, out: string): s
     const named = refused.slice(0, 3).map((r) => path.join(out, r.files[0] ?? ''));
     lines.push(`${target.name} will refuse ${formatCount(refused.length)} training files as they are (${named.join(', ')}, … ${formatCount(refused.length - 3)} more; report.json lists each), the first: ${refused[0].reason}`);
   }
-  return lines;
+  return lines.map((line) => printable(line));
 }
