@@ -139,7 +139,10 @@ Secrets found in messages, reasoning, tool arguments and tool results are
 replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan
 lists them first). Each output file is validated before it is renamed into
 place: export fails (exit 1, nothing written) rather than leave a file the
-trainer would reject.
+trainer would reject. The summary says what the files hold that the records did
+not (tool definitions inferred from calls, what became of reasoning) and ends
+with where they go (next: …); a training file the trainer refuses as it is
+(OpenAI: fewer than 10 examples) is written, and the last line says so.
 
 --format ask-recording writes the curated conversations back as Ask recordings,
 one per program and module: DIR/<program>__<module>/recording.yml (JSON, like
