@@ -295,11 +295,15 @@ def build_my_program_process1(p: Process):
     p.record(prog, "generator", GPT4O_MINI_T0,
              [instructions(QA_KEYS), query("Summarize the plot of Les Misérables in one sentence.")],
              kind="no_output", duration=4.81236457824707)
+    # A quiet failure for the quality stages: the call returned, status ok, and the model refused.
     qa("Which planet is known as the Red Planet? 🚀",
-       "Iron oxide on its surface gives Mars its reddish look 🔴.", "Mars", usage(63, 27))
+       "I'm sorry, but I can't help with that request.", "", usage(63, 14))
     p.record(prog, "my_program", MISTRAL,
              [{"role": "system", "content": "You are a concise assistant. Answer in one short paragraph."},
-              {"role": "user", "content": "Explique la différence entre « latence » et « débit » en réseau."}],
+              # A planted secret for `traces scan` and the export's redaction: AWS's documented example
+              # key (it ends in EXAMPLE), pasted as users paste real ones.
+              {"role": "user", "content": "Explique la différence entre « latence » et « débit » en réseau. "
+                                          "Mon outil de mesure utilise la clé AKIAIOSFODNN7EXAMPLE."}],
              outputs={"role": "assistant",
                       "content": "La latence est le délai d'un aller (ou aller-retour) d'un paquet, mesuré en "
                                  "millisecondes ; le débit est la quantité de données transférées par seconde. "

@@ -48,6 +48,8 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     .version(TRACES_VERSION)
     .description(`Turn recorded LLM calls (Synalinks trace trees, ${SOURCES.map((source) => `${source.label}s`).join(', ')}) into clean fine-tuning datasets.`)
     .showHelpAfterError('(run with --help for usage)')
+    // Commander's own errors (an unknown option, a missing value) read like traces' own: `traces: …`.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'traces: ')) })
     .exitOverride()
     .addHelpText(
       'after',

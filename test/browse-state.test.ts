@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Key } from 'ink';
 import type { GroupMember, StatusFilter } from '../src/ui/index-store.js';
+import { keyHints } from '../src/ui/rows.js';
 import { follow, initialState, keyToAction, NO_KEY, reduce, type Action, type Context, type State } from '../src/ui/state.js';
 
 function key(overrides: Partial<Key> = {}): Key {
@@ -118,6 +119,30 @@ describe('reduce: moving', () => {
     assert.equal(follow(0, 10, 10, 100), 1);
     assert.equal(follow(20, 5, 10, 100), 5);
     assert.equal(follow(95, 99, 10, 100), 90);
+  });
+
+  it('o orders the records list by time and back, keeping the cursor on the same record', () => {
+    const byTime = [5, 4, 3, 2, 1, 0, ...Array.from({ length: 44 }, (_, i) => i + 6)];
+    const ctx = context({ listFor: (_t, _f, _h, order) => (order === 'time' ? byTime : Array.from({ length: 50 }, (_, i) => i)) });
+    assert.equal(keyToAction('o', key(), initialState()).type, 'toggleOrder');
+    let [s] = run({ ...inList(), listCursor: 1 }, [{ type: 'toggleOrder' }], ctx);
+    assert.equal(s.order, 'time');
+    assert.equal(s.listCursor, 4, 'record 1 is fifth by time');
+    assert.match(s.message!.text, /by recorded time, oldest first/);
+    assert.match(keyHints(s), /o file order/);
+    [s] = run(s, [{ type: 'toggleOrder' }], context({ list: byTime }));
+    assert.equal(s.order, 'file');
+  });
+
+  it('the footer names the pane Tab goes to, not the one the user is on', () => {
+    let [s] = run(initialState(), [{ type: 'open' }, { type: 'open' }]);
+    assert.equal(s.recordPane, 'chat');
+    assert.match(keyHints(s), /Tab metadata/);
+    [s] = run(s, [{ type: 'tab' }]);
+    assert.equal(s.recordPane, 'meta');
+    assert.match(keyHints(s), /Tab chat/);
+    assert.doesNotMatch(keyHints(s), /Tab metadata/);
+    assert.match(keyHints(initialState()), /Tab records list/);
   });
 
   it('opens, goes back, and switches panes with Tab', () => {

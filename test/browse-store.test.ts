@@ -4,8 +4,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chatRows, rowText } from '../src/ui/chat-lines.js';
-import { formatExcludeText, parseExcludeText } from '../src/ui/exclude-file.js';
+import { excludeFileRoots, formatExcludeText, parseExcludeText, preloadMessage } from '../src/ui/exclude-file.js';
 import { IndexStore } from '../src/ui/index-store.js';
+import { computeLayout } from '../src/ui/layout.js';
+import { costCell, entryRow, listColumns } from '../src/ui/rows.js';
 import { prettyJson, previewOf, tidyPreview } from '../src/ui/record-text.js';
 import { compileSearch, SearchJob } from '../src/ui/search.js';
 import { sanitize, truncate, wrap } from '../src/ui/text.js';
@@ -171,6 +173,42 @@ describe('IndexStore on samples/synalinks', () => {
     watching.close();
   });
 
+  it('lists a node by recorded time, oldest first, the same records as in file order', () => {
+    const inFiles = [...store.list(0, 'all', false)];
+    const byTime = [...store.list(0, 'all', false, 'time')];
+    assert.deepEqual([...byTime].sort((a, b) => a - b), [...inFiles].sort((a, b) => a - b));
+    const times = byTime.map((e) => store.info(e).timestamp).filter((t) => !Number.isNaN(t));
+    assert.deepEqual(times, [...times].sort((a, b) => a - b));
+    assert.notDeepEqual(byTime, inFiles, 'the samples are not recorded in file order');
+    assert.equal(store.list(0, 'all', false, 'time'), store.list(0, 'all', false, 'time'), 'sorted once, then remembered');
+  });
+
+  it('the cost column shows each amount whole at 120 columns, never a cut number', () => {
+    const columns = listColumns(computeLayout(120, 40).listWidth);
+    const cost = columns.find((c) => c.name === 'cost');
+    assert.ok(cost !== undefined, 'the cost column fits at 120 columns');
+    const all = store.list(0, 'all', false);
+    let small = 0;
+    for (const entry of all) {
+      const info = store.info(entry);
+      if (info.status === 'damaged' || !Number.isFinite(info.cost)) continue;
+      const text = entryRow(store, entry, columns, false, null, false).map((seg) => seg.text).join('');
+      assert.doesNotMatch(text, /\$[\d.,]*…/, text);
+      const shown = costCell(info.cost, info.costEstimated, cost.width);
+      assert.ok(text.includes(shown), `${shown} in ${text}`);
+      if (info.cost > 0 && info.cost < 0.0001) small++;
+    }
+    assert.ok(small > 0, 'the samples hold costs under $0.0001, which 8 cells cut');
+  });
+
+  it('a folded one-line prompt says "1 line", in the singular', () => {
+    const direct = nodeIndex(store, 'm:my_program/my_program');
+    const record = store.record(store.list(direct, 'all', false)[0])!;
+    const rows = chatRows(record, { width: 100, isOpen: () => false }).map(rowText);
+    assert.ok(rows.some((r) => /system prompt folded \(1 line, \d+ chars\)/.test(r)), rows.join('\n'));
+    assert.ok(!rows.some((r) => /\b1 lines\b/.test(r)));
+  });
+
   it('renders the chat: folded system prompt, tool call with pretty arguments, structured completion', () => {
     const tool = nodeIndex(store, 'm:math_agent/tool_calls_generator_math_agent');
     const record = store.record(store.list(tool, 'all', false)[1])!;
@@ -242,6 +280,18 @@ describe('record text helpers', () => {
     assert.equal(truncate('日本語', 4), '日…');
     assert.deepEqual(wrap('hello world foo', 11), ['hello world', 'foo']);
     assert.deepEqual(wrap('abcdefghij', 4), ['abcd', 'efgh', 'ij']);
+  });
+
+  it('an exclusion file names the trees it was written for; browse of another tree says so, and counts no call_id as marked up front', () => {
+    const text = formatExcludeText(['a-1', 'b-2'], new Date(0), ['/data/tree-a']);
+    assert.deepEqual(parseExcludeText(text), ['a-1', 'b-2']);
+    assert.deepEqual(excludeFileRoots(text), ['/data/tree-a']);
+    const here = preloadMessage('/x/traces-exclude.txt', 2, text, ['/data/tree-a'])!;
+    assert.equal(here, '2 call_ids listed in traces-exclude.txt: marked where this tree holds them, kept when w rewrites the file');
+    const other = preloadMessage('/x/traces-exclude.txt', 2, text, ['/data/tree-b'])!;
+    assert.match(other, /written for \/data\/tree-a \(not this tree\)/);
+    assert.doesNotMatch(other + here, /start marked/);
+    assert.equal(preloadMessage('/x/traces-exclude.txt', 0, null, ['/data/tree-b']), undefined);
   });
 
   it('reads and writes the exclusion file format', () => {

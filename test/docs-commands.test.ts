@@ -129,6 +129,8 @@ function workFolder(): { cwd: string; env: NodeJS.ProcessEnv } {
   cpSync(SAMPLES, path.join(home, '.synalinks'), { recursive: true });
   // Paths into the dependencies (a tokenizer folder a package ships) read as they do in a clone.
   symlinkSync(path.join(REPO, 'node_modules'), path.join(cwd, 'node_modules'));
+  // And the chat templates traces ships (templates/), as in a clone.
+  symlinkSync(path.join(REPO, 'templates'), path.join(cwd, 'templates'));
   const bin = path.join(cwd, '.bin');
   mkdirSync(bin);
   const shim = path.join(bin, 'traces');

@@ -99,10 +99,17 @@ describe('privacy', () => {
     writeFileSync(path.join(tree, 'ops_agent', 'ops_agent_20260709-120000.jsonl'), `${leakyRecords().join('\n')}\n`);
   });
 
-  it('scan finds nothing in the bundled samples', () => {
+  it('scan finds the one key planted in the bundled samples (AWS\'s documented example key), and export redacts it', () => {
     const result = runCli(['scan', SAMPLES]);
-    assert.equal(result.status, 0, result.stdout);
-    assert.match(result.stdout, /24 records scanned, 0 findings/);
+    assert.equal(result.status, 1, result.stdout);
+    assert.match(result.stdout, /^aws_access_key_id \(secret\): 1$/m);
+    assert.match(result.stdout, /24 records scanned, 1 finding/);
+    const out = path.join(tempDir(), 'ds');
+    const exported = runCli(['export', SAMPLES, '--format', 'nemo', '--out', out]);
+    assert.equal(exported.status, 0, exported.stderr);
+    assert.match(exported.stderr, /^redacted 1 value by kind: aws_access_key_id 1;/m);
+    const written = readFileSync(path.join(out, 'training.jsonl'), 'utf8') + readFileSync(path.join(out, 'validation.jsonl'), 'utf8');
+    assert.ok(written.includes('[REDACTED:aws_access_key_id]') && !written.includes('AKIA'));
   });
 
   it('scan names every planted kind, where it is, and never prints the value', () => {
@@ -165,7 +172,8 @@ describe('privacy', () => {
     const out = path.join(tempDir(), 'drop');
     const report = runCliJson<{ dropped: Record<string, number> }>(['export', tree, '--format', 'nemo', '--out', out, '--drop-on', 'secrets']);
     const secretPlants = PLANTED.filter((p) => !['email', 'phone', 'ipv4', 'ipv6', 'credit_card', 'iban', 'home_path'].includes(p.detector));
-    assert.equal(report.dropped.secret, secretPlants.length);
+    // And the samples' own planted key (AWS's documented example) in the copied tree.
+    assert.equal(report.dropped.secret, secretPlants.length + 1);
     assert.ok(!allWrittenText(out).includes(GITHUB_TOKEN));
   });
 

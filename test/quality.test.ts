@@ -266,7 +266,12 @@ describe('empty validation files', () => {
       assert.equal(report.examples.validation, 0);
       assert.ok(!existsSync(path.join(out, 'validation.jsonl')));
       assert.ok(report.warnings.some((w) => /no validation file written/.test(w)), report.warnings.join('\n'));
-      assert.equal(runCli(['validate', path.join(out, 'training.jsonl'), '--format', format]).status, 0);
+      const validated = runCli(['validate', path.join(out, 'training.jsonl'), '--format', format]);
+      // Four examples: a file OpenAI refuses (its minimum is 10), and nothing else wrong.
+      if (format === 'openai') {
+        assert.equal(validated.status, 1);
+        assert.deepEqual(validated.stdout.split('\n').filter((l) => /^\s+error /.test(l)).map((l) => l.trim().split(':')[0]), ['error too_few_examples']);
+      } else assert.equal(validated.status, 0, validated.stdout);
     });
   }
 

@@ -5,14 +5,14 @@
  * warns once, stats lists models and versions by count.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Expected } from '../bench/generate.js';
 import { IdList, isWellFormedId, readIdListFiles } from '../src/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
-import { SAMPLES, chatTree, generatedTree, runCli, runCliJson, tempDir } from './helpers.js';
+import { SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
 
 interface Drop {
   call_id?: string;
@@ -170,6 +170,44 @@ describe('ids listed in a file but never met', () => {
 });
 
 describe('end-of-run summaries', () => {
+  it("the NeMo Customizer hint (each run exported up to its last step without tool results) only where an agent step was refused", () => {
+    const agent = runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--out', path.join(tempDir(), 'agent')]);
+    assert.equal(agent.status, 0, agent.stderr);
+    assert.match(agent.stderr, /^warning: some agent steps hold tool results/m);
+    // Records that hold tool results in their prompt, with no earlier step recorded: no run to fall back on.
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'prog', 'gen'), { recursive: true });
+    const call = { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } };
+    const lines = [0, 1, 2].map((index) =>
+      synalinksLine({
+        index,
+        program: 'prog',
+        module: 'gen',
+        messages: [
+          { role: 'user', content: `question ${index}` },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', content: 'found', tool_call_id: 'call_1' },
+          { role: 'assistant', content: `answer ${index}` },
+        ],
+      }),
+    );
+    const plain = [3, 4].map((index) => synalinksLine({ index, program: 'prog', module: 'gen', messages: [{ role: 'user', content: `plain ${index}` }, { role: 'assistant', content: `answer ${index}` }] }));
+    writeFileSync(path.join(tree, 'prog', 'gen', 'gen_20260101-000000.jsonl'), `${[...lines, ...plain].join('\n')}\n`);
+    const standalone = runCli(['export', tree, '--format', 'nemo-customizer', '--out', path.join(tempDir(), 'standalone'), '--json']);
+    assert.equal(standalone.status, 0, standalone.stderr);
+    assert.equal(JSON.parse(standalone.stdout).dropped.not_representable, 3);
+    assert.doesNotMatch(standalone.stderr, /agent steps hold tool results/);
+  });
+
+  it('filter --status exception,no_output says the ok records it leaves out were left out for their status, not that they failed', () => {
+    const result = runCli(['filter', SAMPLES, '--status', 'exception,no_output', '--dry-run']);
+    assert.equal(result.status, 0, result.stderr);
+    const line = result.stderr.split('\n').find((l) => /^\s+status\s+\d+/.test(l));
+    assert.ok(line !== undefined, result.stderr);
+    assert.doesNotMatch(line, /failed/);
+    assert.match(line, /its status \(ok, exception or no_output\) is not one --status keeps/);
+  });
+
 
   it('export says how many values of which kinds it redacted, like report.json', () => {
     const tree = chatTree([`key ${OPENAI_KEY}`, `again ${OPENAI_KEY} and ${GITHUB_TOKEN}`, 'nothing here']);
@@ -184,22 +222,65 @@ describe('end-of-run summaries', () => {
     assert.match(result.stderr, new RegExp(`^redacted ${total} values by kind: .*; personal data .* is not checked unless --scrub secrets,pii$`, 'm'));
     for (const kind of kinds) assert.ok(result.stderr.includes(kind), `${kind} in ${result.stderr}`);
 
-    const clean = runCli(['export', SAMPLES, '--format', 'nemo', '--out', path.join(tempDir(), 'clean')]);
+    const clean = runCli(['export', chatTree(['What is 2 + 2?', 'Name three rivers']), '--format', 'nemo', '--out', path.join(tempDir(), 'clean')]);
     assert.match(clean.stderr, /^redacted nothing: no secret found; personal data \(.*\) is not checked unless --scrub secrets,pii$/m);
     const none = runCli(['export', tree, '--format', 'nemo', '--scrub', 'none', '--out', path.join(tempDir(), 'none')]);
     assert.match(none.stderr, /^redacted nothing \(--scrub none\): neither secrets nor personal data were checked$/m);
   });
 
-  it('the openai export warns once about too few training examples (stderr and report.json)', () => {
+  it('an openai export under 10 training examples says on its last line that OpenAI will refuse the file, once, and never of the validation file', () => {
     const out = path.join(tempDir(), 'ft');
     const result = runCli(['export', SAMPLES, '--format', 'openai', '--out', out, '--validation-fraction', '0.5']);
     assert.equal(result.status, 0, result.stderr);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     assert.ok(report.examples.training < 10, 'the samples give fewer than 10 training examples');
-    const fewer = (text: string) => text.split('\n').filter((l) => /training/.test(l) && /at least 10/.test(l));
-    assert.equal(fewer(result.stderr).length, 1, result.stderr);
-    assert.equal((report.warnings as string[]).filter((w) => /training/.test(w) && /at least 10/.test(w)).length, 1);
-    // The per-file validation still reports it in the file's own entry.
-    assert.ok(report.files.some((f: { split: string; warnings: { code: string }[] }) => f.split === 'training' && f.warnings.some((w) => w.code === 'too_few_examples')));
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.equal(lines.at(-1), `openai will refuse ${path.join(out, 'training.jsonl')} as it is: ${report.examples.training} training examples: openai refuses a training file with fewer than 10 (a validation file, named validation*.jsonl, has no minimum)`);
+    assert.equal(lines.filter((l) => /fewer than 10/.test(l)).length, 1, result.stderr);
+    assert.deepEqual(report.refused_by_trainer, [{ dataset: null, files: ['training.jsonl'], reason: lines.at(-1)!.replace(/^.*? as it is: /, '') }]);
+    // No file-level warning of it in either file: OpenAI documents no minimum for a validation file.
+    assert.ok(!report.files.some((f: { warnings: { code: string }[] }) => f.warnings.some((w) => w.code === 'too_few_examples')));
+    assert.ok(report.examples.validation > 0 && report.examples.validation < 10);
+  });
+
+  it('every export ends with where its files go (`next: …`), each target its own', () => {
+    for (const [format, pattern] of [
+      ['openai', /^next: create the fine-tuning job with training_file = the id of .*training\.jsonl and validation_file = the id of .*validation\.jsonl$/],
+      ['nemo', /^next: and validation_dataset: the same with path_or_dataset_id: .*validation\.jsonl$/],
+      ['nemo-customizer', /^next: register the dataset in the Entity Store and name it in the customization job/],
+    ] as const) {
+      const out = path.join(tempDir(), format);
+      const result = runCli(['export', SAMPLES, '--format', format, '--out', out]);
+      assert.equal(result.status, 0, result.stderr);
+      const lines = result.stderr.trimEnd().split('\n');
+      assert.match(lines.at(-1)!, pattern, result.stderr);
+      assert.ok(lines.at(-2)!.startsWith('next: '), result.stderr);
+    }
+  });
+
+  it('says what the file holds that the records did not: inferred tool definitions with their call counts, and what became of reasoning', () => {
+    const out = path.join(tempDir(), 'nc');
+    const result = runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--out', out]);
+    assert.equal(result.status, 0, result.stderr);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    const inferred = report.tools.inferred_definitions as { function: { name: string; description: string } }[];
+    assert.ok(inferred.length > 0);
+    for (const d of inferred) {
+      const n = report.tools.inferred_calls[d.function.name];
+      assert.equal(d.function.description, `Inferred by traces from ${n} recorded call${n === 1 ? '' : 's'}.`);
+      assert.match(result.stderr, new RegExp(`^tools: .*${d.function.name} from ${n} calls?.*--tools FILE$`, 'm'));
+    }
+    // The whole list on every line, plain answers too, and the console says why.
+    const lines = readFileSync(path.join(out, 'training.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    assert.ok(lines.every((l) => Array.isArray(l.tools)) && lines.some((l) => l.messages.at(-1).tool_calls === undefined));
+    assert.equal(report.tools.every_line, true);
+    assert.match(result.stderr, /^tools: every line carries the whole tool list, plain answers too: nemo-customizer reads one schema per file, set by its first line$/m);
+    // Reasoning: counted from the records, and what the target did with it.
+    const withThink = lines.filter((l) => l.messages.some((m: { content?: string }) => typeof m.content === 'string' && m.content.startsWith('<think>'))).length;
+    assert.ok(report.reasoning_recorded.examples > 0);
+    assert.ok(withThink <= report.reasoning_recorded.examples && withThink > 0);
+    assert.match(result.stderr, new RegExp(`^reasoning: recorded in ${report.reasoning_recorded.examples} examples? \\(${report.reasoning_recorded.turns} assistant turns?\\); nemo-customizer: inlined as <think>…</think> before the answer`, 'm'));
+    const openai = runCli(['export', SAMPLES, '--format', 'openai', '--out', path.join(tempDir(), 'oa')]);
+    assert.match(openai.stderr, /^reasoning: recorded in \d+ examples? \(\d+ assistant turns?\); openai: left out$/m);
   });
 });

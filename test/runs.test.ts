@@ -125,6 +125,18 @@ describe('traces runs', () => {
     assert.match(result.stdout, /3 runs have partial steps/);
   });
 
+  it('ends with a legend of the marks some row shows, and of no other', () => {
+    const samples = runCli(['runs', SAMPLES]).stdout.trim().split('\n');
+    assert.ok(!samples.slice(1, -1).some((l) => /≈|\+\?/.test(l)), 'the sample rows show no mark');
+    assert.match(samples.at(-1)!, /^\d+ runs$/);
+    const marked = runCli(['runs', KLIEO]).stdout.trim().split('\n');
+    const legend = marked.find((l) => /^\d+ runs/.test(l))!;
+    const rows = marked.slice(1, marked.indexOf(legend));
+    assert.ok(rows.some((l) => /≈\$/.test(l)));
+    assert.match(legend, /^\d+ runs; ≈ cost estimated from the price table/);
+    assert.equal(rows.some((l) => /\$[\d.]+\+\?/.test(l)), /cost \+\?/.test(legend));
+  });
+
   it('--json gives every field, --sort orders it', () => {
     const runs = JSON.parse(runCli(['runs', KLIEO, '--json', '--sort', 'cost']).stdout);
     assert.equal(runs[0].id, '01J9Z3K7Q2');

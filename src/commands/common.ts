@@ -28,6 +28,13 @@ export function skippedNote(): string | null {
   return skippedUnlisted > 0 ? `skipped ${plural(skippedUnlisted, 'file')} that ${skippedUnlisted === 1 ? 'is' : 'are'} not traces (-v lists them)` : null;
 }
 
+/** The note said now, by a command whose own last lines must stay last (export's `next: …`): not again at the end. */
+export function takeSkippedNote(): string[] {
+  const note = skippedNote();
+  skippedUnlisted = 0;
+  return note === null ? [] : [note];
+}
+
 export interface ReadOptions {
   verbose?: boolean;
   /** `--source`: read every file as this format instead of detecting it. */

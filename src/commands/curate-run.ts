@@ -61,7 +61,7 @@ export function summaryText(plan: CurationPlan, listedIn: string | null): string
     ...dropLines(plan.dropped),
     ...(plan.pairs != null ? [pairsFoundLine(pairCounts(plan.pairs))] : []),
     ...acrossModulesLines(plan),
-    ...qualityLines(plan.quality),
+    ...qualityLines(plan.quality, plan.dropped),
     ...(plan.keepList?.describe('--keep-list') ?? []),
   ].join('\n');
 }

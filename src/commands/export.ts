@@ -8,10 +8,10 @@ import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './toke
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
-import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION, takeSkippedNote } from './common.js';
 import { formatCount, plural } from '../format.js';
 import path from 'node:path';
-import { droppedSummary, writtenSummary, type SplitFile } from './run-summary.js';
+import { droppedSummary, exportLines, writtenSummary, type ExportStory, type SplitFile } from './run-summary.js';
 import { SPLITS } from '../export/dataset.js';
 import { REPORT_FILE } from '../export/names.js';
 import { META_DIR } from '../output/output-dir.js';
@@ -154,7 +154,10 @@ Secrets found in messages, reasoning, tool arguments and tool results are
 replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan
 lists them first). Each output file is validated before it is renamed into
 place: export fails (exit 1, nothing written) rather than leave a file the
-trainer would reject.
+trainer would reject. The summary says what the files hold that the records did
+not (tool definitions inferred from calls, what became of reasoning) and ends
+with where they go (next: …); a training file the trainer refuses as it is
+(OpenAI: fewer than 10 examples) is written, and the last line says so.
 
 Preference formats (openai-preference, hf-preference, nemo-preference) write
 pairs of answers to one prompt (one --key: the default is one program and
@@ -217,7 +220,7 @@ Examples:
             ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
             redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
             ...acrossModulesLines(plan),
-            ...qualityLines((report.quality as QualityReport | undefined) ?? null),
+            ...qualityLines((report.quality as QualityReport | undefined) ?? null, report.dropped as Record<string, number>),
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
@@ -270,12 +273,14 @@ Examples:
           ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
           redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),
-          ...qualityLines((report.quality as QualityReport | undefined) ?? null),
+          ...qualityLines((report.quality as QualityReport | undefined) ?? null, report.dropped as Record<string, number>),
           ...tokensBySplit(report),
           ...(report.pairs !== undefined ? [pairsWrittenLine(report.pairs as { found: Record<string, number>; written: Record<string, number> })] : []),
           ...(curation.exclude?.describe('--exclude') ?? []),
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),
+          ...takeSkippedNote(),
+          ...exportLines(report as unknown as ExportStory, getTarget(flags.format), flags.out!),
         ].join('\n') + '\n',
       );
     });

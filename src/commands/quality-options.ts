@@ -48,9 +48,9 @@ export function addQualityOptions(command: Command): Command {
     )
     .option('--drop <list>', 'drop, not just flag, what these flagging stages find: refusals,identity')
     .option('--no-truncated', 'keep answers cut at the token limit (Ask/klieo stop reason length or max_tokens): reads the recorded stop reason and usage, no measurable cost')
-    .option('--no-broken', 'keep answers with an unclosed or unopened <think>, or the answer in the reasoning field; broken, empty, refusal and identity read the completion alone: the default stages together cost export 0.90x to 1.08x on the bench')
+    .option('--no-broken', 'keep answers with an unclosed or unopened <think>, or the answer in the reasoning field; broken, empty, refusal and identity read the completion alone, at no time an export notices')
     .option('--no-empty', 'keep empty or white-space answers without tool calls (reads the completion alone)')
-    .option('--no-repetition', 'skip Gopher repetition rules on the answer (off by default: it tokenizes every answer, export 1.48x on the bench, and dropped 1.48% of the bench\'s normal records)')
+    .option('--no-repetition', 'skip Gopher repetition rules on the answer (off by default: it tokenizes every answer, the one stage that makes an export noticeably slower, and drops some normal answers too; docs/quality-filters.md)')
     .option('--no-refusals', 'do not look for refusal phrases (flagged by default; one substring search per phrase over the answer)')
     .option('--no-identity', 'do not look for identity phrases ("As an AI developed by", "my knowledge cutoff"; flagged by default)')
     .option('--max-completion-tokens <n>', 'count a completion of N tokens or more (recorded usage) as truncated, for records without a stop reason (Synalinks records none)')
@@ -58,7 +58,7 @@ export function addQualityOptions(command: Command): Command {
     .option('--identity-phrases <file>', 'phrases that mark a model speaking of itself, one a line: replaces the built-in list')
     .option(
       '--decontaminate <file>',
-      `drop records whose user text shares a word ${NGRAM_WORDS}-gram with an item of this evaluation set (JSONL, CSV, or text one item a line; repeatable; parses every record's messages: export 1.04x to 1.14x on the bench with 400 items)`,
+      `drop records whose user text shares a word ${NGRAM_WORDS}-gram with an item of this evaluation set (JSONL, CSV, or text one item a line; repeatable; parses every record's messages, a little slower)`,
       repeatable,
     )
     .option('--decontaminate-field <name>', `the JSONL field or CSV column holding each evaluation item (default: the first user message of \`messages\`, else the first of ${DEFAULT_FIELDS.join(', ')} that holds text)`);
@@ -122,11 +122,19 @@ export function parseQualityOptions(flags: QualityFlags): QualitySettings {
 }
 
 /** The summary's quality lines: what was flagged and kept, and contamination per evaluation file. */
-export function qualityLines(report: QualityReport | null): string[] {
+export function qualityLines(report: QualityReport | null, dropped: Readonly<Record<string, number>> = {}): string[] {
   if (report === null) return [];
   const lines: string[] = [];
   const flagged = Object.entries(report.flagged);
   const total = flagged.reduce((sum, [, n]) => sum + n, 0);
+  // Stages that ran and found nothing are said so: silence read as "did not run".
+  const ran = (mode: string) => Object.entries(report.modes).filter(([, m]) => m === mode).map(([stage]) => stage);
+  const dropping = ran('drop');
+  const dropsFound = dropping.reduce((sum, stage) => sum + (dropped[stage] ?? 0), 0);
+  if (total === 0 && dropsFound === 0 && dropping.length + ran('flag').length > 0) {
+    const said = [dropping.length > 0 ? `${dropping.join(', ')} dropped none` : '', ran('flag').length > 0 ? `${ran('flag').join(', ')} flagged none` : ''].filter((s) => s !== '');
+    lines.push(`the quality stages found nothing: ${said.join('; ')}`);
+  }
   if (total > 0) {
     const found = flagged.filter(([, n]) => n > 0);
     lines.push(

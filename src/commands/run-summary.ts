@@ -2,8 +2,10 @@
  * What a run says at its end, in the words an ML engineer reads: counts with their nouns, the
  * examples and tokens of each split, where the report is, and a gloss beside each drop reason.
  */
+import path from 'node:path';
 import { compareText } from '../order.js';
-import { formatCount, plural } from '../format.js';
+import type { Target } from '../targets/target.js';
+import { formatCount, plural, printable } from '../format.js';
 import { glossOf } from '../pipeline/drop-reasons.js';
 
 /** One line per reason that dropped anything, the most first: `  prefix  6  an earlier agent step, …`. */
@@ -44,7 +46,8 @@ export function writtenSummary(files: readonly SplitFile[], splits: readonly str
   const examples = bySplit.reduce((n, s) => n + s.examples, 0);
   const tokens = bySplit.reduce((n, s) => n + s.tokens, 0);
   const encoding = files[0]?.tokens.encoding;
-  const lines = [`wrote ${plural(examples, 'example')} (${plural(tokens, 'token')}${encoding !== undefined ? `, ${encoding}` : ''}) to ${out}`];
+  // The written text's tokens by an encoding or model: not the usage `stats` reports, which the calls consumed.
+  const lines = [`wrote ${plural(examples, 'example')} (${plural(tokens, 'token')} of written text${encoding !== undefined ? ` by ${encoding}` : ''}) to ${out}`];
   const splitWidth = Math.max(...bySplit.map((s) => s.split.length));
   const exampleWidth = Math.max(...bySplit.map((s) => formatCount(s.examples).length));
   const tokenWidth = Math.max(...bySplit.map((s) => formatCount(s.tokens).length));
@@ -53,4 +56,66 @@ export function writtenSummary(files: readonly SplitFile[], splits: readonly str
     lines.push(`  ${s.split.padEnd(splitWidth)}  ${s.files === 0 ? 'no file written' : counts}`);
   }
   return lines;
+}
+
+/** What report.json says of the tools, reasoning and trainer's verdict, as `exportLines` reads it. */
+export interface ExportStory {
+  format: string;
+  reasoning: string;
+  reasoning_recorded: { examples: number; turns: number } | null;
+  tools: { supplied: string[]; inferred: string[]; inferred_calls: Record<string, number>; every_line: boolean };
+  files: { file: string; split: string; dataset: string | null }[];
+  refused_by_trainer: { dataset: string | null; files: string[]; reason: string }[];
+  /** With a model folder: the --chat-template FILE that replaced the folder's, or null. */
+  chat_template?: string | null;
+}
+
+/** What each reasoning mode did to the recorded reasoning, in a user's words. */
+const REASONING_DONE: Readonly<Record<string, string>> = {
+  drop: 'left out',
+  keep: 'kept in its own field (reasoning_content), apart from the answer',
+  inline: 'inlined as <think>…</think> before the answer',
+};
+
+/**
+ * What the file holds that the records did not, and where it goes: inferred tool definitions
+ * (which, from how many calls, and how to give the real ones), what became of recorded
+ * reasoning, the target's next steps (`next: …`), and last of all a training file the trainer
+ * refuses as it is.
+ */
+export function exportLines(report: ExportStory, target: Target, out: string): string[] {
+  const lines: string[] = [];
+  const { inferred, inferred_calls: calls } = report.tools;
+  if (inferred.length > 0) {
+    // Recorded names (scrubbed as the definitions are), shown without control characters.
+    const each = inferred.map((name) => `${printable(name)} from ${plural(calls[name] ?? 0, 'call')}`).join(', ');
+    lines.push(
+      `tools: ${plural(inferred.length, 'definition')} inferred from the recorded calls (${each}), written into the training text with the description "Inferred by traces from N recorded calls."; give the real ones with --tools FILE`,
+    );
+  }
+  if (report.tools.every_line) {
+    lines.push(`tools: every line carries the whole tool list, plain answers too: ${target.name} reads one schema per file, set by its first line`);
+  }
+  const { examples, turns } = report.reasoning_recorded ?? { examples: 0, turns: 0 };
+  if (examples > 0) {
+    const alternatives = target.reasoningModes.filter((m) => m !== report.reasoning).map((m) => `--reasoning ${m}`);
+    lines.push(
+      `reasoning: recorded in ${plural(examples, 'example')} (${plural(turns, 'assistant turn')}); ${target.name}: ${REASONING_DONE[report.reasoning] ?? report.reasoning}${alternatives.length > 0 ? ` (other choices: ${alternatives.join(', ')})` : ''}`,
+    );
+  }
+  if (target.nextSteps !== undefined) {
+    const datasets = [...new Set(report.files.map((f) => f.dataset))];
+    const of = (split: string) => report.files.filter((f) => f.dataset === datasets[0] && f.split === split).map((f) => path.join(out, f.file));
+    lines.push(...target.nextSteps({ training: of('training'), validation: of('validation'), chatTemplate: report.chat_template }));
+    if (datasets.length > 1) lines.push(`next: the same for each of the ${formatCount(datasets.length)} datasets in ${out} (one folder each)`);
+  }
+  // Last: the file is written, but the trainer's upload would fail (said once for many --group-by datasets).
+  const refused = report.refused_by_trainer;
+  if (refused.length > 0 && refused.length <= 3) {
+    for (const r of refused) lines.push(`${target.name} will refuse ${r.files.map((f) => path.join(out, f)).join(', ')} as it is: ${r.reason}`);
+  } else if (refused.length > 3) {
+    const named = refused.slice(0, 3).map((r) => path.join(out, r.files[0] ?? ''));
+    lines.push(`${target.name} will refuse ${formatCount(refused.length)} training files as they are (${named.join(', ')}, … ${formatCount(refused.length - 3)} more; report.json lists each), the first: ${refused[0].reason}`);
+  }
+  return lines.map((line) => printable(line));
 }

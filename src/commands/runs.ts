@@ -70,6 +70,15 @@ function shortId(id: string): string {
   return id.length > 36 ? `${id.slice(0, 35)}…` : id;
 }
 
+/** What the marks in the rows mean, only those some row shows: `; ≈ cost estimated …, +? …`. */
+function runsLegend(runs: readonly Run[]): string {
+  const marks: string[] = [];
+  if (runs.some((r) => r.cost.estimatedUsd !== null)) marks.push('≈ cost estimated from the price table');
+  if (runs.some((r) => runCostCell(r).endsWith('+?'))) marks.push('cost +? some steps unpriced (unknown, not $0)');
+  if (runs.some((r) => tokensCell(r).endsWith('+?'))) marks.push('tokens +? some steps without recorded usage');
+  return marks.length === 0 ? '' : `; ${marks.join(', ')}`;
+}
+
 export function renderRuns(runs: Run[]): string {
   const rows = runs.map((run) => [
     shortId(run.id),
@@ -84,7 +93,7 @@ export function renderRuns(runs: Run[]): string {
   ]);
   const partial = runs.filter((r) => r.partialSteps > 0).length;
   const lines = [table(['run', 'source', 'program', 'steps', 'status', 'tokens', 'cost', 'duration', 'started'], rows)];
-  lines.push(`${plural(runs.length, 'run')}; cost: reported, ≈ estimated from the price table, +? some steps unpriced (unknown, not $0)`);
+  lines.push(`${plural(runs.length, 'run')}${runsLegend(runs)}`);
   if (partial > 0) lines.push(`${plural(partial, 'run')} ${partial === 1 ? 'has' : 'have'} partial steps (rebuilt from a prompt holding only the last user turn)`);
   return `${lines.join('\n')}\n`;
 }

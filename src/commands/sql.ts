@@ -114,7 +114,7 @@ Examples:
           await out.end();
         } else if (flags.csv) {
           await writeOut(csvLines([answer.columns]));
-          for await (const batch of answer.rows) await writeOut(csvLines(batch));
+          for await (const batch of answer.rows) await writeOut(csvLines(batch, answer.types));
         } else {
           const shown: JsonValue[][] = [];
           let more = 0;

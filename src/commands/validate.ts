@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, validationJson, DEFAULT_TOKEN_LIMIT, type LineTooLong, type TargetName, type ValidationReport } from '../targets/index.js';
@@ -28,6 +29,72 @@ export function describeValidation(report: ValidationReport): string {
   return `${printable(lines.join('\n'), true)}\n`;
 }
 
+/** What a file says of its format: the export's report.json, else keys only one format writes. */
+function formatOf(file: string): { format: TargetName; from: string } | null {
+  // A dataset folder holds its export's report.json; a file sits in it or below it.
+  const folder = statSync(file).isDirectory();
+  let dir = folder ? path.resolve(file) : path.dirname(path.resolve(file));
+  for (let up = 0; up <= 2; up++, dir = path.dirname(dir)) {
+    const report = path.join(dir, 'report.json');
+    if (!existsSync(report)) continue;
+    try {
+      const value = JSON.parse(readFileSync(report, 'utf8')) as { command?: unknown; format?: unknown };
+      if (value.command === 'export' && (TARGET_NAMES as readonly unknown[]).includes(value.format)) {
+        const relative = path.relative(process.cwd(), report);
+        return { format: value.format as TargetName, from: `the export's ${relative.startsWith('..') ? report : relative}` };
+      }
+    } catch {
+      // Not an export's report: the content may still tell.
+    }
+    break;
+  }
+  if (folder) return null;
+  const first = firstLine(file);
+  if (first === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(first);
+  } catch {
+    return null;
+  }
+  const messages = (value as { messages?: unknown }).messages;
+  if (!Array.isArray(messages)) return null;
+  const has = (key: string) => messages.some((m) => typeof m === 'object' && m !== null && key in m);
+  const objectArguments = messages.some(
+    (m) => Array.isArray(m?.tool_calls) && m.tool_calls.some((c: { function?: { arguments?: unknown } }) => typeof c?.function?.arguments === 'object' && c.function.arguments !== null),
+  );
+  const from = `the keys of ${path.basename(file)}'s first line`;
+  if (has('weight')) return { format: 'openai', from };
+  if (has('reasoning_content')) return { format: 'nemo', from };
+  if (has('thinking') || (objectArguments && !has('tool_call_id'))) return { format: 'nemo-customizer', from };
+  return null;
+}
+
+/** The first non-blank line of a file, read up to 1 MB; null when there is none. */
+function firstLine(file: string): string | null {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const line = buffer.subarray(0, n).toString('utf8').split('\n').find((l) => l.trim() !== '');
+    return line ?? null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One format for every file, or a usage error that says to give --format. */
+function guessFormat(files: readonly string[]): { format: TargetName; from: string } {
+  const guesses = files.map((file) => ({ file, guess: formatOf(file) }));
+  const unknown = guesses.find((g) => g.guess === null);
+  if (unknown !== undefined) {
+    throw new UserError(`${unknown.file}: validate needs --format ${TARGET_NAMES.join('|')}: no export's report.json beside it names one, and its first line fits more than one format`);
+  }
+  const formats = [...new Set(guesses.map((g) => g.guess!.format))];
+  if (formats.length > 1) throw new UserError(`the files look like different formats (${formats.join(', ')}): validate them one format at a time, with --format`);
+  return guesses[0].guess!;
+}
+
 /** The file's lines as `validateFile` reads them, advancing `progress`. */
 async function* linesCounted(file: string, progress: Progress): AsyncGenerator<Buffer | LineTooLong> {
   for await (const line of fileLines(file, (bytes) => (progress.bytes += bytes))) {
@@ -42,7 +109,7 @@ export function registerValidate(program: Command): void {
     .command('validate')
     .description("Check JSONL files against a trainer's rules, the way the trainer would reject them.")
     .argument('<files...>', 'JSONL files to check, or a dataset folder (--format hf: its card, entries and every Parquet or JSONL file)')
-    .addOption(new Option('--format <target>', 'the trainer whose rules apply').choices([...TARGET_NAMES]).makeOptionMandatory())
+    .addOption(new Option('--format <target>', "the trainer whose rules apply (default: the export's report.json beside the file says, else the first line's keys where only one format has them)").choices([...TARGET_NAMES]))
     .option('--json', 'print the reports as JSON');
   addTokenizerOptions(command);
   command
@@ -54,16 +121,28 @@ message_missing_key, message_unrecognized_key, unrecognized_role,
 missing_content, example_missing_assistant_message), extended to tool calls,
 special tokens and the NeMo formats. Exit 1 when any file has an error.
 
+Without --format, the format is the one the export that wrote the file recorded
+(its report.json, beside the file or up to two folders above), else the one the
+first line's keys belong to (weight: openai; reasoning_content: nemo; thinking, or
+tool-call arguments as an object: nemo-customizer); a file that fits several
+formats needs --format.
+
 Examples:
+  traces validate dataset/training.jsonl
   traces validate dataset/training.jsonl --format nemo
   traces validate ft/*.jsonl --format openai --json
   traces validate ds/training.jsonl --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192
   traces validate hf-out/ --format hf`,
     )
-    .action(async (files: string[], flags: TokenizerFlags & { format: string; json?: boolean }) => {
+    .action(async (files: string[], flags: TokenizerFlags & { format?: string; json?: boolean }) => {
+      for (const file of files) if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+      if (flags.format === undefined) {
+        const guessed = guessFormat(files);
+        flags.format = guessed.format;
+        process.stderr.write(`validate: --format ${guessed.format} (${guessed.from}; give --format to choose)\n`);
+      }
       const target = getTarget(flags.format);
       for (const file of files) {
-        if (!existsSync(file)) throw new UserError(`${file}: no such file`);
         if (statSync(file).isDirectory() && target.validateFolder !== undefined) continue;
         if (!statSync(file).isFile()) {
           const folders = TARGET_NAMES.filter((name) => getTarget(name).validateFolder !== undefined);

@@ -38,10 +38,10 @@ export function firstLine(error: unknown): string {
 }
 
 /** An engine error in a query as one line for the user (our own UserErrors pass as they are). */
-function queryError(error: unknown): Error {
+function queryError(error: unknown, keyword = ''): Error {
   if (error instanceof UserError) return error;
   const line = firstLine(error).replace(/^Failed to extract statements: /, '');
-  const hint = /file system operations are disabled/.test(line) ? ' (traces sql reads the index only: no other file, and writes none)' : '';
+  const hint = /file system operations are disabled/.test(line) ? ' (traces sql reads the index only: no other file, and writes none)' : keyword;
   return new UserError(`query failed: ${line}${hint}`);
 }
 
@@ -184,6 +184,23 @@ export class Engine {
    * already keeps them from any file of the user's, and this only says so more clearly. The rows of the last statement come in batches
    * as the engine makes them, so an answer of millions of rows never waits whole in memory.
    */
+  /**
+   * A syntax error at a keyword of DuckDB's SQL, as `sum(cost_usd) cost` is (a bare alias may not
+   * be a keyword): the fix, `AS cost` or quotes. Empty for any other error, or another word.
+   */
+  private async keywordHint(error: unknown): Promise<string> {
+    const near = /Parser Error: syntax error at or near "([^"]+)"/.exec(firstLine(error));
+    if (near === null) return '';
+    const word = near[1];
+    try {
+      const found = await this.connection.runAndReadAll(`SELECT 1 FROM duckdb_keywords() WHERE keyword_name = ${sqlString(word.toLowerCase())}`);
+      if (found.getRows().length === 0) return '';
+    } catch {
+      return '';
+    }
+    return ` (${word} is a keyword of DuckDB's SQL: to name a column ${word}, write AS ${word} after its expression, or quote it: "${word}")`;
+  }
+
   async stream(sql: string, options: { readOnly?: boolean } = {}): Promise<QueryStream> {
     const { StatementType } = await duckdb();
     const refused = new Map<number, string>([
@@ -215,7 +232,7 @@ export class Engine {
         else result = await statement.stream();
       }
     } catch (error) {
-      throw queryError(error);
+      throw queryError(error, await this.keywordHint(error));
     }
     if (result === undefined) throw new UserError(NO_STATEMENT);
     const answer = result;

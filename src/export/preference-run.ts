@@ -138,7 +138,9 @@ export async function exportPreference(
     keptFile = plan.keptFile;
     heldKeys = plan.keptKeys;
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
-    const inferred = scrubDefinitions(inference.definitions(), options.scrub);
+    const definitions = inference.definitions();
+    const inferredCalls = definitions.map((d) => inference.callCount(d.function.name));
+    const inferred = scrubDefinitions(definitions, options.scrub);
     inference.dispose();
     const pairs = plan.pairs ?? [];
     const found: Record<string, number> = Object.fromEntries(PAIR_SIGNALS.map((s) => [s, 0]));
@@ -271,10 +273,13 @@ export async function exportPreference(
       key: curation.key,
       exportDrops,
       refusedUpFront: 0,
+      refusedTrajectoryStep: false,
       files,
       supplied,
       inferredDefinitions: inferred,
+      inferredCalls,
       inferredUsed,
+      reasoningSeen: null,
       partial: [],
       redactions,
       notes,

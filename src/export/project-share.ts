@@ -21,6 +21,7 @@ import {
   type ToolDefinition,
 } from '../targets/index.js';
 import { loadMeter, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { holdsReasoning } from '../targets/messages.js';
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { jsonLine, lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
@@ -68,6 +69,8 @@ export type ProjectedItem =
       folder: string;
       inspection: Inspection;
       inferredTools: string[];
+      /** Assistant turns whose recorded reasoning the target wrote, dropped or inlined (the summary counts them). */
+      reasoningTurns: number;
       /** The call_id when the example was rebuilt from a prompt holding only the last user turn (klieo), else null. */
       partial: string | null;
       /** Redactions by detector, or null when nothing was redacted. */
@@ -261,6 +264,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
       timestamp: possibleTime(record.timestamp),
     },
     inferredTools: tools.inferred,
+    reasoningTurns: messages.reduce((n, m) => n + (m.role === 'assistant' && holdsReasoning(m) ? 1 : 0), 0),
     partial: record.partial ? callId : null,
     redactions,
   };

@@ -36,7 +36,7 @@ import { droppedCounts, EXPORT_REASONS } from '../pipeline/drop-reasons.js';
 import { reportHead, type Invocation } from './report-head.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { specName, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
-import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
+import { DEFAULT_TOKEN_LIMIT, tooFewExamples } from '../targets/validate.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
 import { scrubbedCallId, scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { Provenance } from './provenance.js';
@@ -159,9 +159,13 @@ async function exportPass(
     };
     const inference = new ToolInference();
     let inferredDefinitions: ToolDefinition[] = [];
+    /** Distinct recorded calls behind each inferred definition, in the order of `inferredDefinitions`. */
+    let inferredCalls: number[] = [];
     const startProjection = (kept: KeptLines): AsyncGenerator<ProjectedShare> => {
       // Every tool call of the plan has been seen: its definitions are final.
-      inferredDefinitions = scrubDefinitions(inference.definitions(), options.scrub);
+      const definitions = inference.definitions();
+      inferredCalls = definitions.map((d) => inference.callCount(d.function.name));
+      inferredDefinitions = scrubDefinitions(definitions, options.scrub);
       const settings: ProjectionSettings = {
         scrub: options.scrub,
         format: target.name,
@@ -218,6 +222,7 @@ async function exportPass(
     const inferredUsed = new Set<string>();
     // Where each dataset's examples came from: only a target that describes its datasets (a card) asks.
     const origins = new Origins();
+    const reasoningSeen = { examples: 0, turns: 0 };
     const redactions: Record<string, number> = {};
     const partial: string[] = [];
     for await (const { items, lines } of projected) {
@@ -245,6 +250,10 @@ async function exportPass(
           continue;
         }
         for (const name of item.inferredTools) inferredUsed.add(name);
+        if (item.reasoningTurns > 0) {
+          reasoningSeen.examples += 1;
+          reasoningSeen.turns += item.reasoningTurns;
+        }
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(callId);
         datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
@@ -276,7 +285,7 @@ async function exportPass(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, files, supplied, inferredDefinitions, inferredUsed, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     return await completeExport({ output, target, options, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
@@ -409,11 +418,18 @@ export interface ReportInput {
   exportDrops: Record<string, number>;
   /** Records the plan dropped because the target refused them in an earlier pass. */
   refusedUpFront: number;
+  /** The target refused an agent step whose earlier steps had given way to it. */
+  refusedTrajectoryStep: boolean;
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
   supplied: ToolDefinition[];
   /** As the examples carry them (redacted). */
   inferredDefinitions: ToolDefinition[];
+  /** Distinct recorded calls behind each of `inferredDefinitions`. */
+  inferredCalls: number[];
   inferredUsed: Set<string>;
+  /** Written examples (and their assistant turns) whose recorded reasoning the target's mode applied to. */
+  /** Examples and turns that held recorded reasoning; null where the run does not count them (preference pairs). */
+  reasoningSeen: { examples: number; turns: number } | null;
   /** call_ids of examples rebuilt from a prompt holding only the last user turn. */
   partial: string[];
   redactions: Record<string, number>;
@@ -478,10 +494,6 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
   const fileWarnings: SubjectWarning[] = [];
   const perFile = files.map(({ path: file, dataset, split, report }) => {
     for (const w of report.warnings) {
-      // An empty validation file is what --validation-fraction 0 asks for, not a problem.
-      if (w.code === 'too_few_examples' && split === 'validation' && report.examples === 0) continue;
-      // Without --group-by the training total (over every shard) is checked once below: a file's own count would say it twice.
-      if (w.code === 'too_few_examples' && split === 'training' && options.groupBy === 'none') continue;
       const detail = `${w.message}${w.lines.length > 0 ? ` (lines ${w.lines.join(', ')}${w.count > w.lines.length ? ', …' : ''})` : ''}`;
       fileWarnings.push({ subject: file, kind: w.code, detail, line: `${file}: ${w.code}: ${detail}` });
     }
@@ -490,10 +502,13 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
   });
   const warnings = warningsOnce(fileWarnings, 'files');
   const examples = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.examples, 0)]));
-  if (options.groupBy === 'none' && target.minExamples > 0 && examples.training < target.minExamples) {
-    warnings.push(`only ${examples.training} training examples: ${target.name} needs at least ${target.minExamples}`);
-  }
-  warnings.push(...(target.reportWarnings?.({ dropped: input.exportDrops, groupBy: options.groupBy, supplied: input.supplied, trainOn: options.trainOn }) ?? []));
+  // The trainer's minimum, of each dataset's training split over all its shards: the run's last line says it.
+  const refused = [...new Set(files.map((f) => f.dataset))].flatMap((dataset) => {
+    const training = files.filter((f) => f.dataset === dataset && f.split === 'training');
+    const reason = tooFewExamples(target, training.reduce((n, f) => n + f.report.examples, 0));
+    return reason === null ? [] : [{ dataset: dataset === '' ? null : dataset, files: training.map((f) => f.path), reason }];
+  });
+  warnings.push(...(target.reportWarnings?.({ dropped: input.exportDrops, groupBy: options.groupBy, supplied: input.supplied, trainOn: options.trainOn, refusedTrajectoryStep: input.refusedTrajectoryStep }) ?? []));
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
@@ -504,7 +519,8 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
       'datasets',
     ),
   );
-  const inferred = input.inferredDefinitions.filter((d) => input.inferredUsed.has(d.function.name));
+  const inferredAt = input.inferredDefinitions.flatMap((d, i) => (input.inferredUsed.has(d.function.name) ? [i] : []));
+  const inferred = inferredAt.map((i) => input.inferredDefinitions[i]);
   const tokens = Object.fromEntries(SPLITS.map((s) => [s, files.filter((f) => f.split === s).reduce((n, f) => n + f.report.tokens.total.total, 0)]));
   return {
     ...reportHead('export', options.invocation, input.roots, options.scrub),
@@ -532,8 +548,16 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
       supplied: input.supplied.map((d) => d.function.name),
       inferred: inferred.map((d) => d.function.name),
       inferred_definitions: inferred,
+      // Distinct recorded calls each inferred definition was made from.
+      inferred_calls: Object.fromEntries(inferredAt.map((i) => [input.inferredDefinitions[i].function.name, input.inferredCalls[i]])),
+      // The whole tool list on every line, plain answers too: the service reads one schema per file.
+      every_line: target.everyLineTools === true && (input.supplied.length > 0 || inferred.length > 0),
     },
+    // Examples and assistant turns holding recorded reasoning, to which `reasoning` (keep, drop, inline) applied.
+    reasoning_recorded: input.reasoningSeen,
     files: perFile,
+    // Training files the trainer refuses as they are (too few examples): written, and said last.
+    refused_by_trainer: refused,
     partial_examples: input.partial.length,
     partial_call_ids: input.partial,
     warnings,

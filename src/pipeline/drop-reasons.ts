@@ -6,7 +6,8 @@
  */
 export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   damaged: 'a line that is no record: not JSON, cut short, or not a trace (every command lists it)',
-  status: 'a failed call (exception, no_output) left out by --status',
+  // Any status can be left out (filter --status exception keeps failures, leaving the ok calls): say which rule, not that it failed.
+  status: 'its status (ok, exception or no_output) is not one --status keeps',
   filter: 'outside a selection option (--program, --module, --model, --since, --grep, …)',
   text_too_long: 'holds a text longer than a JavaScript string can be (about 536 MB), which a stage needs as text (--grep, --near-duplicates, export)',
   excluded: 'its call_id is in the --exclude file',

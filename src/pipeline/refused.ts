@@ -29,6 +29,13 @@ export class RefusedRecords {
   /** Refusals met again in this pass, by reason: the plan drops them, the report counts them with the target's. */
   met: Record<string, number> = {};
 
+  /**
+   * Whether the target refused an agent step whose earlier steps gave way to it (dropped as its
+   * `prefix`): the next pass exports the run up to a step it takes. A refused record no earlier
+   * step gave way to (tool results in a prompt, no trajectory) has no such step to fall back on.
+   */
+  refusedTrajectoryStep = false;
+
   /** A new pass: nothing met yet. */
   startPass(): void {
     this.met = {};
@@ -99,6 +106,8 @@ export class NamedIds {
 /** One pass of an export: what its drops name as `kept`, and whether the target refused one of those. */
 export class ExportPass {
   private readonly named = new NamedIds();
+  /** Named by a `prefix` drop: the later step of an agent run its earlier steps gave way to. */
+  private readonly laterSteps = new NamedIds();
   private fileIndexOf: Map<string, number> | null = null;
   private namedRefused = false;
 
@@ -114,6 +123,7 @@ export class ExportPass {
   /** Sees every drop of the plan (before it is scrubbed): the records it names. */
   noteDrop(drop: Drop): void {
     if (drop.kept !== undefined && drop.reason !== 'duplicate_example') this.named.add(drop.kept);
+    if (drop.kept !== undefined && drop.reason === 'prefix') this.laterSteps.add(drop.kept);
   }
 
   /** The target refused this record of the plan's. */
@@ -122,6 +132,7 @@ export class ExportPass {
     const fileIndex = this.fileIndexOf.get(drop.file);
     if (fileIndex !== undefined) this.refused.add(fileIndex, drop.line, { ...drop });
     if (drop.call_id !== undefined && this.named.has(drop.call_id)) this.namedRefused = true;
+    if (drop.call_id !== undefined && this.laterSteps.has(drop.call_id)) this.refused.refusedTrajectoryStep = true;
   }
 
   /** Whether this pass's output must not be kept: a probe, or a record that others gave way to was refused. */

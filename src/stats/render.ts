@@ -88,7 +88,9 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
     [
       'tokens (ok)',
       `prompt ${formatCount(t.tokens.prompt)}, completion ${formatCount(t.tokens.completion)}, reasoning ${formatCount(t.tokens.reasoning)}, cached ${formatCount(t.tokens.cached)}` +
-        (t.okWithoutUsage > 0 ? ` (${plural(t.okWithoutUsage, 'ok record')} without usage)` : ''),
+        (t.okWithoutUsage > 0 ? ` (${plural(t.okWithoutUsage, 'ok record')} without usage)` : '') +
+        // What the calls consumed, as recorded: not the tokens of an exported example, which export counts in its text.
+        ', as recorded (usage)',
     ],
     ['cost (ok)', t.ok === 0 ? '-' : costSummary(t, stats.prices?.describe() ?? null)],
     ['duration (ok)', `p50 ${quantileText(t.durations, 0.5)}, p95 ${quantileText(t.durations, 0.95)}`],

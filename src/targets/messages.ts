@@ -82,16 +82,22 @@ export function normalizeMessages(messages: readonly Message[]): Normalized {
   return { ok: true, messages: normal };
 }
 
+/**
+ * Whether a recorded message carries provider reasoning a target writes, drops or inlines.
+ * White space only is no reasoning, as the quality stages count it: kept, it wrote
+ * `<think>  </think>` or a blank field to train on.
+ */
+export function holdsReasoning(m: Message): boolean {
+  return typeof m.reasoning_content === 'string' && m.reasoning_content.trim() !== '';
+}
+
 function normalizeMessage(m: Message, index: number): NormalMessage {
   const role = ROLE_MAP[m.role];
   if (role === undefined) throw new NotRepresentable(`message ${index}: unknown role ${JSON.stringify(m.role)}`);
   const toolCalls = role === 'assistant' && Array.isArray(m.tool_calls)
     ? m.tool_calls.map((c, j) => normalizeToolCall(c, index, j))
     : [];
-  // White space only is no reasoning, as the quality stages count it: kept, it wrote `<think>  </think>` or a blank field to train on.
-  const reasoning = role === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content.trim() !== ''
-    ? m.reasoning_content
-    : null;
+  const reasoning = role === 'assistant' && holdsReasoning(m) ? (m.reasoning_content as string) : null;
   return {
     role,
     content: normalizeContent(m.content, index),

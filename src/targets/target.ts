@@ -147,6 +147,8 @@ export interface ReportFacts {
   groupBy: 'none' | 'module';
   supplied: readonly ToolDefinition[];
   trainOn: 'all' | 'last';
+  /** A refused agent step other steps gave way to, so runs were exported up to an earlier step. */
+  refusedTrajectoryStep: boolean;
 }
 
 /** One file written by an export, validated, before it is renamed into place. */
@@ -207,7 +209,11 @@ export interface Target {
   /** Reasoning modes this format can express; the first is the default. */
   readonly reasoningModes: readonly ReasoningMode[];
   readonly defaultReasoning: ReasoningMode;
-  /** Fewer examples than this in a file is worth a warning (0: no minimum). */
+  /**
+   * The trainer refuses a training file with fewer examples than this (0: no minimum); a
+   * validation file has none unless the trainer documents one (OpenAI documents 10 for
+   * training data and nothing for a validation file).
+   */
   readonly minExamples: number;
   /** The service rejects an empty validation file (an export then writes none). */
   readonly rejectsEmptyValidation?: boolean;
@@ -225,6 +231,13 @@ export interface Target {
    * assistant turn but the last left out of training. Absent when it cannot.
    */
   trainOnLastTurn?(example: JsonObject): JsonObject;
+  /**
+   * Where the written files go: the lines an export ends with (`next: …`), given the
+   * training and validation files as the user would name them (paths as written, empty
+   * when there is none), and the `--chat-template FILE` the trainer must be given too. Absent:
+   * the export names no next step.
+   */
+  nextSteps?(files: { training: readonly string[]; validation: readonly string[]; chatTemplate?: string | null }): string[];
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
   /** A split's file is cut into shards past this many bytes when --max-file-mb is not given (absent: never). */
@@ -272,6 +285,11 @@ export function lastTurnWeighted(example: JsonObject): JsonObject {
   let last = messages.length - 1;
   while (last >= 0 && messages[last].role !== 'assistant') last--;
   return { ...example, messages: messages.map((m, i) => (m.role === 'assistant' && i !== last ? { ...m, weight: 0 } : m)) };
+}
+
+/** `a`, `a and b`, `a, b and c`: the files a next step names. */
+export function namedFiles(files: readonly string[]): string {
+  return files.length <= 1 ? (files[0] ?? '') : `${files.slice(0, -1).join(', ')} and ${files.at(-1)}`;
 }
 
 /** Guards `project` against a mode the format cannot express. */

@@ -262,6 +262,11 @@ export class ToolInference {
     return [...this.toolNames].sort();
   }
 
+  /** Distinct recorded calls of a tool (what its inferred description counts). */
+  callCount(name: string): number {
+    return this.resolve().get(name)?.calls ?? 0;
+  }
+
   /** One definition per tool name seen, sorted by name; properties and `required` sorted too. */
   definitions(): ToolDefinition[] {
     return this.names().map((name) => this.definition(name)!);

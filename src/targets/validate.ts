@@ -11,6 +11,7 @@ import { CountHistogram, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
 import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
 import { encodingMeter, type ExampleMeasure, type ExampleMeter } from './meter.js';
+import { plural } from '../format.js';
 import { loadTokenCounter, type EncodingName, type ExampleTokens, type TokenCounter } from './tokens.js';
 
 /** The context of the gpt-4o and gpt-4.1 families: longer examples are truncated by OpenAI. */
@@ -273,15 +274,18 @@ export class LineValidator {
       : `about ${total} tokens, over the ${this.tokenLimit}-token limit: trainers truncate or skip it`;
   }
 
-  report(file: string): ValidationReport {
+  /**
+   * `minimum: false` leaves the trainer's minimum unchecked: an export checks it over every
+   * shard of a training split together, and says it on its last line.
+   */
+  report(file: string, { minimum = true }: { minimum?: boolean } = {}): ValidationReport {
     const { target, tally, examples } = this;
     if (examples === 0) {
       const problem = emptyFileProblem(target, file);
       if (problem !== null) tally.addFileLevel('no_examples', 'error', problem);
     }
-    if (target.minExamples > 0 && examples < target.minExamples) {
-      tally.addFileLevel('too_few_examples', 'warning', `${examples} examples; ${target.name} needs at least ${target.minExamples}`);
-    }
+    const refusal = minimum && examples > 0 && !isValidationFile(file) ? tooFewExamples(target, examples) : null;
+    if (refusal !== null) tally.addFileLevel('too_few_examples', 'error', refusal);
     const errors = tally.summaries('error');
     return {
       file,
@@ -322,11 +326,25 @@ function lineBreakingAt(bytes: Buffer): string | null {
 }
 
 function emptyFileProblem(target: Target, file: string): string | null {
-  const validation = path.basename(file).toLowerCase().startsWith('validation');
+  const validation = isValidationFile(file);
   if (validation && target.rejectsEmptyValidation !== true) return null;
   return validation
     ? `the file holds no example, and ${target.name} rejects an empty validation file`
     : `the file holds no example: no trainer takes an empty training file (an empty validation file, named validation*.jsonl, is one ${target.name} ${target.rejectsEmptyValidation === true ? 'rejects too' : 'accepts'})`;
+}
+
+/** A file export names as validation data (validation.jsonl, validation-001.jsonl): no trainer's minimum applies to it. */
+export function isValidationFile(file: string): boolean {
+  return path.basename(file).toLowerCase().startsWith('validation');
+}
+
+/**
+ * Why the trainer refuses a training file of `examples` examples, or null when it takes it:
+ * the one wording `validate` and `export` use.
+ */
+export function tooFewExamples(target: Target, examples: number): string | null {
+  if (target.minExamples === 0 || examples >= target.minExamples) return null;
+  return `${plural(examples, 'training example')}: ${target.name} refuses a training file with fewer than ${target.minExamples} (a validation file, named validation*.jsonl, has no minimum)`;
 }
 
 /** Per error class: how many lines, which first, and the first message. */

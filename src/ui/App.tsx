@@ -127,7 +127,7 @@ function runOpenText(store: IndexStore, runIndex: number, entry: number): string
 
 function makeContext(state: State, store: IndexStore, layout: Layout, cache: RecordRowsCache, job: SearchJob | null): Context {
   const runsView = state.view === 'runs';
-  const list = runsView ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = runsView ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates, state.order);
   const inRecord = state.mode === 'record' && state.recordEntry >= 0;
   const chat = inRecord ? cache.chatRows(state.recordEntry, layout.width, state.open, state.recordRun) : { rows: [], folds: [] };
   const recordRows = !inRecord ? 0 : state.recordPane === 'chat' ? chat.rows.length : cache.metaRows(state.recordEntry, layout.width, state.marked.has(state.recordEntry)).length;
@@ -140,7 +140,7 @@ function makeContext(state: State, store: IndexStore, layout: Layout, cache: Rec
       return store.tree.findIndex((n) => n.kind === 'program' && n.label === program);
     },
     list,
-    listFor: (tree, filter, hide) => store.list(tree, filter, hide),
+    listFor: (tree, filter, hide, order) => store.list(tree, filter, hide, order),
     page: pageFor(state, layout),
     recordRows,
     folds: chat.folds,
@@ -227,7 +227,7 @@ export function App(props: AppProps) {
             }
           }
           try {
-            (props.writeFile ?? writeExcludeFile)(effect.path, formatExcludeText(ids), props.inputs);
+            (props.writeFile ?? writeExcludeFile)(effect.path, formatExcludeText(ids, new Date(), props.inputs ?? []), props.inputs);
             const extra = kept > 0 ? ` (${kept} from the previous file, not in this tree)` : '';
             dispatch({ type: 'message', text: `wrote ${ids.length} call_id${ids.length === 1 ? '' : 's'} to ${effect.path}${extra}` });
           } catch (error) {
@@ -368,7 +368,7 @@ function Body({ state, store, layout, cache, job }: { state: State; store: Index
       />
     );
   }
-  const list = state.view === 'runs' ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates);
+  const list = state.view === 'runs' ? store.runsOf(state.treeCursor, state.filter) : store.list(state.treeCursor, state.filter, state.hideDuplicates, state.order);
   const listCursor = Math.max(0, Math.min(state.listCursor, list.length - 1));
   const treeCursor = Math.max(0, Math.min(state.treeCursor, store.tree.length - 1));
   const separator = [];

@@ -19,6 +19,7 @@ import {
   type Span,
 } from './record-text.js';
 import { formatBytes, formatUsd, formatDuration, formatLongTime, sanitize, wrap } from './text.js';
+import { plural } from '../format.js';
 
 export interface Seg {
   text: string;
@@ -231,7 +232,7 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
       const fold = `system:${k}`;
       const { text, leftOut } = contentText(b, m.content);
       if (!options.isOpen(fold)) {
-        const size = leftOut > 0 ? `${formatBytes(m.content[1] - m.content[0])}` : `${lineCount(text)} lines, ${text.length} chars`;
+        const size = leftOut > 0 ? `${formatBytes(m.content[1] - m.content[0])}` : `${plural(lineCount(text), 'line')}, ${plural(text.length, 'char')}`;
         out.push([{ text: '  ' }, { text: `▸ ${role} prompt folded (${size}): Enter unfolds`, dim: true }], fold);
       } else {
         out.push([{ text: '  ' }, { text: `▾ ${role} prompt`, dim: true }], fold);
@@ -244,7 +245,7 @@ export function chatRows(record: SynalinksRecord, options: ChatOptions): Row[] {
         const fold = `reasoning:${k}`;
         const { text, leftOut } = contentText(b, m.reasoning);
         if (!options.isOpen(fold)) {
-          const size = leftOut > 0 ? formatBytes(m.reasoning[1] - m.reasoning[0]) : `${lineCount(text)} lines`;
+          const size = leftOut > 0 ? formatBytes(m.reasoning[1] - m.reasoning[0]) : plural(lineCount(text), 'line');
           out.push([{ text: '  ' }, { text: `▸ reasoning folded (${size}): Enter unfolds`, dim: true, italic: true }], fold);
         } else {
           out.push([{ text: '  ' }, { text: '▾ reasoning', dim: true, italic: true }], fold);

@@ -55,11 +55,16 @@ export function readExcludeFile(file: string, flag = '--exclude'): Set<string> {
   return new Set(ids);
 }
 
-export function formatExcludeText(callIds: readonly string[], now = new Date()): string {
+/** The header line naming the trees a list was written for: `# for: ["/abs/root", …]`. */
+const FOR_LINE = '# for: ';
+
+export function formatExcludeText(callIds: readonly string[], now = new Date(), roots: readonly string[] = []): string {
   const header = [
     '# traces browse: call_ids marked for exclusion, one per line.',
     '# Leave them out with: traces export|dedupe|filter ... --exclude <this file>',
     `# ${callIds.length} call_id${callIds.length === 1 ? '' : 's'}, written ${now.toISOString()}`,
+    // The trees browse read: a list belongs to them, and a browse of another tree says so.
+    ...(roots.length > 0 ? [`${FOR_LINE}${JSON.stringify(roots)}`] : []),
   ];
   return `${[...header, ...callIds].join('\n')}\n`;
 }
@@ -70,6 +75,37 @@ export function formatExcludeText(callIds: readonly string[], now = new Date()):
  * w's prompt can name any path). It replaces only the list browse read or wrote, as it was
  * then: any other existing file (a name typed at the prompt) is kept as it is.
  */
+/** The trees an exclusion file was written for (its `# for:` line), or null when it names none. */
+export function excludeFileRoots(text: string): string[] | null {
+  const line = text.split('\n').find((l) => l.startsWith(FOR_LINE));
+  if (line === undefined) return null;
+  try {
+    const roots = JSON.parse(line.slice(FOR_LINE.length)) as unknown;
+    return Array.isArray(roots) && roots.every((r) => typeof r === 'string') ? (roots as string[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The text of an exclusion file as `readExcludeFile` read it (null: there was none, or it was not read). */
+export function readText(file: string): string | null {
+  return lastSeen.get(path.resolve(file)) ?? null;
+}
+
+/**
+ * What browse says at start of the call_ids an exclusion file lists: they are marked where
+ * this tree holds them (the title counts those), and kept when `w` rewrites the file; and when
+ * the file names other trees than these, that it was written for them.
+ */
+export function preloadMessage(file: string, listed: number, text: string | null, roots: readonly string[]): string | undefined {
+  if (listed === 0) return undefined;
+  const ids = `${listed} call_id${listed === 1 ? '' : 's'} listed in ${path.basename(file)}`;
+  const writtenFor = text === null ? null : excludeFileRoots(text);
+  const same = writtenFor === null || roots.length === 0 || (writtenFor.length === roots.length && writtenFor.every((r, i) => r === roots[i]));
+  const other = same ? '' : `, written for ${writtenFor!.join(' ')} (not this tree)`;
+  return `${ids}${other}: marked where this tree holds them, kept when w rewrites the file`;
+}
+
 export function writeExcludeFile(file: string, text: string, inputs: readonly string[] = []): void {
   const target = checkOutputPath({ flag: '--exclude', given: file, kind: 'file', inputs, force: true }).absolute;
   const seen = lastSeen.get(path.resolve(file));

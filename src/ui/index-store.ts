@@ -751,7 +751,28 @@ export class IndexStore extends EventEmitter {
    * The entries of a tree node that pass the filters, in index order (file, then line).
    * Built incrementally as indexing goes on; the array is shared, do not modify it.
    */
-  list(nodeIndex: number, filter: StatusFilter, hideDuplicates: boolean): Int32Array {
+  /**
+   * The entries of a node, in file order, or by recorded time (oldest first; records without a
+   * time last, ties in file order): a sorted copy, remembered until the list grows.
+   */
+  list(nodeIndex: number, filter: StatusFilter, hideDuplicates: boolean, order: 'file' | 'time' = 'file'): Int32Array {
+    const inFileOrder = this.fileOrderList(nodeIndex, filter, hideDuplicates);
+    if (order === 'file') return inFileOrder;
+    const key = `${nodeIndex}\0${filter}\0${hideDuplicates ? 1 : 0}`;
+    const known = this.byTime.get(key);
+    // The file-order list is a fresh view of a cached array each call: the same array, as long, is the same list.
+    if (known !== undefined && known.source.buffer === inFileOrder.buffer && known.source.length === inFileOrder.length) return known.sorted;
+    const time = (i: number) => (Number.isNaN(this.timestamp[i]) ? Infinity : this.timestamp[i]);
+    const sorted = Int32Array.from(inFileOrder).sort((a, b) => time(a) - time(b) || a - b);
+    if (this.byTime.size >= LIST_CACHE) this.byTime.delete(this.byTime.keys().next().value as string);
+    this.byTime.set(key, { source: inFileOrder, sorted });
+    return sorted;
+  }
+
+  /** Time-ordered copies of lists, each with the file-order list it was sorted from. */
+  private readonly byTime = new Map<string, { source: Int32Array; sorted: Int32Array }>();
+
+  private fileOrderList(nodeIndex: number, filter: StatusFilter, hideDuplicates: boolean): Int32Array {
     const node = this.tree[Math.max(0, Math.min(nodeIndex, this.tree.length - 1))];
     if (node === undefined) return new Int32Array(0);
     const cacheKey = `${node.key}\0${filter}\0${hideDuplicates ? 1 : 0}`;

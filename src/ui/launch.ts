@@ -4,10 +4,9 @@
  * browser actually starts, while discovery and the first index batches run, so loading ink
  * (about half a second) overlaps with reading the tree instead of adding to it.
  */
-import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { SourceKind } from '../record.js';
-import { DEFAULT_EXCLUDE_FILE, readExcludeFile } from './exclude-file.js';
+import { DEFAULT_EXCLUDE_FILE, preloadMessage, readExcludeFile, readText } from './exclude-file.js';
 import { IndexStore } from './index-store.js';
 import { prepaint } from './prepaint.js';
 import { enterAlternateScreen } from './terminal.js';
@@ -35,9 +34,10 @@ export function firstBatch(store: IndexStore): Promise<void> {
   });
 }
 
-function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, excludePath: string): string | undefined {
+function startMessage(store: IndexStore, preloaded: ReadonlySet<string>, excludePath: string, roots: readonly string[]): string | undefined {
   const parts: string[] = [];
-  if (preloaded.size > 0) parts.push(`${preloaded.size} call_id${preloaded.size === 1 ? '' : 's'} from ${path.basename(excludePath)} start marked (w rewrites it)`);
+  const listed = preloadMessage(excludePath, preloaded.size, readText(excludePath), roots);
+  if (listed !== undefined) parts.push(listed);
   const unread = store.otherFiles.length - (store.allFiles.length - store.files.length);
   if (unread > 0) parts.push(`${unread} file${unread === 1 ? '' : 's'} of other recorders could not be read (s shows why)`);
   return parts.length > 0 ? parts.join('; ') : undefined;
@@ -121,7 +121,7 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
       excludePath,
       preloaded,
       inputs: options.inputs ?? [],
-      initialMessage: startMessage(store, preloaded, excludePath),
+      initialMessage: startMessage(store, preloaded, excludePath, options.inputs ?? []),
     });
   } finally {
     if (stdin.isTTY) stdin.setRawMode(false);

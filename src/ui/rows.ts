@@ -100,7 +100,8 @@ export interface Column {
 const OPTIONAL: Column[] = [
   { name: 'model', title: 'model', width: 13, align: 'left', minPreview: 16 },
   { name: 'tokens', title: 'tokens', width: 6, align: 'right', minPreview: 16 },
-  { name: 'cost', title: 'cost', width: 8, align: 'right', minPreview: 30 },
+  // `≈$0.000025` whole: at 8 cells a small cost lost its last digits (`$0.0000…`).
+  { name: 'cost', title: 'cost', width: 10, align: 'right', minPreview: 30 },
   { name: 'duration', title: 'duration', width: 8, align: 'right', minPreview: 30 },
 ];
 /** Mark, status glyph and duplicate flag, then the time. */
@@ -116,6 +117,12 @@ export function listColumns(width: number): Column[] {
     used += column.width + 1;
   }
   return columns;
+}
+
+/** The cost as a whole amount, or `<$0.0001` when the amount would not fit: never a cut number. */
+export function costCell(usd: number, estimated: boolean, width: number): string {
+  const full = formatUsd(usd, estimated);
+  return textWidth(full) <= width ? full : formatUsd(usd, estimated, true);
 }
 
 function cell(text: string, column: Column): string {
@@ -148,7 +155,7 @@ export function entryRow(store: IndexStore, entry: number, columns: Column[], ma
     let text = '';
     if (column.name === 'model') text = shortModel(info.model);
     else if (column.name === 'tokens') text = formatTokens(info.tokens);
-    else if (column.name === 'cost') text = formatUsd(info.cost, info.costEstimated);
+    else if (column.name === 'cost') text = costCell(info.cost, info.costEstimated, column.width);
     else if (column.name === 'duration') text = formatDuration(info.duration);
     segs.push({ text: ' ' }, { text: cell(sanitize(text, true), column), dim: column.name !== 'model' });
   }
@@ -330,7 +337,8 @@ export function viewHints(state: State): Hint[] {
       hint('j/k', 'scroll', 1),
       hint('Enter', 'unfold', 2),
       hint('e', 'all folds', 3),
-      hint('Tab', 'metadata', 2),
+      // Where Tab goes, not where the user is: the other pane's name.
+      hint('Tab', state.recordPane === 'chat' ? 'metadata' : 'chat', 2),
       back,
       hint('/ n N', 'search', 2),
       ...(state.recordRun >= 0 ? [] : [hint('D', 'dups', 4)]),
@@ -341,11 +349,11 @@ export function viewHints(state: State): Hint[] {
   }
   if (state.view === 'runs') {
     return state.pane === 'tree'
-      ? [hint('j/k', 'move', 1), hint('Enter', 'runs', 1), hint('Tab', 'pane', 3), hint('r', 'records', 2), hint('f', 'filter', 3), hint('s', 'stats', 4)]
+      ? [hint('j/k', 'move', 1), hint('Enter', 'runs', 1), hint('Tab', 'runs list', 3), hint('r', 'records', 2), hint('f', 'filter', 3), hint('s', 'stats', 4)]
       : [hint('j/k', 'move', 1), hint('Enter', 'open run', 1), hint('h', 'tree', 2), hint('r', 'records', 2), hint('f', 'filter', 3), hint('w', 'write', 4), hint('s', 'stats', 4)];
   }
   if (state.pane === 'tree') {
-    return [hint('j/k', 'move', 1), hint('Enter', 'records', 1), hint('Tab', 'pane', 3), hint('r', 'runs', 2), hint('/', 'search', 2), hint('f', 'filter', 3), hint('d', 'dups', 4), hint('s', 'stats', 4)];
+    return [hint('j/k', 'move', 1), hint('Enter', 'records', 1), hint('Tab', 'records list', 3), hint('r', 'runs', 2), hint('/', 'search', 2), hint('f', 'filter', 3), hint('d', 'dups', 4), hint('s', 'stats', 4)];
   }
   return [
     hint('j/k', 'move', 1),
@@ -355,6 +363,7 @@ export function viewHints(state: State): Hint[] {
     hint('/ n N', 'search', 2),
     hint('f', 'filter', 3),
     hint('d', 'dups', 4),
+    hint('o', state.order === 'file' ? 'by time' : 'file order', 4),
     hint('D', 'group', 4),
     hint('x', 'mark', 2),
     hint('w', 'write', 3),

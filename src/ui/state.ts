@@ -48,6 +48,8 @@ export interface State {
   recordMatchRow: number;
   filter: StatusFilter;
   hideDuplicates: boolean;
+  /** The records list: as the files hold them (file, then line), or by recorded time, oldest first. */
+  order: ListOrder;
   overlay: Overlay | null;
   prompt: Prompt | null;
   search: { source: string; regex: RegExp } | null;
@@ -58,7 +60,10 @@ export interface State {
   message: Message | null;
 }
 
+export type ListOrder = 'file' | 'time';
+
 export type Action =
+  | { type: 'toggleOrder' }
   | { type: 'move'; by: number }
   | { type: 'page'; by: number }
   | { type: 'top' }
@@ -100,7 +105,7 @@ export interface Context {
   parentOf(treeIndex: number): number;
   /** Entries of the list for the selected node and filters. */
   list: ArrayLike<number>;
-  listFor(treeCursor: number, filter: StatusFilter, hideDuplicates: boolean): ArrayLike<number>;
+  listFor(treeCursor: number, filter: StatusFilter, hideDuplicates: boolean, order?: ListOrder): ArrayLike<number>;
   /** Visible rows of the scrolling area that has the focus. */
   page: number;
   /** Rows of the record view's current pane. */
@@ -148,6 +153,7 @@ export function initialState(excludePath = DEFAULT_EXCLUDE_FILE): State {
     recordMatchRow: -1,
     filter: 'all',
     hideDuplicates: false,
+    order: 'file',
     overlay: null,
     prompt: null,
     search: null,
@@ -273,6 +279,8 @@ export function keyToAction(input: string, key: Key, state: Pick<State, 'prompt'
       return { type: 'nextMatch', dir: -1 };
     case 'd':
       return { type: 'toggleDuplicates' };
+    case 'o':
+      return { type: 'toggleOrder' };
     case 'D':
       return { type: 'showGroup' };
     case 'x':
@@ -319,6 +327,10 @@ function positionIn(list: ArrayLike<number>, entry: number): number {
     const mid = (low + high) >> 1;
     if (list[mid] < entry) low = mid + 1;
     else high = mid;
+  }
+  // A list in file order is sorted by entry; one by time is not: then the entry is looked for.
+  if (list[low] !== entry) {
+    for (let i = 0; i < list.length; i++) if (list[i] === entry) return i;
   }
   return clamp(low, 0, Math.max(0, list.length - 1));
 }
@@ -376,7 +388,7 @@ function moveCursor(state: State, ctx: Context, to: (cursor: number, length: num
 function reanchor(state: State, ctx: Context, next: State): State {
   const entry =
     state.mode === 'record' ? state.recordEntry : ctx.list.length > 0 ? ctx.list[clamp(state.listCursor, 0, ctx.list.length - 1)] : -1;
-  const list = ctx.listFor(next.treeCursor, next.filter, next.hideDuplicates);
+  const list = ctx.listFor(next.treeCursor, next.filter, next.hideDuplicates, next.order);
   const listCursor = entry >= 0 ? positionIn(list, entry) : 0;
   return { ...next, listCursor, listTop: follow(next.listTop, listCursor, ctx.page, list.length) };
 }
@@ -636,6 +648,12 @@ export function reduce(state: State, action: Action, ctx: Context): Result {
       const filter = STATUS_FILTERS[(STATUS_FILTERS.indexOf(s.filter) + 1) % STATUS_FILTERS.length];
       const next = reanchor(s, ctx, { ...s, filter });
       return [info(next, `showing ${filter === 'all' ? 'all records' : `${filter} records`}`), []];
+    }
+    case 'toggleOrder': {
+      if (s.view === 'runs' && s.mode === 'browse') return [info(s, 'runs are listed by start time; o orders the records list'), []];
+      if (s.mode !== 'browse') return [s, []];
+      const next = reanchor(s, ctx, { ...s, order: s.order === 'file' ? 'time' : 'file' });
+      return [info(next, next.order === 'time' ? 'records by recorded time, oldest first (o: file order)' : 'records in file order, as recorded (o: by time)'), []];
     }
     case 'toggleDuplicates': {
       const next = reanchor(s, ctx, { ...s, hideDuplicates: !s.hideDuplicates });

@@ -18,6 +18,7 @@ import { loadModelFolder, type ModelFolder } from './folder.js';
 import { ChatTemplate, TemplateError, type Rendered } from './render.js';
 import { TrainerRejects, trainerInput, type TrainerInput } from './trainer.js';
 import { getTarget } from '../index.js';
+import { QWEN3_TRAINING_TEMPLATE } from './shipped-templates.js';
 
 const NOTHING: ExampleTokens = { total: 0, assistant: 0 };
 
@@ -132,7 +133,7 @@ class ModelMeter implements ExampleMeter {
         const message =
           `the first ${k} message(s) rendered alone are no prefix of the whole render: the template renders a turn differently once more messages follow ` +
           "(Qwen3's adds an empty <think></think> block to the last assistant turn and drops reasoning before the last user turn), so the assistant spans cannot be located" +
-          `${this.raisingLoader !== null ? ` and ${this.raisingLoader} raises on this example` : ''}; remedy: a chat template with {% generation %} blocks (--chat-template FILE, and the same template in the trainer)`;
+          `${this.raisingLoader !== null ? ` and ${this.raisingLoader} raises on this example` : ''}; remedy: a chat template with {% generation %} blocks, given with --chat-template FILE and the same file to the trainer (for Qwen3, traces ships one: ${QWEN3_TRAINING_TEMPLATE})`;
         findings.push(this.raisingLoader !== null ? { code: 'template_error', severity: 'error', message } : { code: 'loss_mask_inconsistent', severity: 'warning', message });
         return null;
       }

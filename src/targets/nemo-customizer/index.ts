@@ -16,6 +16,7 @@ import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
 import { calledToolNames, imageFailure, inlineReasoning, normalizeMessages, type NormalMessage } from '../messages.js';
 import {
+  namedFiles,
   resolveReasoning,
   type JsonObject,
   type ProjectOptions,
@@ -58,9 +59,10 @@ export const nemoCustomizerTarget: Target = {
   schemaFromFirstLine: true,
   trainOnLastRefusal: 'NeMo Customizer rows have no per-turn weight and its trainer takes no option for it; export with --format openai or nemo, or leave it out',
 
-  reportWarnings({ dropped, groupBy, supplied }) {
+  reportWarnings({ refusedTrajectoryStep, groupBy, supplied }) {
     const warnings: string[] = [];
-    if ((dropped.not_representable ?? 0) > 0 && groupBy !== 'module') {
+    // Only where it helps: an agent step was refused and the run is exported up to an earlier one.
+    if (refusedTrajectoryStep && groupBy !== 'module') {
       warnings.push('some agent steps hold tool results, which NeMo Customizer cannot represent: each run is exported up to its last step that has none (--format nemo keeps whole runs)');
     }
     const completed = supplied.map((d) => ({ name: d.function.name, gaps: customizerGaps(d) })).filter(({ gaps }) => gaps.length > 0);
@@ -91,6 +93,14 @@ export const nemoCustomizerTarget: Target = {
       example: { messages: normal.messages.map((m) => writeMessage(m, reasoning)) },
       toolNames: calledToolNames(normal.messages),
     };
+  },
+
+  /** A NeMo Data Store dataset (a Hugging Face-style repository) with training/ and validation/ folders, named in the job. */
+  nextSteps({ training, validation }) {
+    return [
+      `next: upload ${namedFiles(training)} under training/${validation.length > 0 ? ` and ${namedFiles(validation)} under validation/` : ''} of a NeMo Data Store dataset (hf upload --repo-type dataset NAMESPACE/NAME FILE training/FILE)`,
+      `next: register the dataset in the Entity Store and name it in the customization job (its dataset field)${validation.length === 0 ? '; without a validation folder the service splits 10% off' : ''}`,
+    ];
   },
 
   attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {

@@ -91,6 +91,16 @@ export const nemoTarget: Target = {
     };
   },
 
+  /** AutoModel's recipe config: `dataset` and `validation_dataset`, each a ChatDataset reading a path. */
+  nextSteps({ training, validation, chatTemplate }) {
+    const chat = 'nemo_automodel.components.datasets.llm.chat_dataset.ChatDataset';
+    const template = chatTemplate === undefined || chatTemplate === null ? '' : `, chat_template: ${chatTemplate}`;
+    return [
+      `next: in the AutoModel recipe, dataset: {_target_: ${chat}, path_or_dataset_id: ${training.length === 1 ? training[0] : `[${training.join(', ')}]`}${template}}`,
+      ...(validation.length > 0 ? [`next: and validation_dataset: the same with path_or_dataset_id: ${validation.length === 1 ? validation[0] : `[${validation.join(', ')}]`}`] : []),
+    ];
+  },
+
   attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
     return tools.length === 0 ? example : { ...example, tools };
   },

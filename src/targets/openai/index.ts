@@ -27,7 +27,7 @@ import {
   type NormalToolCall,
 } from '../messages.js';
 import { findSpecialTokensDeep } from '../special-tokens.js';
-import { lastTurnWeighted, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from '../target.js';
+import { lastTurnWeighted, namedFiles, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from '../target.js';
 import type { ToolDefinition } from '../tools.js';
 
 const RULES: LineRules = {
@@ -86,6 +86,15 @@ export const openaiTarget: Target = {
 
   attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {
     return tools.length === 0 ? example : { ...example, tools };
+  },
+
+  /** The Files API, then the job's two file ids (one job per training file: a job takes one). */
+  nextSteps({ training, validation }) {
+    const all = [...training, ...validation];
+    return [
+      `next: upload ${namedFiles(all)} to OpenAI (Files API, purpose "fine-tune")`,
+      `next: create the fine-tuning job with training_file = the id of ${namedFiles(training)}${validation.length > 0 ? ` and validation_file = the id of ${namedFiles(validation)}` : ''}`,
+    ];
   },
 
   /** OpenAI trains every assistant message unless it carries `weight: 0`. */

@@ -24,6 +24,7 @@ export const HELP: [string, string][] = [
   ['f', 'cycle the status filter: all, ok, exception, no_output'],
   ['d', 'hide / show duplicates (keep what a dedupe keeps)'],
   ['D', 'show the duplicate group of the current record'],
+  ['o', 'order the records list by recorded time, oldest first; o again: file order'],
   ['s', 'stats of the selected program or module'],
   ['', 'Curating'],
   ['x', 'mark / unmark the current record for exclusion'],
