@@ -5,14 +5,14 @@
  * warns once, stats lists models and versions by count.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Expected } from '../bench/generate.js';
 import { IdList, isWellFormedId, readIdListFiles } from '../src/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
-import { SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
+import { FIXTURES, SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
 
 interface Drop {
   call_id?: string;
@@ -255,6 +255,22 @@ describe('end-of-run summaries', () => {
       const lines = result.stderr.trimEnd().split('\n');
       assert.match(lines.at(-1)!, pattern, result.stderr);
       assert.ok(lines.at(-2)!.startsWith('next: '), result.stderr);
+    }
+  });
+
+  it('an hf folder says where it goes, and every file its next: lines name exists', () => {
+    for (const [format, tree, count] of [
+      ['hf', SAMPLES, 3],
+      ['hf-preference', path.join(FIXTURES, 'genuine-pairs', 'tree'), 1],
+    ] as const) {
+      const out = path.join(tempDir(), format);
+      const result = runCli(['export', tree, '--format', format, '--out', out]);
+      assert.equal(result.status, 0, result.stderr);
+      const next = result.stderr.trimEnd().split('\n').filter((line) => line.startsWith('next: '));
+      assert.equal(next.length, 2, result.stderr);
+      const named = next.join(' ').match(new RegExp(`${out.replaceAll('/', '\\/')}\\/[\\w./-]+`, 'g')) ?? [];
+      assert.equal(named.filter((file) => file !== out).length, count, next.join('\n'));
+      for (const file of named) assert.ok(existsSync(file), `${file} (named by ${format}'s next: lines) exists`);
     }
   });
 

@@ -21,6 +21,8 @@ export interface PreferenceSpec {
   sides(row: JsonObject): { chosen: JsonObject; rejected: JsonObject } | null;
   /** The row's top-level shape; errors here stop the side checks. */
   shape(row: JsonObject, error: (code: ErrorClass, message: string, severity?: 'error' | 'warning') => void): void;
+  /** Where the files go: the export's last lines. */
+  nextSteps?: Target['nextSteps'];
 }
 
 export function preferenceTarget(spec: PreferenceSpec): Target {
@@ -39,6 +41,7 @@ export function preferenceTarget(spec: PreferenceSpec): Target {
     minExamples: spec.minExamples,
     rejectsEmptyValidation: spec.rejectsEmptyValidation,
     trainOnLastRefusal: 'a preference row trains the two answers to its prompt only: leave --train-on out',
+    nextSteps: spec.nextSteps,
     defaultFileBytes: base.defaultFileBytes,
     project(messages: Message[], opts?: ProjectOptions): Projection {
       return base.project(messages, opts);

@@ -9,7 +9,7 @@
  */
 import { writeJson } from '../../canonical/json-value.js';
 import { finishHfDataset, type FileFormat } from '../hf/finish.js';
-import { hfTarget } from '../hf/index.js';
+import { hfNextSteps, hfTarget } from '../hf/index.js';
 import { validateHfFolder } from '../hf/folder.js';
 import { rowMessages } from '../hf/rows.js';
 import { messageList, preferenceTarget } from '../preference-rows.js';
@@ -62,6 +62,7 @@ function makeHfPreference(fileFormat: FileFormat): Target {
     // Counted as the chosen conversation, its tools parsed as the template gets them.
     rowMessages: (row) => rowMessages(target.preference!.sides(row)?.chosen ?? row),
     finish: (context) => finishHfDataset(context, { fileFormat, shape: 'preference' }),
+    nextSteps: ({ training }) => hfNextSteps(training, 'TRL DPOTrainer', false),
     validateFolder: (dir, options) => validateHfFolder(dir, options, { target: hfPreferenceTarget, shape: 'preference' }),
   };
 }

@@ -17,6 +17,7 @@
  *   `--hf-shape prompt-completion`, whose completion is the last turn), LLaMA-Factory's
  *   option is `mask_history`.
  */
+import path from 'node:path';
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
 import { calledToolNames, chatMessage, imageFailure, isObject, normalizeMessages } from '../messages.js';
@@ -62,6 +63,20 @@ export const FILE_FORMATS: readonly FileFormat[] = ['parquet', 'jsonl'];
 /** JSONL bytes past which a split gets another shard: its Parquet file is smaller (zstd), a few row groups of 2,048 rows. */
 const SHARD_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Where an hf folder goes: the folder of its shards (`data/` in it), its `train_trl.py`, and the
+ * Axolotl and LLaMA-Factory entries where the target writes them (`sft`).
+ */
+export function hfNextSteps(training: readonly string[], trl: string, sft: boolean): string[] {
+  if (training.length === 0) return [];
+  const folder = path.dirname(path.dirname(training[0]));
+  const hub = `datasets: load_dataset("${folder}"), or push the folder to the Hub as a dataset repository`;
+  return [
+    `next: ${trl}: python ${path.join(folder, 'train_trl.py')} (it parses arguments and tools first)${sft ? `; Axolotl: the datasets: block of ${path.join(folder, 'axolotl.yaml')}` : ''}`,
+    sft ? `next: LLaMA-Factory: dataset_dir ${folder} with the entries of ${path.join(folder, 'dataset_info.json')}; ${hub}` : `next: ${hub}`,
+  ];
+}
+
 function makeHf(fileFormat: FileFormat, shape: Shape): Target {
   return {
     name: 'hf',
@@ -78,6 +93,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       { flags: '--file-format <format>', description: 'the data files: parquet (default) or jsonl, one row per line', choices: FILE_FORMATS, defaultValue: 'parquet' },
       { flags: '--hf-shape <shape>', description: 'rows of messages (default), or prompt-completion: every message before the last assistant turn, and that turn (what TRL trains on alone)', choices: SHAPES, defaultValue: 'messages' },
     ],
+    nextSteps: ({ training }) => hfNextSteps(training, 'TRL SFTTrainer or Unsloth', true),
     trainer: {
       name: "the hf loader step (null keys left out, arguments and tools parsed)",
       input: (example) => asChat(example),

@@ -25,6 +25,7 @@ export const nemoPreferenceTarget = preferenceTarget({
   minExamples: 1,
   rejectsEmptyValidation: nemoCustomizerTarget.rejectsEmptyValidation,
   emptyRejected: true,
+  nextSteps: nemoCustomizerTarget.nextSteps,
   row(prompt, chosen, rejected) {
     const tools = prompt.find((m) => m.role === 'tool' || m.tool_calls !== undefined);
     if (tools !== undefined) return { ok: false, reason: 'not_representable', detail: 'the prompt holds tool calls or tool results, which NeMo Customizer DPO rows cannot write' };

@@ -14,7 +14,7 @@
 import { isObject } from '../messages.js';
 import { openaiTarget } from '../openai/index.js';
 import { isEmptyAnswer, messageList, preferenceTarget } from '../preference-rows.js';
-import type { JsonObject } from '../target.js';
+import { namedFiles, type JsonObject } from '../target.js';
 
 const TOP_LEVEL = ['input', 'preferred_output', 'non_preferred_output'];
 const INPUT_KEYS = ['messages', 'tools', 'parallel_tool_calls'];
@@ -33,6 +33,10 @@ export const openaiPreferenceTarget = preferenceTarget({
   base: openaiTarget,
   minExamples: 10,
   emptyRejected: false,
+  nextSteps: ({ training, validation }) => [
+    `next: upload ${namedFiles([...training, ...validation])} to OpenAI (Files API, purpose "fine-tune")`,
+    `next: create the fine-tuning job with method {"type": "dpo"}, training_file = the id of ${namedFiles(training)}${validation.length > 0 ? ` and validation_file = the id of ${namedFiles(validation)}` : ''}`,
+  ],
   row(prompt, chosen, rejected, tools) {
     if (isEmptyAnswer(chosen) || isEmptyAnswer(rejected)) {
       return { ok: false, reason: 'not_representable', detail: `the ${isEmptyAnswer(chosen) ? 'preferred' : 'non-preferred'} answer is empty, and OpenAI's rows take an assistant message with content or tool calls` };
