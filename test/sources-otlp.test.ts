@@ -335,7 +335,26 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
       model,
       { key: 'gen_ai.input.messages', value: { stringValue: JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'From the attributes' }] }]) } },
     ];
-    const request = { resourceSpans: [{ scopeSpans: [{ spans: [{ ...base, spanId: '1'.repeat(16), attributes: [model], events }, { ...base, spanId: '2'.repeat(16), attributes, events }] }] }] };
+    // The older content events: a JSON list of messages (Semantic Kernel) or the plain text (Spring AI).
+    const older = [
+      { name: 'gen_ai.content.prompt', attributes: [{ key: 'gen_ai.prompt', value: { stringValue: 'Tell me a joke' } }] },
+      { name: 'gen_ai.content.completion', attributes: [{ key: 'gen_ai.completion', value: { stringValue: '[{"role":"assistant","content":"Knock knock."}]' } }] },
+    ];
+    const request = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                { ...base, spanId: '1'.repeat(16), attributes: [model], events },
+                { ...base, spanId: '2'.repeat(16), attributes, events },
+                { ...base, spanId: '3'.repeat(16), attributes: [model], events: older },
+              ],
+            },
+          ],
+        },
+      ],
+    };
     const file = path.join(tempDir(), 'events.jsonl');
     writeFileSync(file, JSON.stringify(request) + '\n');
     const records: TraceRecord[] = [];
@@ -348,6 +367,10 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.equal(records[0].stopReason, 'tool_calls');
     // The input from the attributes; the answer, which no attribute holds, from the choice event.
     assert.deepEqual(records[1].messages(), [{ role: 'user', content: 'From the attributes' }, records[0].messages()[2]]);
+    assert.deepEqual(records[2].messages(), [
+      { role: 'user', content: 'Tell me a joke' },
+      { role: 'assistant', content: 'Knock knock.' },
+    ]);
   });
 
   it('a damaged line is reported with its line number and the other lines are read', async () => {

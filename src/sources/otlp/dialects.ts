@@ -509,11 +509,14 @@ function genAiEvents(span: Json): { inputs: Message[] | null; completion: Messag
       const msg = isObject(body.message) ? body.message : body;
       completion = eventMessage('assistant', { ...msg, role: 'assistant' });
       finish = text(body.finish_reason);
-    } else if (e.name === 'gen_ai.content.prompt') olderPrompt = structuredQuiet(String(attrs.get('gen_ai.prompt') ?? ''));
-    else if (e.name === 'gen_ai.content.completion') olderCompletion = structuredQuiet(String(attrs.get('gen_ai.completion') ?? ''));
+    } else if (e.name === 'gen_ai.content.prompt' && typeof attrs.get('gen_ai.prompt') === 'string') olderPrompt = structuredQuiet(attrs.str('gen_ai.prompt')!);
+    else if (e.name === 'gen_ai.content.completion' && typeof attrs.get('gen_ai.completion') === 'string') olderCompletion = structuredQuiet(attrs.str('gen_ai.completion')!);
   }
+  // The older events hold a JSON list of messages (Semantic Kernel), or the plain text (Spring AI).
   if (inputs.length === 0 && Array.isArray(olderPrompt)) inputs.push(...openAiMessages(olderPrompt));
+  else if (inputs.length === 0 && typeof olderPrompt === 'string') inputs.push({ role: 'user', content: olderPrompt });
   if (completion === null && Array.isArray(olderCompletion)) completion = openAiMessages(olderCompletion)[0] ?? null;
+  else if (completion === null && typeof olderCompletion === 'string') completion = { role: 'assistant', content: olderCompletion };
   return { inputs: inputs.length > 0 ? inputs : null, completion, finish };
 }
 
