@@ -455,8 +455,9 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
       const out = path.join(tempDir(), format);
       const result = runCli(['export', dir, '--format', format, '--out', out, '--json']);
       assert.equal(result.status, 0, result.stderr);
-      const validate = runCliJson<{ errors: unknown[] }>(['validate', path.join(out, 'training.jsonl'), '--format', format]);
-      assert.deepEqual(validate.errors, []);
+      const validate = runCliJson<{ errors: { code: string }[] }>(['validate', path.join(out, 'training.jsonl'), '--format', format]);
+      // A few calls: OpenAI's 10-example minimum for a training file is the one error it may have.
+      assert.deepEqual(validate.errors.filter((e) => e.code !== 'too_few_examples'), []);
       const text = readFileSync(path.join(out, 'training.jsonl'), 'utf8') + readFileSync(path.join(out, 'validation.jsonl'), 'utf8');
       assert.ok(text.includes('get_weather') || format === 'nemo-customizer', format);
       // A cut answer is never exported.
