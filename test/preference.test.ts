@@ -169,6 +169,23 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     const read = (row: Record<string, unknown>) => ({ prompt: row.prompt as Message[], chosen: row.chosen_response as string, rejected: row.rejected_response as string });
     assert.deepEqual(writtenPairs(out, read), plantedPairs(0));
     for (const row of lines(path.join(out, 'training.jsonl'))) assert.deepEqual(Object.keys(row).sort(), ['chosen_response', 'prompt', 'rejected_response']);
+    const validated = runCli(['validate', path.join(out, 'training.jsonl'), path.join(out, 'validation.jsonl'), '--format', 'nemo-preference']);
+    assert.equal(validated.status, 0, validated.stdout + validated.stderr);
+  });
+
+  it('a scores file\'s unusable rows are counted and named by line, the rest used', () => {
+    const dir = tempDir();
+    const csv = path.join(dir, 'scores.csv');
+    const good = readFileSync(path.join(DIR, 'scores.csv'), 'utf8').trimEnd();
+    writeFileSync(csv, `${good}\n,0.5\n00000000-0000-4000-8000-000000000000,high\n`);
+    const out = path.join(dir, 'hf');
+    const report = runCliJson<{ pairs: { written: Record<string, number>; scores: { unusable_rows: number; unusable: { line: number; reason: string }[]; met_by_records: number } } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', csv, ...LIMIT, '--out', out]);
+    const rows = good.split('\n').length;
+    assert.equal(report.pairs.scores.unusable_rows, 2);
+    assert.deepEqual(report.pairs.scores.unusable.map((u) => u.line), [rows + 1, rows + 2]);
+    assert.match(report.pairs.scores.unusable[1].reason, /not a number/);
+    assert.equal(report.pairs.written.score, plantedPairs(0).filter((p) => p.split('|')[1] === 'score').length);
+    assert.equal(report.pairs.scores.met_by_records, rows - 1);
   });
 
   it('validate refuses a row of the wrong shape for each preference format', () => {
