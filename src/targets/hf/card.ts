@@ -14,6 +14,7 @@ import type { FinishContext, SourcesSummary } from '../target.js';
 import type { Split } from '../../pipeline/split.js';
 import type { RowSchema } from './finish.js';
 import type { Shape } from './rows.js';
+import { SHAREGPT_TAGS } from './llama-factory.js';
 
 export interface CardDataset {
   /** Under --out ('' without --group-by). */
@@ -22,7 +23,18 @@ export interface CardDataset {
   files: { path: string; split: Split; examples: number }[];
   schema: RowSchema;
   sources: SourcesSummary | null;
+  /** LLaMA-Factory's own rows, where the examples call tools (llama-factory.ts); null: it reads the data files. */
+  llamaFactory: LlamaFactoryFiles | null;
 }
+
+export interface LlamaFactoryFiles {
+  files: { path: string; split: Split; examples: number }[];
+  /** Rows it could not read whole, by reason. */
+  skipped: Record<string, number>;
+}
+
+/** The folder of LLaMA-Factory's own rows in a dataset folder. */
+export const LLAMA_FACTORY_DIR = 'llamafactory';
 
 export const CARD_FILE = 'README.md';
 export const LLAMA_FACTORY_FILE = 'dataset_info.json';
@@ -135,7 +147,7 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
     '',
     `- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`,
     `- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`,
-    `- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`.${card.schema.messageKeys.includes('tool_calls') ? ' Its sharegpt converter keeps each message\'s role and content only and needs user and assistant turns to alternate: rows with tool calls are not read as tool calls there.' : ''}`,
+    `- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`${llamaFactoryNote(card)}.`,
     '- `datasets`: `load_dataset("path/to/this/folder")` reads the splits above.',
     '',
   );
@@ -182,6 +194,20 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
   return lines.join('\n');
 }
 
+/** Where LLaMA-Factory's rows are its own: which, and how many rows it could not read whole. */
+function llamaFactoryNote(card: CardDataset): string {
+  const own = card.llamaFactory;
+  if (own === null) return '';
+  const written = own.files.reduce((n, f) => n + f.examples, 0);
+  if (written === 0) return `: none of its rows is one LLaMA-Factory's sharegpt converter reads whole (${Object.entries(own.skipped).map(([reason, n]) => `${n} with ${reason}`).join(', ')}), so there is no entry`;
+  const skipped = Object.entries(own.skipped).sort((a, b) => b[1] - a[1]);
+  const total = written + skipped.reduce((n, [, k]) => n + k, 0);
+  return (
+    `, which point at \`${LLAMA_FACTORY_DIR}/\`: its sharegpt converter reads a list of messages, role and content only, so there each tool call is a \`function_call\` turn ({"name", "arguments"} as JSON text) and each result a \`tool\` turn, turns alternating as it requires (${written} of ${total} rows` +
+    (skipped.length === 0 ? ')' : `; left out, as it would not read them whole: ${skipped.map(([reason, n]) => `${n} with ${reason}`).join(', ')})`)
+  );
+}
+
 /** A word as a POSIX shell reads it back. */
 function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -211,14 +237,16 @@ const PY_AS_CHAT = [
 
 function llamaFactory(card: CardDataset): string {
   const entries: Record<string, unknown> = {};
+  const own = card.llamaFactory;
   for (const split of ['training', 'validation'] as const) {
-    const files = card.files.filter((f) => f.split === split);
+    // Its own rows where the examples call tools; the data files (messages rows) otherwise.
+    const files = (own?.files ?? card.files).filter((f) => f.split === split);
     files.forEach((f, i) => {
       entries[`traces_${hubSplit(split)}${files.length > 1 ? `_${String(i).padStart(5, '0')}` : ''}`] = {
         file_name: f.path,
         formatting: 'sharegpt',
         columns: { messages: 'messages', ...(card.schema.tools ? { tools: 'tools' } : {}) },
-        tags: { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', observation_tag: 'tool', system_tag: 'system' },
+        tags: own !== null ? SHAREGPT_TAGS : { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', observation_tag: 'tool', system_tag: 'system' },
       };
     });
   }

@@ -11,11 +11,13 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonNumber, isJsonObject, parseJsonText } from '../../canonical/json-value.js';
+import { isJsonNumber, isJsonObject, parseJsonText, writeJson } from '../../canonical/json-value.js';
 import { compareText } from '../../order.js';
 import type { FinishContext, FinishedFile, JsonObject } from '../target.js';
+import type { OutputFile } from '../../output/output-dir.js';
 import { fileLines } from '../validate.js';
-import { writeCard, type CardDataset } from './card.js';
+import { LLAMA_FACTORY_DIR, writeCard, type CardDataset, type LlamaFactoryFiles } from './card.js';
+import { sharegptRow } from './llama-factory.js';
 import { withoutNulls, type Shape } from './rows.js';
 
 export type FileFormat = 'parquet' | 'jsonl';
@@ -116,18 +118,47 @@ async function toParquet(file: FinishedFile, schema: RowSchema): Promise<void> {
   }
 }
 
+/** LLaMA-Factory's own rows of each file whose examples call tools (llama-factory.ts), beside the data; what it cannot read, counted. */
+async function llamaFactoryRows(context: FinishContext, dataset: string, files: readonly FinishedFile[]): Promise<LlamaFactoryFiles> {
+  const written: LlamaFactoryFiles = { files: [], skipped: {} };
+  for (const f of files) {
+    const name = `${LLAMA_FACTORY_DIR}/${path.basename(f.file.finalPath).replace(/\.[a-z]+$/, '.jsonl')}`;
+    // Made at its first row: a file of none would be an entry LLaMA-Factory fails on.
+    let out: OutputFile | null = null;
+    let rows = 0;
+    for await (const line of fileLines(f.file.tempPath)) {
+      if (!(line instanceof Buffer) || line.length === 0) continue;
+      const converted = sharegptRow(parseJsonText(line.toString('utf8')) as JsonObject);
+      if (!converted.ok) {
+        written.skipped[converted.reason] = (written.skipped[converted.reason] ?? 0) + 1;
+        continue;
+      }
+      (out ??= context.output.create(path.join(dataset, name))).writeLine(writeJson(converted.row));
+      rows++;
+    }
+    if (out !== null) written.files.push({ path: name, split: f.split, examples: rows });
+  }
+  return written;
+}
+
 export async function finishHfDataset(context: FinishContext, settings: { fileFormat: FileFormat; shape: Shape }): Promise<void> {
   const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
   const beside: string[] = [];
   for (const dataset of datasets) {
     const files = context.files.filter((f) => f.dataset === dataset);
     const schema = await schemaOf(files, settings.shape);
+    // Read from the rows as written, before they become Parquet.
+    // Rows of tool calls, or of prompt and completion, are not messages LLaMA-Factory reads whole: it gets its own.
+    const ownRows = schema.messageKeys.includes('tool_calls') || settings.shape === 'prompt-completion';
+    const llamaFactory = ownRows ? await llamaFactoryRows(context, dataset, files) : null;
+    if (llamaFactory !== null) for (const f of llamaFactory.files) beside.push([dataset, f.path].filter((p) => p !== '').join('/'));
     if (settings.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
     const card: CardDataset = {
       folder: dataset,
       files: files.map((f) => ({ path: path.relative(path.join(context.output.dir, dataset), f.file.finalPath).split(path.sep).join('/'), split: f.split, examples: f.examples })),
       schema,
       sources: context.sources.get(dataset) ?? null,
+      llamaFactory,
     };
     for (const name of writeCard(context, card, settings)) beside.push(name);
   }

@@ -11,11 +11,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compareText } from '../../order.js';
-import type { ErrorClass, FolderValidation, Target, ValidationReportLike } from '../target.js';
+import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReportLike } from '../target.js';
 import { fileLines, validateLines } from '../validate.js';
 import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
 import { MESSAGE_KEYS } from './finish.js';
 import { withoutNulls } from './rows.js';
+import { alternates } from './llama-factory.js';
 import { getTarget } from '../index.js';
 
 interface CardFacts {
@@ -119,7 +120,27 @@ export async function validateHfFolder(dir: string, options: FolderValidation): 
   if (existsSync(entries)) {
     try {
       for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string }>)) {
-        if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+        if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) {
+          problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+        } else if (entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name)) {
+          // LLaMA-Factory's own rows: each must be one its converter reads whole.
+          let n = 0;
+          for await (const line of fileLines(path.join(dir, entry.file_name))) {
+            n++;
+            if (!(line instanceof Buffer)) continue;
+            let row: unknown;
+            try {
+              row = JSON.parse(line.toString('utf8'));
+            } catch {
+              row = null;
+            }
+            const messages = (row as { messages?: unknown } | null)?.messages;
+            if (!Array.isArray(messages) || !alternates(messages as JsonObject[])) {
+              problems.push({ code: 'card_mismatch', message: `${entry.file_name} line ${n}: not messages whose roles alternate as LLaMA-Factory's converter requires (it would skip the row)` });
+              break;
+            }
+          }
+        }
       }
     } catch (error) {
       problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE} is not JSON (${(error as Error).message})` });
