@@ -274,7 +274,7 @@ async function exportPass(
       output.abort();
       return { plan, report, invalid };
     }
-    await target.finish?.({ output, files: finishedFiles, report, command: options.invocation.arguments, sources: origins.summaries() });
+    await target.finish?.({ output, files: finishedFiles, report, sources: origins.summaries() });
     output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
     writeKeptKeys(output, heldKeys!, { command: 'export', key: curationOptions.key });
     output.commit();
