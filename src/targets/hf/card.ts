@@ -12,7 +12,7 @@ import path from 'node:path';
 import { TRACES_VERSION } from '../../version.js';
 import type { FinishContext, SourcesSummary } from '../target.js';
 import type { Split } from '../../pipeline/split.js';
-import type { RowSchema } from './finish.js';
+import type { HfDatasetLayout, RowSchema } from './finish.js';
 import type { Shape } from './rows.js';
 import { SHAREGPT_TAGS } from './llama-factory.js';
 
@@ -120,11 +120,11 @@ function tokensOf(report: Record<string, unknown>, folder: string): Map<Split, S
   return out;
 }
 
-function body(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string {
+function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout, entries: ReadonlySet<string>): string {
   const report = context.report;
   const lines: string[] = [`# Fine-tuning dataset (traces ${TRACES_VERSION})`, ''];
   lines.push(
-    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${settings.shape === 'messages' ? '`messages` rows' : '`prompt` / `completion` rows (the completion is the last assistant turn)'}${card.schema.tools ? ' with `tools`' : ''}.`,
+    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${layout.rowsAre}${card.schema.tools ? ' with `tools`' : ''}.`,
     '',
     '## Licence',
     '',
@@ -145,9 +145,10 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
     ...PY_AS_CHAT,
     '```',
     '',
-    `- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`,
-    `- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`,
-    `- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`${llamaFactoryNote(card)}.`,
+    ...(entries.has(TRL_FILE) ? [`- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`] : []),
+    ...(entries.has(AXOLOTL_FILE) ? [`- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`] : []),
+    ...(entries.has(LLAMA_FACTORY_FILE) ? [`- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`${llamaFactoryNote(card)}.`] : []),
+    ...[...entries].filter((name) => ![TRL_FILE, AXOLOTL_FILE, LLAMA_FACTORY_FILE].includes(name)).map((name) => `- \`${name}\`: written for this dataset by traces.`),
     '- `datasets`: `load_dataset("path/to/this/folder")` reads the splits above.',
     '',
   );
@@ -328,16 +329,21 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
   ].join('\n');
 }
 
-/** Writes the card and the entries of one dataset; returns their paths under --out, `/`-separated. */
-export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string[] {
+/** The SFT rows' entries: LLaMA-Factory's dataset_info.json, Axolotl's datasets block, TRL's SFTTrainer script. */
+export function sftEntries(context: FinishContext, card: CardDataset, shape: Shape): [string, string][] {
   // report.json says train_on only where it changes the counts; its absence is the default, all.
   const trainOn = String(context.report.train_on ?? 'all');
-  const files: [string, string][] = [
-    [CARD_FILE, frontMatter(card) + body(context, card, settings)],
+  return [
     [LLAMA_FACTORY_FILE, llamaFactory(card)],
     [AXOLOTL_FILE, axolotl(card, trainOn)],
-    [TRL_FILE, trl(card, settings.shape, trainOn)],
+    [TRL_FILE, trl(card, shape, trainOn)],
   ];
+}
+
+/** Writes the card and the layout's entries of one dataset; returns their paths under --out, `/`-separated. */
+export function writeCard(context: FinishContext, card: CardDataset, layout: HfDatasetLayout): string[] {
+  const entries = layout.entries(context, card);
+  const files: [string, string][] = [[CARD_FILE, frontMatter(card) + body(context, card, layout, new Set(entries.map(([name]) => name)))], ...entries];
   return files.map(([name, text]) => {
     const at = path.join(card.folder, name);
     context.output.create(at).write(text);

@@ -31,7 +31,6 @@ const MESSAGE_COLUMNS: readonly [string, string][] = [
   ['weight', 'INTEGER'],
 ];
 export const MESSAGE_KEYS: readonly string[] = MESSAGE_COLUMNS.map(([k]) => k);
-const ROW_KEYS: readonly string[] = ['messages', 'prompt', 'completion', 'tools'];
 const CALL_KEYS: readonly string[] = ['id', 'type', 'function'];
 
 /** The columns of a dataset's files: its list columns and the message keys they use, and whether rows have tools. */
@@ -47,6 +46,27 @@ export function listColumns(shape: Shape): string[] {
   return shape === 'messages' ? ['messages'] : ['prompt', 'completion'];
 }
 
+/**
+ * How a target lays out an hf dataset folder (this target's SFT rows, or another's, such as
+ * preference pairs): what `finishHfDataset` converts and describes.
+ */
+export interface HfDatasetLayout {
+  fileFormat: FileFormat;
+  /** The columns holding lists of messages, in order: ['messages'], ['prompt', 'completion'], ['prompt', 'chosen', 'rejected']. */
+  lists: readonly string[];
+  /** What one row is, for the card's first line (Markdown). */
+  rowsAre: string;
+  /** Whether LLaMA-Factory gets rows of its own where the examples call tools (llama-factory.ts reads `messages`, or `prompt` + `completion`). */
+  llamaFactoryRows: boolean;
+  /** The trainers' entries beside the card: [file name, text]. */
+  entries(context: FinishContext, card: CardDataset): [string, string][];
+}
+
+/** The name of shard `index` of `count` (0-based) of a split, as the Hub lays a dataset out. */
+export function hfFileName(split: 'training' | 'validation', index: number, count: number, fileFormat: FileFormat): string {
+  return `data/${split === 'training' ? 'train' : 'validation'}-${String(index).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.${fileFormat}`;
+}
+
 /** The DuckDB column types of a schema, for read_json. */
 export function duckdbColumns(schema: RowSchema): Record<string, string> {
   const message = `STRUCT(${MESSAGE_COLUMNS.filter(([k]) => schema.messageKeys.includes(k)).map(([k, t]) => `${k} ${t}`).join(', ')})[]`;
@@ -54,7 +74,7 @@ export function duckdbColumns(schema: RowSchema): Record<string, string> {
 }
 
 /** Every message key and whether tools appear, over every file of a dataset (one schema for all its files). */
-async function schemaOf(files: readonly FinishedFile[], shape: Shape): Promise<RowSchema> {
+async function schemaOf(files: readonly FinishedFile[], lists: readonly string[]): Promise<RowSchema> {
   const keys = new Set<string>(['role', 'content']);
   let tools = false;
   let longestLine = 0;
@@ -64,8 +84,8 @@ async function schemaOf(files: readonly FinishedFile[], shape: Shape): Promise<R
       longestLine = Math.max(longestLine, line.length);
       const row = JSON.parse(line.toString('utf8')) as JsonObject;
       if (row.tools !== undefined) tools = true;
-      for (const k of Object.keys(row)) if (!ROW_KEYS.includes(k)) throw new Error(`hf rows hold a top-level key no column declares: ${k}`);
-      for (const list of listColumns(shape)) {
+      for (const k of Object.keys(row)) if (k !== 'tools' && !lists.includes(k)) throw new Error(`hf rows hold a top-level key no column declares: ${k}`);
+      for (const list of lists) {
         for (const m of (row[list] as JsonObject[] | undefined) ?? []) {
           for (const k of Object.keys(m)) keys.add(k);
           for (const call of (m.tool_calls as JsonObject[] | undefined) ?? []) {
@@ -81,7 +101,7 @@ async function schemaOf(files: readonly FinishedFile[], shape: Shape): Promise<R
   const unknown = [...keys].filter((k) => !MESSAGE_KEYS.includes(k));
   // The line checks refuse any other key before this runs.
   if (unknown.length > 0) throw new Error(`hf rows hold message keys no column declares: ${unknown.join(', ')}`);
-  return { longestLine, lists: listColumns(shape), messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools };
+  return { longestLine, lists: [...lists], messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools };
 }
 
 /**
@@ -127,18 +147,19 @@ async function llamaFactoryRows(context: FinishContext, dataset: string, files: 
   return written;
 }
 
-export async function finishHfDataset(context: FinishContext, settings: { fileFormat: FileFormat; shape: Shape }): Promise<void> {
+/** Converts every dataset's files to Parquet (`layout.fileFormat`), then writes its card and the trainers' entries. */
+export async function finishHfDataset(context: FinishContext, layout: HfDatasetLayout): Promise<void> {
   const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
   const beside: string[] = [];
   for (const dataset of datasets) {
     const files = context.files.filter((f) => f.dataset === dataset);
-    const schema = await schemaOf(files, settings.shape);
+    const schema = await schemaOf(files, layout.lists);
     // Read from the rows as written, before they become Parquet.
     // Rows of tool calls, or of prompt and completion, are not messages LLaMA-Factory reads whole: it gets its own.
-    const ownRows = schema.messageKeys.includes('tool_calls') || settings.shape === 'prompt-completion';
+    const ownRows = layout.llamaFactoryRows && (schema.messageKeys.includes('tool_calls') || !layout.lists.includes('messages'));
     const llamaFactory = ownRows ? await llamaFactoryRows(context, dataset, files) : null;
     if (llamaFactory !== null) for (const f of llamaFactory.files) beside.push([dataset, f.path].filter((p) => p !== '').join('/'));
-    if (settings.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
+    if (layout.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
     const card: CardDataset = {
       folder: dataset,
       files: files.map((f) => ({ path: path.relative(path.join(context.output.dir, dataset), f.file.finalPath).split(path.sep).join('/'), split: f.split, examples: f.examples })),
@@ -146,7 +167,7 @@ export async function finishHfDataset(context: FinishContext, settings: { fileFo
       sources: context.sources.get(dataset) ?? null,
       llamaFactory,
     };
-    for (const name of writeCard(context, card, settings)) beside.push(name);
+    for (const name of writeCard(context, card, layout)) beside.push(name);
   }
   // What the summary names besides the data: the card and the trainers' entries.
   context.report.beside_data = beside;
