@@ -297,8 +297,9 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
     '',
     ...(shape === 'messages'
       ? [
-          '# Loss on assistant turns only needs a template with {% generation %} blocks (TRL\'s assistant_only_loss);',
-          '# without them every token is trained.',
+          '# TRL\'s assistant_only_loss, done here: the loss on assistant turns only needs a template with {% generation %}',
+          '# blocks, else every token is trained. SFTTrainer builds labels from the assistant_masks column (leave',
+          '# assistant_only_loss unset: on tokenized rows it refuses them as not conversational).',
           'ASSISTANT_ONLY = "{% generation %}" in (tokenizer.chat_template or "")',
           ...(trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
           '',
