@@ -156,6 +156,10 @@ describe('validate DIR --format hf', () => {
     assert.match(run.stdout, /train-00001-of-00002\.parquet is in no split of README\.md/);
     assert.match(run.stdout, new RegExp(`declares data/${validation.replace(/\./g, '\\.')}, which does not exist`));
     assert.match(run.stdout, /says validation has 1 examples; its files hold 0/);
+    // A shard on its own is no JSONL file: validate names the folder to give, instead of 13 damaged lines.
+    const shard = runCli(['validate', path.join(data, 'train-00000-of-00001.parquet'), '--format', 'hf']);
+    assert.equal(shard.status, 2);
+    assert.match(shard.stderr, new RegExp(`a Parquet file; .*traces validate ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --format hf`));
   });
 
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {
