@@ -30,7 +30,8 @@ import {
   type ValidationError,
 } from '../target.js';
 import type { ToolDefinition } from '../tools.js';
-import { finishHfDataset, type FileFormat } from './finish.js';
+import { finishHfDataset, hfFileName, listColumns, type FileFormat } from './finish.js';
+import { sftEntries } from './card.js';
 import { asChat, rowMessages, SHAPES, writtenRow, type Shape } from './rows.js';
 import { validateHfFolder } from './folder.js';
 
@@ -88,10 +89,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       return makeHf((values.fileFormat as FileFormat | undefined) ?? fileFormat, (values.hfShape as Shape | undefined) ?? shape);
     },
 
-    fileName(split, index, count) {
-      const name = split === 'training' ? 'train' : 'validation';
-      return `data/${name}-${String(index).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.${fileFormat}`;
-    },
+    fileName: (split, index, count) => hfFileName(split, index, count, fileFormat),
 
     project(messages: Message[], opts?: ProjectOptions): Projection {
       const reasoning = resolveReasoning(this, opts);
@@ -125,7 +123,14 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       return checkRow(value, lineNo, shape);
     },
 
-    finish: (context) => finishHfDataset(context, { fileFormat, shape }),
+    finish: (context) =>
+      finishHfDataset(context, {
+        fileFormat,
+        lists: listColumns(shape),
+        rowsAre: shape === 'messages' ? '`messages` rows' : '`prompt` / `completion` rows (the completion is the last assistant turn)',
+        llamaFactoryRows: true,
+        entries: (c, card) => sftEntries(c, card, shape),
+      }),
     validateFolder: (dir, options) => validateHfFolder(dir, options),
   };
 }
