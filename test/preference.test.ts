@@ -213,7 +213,10 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     const card = readFileSync(path.join(out, 'README.md'), 'utf8');
     assert.match(card, /- name: chosen\n    list:/);
     assert.match(card, /\n- dpo\n/);
-    assert.match(readFileSync(path.join(out, 'train_trl.py'), 'utf8'), /DPOTrainer\(/);
+    assert.match(readFileSync(path.join(out, 'train_dpo.py'), 'utf8'), /DPOTrainer\(/);
+    // The card names the DPO entry, and no SFT one it did not write.
+    assert.match(card, /`train_dpo\.py`/);
+    assert.doesNotMatch(card, /SFTTrainer|axolotl\.yaml|dataset_info\.json/);
     const { Engine, sqlString } = await import('../src/engine/duckdb.js');
     const engine = await Engine.open(null);
     const read = await engine.query(`SELECT count(*) FROM read_parquet(${sqlString(path.join(out, 'data', '*.parquet'))})`);

@@ -4,7 +4,7 @@
  * [assistant], "tools"?: "<definitions as JSON text>"}` (TRL's "Dataset formats", preference,
  * conversational; DPOTrainer parses `tools` given as text). Written like `--format hf`: a Hugging
  * Face dataset folder, `data/train-0000K-of-0000N.parquet` (or `.jsonl` with `--file-format
- * jsonl`), a dataset card, and `train_trl.py` with DPOTrainer (hf/card.ts). Each side is an `hf`
+ * jsonl`), a dataset card, and `train_dpo.py` with DPOTrainer (trl.ts). Each side is an `hf`
  * example: the same messages, reasoning as `reasoning_content`, arguments as JSON text.
  */
 import { writeJson } from '../../canonical/json-value.js';

@@ -2,7 +2,8 @@
 import type { CardDataset } from '../hf/card.js';
 import { PY_AS_CHAT, trlData, trlTrainer } from '../hf/card.js';
 
-export const TRL_DPO_FILE = 'train_trl.py';
+/** Not train_trl.py: the card describes that name as hf's SFTTrainer script. */
+export const TRL_DPO_FILE = 'train_dpo.py';
 
 export function trlPreference(card: CardDataset): string {
   const { load, hasValidation } = trlData(card);
