@@ -1,6 +1,6 @@
-/** hf-preference's entry beside the card: TRL's DPOTrainer on the folder, after the loader step. */
+/** hf-preference's entry beside the card: TRL's DPOTrainer on the folder. */
 import type { CardDataset } from '../hf/card.js';
-import { PY_AS_CHAT, trlData, trlTrainer } from '../hf/card.js';
+import { trlData, trlTrainer } from '../hf/card.js';
 
 /** Not train_trl.py: the card describes that name as hf's SFTTrainer script. */
 export const TRL_DPO_FILE = 'train_dpo.py';
@@ -11,11 +11,13 @@ export function trlPreference(card: CardDataset): string {
     '"""TRL DPOTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
     '',
     "Rows are TRL's conversational preference rows: prompt, chosen and rejected message lists, and tools",
-    'as JSON text, which DPOTrainer parses itself. The loader step leaves out the null keys a columnar',
-    'file gives every message, and parses tool-call arguments, before DPOTrainer applies the chat template.',
+    'as JSON text, which DPOTrainer parses itself before the chat template. DPOTrainer tokenizes the rows',
+    'as the dataset holds them, so no loader step runs here: one mapped into the dataset would be stored',
+    'back with one schema, parsed tool-call arguments becoming a struct with every tool\'s keys. What the',
+    'template gets: arguments as JSON text (Qwen3\'s template prints them as they are; templates that tojson',
+    'them, such as Qwen2.5\'s, need a chat-template override), and from Parquet a null for each key a',
+    'message lacks, which Qwen3\'s and Llama 3.1\'s templates render as if it were absent.',
     '"""',
-    ...PY_AS_CHAT,
-    '',
     'from datasets import load_dataset',
     'from transformers import AutoTokenizer',
     'from trl import DPOConfig, DPOTrainer',
@@ -23,7 +25,6 @@ export function trlPreference(card: CardDataset): string {
     'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune (an SFT checkpoint, usually)',
     'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
     load,
-    'data = data.map(lambda row: {key: as_chat(row[key]) for key in ("prompt", "chosen", "rejected")})',
     ...trlTrainer('DPOTrainer', 'DPOConfig(output_dir="dpo-out")', hasValidation),
   ].join('\n');
 }
