@@ -248,6 +248,18 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.ok(report.tokens_by_split.training.trained_tokens > 0);
   });
 
+  it('--against an earlier preference export skips the prompts it paired', () => {
+    const dir = tempDir();
+    const first = path.join(dir, 'first');
+    runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--out', first]);
+    const again = runCli(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--against', first, '--out', path.join(dir, 'again'), '--json']);
+    assert.equal(again.status, 1, again.stderr);
+    assert.match(again.stderr, /no preference pair to write: .*seen \d+/);
+    const paired = new Set(lines(path.join(first, '_traces', 'examples.jsonl')).flatMap((p) => [p.call_id, p.rejected_call_id]));
+    const dry = runCliJson<{ drops: { call_id?: string; reason: string }[] }>(['export', TREE, '--format', 'hf-preference', ...LIMIT, '--against', first, '--dry-run']);
+    for (const id of paired) assert.equal(dry.drops.find((d) => d.call_id === id)?.reason, 'seen', String(id));
+  });
+
   it('--dry-run counts the pairs each signal would give, and --scores is refused without a preference format', () => {
     const dry = runCliJson<{ pairs: { found: Record<string, number> } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--dry-run']);
     const planted = plantedPairs(0);
