@@ -275,13 +275,14 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
 });
 
 describe('preference pairs on a generated tree with planted retries and scores', () => {
-  it('writes exactly the planted pairs (Synalinks and Ask retries, scores), none naming a record planted to stay unpaired, and no drop names a kept record', () => {
+  it('writes exactly the planted pairs (Synalinks, Ask and klieo retries, scores), none naming a record planted to stay unpaired, and no drop names a kept record', () => {
     const { tree, expected } = generatedTree({ mb: 4, seed: 3, plantPairs: true });
     const planted = expected.pairs!;
     assert.ok(planted.pairs.length > 20);
+    assert.ok(planted.pairs.some((p) => p.chosen.endsWith('R:0')), 'a klieo retry is planted');
     const out = path.join(tempDir(), 'hf');
     // The side files sit beside the tree, wherever the cache put it.
-    runCliJson(['export', tree, `${tree}.ask-retries`, '--format', 'hf-preference', ...JSONL, '--scores', `${tree}.scores.jsonl`, '--max-completion-tokens', String(planted.max_completion_tokens), '--out', out]);
+    runCliJson(['export', tree, `${tree}.ask-retries`, `${tree}.klieo-retries`, '--format', 'hf-preference', ...JSONL, '--scores', `${tree}.scores.jsonl`, '--max-completion-tokens', String(planted.max_completion_tokens), '--out', out]);
     const written = lines(path.join(out, '_traces', 'examples.jsonl')).map((p) => `${String(p.call_id)}|${String(p.rejected_call_id)}|${String(p.signal)}`);
     assert.deepEqual(written.sort(), planted.pairs.map((p) => `${p.chosen}|${p.rejected}|${p.signal}`).sort());
     for (const signal of new Set(planted.pairs.map((p) => p.signal))) assert.ok(written.some((w) => w.endsWith(`|${signal}`)), signal);
