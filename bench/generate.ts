@@ -23,7 +23,7 @@ import { EMOJI, Rng, TextPool, type Lang } from './text.js';
 import { derivedUuid } from '../src/sources/rebuilt-record.js';
 
 /** Bumped whenever the output for a given seed changes, so cached trees are regenerated. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 
 export interface GenerateOptions {
   out: string;
@@ -78,6 +78,8 @@ export interface PlantedPairs {
   max_completion_tokens: number;
   /** Ask recordings retrying each call cut at the limit (their pairs are in `pairs`). */
   ask_dir: string;
+  /** klieo captures whose runs cut at the limit on their first call are run again (their pairs are in `pairs`). */
+  klieo_dir: string;
 }
 
 /** A planted quiet failure, or a near miss that must not be dropped. */
@@ -1483,8 +1485,13 @@ function writeAskRecordings(g: Gen, dir: string, retries = false): { planted: { 
   return { planted, ok };
 }
 
-/** klieo captures beside the tree: each llm_io entry with its finish_reason, some `length`. */
-function writeKlieoCaptures(g: Gen, dir: string): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
+/**
+ * klieo captures beside the tree: each llm_io entry with its finish_reason, some `length`. With
+ * `retries` (plantPairs), a run whose first call was cut at the limit is run again as a new run
+ * of the same agent, the same first prompt answered in full (within one run the cut answer is
+ * in the next call's conversation: another prompt), and the pair is planted in `g.plantedPairs`.
+ */
+function writeKlieoCaptures(g: Gen, dir: string, retries = false): { planted: { call_id: string; kind: FailureKind }[]; ok: number } {
   const { rng } = g;
   const planted: { call_id: string; kind: FailureKind }[] = [];
   let ok = 0;
@@ -1506,6 +1513,17 @@ function writeKlieoCaptures(g: Gen, dir: string): { planted: { call_id: string; 
     }
     const runLog = { run_id: runId, agent: 'writer', started_at: '2026-05-01T10:00:00Z', finished_at: '2026-05-01T10:00:09Z', status: 'completed', steps, tokens: { prompt_tokens: 40 * steps.length, completion_tokens: 0 }, cost_estimate: null };
     writeFileSync(path.join(dir, `${runId}.json`), `${JSON.stringify({ run_id: runId, run_log: runLog, llm_io: io, model_version: '2025-04-14', rng_seed: r, memory_ref: null, captured_at: '2026-05-01T10:01:00Z' }, null, 2)}\n`);
+    const first = io[0] as { prompt: string; finish_reason: string };
+    if (retries && first.finish_reason === 'length') {
+      const retryId = `${runId}R`;
+      const answer = g.text('en', rng.logUniform(50, 1500));
+      const step = { ...(steps[0] as Record<string, J>), completion_tokens: Math.ceil(answer.length / 3.7) };
+      const entry = { ...(io[0] as Record<string, J>), completion: answer, completion_tokens: Math.ceil(answer.length / 3.7), finish_reason: 'stop', request_fingerprint: `fp-${r}-retry` };
+      const retryLog = { ...runLog, run_id: retryId, steps: [step], tokens: { prompt_tokens: 40, completion_tokens: 0 } };
+      writeFileSync(path.join(dir, `${retryId}.json`), `${JSON.stringify({ run_id: retryId, run_log: retryLog, llm_io: [entry], model_version: '2025-04-14', rng_seed: r, memory_ref: null, captured_at: '2026-05-01T10:02:00Z' }, null, 2)}\n`);
+      ok++;
+      g.plantedPairs.push({ chosen: `${retryId}:0`, rejected: `${runId}:0`, signal: 'truncated' });
+    }
   }
   return { planted, ok };
 }
@@ -1703,7 +1721,10 @@ export function generate(options: GenerateOptions): Expected {
     const askDir = `${out.replace(/[\\/]+$/, '')}.ask-retries`;
     rmSync(askDir, { recursive: true, force: true });
     writeAskRecordings(g, askDir, true);
-    pairs = { pairs: g.plantedPairs, unpaired: g.plantedUnpaired, scores_file: scoresFile, max_completion_tokens: CHAT_MAX_TOKENS, ask_dir: askDir };
+    const klieoDir = `${out.replace(/[\\/]+$/, '')}.klieo-retries`;
+    rmSync(klieoDir, { recursive: true, force: true });
+    writeKlieoCaptures(g, klieoDir, true);
+    pairs = { pairs: g.plantedPairs, unpaired: g.plantedUnpaired, scores_file: scoresFile, max_completion_tokens: CHAT_MAX_TOKENS, ask_dir: askDir, klieo_dir: klieoDir };
   }
 
   const traceFiles = [...w.files.keys()].sort();

@@ -734,7 +734,7 @@ async function preferencePairs(mb: number, seed: number, runs: number): Promise<
   const planted = expected.pairs!;
   const pairArgs = ['--scores', planted.scores_file, '--max-completion-tokens', String(planted.max_completion_tokens)];
   const out = path.join(scratch, 'pairs-hf');
-  const run = await runOnce(ours('traces export (hf-preference)', ['export', tree, planted.ask_dir, '--format', 'hf-preference', '--file-format', 'jsonl', ...pairArgs, '--out', out, '--json'], out));
+  const run = await runOnce(ours('traces export (hf-preference)', ['export', tree, planted.ask_dir, planted.klieo_dir, '--format', 'hf-preference', '--file-format', 'jsonl', ...pairArgs, '--out', out, '--json'], out));
   if (run.code !== 0) return mismatch(`preference-pairs: export failed: ${run.stderr.trim()}`);
   const report = JSON.parse(run.stdout) as { pairs: { found: Record<string, number>; written: Record<string, number> } };
   const written = readFileSync(path.join(out, '_traces', 'examples.jsonl'), 'utf8')
@@ -744,7 +744,7 @@ async function preferencePairs(mb: number, seed: number, runs: number): Promise<
   const truth = new Set(planted.pairs.map((p) => `${p.chosen}|${p.rejected}|${p.signal}`));
   const mustNot = new Set(planted.unpaired);
   process.stdout.write(
-    `\npreference pairs on a planted ${mb} MB tree (seed ${seed}, ${expected.records} records) and Ask recordings retrying each call cut at the limit: ${planted.pairs.length} planted pairs, ${planted.unpaired.length} planted records that must not pair; export --format hf-preference ${pairArgs.join(' ')}\n`,
+    `\npreference pairs on a planted ${mb} MB tree (seed ${seed}, ${expected.records} records) and Ask recordings and klieo runs retrying calls cut at the limit: ${planted.pairs.length} planted pairs, ${planted.unpaired.length} planted records that must not pair; export --format hf-preference ${pairArgs.join(' ')}\n`,
   );
   process.stdout.write(`${'signal'.padEnd(11)}${'planted'.padStart(8)}${'found'.padStart(7)}${'written'.padStart(9)}${'right'.padStart(7)}${'recall'.padStart(8)}${'precision'.padStart(11)}\n`);
   for (const signal of PAIR_SIGNALS_BENCH) {

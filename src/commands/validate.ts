@@ -144,6 +144,10 @@ Examples:
       const target = getTarget(flags.format);
       for (const file of files) {
         if (statSync(file).isDirectory() && target.validateFolder !== undefined) continue;
+        // Read as JSONL, a Parquet file would be a file of damaged lines.
+        if (/\.parquet$/i.test(file)) {
+          throw new UserError(`${file}: a Parquet file; validate reads JSONL files${target.validateFolder !== undefined ? `, and the dataset folder that holds this one (traces validate ${path.dirname(path.dirname(file)) || '.'} --format ${target.name}), which checks it with its card` : ''}`);
+        }
         if (!statSync(file).isFile()) {
           const folders = TARGET_NAMES.filter((name) => getTarget(name).validateFolder !== undefined);
           throw new UserError(`${file}: not a file (validate reads JSONL files, e.g. DIR/training.jsonl${folders.length > 0 ? `, or a dataset folder with --format ${folders.join(' or ')}` : ''})`);

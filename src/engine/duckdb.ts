@@ -281,6 +281,13 @@ export async function readCallIds(file: string): Promise<(string | null)[]> {
   }
 }
 
+/**
+ * What the engine may hold while it writes a dataset's file. A 216 MB JSONL file (a shard is at
+ * most 256 MB) peaked at 257 MB of RSS in all with this, and failed at 128 MB (the JSON reader's
+ * buffers): it streams, a row group at a time.
+ */
+const DATASET_WRITE_MEMORY = '256MB';
+
 /** Rows of a dataset's Parquet row group: DuckDB's smallest (a vector), so a reader streams a few MB at a time. */
 export const DATASET_ROW_GROUP_ROWS = 2048;
 
@@ -290,7 +297,7 @@ export const DATASET_ROW_GROUP_ROWS = 2048;
  * the caller checks by reading the rows back (`readParquetRows`).
  */
 export async function jsonlToParquet(jsonl: string, parquet: string, columns: Record<string, string>, longestLine: number): Promise<void> {
-  const engine = await Engine.open(null, { threads: 1 });
+  const engine = await Engine.open(null, { threads: 1, memoryLimit: DATASET_WRITE_MEMORY });
   try {
     const types = `{${Object.entries(columns).map(([name, type]) => `${sqlString(name)}: ${sqlString(type)}`).join(', ')}}`;
     // The reader's buffer holds the longest line: sized to the file's, not to the reader's 1 GB ceiling (it allocates twice that).
@@ -302,6 +309,17 @@ export async function jsonlToParquet(jsonl: string, parquet: string, columns: Re
       if (/^(IO|Out of Memory) Error/.test(firstLine(error))) throw new UserError(`writing ${parquet}: ${firstLine(error)}: free some space or memory, or write elsewhere`);
       throw error;
     }
+  } finally {
+    engine.close();
+  }
+}
+
+/** The rows a Parquet file holds, from its metadata. */
+export async function parquetRowCount(file: string): Promise<number> {
+  const engine = await Engine.open(null, { threads: 1 });
+  try {
+    const count = await engine.query(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
+    return Number(count.rows[0]![0]);
   } finally {
     engine.close();
   }

@@ -293,7 +293,7 @@ export async function exportPreference(
       rejected_tokens: rejectedTokens.total,
       ...(scores !== null ? { scores: scoresReport(scores, plan.scoredRecords ?? 0) } : {}),
     };
-    return await completeExport({ output, target, options, curationOptions: curation, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: plan.keptKeys });
+    return await completeExport({ output, target, curationOptions: curation, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: plan.keptKeys });
   } catch (error) {
     output.abort();
     throw error;

@@ -286,7 +286,7 @@ async function exportPass(
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
     const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
-    return await completeExport({ output, target, options, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
+    return await completeExport({ output, target, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
     if (projected !== null) stopProjection.abort(new Error('export stopped'));
@@ -308,7 +308,6 @@ async function exportPass(
 export async function completeExport(done: {
   output: OutputDir;
   target: Target;
-  options: ExportOptions;
   curationOptions: CurationOptions;
   plan: CurationPlan;
   report: Record<string, unknown>;
@@ -317,14 +316,14 @@ export async function completeExport(done: {
   sources: ReadonlyMap<string, SourcesSummary>;
   keys: HeldKeys;
 }): Promise<ExportResult> {
-  const { output, target, options, curationOptions, plan, report, invalid } = done;
+  const { output, target, curationOptions, plan, report, invalid } = done;
   if (curationOptions.exclude !== null) report.exclude = curationOptions.exclude.report();
   if (plan.keepList !== null) report.keep_list = plan.keepList.report();
   if (invalid.length > 0) {
     output.abort();
     return { plan, report, invalid };
   }
-  await target.finish?.({ output, files: done.files, report, command: options.invocation.arguments, sources: done.sources });
+  await target.finish?.({ output, files: done.files, report, sources: done.sources });
   output.create(REPORT_FILE).write(`${JSON.stringify(report, null, 2)}\n`);
   writeKeptKeys(output, done.keys, { command: 'export', key: curationOptions.key });
   output.commit();

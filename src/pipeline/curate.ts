@@ -670,10 +670,14 @@ export class Curation {
    */
   private resolvePairs(finder: PairFinder, whenKept: ((kept: KeptLines) => void) | null): CurationPlan {
     const pairs: Pair[] = [];
+    // The prompts paired, and those of --against: a later --against this output skips what was paired here.
+    const keptKeys = new HeldKeys();
+    if (this.options.seen !== null) for (const block of this.options.seen.keyBlocks()) keptKeys.add(block);
     // Reported as each prompt is resolved (by key partition): most records are in no pair, and none waits in memory.
     finder.resolve(
       (pair) => pairs.push(pair),
       (record: Unpaired) => this.drop({ call_id: record.callId, file: this.files[record.fileIndex].display, line: record.line, reason: 'no_pair', detail: record.detail }),
+      (key) => keptKeys.add(key),
     );
     const members = new Map<number, Map<number, number>>();
     for (const pair of pairs) {
@@ -700,7 +704,7 @@ export class Curation {
       keptLines,
       keptOffsets,
       keptFile: { dispose() {} },
-      keptKeys: new HeldKeys(),
+      keptKeys,
       indexBytes: 0,
       uniqueKeys: 0,
       mergedAcrossModules: null,

@@ -164,22 +164,30 @@ export class PairFinder {
     };
   }
 
-  /** Resolves every prompt's records into pairs and unpaired records, a key partition at a time. */
-  resolve(onPair: (pair: Pair) => void, onUnpaired: (record: Unpaired) => void): void {
+  /**
+   * Resolves every prompt's records into pairs and unpaired records, a key partition at a time;
+   * `onPairedKey` gets the key of each prompt that gave a pair (16 bytes, words big-endian, as
+   * kept keys are written), for a later `--against`.
+   */
+  resolve(onPair: (pair: Pair) => void, onUnpaired: (record: Unpaired) => void, onPairedKey: (key: Uint8Array) => void = () => {}): void {
     for (let p = 0; p < this.partitions; p++) {
       if (this.rows.rows(p) === 0) {
         this.rows.close(p);
         continue;
       }
-      const groups = new Map<string, Member[]>();
+      const groups = new Map<string, { key: Uint8Array; members: Member[] }>();
       for (const row of this.rows.read(p)) {
-        const key = `${row[0]},${row[1]},${row[2]},${row[3]}`;
-        let group = groups.get(key);
-        if (group === undefined) groups.set(key, (group = []));
-        group.push(this.member(row));
+        const id = `${row[0]},${row[1]},${row[2]},${row[3]}`;
+        let group = groups.get(id);
+        if (group === undefined) {
+          const key = Buffer.alloc(16);
+          for (let i = 0; i < 4; i++) key.writeUInt32BE(row[Row.key + i], i * 4);
+          groups.set(id, (group = { key, members: [] }));
+        }
+        group.members.push(this.member(row));
       }
       this.rows.close(p);
-      for (const group of groups.values()) this.resolveGroup(group, onPair, onUnpaired);
+      for (const { key, members } of groups.values()) if (this.resolveGroup(members, onPair, onUnpaired)) onPairedKey(key);
     }
   }
 
@@ -187,8 +195,8 @@ export class PairFinder {
     return { callId: m.callId, fileIndex: m.fileIndex, line: m.line, offset: m.offset, score: m.score?.text ?? null };
   }
 
-  /** The pairs of one prompt's records (in arrival order: file order). */
-  private resolveGroup(group: Member[], onPair: (pair: Pair) => void, onUnpaired: (record: Unpaired) => void): void {
+  /** The pairs of one prompt's records (in arrival order: file order); whether it gave any. */
+  private resolveGroup(group: Member[], onPair: (pair: Pair) => void, onUnpaired: (record: Unpaired) => void): boolean {
     group.sort((a, b) => a.seq - b.seq);
     const why = new Map<Member, string>();
     const paired = new Set<Member>();
@@ -254,6 +262,7 @@ export class PairFinder {
       }
       onUnpaired({ callId: m.callId, fileIndex: m.fileIndex, line: m.line, detail });
     }
+    return paired.size > 0;
   }
 
   dispose(): void {

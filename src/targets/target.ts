@@ -164,10 +164,8 @@ export interface FinishedFile {
 export interface FinishContext {
   output: OutputDir;
   files: readonly FinishedFile[];
-  /** report.json's content (finish may add to it). */
+  /** report.json's content (finish may add to it); its `arguments` are the command line, scrubbed. */
   report: Record<string, unknown>;
-  /** The command line after `traces`. */
-  command: readonly string[];
   /** Where each dataset's written examples came from, by dataset folder. */
   sources: ReadonlyMap<string, SourcesSummary>;
 }

@@ -4,11 +4,12 @@
  * [assistant], "tools"?: "<definitions as JSON text>"}` (TRL's "Dataset formats", preference,
  * conversational; DPOTrainer parses `tools` given as text). Written like `--format hf`: a Hugging
  * Face dataset folder, `data/train-0000K-of-0000N.parquet` (or `.jsonl` with `--file-format
- * jsonl`), a dataset card, and `train_trl.py` with DPOTrainer (hf/card.ts). Each side is an `hf`
+ * jsonl`), a dataset card, and `train_dpo.py` with DPOTrainer (trl.ts). Each side is an `hf`
  * example: the same messages, reasoning as `reasoning_content`, arguments as JSON text.
  */
 import { writeJson } from '../../canonical/json-value.js';
-import { finishHfDataset, type FileFormat } from '../hf/finish.js';
+import { finishHfDataset, hfFileName, type FileFormat } from '../hf/finish.js';
+import { TRL_DPO_FILE, trlPreference } from './trl.js';
 import { hfNextSteps, hfTarget } from '../hf/index.js';
 import { validateHfFolder } from '../hf/folder.js';
 import { rowMessages } from '../hf/rows.js';
@@ -16,6 +17,8 @@ import { messageList, preferenceTarget } from '../preference-rows.js';
 import type { JsonObject, Target } from '../target.js';
 
 const TOP_LEVEL = ['prompt', 'chosen', 'rejected', 'tools'];
+/** The columns of message lists in a row, in order. */
+const LISTS = ['prompt', 'chosen', 'rejected'];
 const FILE_FORMATS: readonly FileFormat[] = ['parquet', 'jsonl'];
 
 function side(row: JsonObject, answer: unknown): JsonObject {
@@ -58,12 +61,20 @@ function makeHfPreference(fileFormat: FileFormat): Target {
     settings: { fileFormat },
     options: [{ flags: '--file-format <format>', description: 'the data files: parquet (default) or jsonl, one row per line', choices: FILE_FORMATS, defaultValue: 'parquet' }],
     configure: (values) => makeHfPreference((values.fileFormat as FileFormat | undefined) ?? fileFormat),
-    fileName: (split, index, count) => `data/${split === 'training' ? 'train' : 'validation'}-${String(index).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.${fileFormat}`,
+    fileName: (split, index, count) => hfFileName(split, index, count, fileFormat),
     // Counted as the chosen conversation, its tools parsed as the template gets them.
     rowMessages: (row) => rowMessages(target.preference!.sides(row)?.chosen ?? row),
-    finish: (context) => finishHfDataset(context, { fileFormat, shape: 'preference' }),
-    nextSteps: ({ training }) => hfNextSteps(training, 'TRL DPOTrainer', false),
-    validateFolder: (dir, options) => validateHfFolder(dir, options, { target: hfPreferenceTarget, shape: 'preference' }),
+    finish: (context) =>
+      finishHfDataset(context, {
+        fileFormat,
+        lists: LISTS,
+        rowsAre: "preference pairs: `prompt`, `chosen` and `rejected` message lists, TRL's conversational preference rows (report.json's `pairs` says which signal gave each: a quality stage naming the rejected answer, or scores)",
+        llamaFactoryRows: false,
+        tag: 'dpo',
+        entries: (_context, card) => [[TRL_DPO_FILE, trlPreference(card)]],
+      }),
+    nextSteps: ({ training }) => hfNextSteps(training, 'TRL DPOTrainer', TRL_DPO_FILE, false),
+    validateFolder: (dir, options) => validateHfFolder(dir, options, { target: hfPreferenceTarget, lists: LISTS }),
   };
 }
 

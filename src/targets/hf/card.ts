@@ -12,8 +12,9 @@ import path from 'node:path';
 import { TRACES_VERSION } from '../../version.js';
 import type { FinishContext, SourcesSummary } from '../target.js';
 import type { Split } from '../../pipeline/split.js';
-import type { RowSchema } from './finish.js';
+import type { HfDatasetLayout, RowSchema } from './finish.js';
 import type { Shape } from './rows.js';
+import { SHAREGPT_TAGS } from './llama-factory.js';
 
 export interface CardDataset {
   /** Under --out ('' without --group-by). */
@@ -22,7 +23,18 @@ export interface CardDataset {
   files: { path: string; split: Split; examples: number }[];
   schema: RowSchema;
   sources: SourcesSummary | null;
+  /** LLaMA-Factory's own rows, where the examples call tools (llama-factory.ts); null: it reads the data files. */
+  llamaFactory: LlamaFactoryFiles | null;
 }
+
+export interface LlamaFactoryFiles {
+  files: { path: string; split: Split; examples: number }[];
+  /** Rows it could not read whole, by reason. */
+  skipped: Record<string, number>;
+}
+
+/** The folder of LLaMA-Factory's own rows in a dataset folder. */
+export const LLAMA_FACTORY_DIR = 'llamafactory';
 
 export const CARD_FILE = 'README.md';
 export const LLAMA_FACTORY_FILE = 'dataset_info.json';
@@ -65,7 +77,7 @@ function featuresYaml(schema: RowSchema): string[] {
   return [...schema.lists.flatMap((list) => [`  - name: ${list}`, '    list:', ...message]), ...(schema.tools ? ['  - name: tools', '    dtype: string'] : [])];
 }
 
-function frontMatter(card: CardDataset, shape: Shape): string {
+function frontMatter(card: CardDataset, layout: HfDatasetLayout): string {
   const splits = (['training', 'validation'] as const).filter((s) => card.files.some((f) => f.split === s));
   return [
     '---',
@@ -81,7 +93,7 @@ function frontMatter(card: CardDataset, shape: Shape): string {
     ...splits.flatMap((s) => [`  - name: ${hubSplit(s)}`, `    num_examples: ${card.files.filter((f) => f.split === s).reduce((n, f) => n + f.examples, 0)}`]),
     'tags:',
     '- traces',
-    shape === 'preference' ? '- dpo' : '- sft',
+    `- ${layout.tag ?? 'sft'}`,
     ...(card.schema.messageKeys.includes('tool_calls') ? ['- tool-calling'] : []),
     '---',
     '',
@@ -108,11 +120,11 @@ function tokensOf(report: Record<string, unknown>, folder: string): Map<Split, S
   return out;
 }
 
-function body(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string {
+function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout, entries: ReadonlySet<string>): string {
   const report = context.report;
   const lines: string[] = [`# Fine-tuning dataset (traces ${TRACES_VERSION})`, ''];
   lines.push(
-    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${ROWS[settings.shape]}${card.schema.tools ? ' with `tools`' : ''}.`,
+    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${layout.rowsAre}${card.schema.tools ? ' with `tools`' : ''}.`,
     '',
     '## Licence',
     '',
@@ -133,9 +145,10 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
     ...PY_AS_CHAT,
     '```',
     '',
-    `- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`,
-    `- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`,
-    `- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`.${card.schema.messageKeys.includes('tool_calls') ? ' Its sharegpt converter keeps each message\'s role and content only and needs user and assistant turns to alternate: rows with tool calls are not read as tool calls there.' : ''}`,
+    ...(entries.has(TRL_FILE) ? [`- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`] : []),
+    ...(entries.has(AXOLOTL_FILE) ? [`- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`] : []),
+    ...(entries.has(LLAMA_FACTORY_FILE) ? [`- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`${llamaFactoryNote(card)}.`] : []),
+    ...[...entries].filter((name) => ![TRL_FILE, AXOLOTL_FILE, LLAMA_FACTORY_FILE].includes(name)).map((name) => `- \`${name}\`: written for this dataset by traces.`),
     '- `datasets`: `load_dataset("path/to/this/folder")` reads the splits above.',
     '',
   );
@@ -182,11 +195,19 @@ function body(context: FinishContext, card: CardDataset, settings: { fileFormat:
   return lines.join('\n');
 }
 
-const ROWS: Record<Shape, string> = {
-  messages: '`messages` rows',
-  'prompt-completion': '`prompt` / `completion` rows (the completion is the last assistant turn)',
-  preference: "preference pairs: `prompt`, `chosen` and `rejected` message lists, TRL's conversational preference rows (report.json's `pairs` says which signal gave each: a quality stage naming the rejected answer, or scores)",
-};
+/** Where LLaMA-Factory's rows are its own: which, and how many rows it could not read whole. */
+function llamaFactoryNote(card: CardDataset): string {
+  const own = card.llamaFactory;
+  if (own === null) return '';
+  const written = own.files.reduce((n, f) => n + f.examples, 0);
+  if (written === 0) return `: none of its rows is one LLaMA-Factory's sharegpt converter reads whole (${Object.entries(own.skipped).map(([reason, n]) => `${n} with ${reason}`).join(', ')}), so there is no entry`;
+  const skipped = Object.entries(own.skipped).sort((a, b) => b[1] - a[1]);
+  const total = written + skipped.reduce((n, [, k]) => n + k, 0);
+  return (
+    `, which point at \`${LLAMA_FACTORY_DIR}/\`: its sharegpt converter reads a list of messages, role and content only, so there each tool call is a \`function_call\` turn ({"name", "arguments"} as JSON text) and each result a \`tool\` turn, turns alternating as it requires (${written} of ${total} rows` +
+    (skipped.length === 0 ? ')' : `; left out, as it would not read them whole: ${skipped.map(([reason, n]) => `${n} with ${reason}`).join(', ')})`)
+  );
+}
 
 /** A word as a POSIX shell reads it back. */
 function shellWord(word: string): string {
@@ -194,7 +215,7 @@ function shellWord(word: string): string {
 }
 
 /** The loader step in Python: the twin of rows.ts `asChat`. */
-const PY_AS_CHAT = [
+export const PY_AS_CHAT = [
   'import json',
   '',
   'def as_chat(messages):',
@@ -217,14 +238,16 @@ const PY_AS_CHAT = [
 
 function llamaFactory(card: CardDataset): string {
   const entries: Record<string, unknown> = {};
+  const own = card.llamaFactory;
   for (const split of ['training', 'validation'] as const) {
-    const files = card.files.filter((f) => f.split === split);
+    // Its own rows where the examples call tools; the data files (messages rows) otherwise.
+    const files = (own?.files ?? card.files).filter((f) => f.split === split);
     files.forEach((f, i) => {
       entries[`traces_${hubSplit(split)}${files.length > 1 ? `_${String(i).padStart(5, '0')}` : ''}`] = {
         file_name: f.path,
         formatting: 'sharegpt',
         columns: { messages: 'messages', ...(card.schema.tools ? { tools: 'tools' } : {}) },
-        tags: { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', observation_tag: 'tool', system_tag: 'system' },
+        tags: own !== null ? SHAREGPT_TAGS : { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', observation_tag: 'tool', system_tag: 'system' },
       };
     });
   }
@@ -252,8 +275,8 @@ function axolotl(card: CardDataset, trainOn: string): string {
   ].join('\n');
 }
 
-/** The folder's splits loaded by `datasets`, in Python, and whether there is a validation split. */
-function trlData(card: CardDataset): { load: string; hasValidation: boolean } {
+/** The folder's splits loaded by `datasets`, in Python, and whether there is a validation split (every TRL entry starts so). */
+export function trlData(card: CardDataset): { load: string; hasValidation: boolean } {
   const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
   const hasValidation = card.files.some((f) => f.split === 'validation');
   const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
@@ -261,6 +284,21 @@ function trlData(card: CardDataset): { load: string; hasValidation: boolean } {
     load: `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
     hasValidation,
   };
+}
+
+/** A TRL trainer made and run on the loaded splits (every TRL entry ends so). */
+export function trlTrainer(trainer: string, config: string, hasValidation: boolean): string[] {
+  return [
+    `trainer = ${trainer}(`,
+    '    model=MODEL,',
+    '    processing_class=tokenizer,',
+    `    args=${config},`,
+    '    train_dataset=data["train"],',
+    ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
+    ')',
+    'trainer.train()',
+    '',
+  ];
 }
 
 function trl(card: CardDataset, shape: Shape, trainOn: string): string {
@@ -283,8 +321,9 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
     '',
     ...(shape === 'messages'
       ? [
-          '# Loss on assistant turns only needs a template with {% generation %} blocks (TRL\'s assistant_only_loss);',
-          '# without them every token is trained.',
+          '# TRL\'s assistant_only_loss, done here: the loss on assistant turns only needs a template with {% generation %}',
+          '# blocks, else every token is trained. SFTTrainer builds labels from the assistant_masks column (leave',
+          '# assistant_only_loss unset: on tokenized rows it refuses them as not conversational).',
           'ASSISTANT_ONLY = "{% generation %}" in (tokenizer.chat_template or "")',
           ...(trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
           '',
@@ -307,62 +346,21 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
   ].join('\n');
 }
 
-/** The trainer made and run on the loaded splits, as both TRL entries do it. */
-function trlTrainer(trainer: string, config: string, hasValidation: boolean): string[] {
+/** The SFT rows' entries: LLaMA-Factory's dataset_info.json, Axolotl's datasets block, TRL's SFTTrainer script. */
+export function sftEntries(context: FinishContext, card: CardDataset, shape: Shape): [string, string][] {
+  // report.json says train_on only where it changes the counts; its absence is the default, all.
+  const trainOn = String(context.report.train_on ?? 'all');
   return [
-    `trainer = ${trainer}(`,
-    '    model=MODEL,',
-    '    processing_class=tokenizer,',
-    `    args=${config},`,
-    '    train_dataset=data["train"],',
-    ...(hasValidation ? ['    eval_dataset=data["validation"],'] : []),
-    ')',
-    'trainer.train()',
-    '',
+    [LLAMA_FACTORY_FILE, llamaFactory(card)],
+    [AXOLOTL_FILE, axolotl(card, trainOn)],
+    [TRL_FILE, trl(card, shape, trainOn)],
   ];
 }
 
-/** TRL's DPOTrainer on a preference folder: the loader step on each message list, then the trainer's own tokenization. */
-function trlPreference(card: CardDataset): string {
-  const { load, hasValidation } = trlData(card);
-  return [
-    '"""TRL DPOTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
-    '',
-    "Rows are TRL's conversational preference rows: prompt, chosen and rejected message lists, and tools",
-    'as JSON text, which DPOTrainer parses itself. The loader step leaves out the null keys a columnar',
-    'file gives every message, and parses tool-call arguments, before DPOTrainer applies the chat template.',
-    '"""',
-    ...PY_AS_CHAT,
-    '',
-    'from datasets import load_dataset',
-    'from transformers import AutoTokenizer',
-    'from trl import DPOConfig, DPOTrainer',
-    '',
-    'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune (an SFT checkpoint, usually)',
-    'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
-    load,
-    'data = data.map(lambda row: {key: as_chat(row[key]) for key in ("prompt", "chosen", "rejected")})',
-    ...trlTrainer('DPOTrainer', 'DPOConfig(output_dir="dpo-out")', hasValidation),
-  ].join('\n');
-}
-
-/** Writes the card and the entries of one dataset; returns their paths under --out, `/`-separated. */
-export function writeCard(context: FinishContext, card: CardDataset, settings: { fileFormat: string; shape: Shape }): string[] {
-  // report.json says train_on only where it changes the counts; its absence is the default, all.
-  const trainOn = String(context.report.train_on ?? 'all');
-  const files: [string, string][] =
-    settings.shape === 'preference'
-      ? // LLaMA-Factory's and Axolotl's entries are for chat rows: a preference folder gets TRL's DPOTrainer.
-        [
-          [CARD_FILE, frontMatter(card, settings.shape) + body(context, card, settings)],
-          [TRL_FILE, trlPreference(card)],
-        ]
-      : [
-          [CARD_FILE, frontMatter(card, settings.shape) + body(context, card, settings)],
-          [LLAMA_FACTORY_FILE, llamaFactory(card)],
-          [AXOLOTL_FILE, axolotl(card, trainOn)],
-          [TRL_FILE, trl(card, settings.shape, trainOn)],
-        ];
+/** Writes the card and the layout's entries of one dataset; returns their paths under --out, `/`-separated. */
+export function writeCard(context: FinishContext, card: CardDataset, layout: HfDatasetLayout): string[] {
+  const entries = layout.entries(context, card);
+  const files: [string, string][] = [[CARD_FILE, frontMatter(card, layout) + body(context, card, layout, new Set(entries.map(([name]) => name)))], ...entries];
   return files.map(([name, text]) => {
     const at = path.join(card.folder, name);
     context.output.create(at).write(text);

@@ -1,7 +1,6 @@
 /**
  * After an hf export's files are written and validated: each JSONL file becomes Parquet (with
- * --file-format parquet), read back and compared row by row with the lines it came from, then
- * each dataset gets its card and the trainers' entries (card.ts).
+ * --file-format parquet), then each dataset gets its card and the trainers' entries (card.ts).
  *
  * The Parquet columns are declared, never inferred: a list of message structs holding the keys
  * the file's messages use (role and content always; reasoning_content, tool_calls, tool_call_id,
@@ -11,12 +10,14 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonNumber, isJsonObject, parseJsonText } from '../../canonical/json-value.js';
+import { parseJsonText, writeJson } from '../../canonical/json-value.js';
 import { compareText } from '../../order.js';
 import type { FinishContext, FinishedFile, JsonObject } from '../target.js';
+import type { OutputFile } from '../../output/output-dir.js';
 import { fileLines } from '../validate.js';
-import { writeCard, type CardDataset } from './card.js';
-import { withoutNulls, type Shape } from './rows.js';
+import { LLAMA_FACTORY_DIR, writeCard, type CardDataset, type LlamaFactoryFiles } from './card.js';
+import { sharegptRow } from './llama-factory.js';
+import type { Shape } from './rows.js';
 
 export type FileFormat = 'parquet' | 'jsonl';
 
@@ -30,6 +31,7 @@ const MESSAGE_COLUMNS: readonly [string, string][] = [
   ['weight', 'INTEGER'],
 ];
 export const MESSAGE_KEYS: readonly string[] = MESSAGE_COLUMNS.map(([k]) => k);
+const CALL_KEYS: readonly string[] = ['id', 'type', 'function'];
 
 /** The columns of a dataset's files: its list columns and the message keys they use, and whether rows have tools. */
 export interface RowSchema {
@@ -41,7 +43,30 @@ export interface RowSchema {
 }
 
 export function listColumns(shape: Shape): string[] {
-  return shape === 'messages' ? ['messages'] : shape === 'preference' ? ['prompt', 'chosen', 'rejected'] : ['prompt', 'completion'];
+  return shape === 'messages' ? ['messages'] : ['prompt', 'completion'];
+}
+
+/**
+ * How a target lays out an hf dataset folder (this target's SFT rows, or another's, such as
+ * preference pairs): what `finishHfDataset` converts and describes.
+ */
+export interface HfDatasetLayout {
+  fileFormat: FileFormat;
+  /** The columns holding lists of messages, in order: ['messages'], ['prompt', 'completion'], ['prompt', 'chosen', 'rejected']. */
+  lists: readonly string[];
+  /** What one row is, for the card's first line (Markdown). */
+  rowsAre: string;
+  /** Whether LLaMA-Factory gets rows of its own where the examples call tools (llama-factory.ts reads `messages`, or `prompt` + `completion`). */
+  llamaFactoryRows: boolean;
+  /** The card's tag for the kind of training (default `sft`; `dpo` for preference pairs). */
+  tag?: string;
+  /** The trainers' entries beside the card: [file name, text]. */
+  entries(context: FinishContext, card: CardDataset): [string, string][];
+}
+
+/** The name of shard `index` of `count` (0-based) of a split, as the Hub lays a dataset out. */
+export function hfFileName(split: 'training' | 'validation', index: number, count: number, fileFormat: FileFormat): string {
+  return `data/${split === 'training' ? 'train' : 'validation'}-${String(index).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.${fileFormat}`;
 }
 
 /** The DuckDB column types of a schema, for read_json. */
@@ -51,7 +76,7 @@ export function duckdbColumns(schema: RowSchema): Record<string, string> {
 }
 
 /** Every message key and whether tools appear, over every file of a dataset (one schema for all its files). */
-async function schemaOf(files: readonly FinishedFile[], shape: Shape): Promise<RowSchema> {
+async function schemaOf(files: readonly FinishedFile[], lists: readonly string[]): Promise<RowSchema> {
   const keys = new Set<string>(['role', 'content']);
   let tools = false;
   let longestLine = 0;
@@ -61,75 +86,90 @@ async function schemaOf(files: readonly FinishedFile[], shape: Shape): Promise<R
       longestLine = Math.max(longestLine, line.length);
       const row = JSON.parse(line.toString('utf8')) as JsonObject;
       if (row.tools !== undefined) tools = true;
-      for (const list of listColumns(shape)) for (const m of (row[list] as JsonObject[] | undefined) ?? []) for (const k of Object.keys(m)) keys.add(k);
+      for (const k of Object.keys(row)) if (k !== 'tools' && !lists.includes(k)) throw new Error(`hf rows hold a top-level key no column declares: ${k}`);
+      for (const list of lists) {
+        for (const m of (row[list] as JsonObject[] | undefined) ?? []) {
+          for (const k of Object.keys(m)) keys.add(k);
+          for (const call of (m.tool_calls as JsonObject[] | undefined) ?? []) {
+            const fn = call.function as JsonObject | undefined;
+            if (Object.keys(call).some((k) => !CALL_KEYS.includes(k)) || (fn !== undefined && Object.keys(fn).some((k) => k !== 'name' && k !== 'arguments'))) {
+              throw new Error('hf rows hold a tool-call key no column declares');
+            }
+          }
+        }
+      }
     }
   }
   const unknown = [...keys].filter((k) => !MESSAGE_KEYS.includes(k));
   // The line checks refuse any other key before this runs.
   if (unknown.length > 0) throw new Error(`hf rows hold message keys no column declares: ${unknown.join(', ')}`);
-  return { longestLine, lists: listColumns(shape), messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools };
+  return { longestLine, lists: [...lists], messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools };
 }
 
-/** Both values the same JSON, keys in any order. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
-  }
-  // A number as read back, or as parsed with its recorded text kept (a JsonNumber): the same value.
-  const number = (v: unknown) => typeof v === 'number' || isJsonNumber(v);
-  if (number(a) && number(b)) return Number(String(a)) === Number(String(b));
-  return a === b;
-}
-
-/** The JSONL file at `file.tempPath` as Parquet in its place, every row read back equal to its line. */
+/**
+ * The JSONL file at `file.tempPath` as Parquet in its place, holding as many rows as it had lines.
+ * Every key of the lines has a declared column (`schemaOf` refuses any other), so no value is
+ * left out; the rows are not read back here, which made the engine hold the file's size in memory
+ * (a 216 MB shard: 570 MB of RSS): `traces validate DIR` and the tests read every row back.
+ */
 async function toParquet(file: FinishedFile, schema: RowSchema): Promise<void> {
-  const { jsonlToParquet, readParquetRows } = await import('../../engine/duckdb.js');
+  const { jsonlToParquet, parquetRowCount } = await import('../../engine/duckdb.js');
   const jsonl = file.file.tempPath;
   const parquet = `${jsonl}.parquet`;
   try {
     await jsonlToParquet(jsonl, parquet, duckdbColumns(schema), schema.longestLine);
-    const content = await readParquetRows(parquet);
-    try {
-      const lines = fileLines(jsonl)[Symbol.asyncIterator]();
-      let n = 0;
-      for await (const batch of content.batches) {
-        for (const row of batch) {
-          n++;
-          const next = await lines.next();
-          const line = next.done === true || !(next.value instanceof Buffer) ? null : (parseJsonText(next.value.toString('utf8')) as unknown);
-          const read = withoutNulls(Object.fromEntries(content.columns.map((c, i) => [c.name, row[i]])));
-          if (line === null || !sameJson(read, line)) {
-            throw new Error(`${path.basename(file.file.finalPath)}: row ${n} read back from Parquet differs from the example written (this is a bug in traces: please report it)`);
-          }
-        }
-      }
-      if (!(await lines.next()).done) throw new Error(`${path.basename(file.file.finalPath)}: Parquet holds ${n} rows, fewer than the examples written`);
-    } finally {
-      content.close();
-    }
+    const rows = await parquetRowCount(parquet);
+    if (rows !== file.examples) throw new Error(`${path.basename(file.file.finalPath)}: Parquet holds ${rows} rows for ${file.examples} examples written (this is a bug in traces: please report it)`);
     renameSync(parquet, jsonl);
   } finally {
     rmSync(parquet, { force: true });
   }
 }
 
-export async function finishHfDataset(context: FinishContext, settings: { fileFormat: FileFormat; shape: Shape }): Promise<void> {
+/** LLaMA-Factory's own rows of each file whose examples call tools (llama-factory.ts), beside the data; what it cannot read, counted. */
+async function llamaFactoryRows(context: FinishContext, dataset: string, files: readonly FinishedFile[]): Promise<LlamaFactoryFiles> {
+  const written: LlamaFactoryFiles = { files: [], skipped: {} };
+  for (const f of files) {
+    const name = `${LLAMA_FACTORY_DIR}/${path.basename(f.file.finalPath).replace(/\.[a-z]+$/, '.jsonl')}`;
+    // Made at its first row: a file of none would be an entry LLaMA-Factory fails on.
+    let out: OutputFile | null = null;
+    let rows = 0;
+    for await (const line of fileLines(f.file.tempPath)) {
+      if (!(line instanceof Buffer) || line.length === 0) continue;
+      const converted = sharegptRow(parseJsonText(line.toString('utf8')) as JsonObject);
+      if (!converted.ok) {
+        written.skipped[converted.reason] = (written.skipped[converted.reason] ?? 0) + 1;
+        continue;
+      }
+      (out ??= context.output.create(path.join(dataset, name))).writeLine(writeJson(converted.row));
+      rows++;
+    }
+    if (out !== null) written.files.push({ path: name, split: f.split, examples: rows });
+  }
+  return written;
+}
+
+/** Converts every dataset's files to Parquet (`layout.fileFormat`), then writes its card and the trainers' entries. */
+export async function finishHfDataset(context: FinishContext, layout: HfDatasetLayout): Promise<void> {
   const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
   const beside: string[] = [];
   for (const dataset of datasets) {
     const files = context.files.filter((f) => f.dataset === dataset);
-    const schema = await schemaOf(files, settings.shape);
-    if (settings.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
+    const schema = await schemaOf(files, layout.lists);
+    // Read from the rows as written, before they become Parquet.
+    // Rows of tool calls, or of prompt and completion, are not messages LLaMA-Factory reads whole: it gets its own.
+    const ownRows = layout.llamaFactoryRows && (schema.messageKeys.includes('tool_calls') || !layout.lists.includes('messages'));
+    const llamaFactory = ownRows ? await llamaFactoryRows(context, dataset, files) : null;
+    if (llamaFactory !== null) for (const f of llamaFactory.files) beside.push([dataset, f.path].filter((p) => p !== '').join('/'));
+    if (layout.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
     const card: CardDataset = {
       folder: dataset,
       files: files.map((f) => ({ path: path.relative(path.join(context.output.dir, dataset), f.file.finalPath).split(path.sep).join('/'), split: f.split, examples: f.examples })),
       schema,
       sources: context.sources.get(dataset) ?? null,
+      llamaFactory,
     };
-    for (const name of writeCard(context, card, settings)) beside.push(name);
+    for (const name of writeCard(context, card, layout)) beside.push(name);
   }
   // What the summary names besides the data: the card and the trainers' entries.
   context.report.beside_data = beside;

@@ -11,11 +11,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compareText } from '../../order.js';
-import type { ErrorClass, FolderValidation, Target, ValidationReportLike } from '../target.js';
+import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReportLike } from '../target.js';
 import { fileLines, validateLines } from '../validate.js';
 import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
 import { listColumns, MESSAGE_KEYS } from './finish.js';
-import { withoutNulls, type Shape } from './rows.js';
+import { withoutNulls } from './rows.js';
+import { alternates } from './llama-factory.js';
 import { getTarget } from '../index.js';
 import { jsonLine } from '../../canonical/json-value.js';
 
@@ -101,9 +102,9 @@ async function report(target: Target, options: FolderValidation, file: string, l
 
 /**
  * `as`: a target that writes its own rows through hf's files and card (hf-preference), with
- * their shape; absent, the hf target the card's features say.
+ * their list columns; absent, the hf target the card's features say.
  */
-export async function validateHfFolder(dir: string, options: FolderValidation, as: { target: Target; shape: Shape } | null = null): Promise<ValidationReportLike[]> {
+export async function validateHfFolder(dir: string, options: FolderValidation, as: { target: Target; lists: readonly string[] } | null = null): Promise<ValidationReportLike[]> {
   const cardPath = path.join(dir, CARD_FILE);
   const problems: { code: ErrorClass; message: string }[] = [];
   const card = existsSync(cardPath)
@@ -113,7 +114,8 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   const declared = typeof card === 'string' ? new Map<string, string[]>() : card.files;
   // The target as the card's files say it was written: shape from the features, format from the names.
   const all = [...declared.values()].flat();
-  const shape: Shape = as?.shape ?? (typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages');
+  const shape = typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages';
+  const lists = as?.lists ?? listColumns(shape);
   const fileFormat = all.some((f) => f.endsWith('.jsonl')) ? 'jsonl' : 'parquet';
   const target = as !== null ? (as.target.configure?.({ fileFormat }) ?? as.target) : getTarget('hf', { fileFormat, hfShape: shape });
   const dataDir = path.join(dir, 'data');
@@ -124,7 +126,27 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   if (existsSync(entries)) {
     try {
       for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string }>)) {
-        if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+        if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) {
+          problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+        } else if (entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name)) {
+          // LLaMA-Factory's own rows: each must be one its converter reads whole.
+          let n = 0;
+          for await (const line of fileLines(path.join(dir, entry.file_name))) {
+            n++;
+            if (!(line instanceof Buffer)) continue;
+            let row: unknown;
+            try {
+              row = JSON.parse(line.toString('utf8'));
+            } catch {
+              row = null;
+            }
+            const messages = (row as { messages?: unknown } | null)?.messages;
+            if (!Array.isArray(messages) || !alternates(messages as JsonObject[])) {
+              problems.push({ code: 'card_mismatch', message: `${entry.file_name} line ${n}: not messages whose roles alternate as LLaMA-Factory's converter requires (it would skip the row)` });
+              break;
+            }
+          }
+        }
       }
     } catch (error) {
       problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE} is not JSON (${(error as Error).message})` });
@@ -137,7 +159,7 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
       const file = path.join(dir, f);
       if (!existsSync(file) || !statSync(file).isFile()) continue;
       let r: ValidationReportLike;
-      if (f.endsWith('.parquet')) r = await parquetReport(target, options, file, shape);
+      if (f.endsWith('.parquet')) r = await parquetReport(target, options, file, lists);
       else r = await report(target, options, file, (async function* () {
         for await (const line of fileLines(file)) if (line instanceof Buffer) yield line;
       })(), []);
@@ -156,12 +178,11 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   return [{ ...cleaned, ok: cleaned.errors.length === 0 }, ...reports];
 }
 
-async function parquetReport(target: Target, options: FolderValidation, file: string, shape: Shape): Promise<ValidationReportLike> {
+async function parquetReport(target: Target, options: FolderValidation, file: string, lists: readonly string[]): Promise<ValidationReportLike> {
   const { readParquetRows } = await import('../../engine/duckdb.js');
   const content = await readParquetRows(file);
   const problems: { code: ErrorClass; message: string }[] = [];
   try {
-    const lists = listColumns(shape);
     for (const column of content.columns) {
       if (lists.includes(column.name)) {
         const fields = structFields(column.type);

@@ -31,7 +31,8 @@ import {
   type ValidationError,
 } from '../target.js';
 import type { ToolDefinition } from '../tools.js';
-import { finishHfDataset, type FileFormat } from './finish.js';
+import { finishHfDataset, hfFileName, listColumns, type FileFormat } from './finish.js';
+import { sftEntries, TRL_FILE } from './card.js';
 import { asChat, rowMessages, SHAPES, writtenRow, type Shape } from './rows.js';
 import { validateHfFolder } from './folder.js';
 
@@ -64,15 +65,15 @@ export const FILE_FORMATS: readonly FileFormat[] = ['parquet', 'jsonl'];
 const SHARD_BYTES = 256 * 1024 * 1024;
 
 /**
- * Where an hf folder goes: the folder of its shards (`data/` in it), its `train_trl.py`, and the
+ * Where an hf folder goes: the folder of its shards (`data/` in it), its TRL script, and the
  * Axolotl and LLaMA-Factory entries where the target writes them (`sft`).
  */
-export function hfNextSteps(training: readonly string[], trl: string, sft: boolean): string[] {
+export function hfNextSteps(training: readonly string[], trl: string, script: string, sft: boolean): string[] {
   if (training.length === 0) return [];
   const folder = path.dirname(path.dirname(training[0]));
   const hub = `datasets: load_dataset("${folder}"), or push the folder to the Hub as a dataset repository`;
   return [
-    `next: ${trl}: python ${path.join(folder, 'train_trl.py')} (it parses arguments and tools first)${sft ? `; Axolotl: the datasets: block of ${path.join(folder, 'axolotl.yaml')}` : ''}`,
+    `next: ${trl}: python ${path.join(folder, script)}${sft ? `; Axolotl: the datasets: block of ${path.join(folder, 'axolotl.yaml')}` : ''}`,
     sft ? `next: LLaMA-Factory: dataset_dir ${folder} with the entries of ${path.join(folder, 'dataset_info.json')}; ${hub}` : `next: ${hub}`,
   ];
 }
@@ -93,7 +94,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       { flags: '--file-format <format>', description: 'the data files: parquet (default) or jsonl, one row per line', choices: FILE_FORMATS, defaultValue: 'parquet' },
       { flags: '--hf-shape <shape>', description: 'rows of messages (default), or prompt-completion: every message before the last assistant turn, and that turn (what TRL trains on alone)', choices: SHAPES, defaultValue: 'messages' },
     ],
-    nextSteps: ({ training }) => hfNextSteps(training, 'TRL SFTTrainer or Unsloth', true),
+    nextSteps: ({ training }) => hfNextSteps(training, 'TRL SFTTrainer or Unsloth', TRL_FILE, true),
     trainer: {
       name: "the hf loader step (null keys left out, arguments and tools parsed)",
       input: (example) => asChat(example),
@@ -104,10 +105,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       return makeHf((values.fileFormat as FileFormat | undefined) ?? fileFormat, (values.hfShape as Shape | undefined) ?? shape);
     },
 
-    fileName(split, index, count) {
-      const name = split === 'training' ? 'train' : 'validation';
-      return `data/${name}-${String(index).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.${fileFormat}`;
-    },
+    fileName: (split, index, count) => hfFileName(split, index, count, fileFormat),
 
     project(messages: Message[], opts?: ProjectOptions): Projection {
       const reasoning = resolveReasoning(this, opts);
@@ -141,7 +139,14 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       return checkRow(value, lineNo, shape);
     },
 
-    finish: (context) => finishHfDataset(context, { fileFormat, shape }),
+    finish: (context) =>
+      finishHfDataset(context, {
+        fileFormat,
+        lists: listColumns(shape),
+        rowsAre: shape === 'messages' ? '`messages` rows' : '`prompt` / `completion` rows (the completion is the last assistant turn)',
+        llamaFactoryRows: true,
+        entries: (c, card) => sftEntries(c, card, shape),
+      }),
     validateFolder: (dir, options) => validateHfFolder(dir, options),
   };
 }

@@ -15,8 +15,7 @@
 import { isJsonObject, parseJsonText, writeJson } from '../../canonical/json-value.js';
 import type { JsonObject } from '../target.js';
 
-/** `preference`: hf-preference's rows (`prompt`, `chosen`, `rejected`), written through the same files and card. */
-export type Shape = 'messages' | 'prompt-completion' | 'preference';
+export type Shape = 'messages' | 'prompt-completion';
 export const SHAPES: readonly Shape[] = ['messages', 'prompt-completion'];
 
 /** Index of the last assistant message, or -1. */
