@@ -25,6 +25,7 @@ interface ExportFlags extends CurationFlags, TokenizerFlags {
   force?: boolean;
   reasoning?: ReasoningMode;
   tools?: string;
+  inferredTools?: string;
   validationFraction: string;
   seed: string;
   maxExampleTokens?: string;
@@ -53,7 +54,7 @@ function scrubSettings(flags: ExportFlags): ScrubSettings | null {
 }
 
 /** Options that shape a training set: Ask recordings have no split, tokens, shards or tool list. */
-const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'chatTemplate', 'maxSeqLength', 'trainOn', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
+const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'inferredTools', 'validationFraction', 'seed', 'tokenizer', 'chatTemplate', 'maxSeqLength', 'trainOn', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
 
 /** A training-set option given with --format ask-recording would be ignored without a word: refused instead. */
 function refuseTrainingSetOptions(command: Command): void {
@@ -112,6 +113,7 @@ export function registerExport(program: Command): void {
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
+    .option('--inferred-tools <file>', 'tool definitions inferred once for a sharded run (traces keep-list --tools-out), used as if inferred here: every host then writes the same tools')
     .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
     .option('--seed <s>', 'seed of the split', '0');
   addTokenizerOptions(command);
@@ -200,6 +202,7 @@ Examples:
         force: flags.force === true,
         reasoning: flags.reasoning,
         toolsFile: flags.tools,
+        inferredToolsFile: flags.inferredTools,
         validationFraction: fraction,
         seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
         invocation: { arguments: process.argv.slice(2) },

@@ -53,6 +53,8 @@ export interface ExportOptions {
   force: boolean;
   reasoning: ReasoningMode | undefined;
   toolsFile: string | undefined;
+  /** Definitions inferred once from every host's index (`traces keep-list --tools-out`): used instead of inferring from this run's calls. */
+  inferredToolsFile?: string;
   validationFraction: number;
   seed: number;
   /** An encoding name, or a model folder (`--tokenizer DIR`) read for the target's trainer. */
@@ -112,8 +114,16 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--tools ${(error as Error).message}`);
     }
   }
+  let inferredFromFile: ToolDefinition[] | null = null;
+  if (options.inferredToolsFile !== undefined) {
+    try {
+      inferredFromFile = await loadToolsFile(options.inferredToolsFile);
+    } catch (error) {
+      throw new UserError(`--inferred-tools ${(error as Error).message}`);
+    }
+  }
   return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
-    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied }),
+    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied, inferredFromFile }),
   );
 }
 
@@ -126,7 +136,7 @@ async function exportPass(
   curationOptions: CurationOptions,
   options: ExportOptions,
   pass: ExportPass,
-  { target, reasoning, supplied }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[] },
+  { target, reasoning, supplied, inferredFromFile }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[]; inferredFromFile: ToolDefinition[] | null },
 ): Promise<ExportResult | null> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
@@ -150,7 +160,8 @@ async function exportPass(
     let inferredDefinitions: ToolDefinition[] = [];
     const startProjection = (kept: KeptLines): AsyncGenerator<ProjectedShare> => {
       // Every tool call of the plan has been seen: its definitions are final.
-      inferredDefinitions = scrubDefinitions(inference.definitions(), options.scrub);
+      inferredDefinitions = scrubDefinitions(inferredFromFile ?? inference.definitions(), options.scrub);
+      const inferredNames = inferredFromFile?.map((d) => d.function.name).sort() ?? inference.names();
       const settings: ProjectionSettings = {
         scrub: options.scrub,
         format: target.name,
@@ -160,7 +171,7 @@ async function exportPass(
         // NeMo Customizer reads one schema per file: when any example has tools, every line carries them.
         everyLineTools:
           target.name === 'nemo-customizer'
-            ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
+            ? [...new Set([...inferredNames.filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
             : null,
         maxExampleTokens: options.maxExampleTokens,
         seed: options.seed,
@@ -173,7 +184,8 @@ async function exportPass(
       return projectKept(discovery, kept, settings, stopProjection.signal);
     };
     const plan = await planCuration(discovery, curationOptions, drop, {
-      onToolCalls: (facts) => inference.observeFacts(facts),
+      // With definitions inferred once from every host's index, this host's calls are not counted.
+      onToolCalls: inferredFromFile === null ? (facts) => inference.observeFacts(facts) : undefined,
       whenRead: () => preloadJob(JOBS.project, { tokenizer: options.tokenizer }),
       // The workers start on the examples while this thread reports the last drops.
       whenKept: (kept) => (projected = startProjection(kept)),

@@ -1,0 +1,95 @@
+/**
+ * The keep-list as SQL over `traces index` rows: the global decisions of a one-machine run
+ * (curate.ts), made by an engine over every host's index, with the same tie-breaks.
+ *
+ *   selected   the records the record-local stages keep (--status)
+ *   winners    dedupe: one per key; an ok record first, then the earliest timestamp
+ *              (--keep last: the latest), ties to the earlier file and line (the later with last)
+ *   holders    per prefix digest of a winner's conversation, the winner with the most
+ *              inputs that holds it (ties: the earlier file and line)
+ *   survivors  trajectory collapse (--trajectories last): a winner whose whole conversation
+ *              is a holder's prefix gives way to that holder
+ *
+ * Near-duplicates then cluster the survivors by their MinHash bands (union-find); that stage
+ * is not SQL (an engine needs connected components for it): `traces keep-list` runs it in
+ * process over the survivors, with the code a one-machine run uses.
+ * The text differs by dialect only where the engines differ: how a list is exploded into
+ * rows (DuckDB `unnest`, Spark `explode`, Trino `CROSS JOIN UNNEST`) and how a
+ * list-valued string is split (`string_split`, `split`, `split`).
+ */
+import type { KeyKind } from '../pipeline/keys.js';
+import type { KeepRule } from '../pipeline/dedupe.js';
+
+export const DIALECTS = ['duckdb', 'spark', 'trino'] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+export interface KeepListQuery {
+  /** Statuses kept (null: all). */
+  statuses: readonly string[] | null;
+  key: KeyKind;
+  keep: KeepRule;
+  trajectories: 'all' | 'last';
+}
+
+/** The columns a key groups on: the hashes dedupe keys on, within one program and module for the default key. */
+export function keyColumns(key: KeyKind): string[] {
+  switch (key) {
+    case 'inputs,config,module':
+      return ['inputs_hash', 'config_hash', 'program', 'module'];
+    case 'inputs,config':
+      return ['inputs_hash', 'config_hash'];
+    case 'inputs':
+      return ['inputs_hash'];
+    case 'conversation':
+      return ['conversation_hash'];
+  }
+}
+
+function quoted(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The common table expressions up to `survivors` (the collapse's survivors, every column of
+ * the index), over the table `source`. The last CTE is named `survivors`.
+ */
+export function survivorsSql(query: KeepListQuery, dialect: Dialect, source: string): string {
+  // --keep first: the earliest timestamp, ties to file order; last: the latest, ties to the later (dedupe.ts).
+  const direction = query.keep === 'first' ? 'ASC' : 'DESC';
+  const order = `CASE WHEN status = 'ok' THEN 0 ELSE 1 END, coalesce(timestamp, 0) ${direction}, file ${direction}, line ${direction}`;
+  const where = query.statuses === null ? '' : `\n  WHERE status IN (${query.statuses.map(quoted).join(', ')})`;
+  const ctes = [
+    `selected AS (\n  SELECT * FROM ${source}${where}\n)`,
+    `ranked AS (\n  SELECT *, row_number() OVER (PARTITION BY ${keyColumns(query.key).join(', ')} ORDER BY ${order}) AS key_rank\n  FROM selected\n)`,
+    `winners AS (\n  SELECT * FROM ranked WHERE key_rank = 1\n)`,
+  ];
+  if (query.trajectories === 'all') {
+    ctes.push('survivors AS (\n  SELECT * FROM winners\n)');
+    return ctes.join(',\n');
+  }
+  const prefixes =
+    dialect === 'duckdb'
+      ? `SELECT call_id, trajectory_inputs, file, line, unnest(string_split(trajectory_prefixes, ' ')) AS digest\n  FROM winners WHERE trajectory IS NOT NULL AND trajectory_prefixes <> ''`
+      : dialect === 'spark'
+        ? `SELECT call_id, trajectory_inputs, file, line, explode(split(trajectory_prefixes, ' ')) AS digest\n  FROM winners WHERE trajectory IS NOT NULL AND trajectory_prefixes <> ''`
+        : `SELECT w.call_id, w.trajectory_inputs, w.file, w.line, p.digest\n  FROM winners w CROSS JOIN UNNEST(split(w.trajectory_prefixes, ' ')) AS p (digest)\n  WHERE w.trajectory IS NOT NULL AND w.trajectory_prefixes <> ''`;
+  ctes.push(
+    `prefixes AS (\n  ${prefixes}\n)`,
+    `holders AS (\n  SELECT digest, call_id AS holder FROM (\n    SELECT digest, call_id, row_number() OVER (PARTITION BY digest ORDER BY trajectory_inputs DESC, file, line) AS holder_rank\n    FROM prefixes\n  ) ranked_holders WHERE holder_rank = 1\n)`,
+    `survivors AS (\n  SELECT w.* FROM winners w LEFT JOIN holders h ON h.digest = w.trajectory\n  WHERE h.holder IS NULL OR h.holder = w.call_id\n)`,
+  );
+  return ctes.join(',\n');
+}
+
+/** Where the printed query reads the indexes and writes the list, per dialect. */
+const PLACES: Record<Dialect, { source: string; head: string; tail: string }> = {
+  duckdb: { source: "read_parquet('index/*/*.parquet')", head: 'COPY (\n', tail: "\n) TO 'keep.parquet' (FORMAT parquet);" },
+  spark: { source: 'parquet.`s3://bucket/index/*/`', head: "INSERT OVERWRITE DIRECTORY 's3://bucket/keep/' USING parquet\n", tail: ';' },
+  trino: { source: 'hive.traces.records', head: 'CREATE TABLE hive.traces.keep WITH (format = \'PARQUET\') AS\n', tail: ';' },
+};
+
+/** The whole statement `traces keep-list --sql` prints: the list of call_ids to keep, written where the dialect writes. */
+export function keepListStatement(query: KeepListQuery, dialect: Dialect, source = PLACES[dialect].source): string {
+  const place = PLACES[dialect];
+  return `${place.head}WITH\n${survivorsSql(query, dialect, source)}\nSELECT call_id FROM survivors${place.tail}\n`;
+}

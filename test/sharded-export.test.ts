@@ -1,0 +1,157 @@
+/**
+ * Beyond one machine, whole (issue 43): a tree spread over several hosts, indexed per host,
+ * given one keep-list and one tool file computed over every index in the embedded DuckDB,
+ * and exported per host, gives exactly the examples one machine exporting the whole tree
+ * writes, line for line, per split (and per dataset with --group-by module).
+ *
+ * The tree is real-shaped: the samples, the trees the genuine Synalinks Recorder wrote
+ * (test/fixtures/genuine) and a generated tree (bench/generate.ts) with agents whose
+ * tool-calling and final modules are different folders, near-duplicates and failures.
+ * It is spread three ways: by file, by program (top folders), and every line on another host.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { FIXTURES, generatedTree, runCli, SAMPLES, tempDir } from './helpers.js';
+
+const HOSTS = 4;
+
+/** Every file under `dir`, relative, sorted. */
+function filesUnder(dir: string, under = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(path.join(dir, under), { withFileTypes: true })) {
+    const relative = path.join(under, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(dir, relative));
+    else out.push(relative);
+  }
+  return out.sort();
+}
+
+/** The whole tree, on one machine: one root holding the samples, the genuine trees and a generated tree. */
+function wholeTree(): string {
+  const work = tempDir('traces-sharded-');
+  const all = path.join(work, 'all');
+  mkdirSync(all);
+  cpSync(SAMPLES, path.join(all, 'samples'), { recursive: true });
+  for (const name of ['bare-exponent', 'plus-exponent']) cpSync(path.join(FIXTURES, 'genuine', name, 'tree'), path.join(all, `genuine-${name}`), { recursive: true });
+  const { tree } = generatedTree({ mb: 12, seed: 3, plantNearDuplicates: true });
+  cpSync(tree, path.join(all, 'generated'), { recursive: true });
+  return all;
+}
+
+type Spread = 'file' | 'program' | 'line';
+
+/** Spreads the tree's files over HOSTS folders: whole files by file or by program, or each line of a trace file to another host. */
+function spread(all: string, how: Spread): string[] {
+  const work = tempDir(`traces-hosts-${how}-`);
+  const hosts = Array.from({ length: HOSTS }, (_, k) => path.join(work, `host-${k}`));
+  const files = filesUnder(all);
+  const programs = [...new Set(files.map((f) => f.split(path.sep).slice(0, 2).join('/')))].sort();
+  files.forEach((file, i) => {
+    const source = path.join(all, file);
+    const place = (host: number, bytes: Buffer | string) => {
+      const target = path.join(hosts[host], file);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, bytes);
+    };
+    if (how === 'file') return place(i % HOSTS, readFileSync(source));
+    if (how === 'program') return place(programs.indexOf(file.split(path.sep).slice(0, 2).join('/')) % HOSTS, readFileSync(source));
+    if (!file.endsWith('.jsonl')) return place(i % HOSTS, readFileSync(source));
+    const lines = readFileSync(source, 'utf8').split('\n');
+    const last = lines.pop();
+    const byHost: string[][] = hosts.map(() => []);
+    lines.forEach((line, n) => byHost[n % HOSTS].push(`${line}\n`));
+    if (last !== undefined && last !== '') byHost[lines.length % HOSTS].push(last);
+    byHost.forEach((mine, host) => mine.length > 0 && place(host, mine.join('')));
+  });
+  for (const host of hosts) mkdirSync(host, { recursive: true });
+  return hosts;
+}
+
+/** Every example line an export wrote, by dataset folder and split, sorted (the hosts write in their own order). */
+function examplesOf(out: string, into = new Map<string, string[]>()): Map<string, string[]> {
+  if (!existsSync(out)) return into;
+  for (const file of filesUnder(out)) {
+    const match = /^(?:(.*)[/\\])?(training|validation)(?:-\d+)?\.jsonl$/.exec(file);
+    if (match === null || file.startsWith('_traces')) continue;
+    const key = `${match[1] ?? ''}:${match[2]}`;
+    const lines = readFileSync(path.join(out, file), 'utf8').split('\n').filter((l) => l !== '');
+    into.set(key, [...(into.get(key) ?? []), ...lines]);
+  }
+  for (const lines of into.values()) lines.sort();
+  return into;
+}
+
+function run(args: string[]): string {
+  const result = runCli(args);
+  assert.equal(result.status, 0, `traces ${args.join(' ')}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** One machine: the whole tree exported at once. */
+function oneMachine(all: string, options: string[]): Map<string, string[]> {
+  const out = path.join(tempDir('traces-one-'), 'out');
+  run(['export', all, '--format', 'openai', '--out', out, ...options]);
+  return examplesOf(out);
+}
+
+/** Sharded: index per host, one keep-list and tool file over every index (embedded DuckDB), export per host. */
+function sharded(hosts: string[], options: string[]): { examples: Map<string, string[]>; found: number; listed: number } {
+  const work = tempDir('traces-engine-');
+  const indexes = path.join(work, 'index');
+  hosts.forEach((host, k) => run(['index', host, '--out', `${path.join(indexes, `host-${k}`)}/`]));
+  const keep = path.join(work, 'keep.parquet');
+  const tools = path.join(work, 'tools.json');
+  // The list takes the curation options; --group-by shapes only the files each host writes.
+  const curation = options.includes('--group-by') ? [] : options;
+  run(['keep-list', indexes, '--out', keep, '--tools-out', tools, ...curation]);
+  const examples = new Map<string, string[]>();
+  let found = 0;
+  let listed = 0;
+  hosts.forEach((host, k) => {
+    const out = path.join(work, `out-${k}`);
+    const result = runCli(['export', host, '--format', 'openai', '--keep-list', keep, '--inferred-tools', tools, '--out', out, '--json', ...options]);
+    // A host none of whose records is on the list writes nothing, and says so.
+    if (result.status === 1 && /no example to write/.test(result.stderr)) return;
+    assert.equal(result.status, 0, `export on host ${k}\n${result.stderr}`);
+    const report = JSON.parse(result.stdout) as { keep_list: { listed: number; met: number } };
+    found += report.keep_list.met;
+    listed = report.keep_list.listed;
+    examplesOf(out, examples);
+  });
+  for (const lines of examples.values()) lines.sort();
+  return { examples, found, listed };
+}
+
+function assertSame(actual: Map<string, string[]>, expected: Map<string, string[]>, label: string): void {
+  assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort(), `${label}: the datasets and splits`);
+  for (const [key, lines] of expected) {
+    const mine = actual.get(key)!;
+    const missing = lines.filter((l) => !mine.includes(l)).length;
+    const extra = mine.filter((l) => !lines.includes(l)).length;
+    assert.ok(missing === 0 && extra === 0 && mine.length === lines.length, `${label} ${key}: one machine ${lines.length} lines, sharded ${mine.length} (${missing} missing, ${extra} not on one machine)`);
+  }
+}
+
+const OPTION_SETS: string[][] = [[], ['--near-duplicates', '0.9'], ['--trajectories', 'all'], ['--key', 'inputs,config'], ['--group-by', 'module']];
+
+describe('a tree spread over hosts exports exactly what one machine exports', () => {
+  const all = wholeTree();
+  const spreads = new Map<Spread, string[]>((['file', 'program', 'line'] as Spread[]).map((how) => [how, spread(all, how)]));
+  for (const options of OPTION_SETS) {
+    it(`with ${options.length === 0 ? 'the default options' : options.join(' ')}`, () => {
+      const expected = oneMachine(all, options);
+      const total = [...expected.values()].reduce((n, l) => n + l.length, 0);
+      assert.ok(total > 1000, `the whole tree gives ${total} examples`);
+      for (const [how, hosts] of spreads) {
+        // The trees are spread in full: every trace line is on some host.
+        assert.equal(hosts.reduce((n, h) => n + filesUnder(h).filter((f) => statSync(path.join(h, f)).size > 0).length, 0) > 0, true);
+        const { examples, found, listed } = sharded(hosts, options);
+        assertSame(examples, expected, `spread by ${how}`);
+        // The hosts' reports add up: each listed id was found on exactly one host.
+        assert.equal(found, listed, `spread by ${how}: the hosts found ${found} of the ${listed} listed ids`);
+      }
+    });
+  }
+});
