@@ -100,12 +100,10 @@ function oneMachine(all: string, options: string[]): Map<string, string[]> {
 function sharded(hosts: string[], options: string[]): { examples: Map<string, string[]>; found: number; listed: number } {
   const work = tempDir('traces-engine-');
   const indexes = path.join(work, 'index');
-  hosts.forEach((host, k) => run(['index', host, '--out', `${path.join(indexes, `host-${k}`)}/`]));
+  hosts.forEach((host, k) => run(['index', host, '--format', 'openai', '--out', `${path.join(indexes, `host-${k}`)}/`]));
   const keep = path.join(work, 'keep.parquet');
   const tools = path.join(work, 'tools.json');
-  // The list takes the curation options; --group-by shapes only the files each host writes.
-  const curation = options.includes('--group-by') ? [] : options;
-  run(['keep-list', indexes, '--out', keep, '--tools-out', tools, ...curation]);
+  run(['keep-list', indexes, '--out', keep, '--tools-out', tools, ...options]);
   const examples = new Map<string, string[]>();
   let found = 0;
   let listed = 0;
@@ -128,9 +126,17 @@ function assertSame(actual: Map<string, string[]>, expected: Map<string, string[
   assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort(), `${label}: the datasets and splits`);
   for (const [key, lines] of expected) {
     const mine = actual.get(key)!;
-    const missing = lines.filter((l) => !mine.includes(l)).length;
-    const extra = mine.filter((l) => !lines.includes(l)).length;
-    assert.ok(missing === 0 && extra === 0 && mine.length === lines.length, `${label} ${key}: one machine ${lines.length} lines, sharded ${mine.length} (${missing} missing, ${extra} not on one machine)`);
+    // As multisets: a line written twice is two lines.
+    const counts = new Map<string, number>();
+    for (const l of lines) counts.set(l, (counts.get(l) ?? 0) + 1);
+    for (const l of mine) counts.set(l, (counts.get(l) ?? 0) - 1);
+    const missing = [...counts].filter(([, n]) => n > 0).map(([l]) => l);
+    const extra = [...counts].filter(([, n]) => n < 0).map(([l]) => l);
+    const show = (l: string[]) => l.slice(0, 2).map((x) => x.slice(0, 400)).join('\n    ');
+    assert.ok(
+      missing.length === 0 && extra.length === 0,
+      `${label} ${key}: one machine ${lines.length} lines, sharded ${mine.length}\n  missing:\n    ${show(missing)}\n  not on one machine:\n    ${show(extra)}`,
+    );
   }
 }
 

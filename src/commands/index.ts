@@ -1,7 +1,10 @@
 /** `traces index`: one Parquet row per record, for SQL here (`traces sql`) or in any engine. */
 import { createReadStream, lstatSync, readdirSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { getTarget, TARGET_NAMES, type ReasoningMode } from '../targets/index.js';
+import type { ProjectionSettings } from '../export/project-share.js';
+import { parseScrub } from '../privacy/options.js';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType } from '../engine/duckdb.js';
 import { loadPriceTable } from '../pricing/table.js';
@@ -20,6 +23,39 @@ interface IndexFlags {
   verbose?: boolean;
   source?: SourceKind;
   prices?: string;
+  format?: string;
+  reasoning?: ReasoningMode;
+  scrub: string;
+  scrubRules?: string;
+  dropOn?: string;
+}
+
+/**
+ * With --format: the settings each record's example is made with, as export makes it (its
+ * defaults), so the index holds the target's verdict and the example's digest (docs/engine.md).
+ */
+function projectionOf(flags: IndexFlags): ProjectionSettings | null {
+  if (flags.format === undefined) return null;
+  const target = getTarget(flags.format);
+  const reasoning = flags.reasoning ?? target.defaultReasoning;
+  if (!target.reasoningModes.includes(reasoning)) throw new UserError(`--reasoning ${reasoning}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
+  const options = parseScrub(flags.scrub, flags.scrubRules);
+  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) throw new UserError('--drop-on secrets needs --scrub to include secrets');
+  return {
+    scrub: options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' },
+    format: target.name,
+    reasoning,
+    supplied: [],
+    inferred: [],
+    everyLineTools: null,
+    maxExampleTokens: null,
+    seed: 0,
+    validationFraction: 0,
+    tokenizer: 'o200k_base',
+    maxSeqLength: null,
+    trainOn: 'all',
+    groupByModule: false,
+  };
 }
 
 type Target = { kind: 'stdout' } | { kind: 'file' | 'folder'; path: string };
@@ -68,6 +104,12 @@ export function registerIndex(program: Command): void {
     .option('--force', 'replace an existing --out')
     .option('--json', 'print a JSON summary on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
+  command
+    .addOption(new Option('--format <target>', 'also record, for this export target, its verdict on each record (refused) and the digest of its example (example): the keep-list needs them').choices([...TARGET_NAMES]))
+    .addOption(new Option('--reasoning <mode>', 'with --format: as export takes it').choices(['keep', 'drop', 'inline']))
+    .option('--scrub <kinds>', 'with --format: as export takes it', 'secrets')
+    .option('--scrub-rules <file>', 'with --format: as export takes it')
+    .addOption(new Option('--drop-on <kinds>', 'with --format: as export takes it').choices(['secrets']));
   addSourceOption(command);
   addPricesOption(command);
   command
@@ -100,6 +142,7 @@ Examples:
       const target = targetOf(flags.out);
       if (target.kind === 'stdout' && flags.json) throw new UserError('--json and --out - both write to stdout: choose one');
       const prices = loadPriceTable(flags.prices);
+      const projection = projectionOf(flags);
       const discovery = await findTraceFiles(roots, flags);
       if (target.kind === 'stdout' && process.stdout.isTTY) throw new UserError('--out - writes binary Parquet: redirect stdout to a file or a program');
       // An empty folder is there to be written into: that needs no --force.
@@ -122,7 +165,7 @@ Examples:
       const opening = new Promise<void>((resolve) => setImmediate(resolve)).then(() => Engine.open(scratch.file('spill'), { memoryLimit: '256MB', threads: 1 }));
       opening.catch(() => undefined);
       try {
-        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'));
+        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'), false, projection);
         engine = await opening;
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();

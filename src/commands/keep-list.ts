@@ -11,7 +11,7 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
-import { DIALECTS, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../engine/keep-list-sql.js';
+import { DIALECTS, exampleColumns, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../engine/keep-list-sql.js';
 import { addNearDuplicatesOption, parseStatuses, rootsAfterNearDuplicates } from './curation-options.js';
 import { numberOption, printJson } from './common.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD, SIGNATURE_WORDS } from '../pipeline/minhash.js';
@@ -35,11 +35,12 @@ interface KeepListFlags {
   keep: KeepRule;
   trajectories: 'all' | 'last';
   nearDuplicates?: boolean | string;
+  groupBy: 'none' | 'module';
 }
 
 function queryOf(flags: KeepListFlags): KeepListQuery {
   const statuses = flags.status === 'all' ? null : [...parseStatuses(flags.status)].sort();
-  return { statuses, key: flags.key, keep: flags.keep, trajectories: flags.trajectories };
+  return { statuses, key: flags.key, keep: flags.keep, trajectories: flags.trajectories, groupByModule: flags.groupBy === 'module' };
 }
 
 function threshold(value: boolean | string | undefined): number | null {
@@ -79,6 +80,7 @@ export function registerKeepList(program: Command): void {
     .option('--status <list>', 'statuses kept before dedupe, or all (export keeps ok; dedupe and filter all)', 'ok')
     .addOption(new Option('--key <key>', 'the dedupe key, as export and dedupe take it').choices([...KEY_KINDS]).default('inputs,config,module'))
     .addOption(new Option('--keep <rule>', 'which of a key\'s records is kept').choices(['first', 'last']).default('first'))
+    .addOption(new Option('--group-by <what>', 'as export takes it: an example repeats (duplicate_example) only within its dataset').choices(['none', 'module']).default('none'))
     .addOption(new Option('--trajectories <mode>', 'last: keep only the last step of an agent run (export\'s default); all: every step').choices(['all', 'last']).default('last'));
   addNearDuplicatesOption(command);
   command
@@ -118,15 +120,17 @@ Examples:
         const summary: Record<string, unknown> = {};
         if (out !== null) {
           // Survivors in file order: near-duplicate groups are numbered so, as one machine numbers them.
-          const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, coalesce(timestamp, 0), minhash FROM survivors ORDER BY file, line`);
+          const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, coalesce(timestamp, 0), minhash, ${exampleColumns(query).join(" || '\\u0000' || ")} FROM survivors ORDER BY file, line`);
           const ids: string[] = [];
+          const exampleKeys: string[] = [];
           const signatures = near === null ? null : new SignatureStore();
           const timestamps = new Column(Float64Array, 1, 1024);
           const ok = new Column(Uint8Array, 1, 1024);
           for await (const batch of survivors.rows) {
-            for (const [id, status, timestamp, minhash] of batch) {
+            for (const [id, status, timestamp, minhash, example] of batch) {
               const group = ids.length;
               ids.push(String(id));
+              exampleKeys.push(String(example));
               if (signatures === null) continue;
               timestamps.ensure(group + 1);
               ok.ensure(group + 1);
@@ -135,12 +139,16 @@ Examples:
               ok.data[group] = status === 'ok' ? 1 : 0;
             }
           }
-          let kept = ids;
+          let groups = ids.map((_, group) => group);
           if (signatures !== null) {
             const clusters = nearDuplicateClusters(signatures, { groups: ids.length, timestamps, winnerOk: ok }, flags.keep, near!);
-            kept = ids.filter((_, group) => clusters.keptFor(group) === -1);
-            summary.near_duplicates = ids.length - kept.length;
+            groups = groups.filter((group) => clusters.keptFor(group) === -1);
+            summary.near_duplicates = ids.length - groups.length;
           }
+          // duplicate_example, last, as export decides it while writing: the first of an example in file order is written.
+          const written = new Set<string>();
+          const kept = groups.filter((group) => !written.has(exampleKeys[group]) && written.add(exampleKeys[group]) !== null).map((group) => ids[group]);
+          summary.duplicate_examples = groups.length - kept.length;
           const listScratch = Scratch.beside(out);
           try {
             await writeList(engine, kept, listScratch.file('keep.parquet'));

@@ -29,6 +29,8 @@ export interface KeepListQuery {
   key: KeyKind;
   keep: KeepRule;
   trajectories: 'all' | 'last';
+  /** export --group-by module: an example repeats only within its program and module's dataset. */
+  groupByModule: boolean;
 }
 
 /** The columns a key groups on: the hashes dedupe keys on, within one program and module for the default key. */
@@ -57,7 +59,8 @@ export function survivorsSql(query: KeepListQuery, dialect: Dialect, source: str
   // --keep first: the earliest timestamp, ties to file order; last: the latest, ties to the later (dedupe.ts).
   const direction = query.keep === 'first' ? 'ASC' : 'DESC';
   const order = `CASE WHEN status = 'ok' THEN 0 ELSE 1 END, coalesce(timestamp, 0) ${direction}, file ${direction}, line ${direction}`;
-  const where = query.statuses === null ? '' : `\n  WHERE status IN (${query.statuses.map(quoted).join(', ')})`;
+  // The record-local stages: --status, and the target's verdict (an index built with --format; null otherwise).
+  const where = `\n  WHERE refused IS NULL${query.statuses === null ? '' : ` AND status IN (${query.statuses.map(quoted).join(', ')})`}`;
   const ctes = [
     `selected AS (\n  SELECT * FROM ${source}${where}\n)`,
     `ranked AS (\n  SELECT *, row_number() OVER (PARTITION BY ${keyColumns(query.key).join(', ')} ORDER BY ${order}) AS key_rank\n  FROM selected\n)`,
@@ -88,8 +91,15 @@ const PLACES: Record<Dialect, { source: string; head: string; tail: string }> = 
   trino: { source: 'hive.traces.records', head: 'CREATE TABLE hive.traces.keep WITH (format = \'PARQUET\') AS\n', tail: ';' },
 };
 
+/** The columns an example repeats within: its dataset (--group-by module: a program and module's). */
+export function exampleColumns(query: KeepListQuery): string[] {
+  return ['coalesce(example, call_id)', ...(query.groupByModule ? ['program', 'module'] : [])];
+}
+
 /** The whole statement `traces keep-list --sql` prints: the list of call_ids to keep, written where the dialect writes. */
 export function keepListStatement(query: KeepListQuery, dialect: Dialect, source = PLACES[dialect].source): string {
   const place = PLACES[dialect];
-  return `${place.head}WITH\n${survivorsSql(query, dialect, source)}\nSELECT call_id FROM survivors${place.tail}\n`;
+  // duplicate_example: of the survivors with the same example, the first in file order is written.
+  const examples = `examples AS (\n  SELECT call_id, row_number() OVER (PARTITION BY ${exampleColumns(query).join(', ')} ORDER BY file, line) AS example_rank\n  FROM survivors\n)`;
+  return `${place.head}WITH\n${survivorsSql(query, dialect, source)},\n${examples}\nSELECT call_id FROM examples WHERE example_rank = 1${place.tail}\n`;
 }

@@ -277,3 +277,21 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
     if (exampleLines.buffer.length <= SPARE_SINK_BYTES) spareSink = exampleLines;
   }
 }
+
+/**
+ * What the index records of a record's example (`traces index --format`), for the keep-list:
+ * the target's verdict (its drop reason, or null) and the digest of the example's line, which
+ * `duplicate_example` compares. Tools are attached by name only (the definitions are inferred
+ * later, once, from every index): two lines with the same messages and tool names get the same
+ * definitions, so the digests part the examples as the written lines do.
+ */
+export async function indexProjection(settings: ProjectionSettings): Promise<(record: TraceRecord) => { refused: string | null; example: string | null }> {
+  const context: ProjectionContext = { target: getTarget(settings.format), meter: await loadMeter(settings.tokenizer), settings, exampleLines: new ByteSink() };
+  return (record) => {
+    context.exampleLines.reset();
+    const item = unlessTooLong(() => projectRecord(record, context));
+    if (item instanceof TextTooLongError) return { refused: 'text_too_long', example: null };
+    if (item.kind === 'drop') return { refused: item.reason, example: null };
+    return { refused: null, example: item.digest.map((w) => (w >>> 0).toString(16).padStart(8, '0')).join('') };
+  };
+}

@@ -170,7 +170,11 @@ function globalCells(record: TraceRecord, ok: boolean): string {
   return cells;
 }
 
-export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
+/** The target's verdict and example digest of a record (`indexProjection`), when the index is built for a target. */
+export type ExampleFacts = (record: TraceRecord) => { refused: string | null; example: string | null };
+
+export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null, examples: ExampleFacts | null = null): void {
+  const example = examples === null ? null : examples(record);
   const facts = factsOf(record, prices);
   const usage = facts.usage;
   const synalinks = record instanceof SynalinksRecord;
@@ -230,6 +234,8 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       (messages.toolCalls ? 'true' : 'false') +
       ',' +
       globalCells(record, facts.status === 'ok') +
+      ',' +
+      (example === null ? ',' : `${maybeText(example.refused)},${maybeText(example.example)}`) +
       '\n',
   );
 }
