@@ -13,7 +13,7 @@ import { Scratch } from '../output/output-file.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { nameTakenError } from '../output/publish.js';
 import { pauseForTest } from '../output/test-pause.js';
-import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addPricesOption, addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { plural } from '../format.js';
 
 interface IndexFlags {
@@ -28,6 +28,7 @@ interface IndexFlags {
   scrub: string;
   scrubRules?: string;
   dropOn?: string;
+  seed: string;
 }
 
 /**
@@ -49,7 +50,7 @@ function projectionOf(flags: IndexFlags): ProjectionSettings | null {
     inferred: [],
     everyLineTools: null,
     maxExampleTokens: null,
-    seed: 0,
+    seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
     validationFraction: 0,
     tokenizer: 'o200k_base',
     maxSeqLength: null,
@@ -109,7 +110,8 @@ export function registerIndex(program: Command): void {
     .addOption(new Option('--reasoning <mode>', 'with --format: as export takes it').choices(['keep', 'drop', 'inline']))
     .option('--scrub <kinds>', 'with --format: as export takes it', 'secrets')
     .option('--scrub-rules <file>', 'with --format: as export takes it')
-    .addOption(new Option('--drop-on <kinds>', 'with --format: as export takes it').choices(['secrets']));
+    .addOption(new Option('--drop-on <kinds>', 'with --format: as export takes it').choices(['secrets']))
+    .option('--seed <s>', 'with --format: the seed of the split, as export takes it', '0');
   addSourceOption(command);
   addPricesOption(command);
   command

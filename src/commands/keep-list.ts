@@ -22,6 +22,7 @@ import { checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
 import { plural } from '../format.js';
+import { forcedSides } from '../pipeline/keep-list.js';
 
 interface KeepListFlags {
   sql?: boolean;
@@ -36,6 +37,7 @@ interface KeepListFlags {
   trajectories: 'all' | 'last';
   nearDuplicates?: boolean | string;
   groupBy: 'none' | 'module';
+  validationFraction: string;
 }
 
 function queryOf(flags: KeepListFlags): KeepListQuery {
@@ -81,6 +83,7 @@ export function registerKeepList(program: Command): void {
     .addOption(new Option('--key <key>', 'the dedupe key, as export and dedupe take it').choices([...KEY_KINDS]).default('inputs,config,module'))
     .addOption(new Option('--keep <rule>', 'which of a key\'s records is kept').choices(['first', 'last']).default('first'))
     .addOption(new Option('--group-by <what>', 'as export takes it: an example repeats (duplicate_example) only within its dataset').choices(['none', 'module']).default('none'))
+    .option('--validation-fraction <f>', 'as export takes it: the list forces the side of a group one machine would move (a dataset none of whose groups hashed to one side)', '0.1')
     .addOption(new Option('--trajectories <mode>', 'last: keep only the last step of an agent run (export\'s default); all: every step').choices(['all', 'last']).default('last'));
   addNearDuplicatesOption(command);
   command
@@ -102,6 +105,7 @@ Examples:
       indexes = rootsAfterNearDuplicates(flags as never, indexes);
       const query = queryOf(flags);
       const near = threshold(flags.nearDuplicates);
+      const validationFraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1');
       if (flags.sql) {
         if (near !== null) process.stderr.write('traces: near-duplicates are clustered by traces keep-list itself, not by the SQL (docs/engine.md)\n');
         process.stdout.write(keepListStatement(query, flags.dialect));
@@ -120,17 +124,19 @@ Examples:
         const summary: Record<string, unknown> = {};
         if (out !== null) {
           // Survivors in file order: near-duplicate groups are numbered so, as one machine numbers them.
-          const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, coalesce(timestamp, 0), minhash, ${exampleColumns(query).join(" || '\\u0000' || ")} FROM survivors ORDER BY file, line`);
+          const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, coalesce(timestamp, 0), minhash, ${exampleColumns(query).join(" || chr(0) || ")}, fraction, ${query.groupByModule ? "program || chr(0) || module" : "''"} FROM survivors ORDER BY file, line`);
           const ids: string[] = [];
           const exampleKeys: string[] = [];
+          const sides: { dataset: string; fraction: number | null }[] = [];
           const signatures = near === null ? null : new SignatureStore();
           const timestamps = new Column(Float64Array, 1, 1024);
           const ok = new Column(Uint8Array, 1, 1024);
           for await (const batch of survivors.rows) {
-            for (const [id, status, timestamp, minhash, example] of batch) {
+            for (const [id, status, timestamp, minhash, example, fraction, dataset] of batch) {
               const group = ids.length;
               ids.push(String(id));
               exampleKeys.push(String(example));
+              sides.push({ dataset: String(dataset), fraction: typeof fraction === 'number' ? fraction : null });
               if (signatures === null) continue;
               timestamps.ensure(group + 1);
               ok.ensure(group + 1);
@@ -147,8 +153,12 @@ Examples:
           }
           // duplicate_example, last, as export decides it while writing: the first of an example in file order is written.
           const written = new Set<string>();
-          const kept = groups.filter((group) => !written.has(exampleKeys[group]) && written.add(exampleKeys[group]) !== null).map((group) => ids[group]);
-          summary.duplicate_examples = groups.length - kept.length;
+          const keptGroups = groups.filter((group) => !written.has(exampleKeys[group]) && written.add(exampleKeys[group]) !== null);
+          summary.duplicate_examples = groups.length - keptGroups.length;
+          // The sides the writer of one machine would move a group to (small datasets): each host must write the same.
+          const forced = forcedSides(keptGroups.map((group) => sides[group]), validationFraction);
+          const kept = keptGroups.map((group, i) => ({ id: ids[group], split: forced.get(i) ?? null }));
+          summary.forced_sides = forced.size;
           const listScratch = Scratch.beside(out);
           try {
             await writeList(engine, kept, listScratch.file('keep.parquet'));
@@ -190,12 +200,13 @@ Examples:
     });
 }
 
-/** The kept call_ids as a Parquet file with one call_id column. */
-async function writeList(engine: { stream(sql: string): Promise<unknown> }, ids: string[], file: string): Promise<void> {
-  const text = `${file}.txt`;
-  writeFileSync(text, ids.length === 0 ? '' : `${ids.join('\n')}\n`);
+/** The kept call_ids as a Parquet file: a call_id column, and the side a record must go to where the list forces one (else null). */
+async function writeList(engine: { stream(sql: string): Promise<unknown> }, kept: { id: string; split: string | null }[], file: string): Promise<void> {
+  const text = `${file}.csv`;
+  const cell = (s: string) => `"${s.replaceAll('"', '""')}"`;
+  writeFileSync(text, kept.map(({ id, split }) => `${cell(id)},${split === null ? '' : cell(split)}\n`).join(''));
   const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
   await engine.stream(
-    `COPY (SELECT column0 AS call_id FROM read_csv(${quoted(text)}, header = false, columns = {'column0': 'VARCHAR'}, quote = '', escape = '', delim = '\\t', auto_detect = false)) TO ${quoted(file)} (FORMAT parquet)`,
+    `COPY (SELECT * FROM read_csv(${quoted(text)}, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', columns = {'call_id': 'VARCHAR', 'split': 'VARCHAR'}, auto_detect = false, allow_quoted_nulls = false)) TO ${quoted(file)} (FORMAT parquet)`,
   );
 }

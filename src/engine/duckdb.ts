@@ -258,3 +258,16 @@ export async function readCallIds(file: string): Promise<(string | null)[]> {
     engine.close();
   }
 }
+
+/** The forced sides of a keep-list (`split`, where not null) by call_id; null when it has no `split` column. */
+export async function readForcedSplits(file: string): Promise<[string, string][] | null> {
+  const engine = await Engine.open(null);
+  try {
+    const columns = await engine.query(`SELECT name FROM parquet_schema(${sqlString(file)})`);
+    if (!columns.rows.some((row) => row[0] === 'split')) return null;
+    const result = await engine.query(`SELECT CAST(call_id AS VARCHAR), CAST(split AS VARCHAR) FROM read_parquet(${sqlString(file)}) WHERE split IS NOT NULL AND call_id IS NOT NULL`);
+    return result.rows.map((row) => [String(row[0]), String(row[1])]);
+  } finally {
+    engine.close();
+  }
+}

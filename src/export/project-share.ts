@@ -279,19 +279,35 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
 }
 
 /**
- * What the index records of a record's example (`traces index --format`), for the keep-list:
- * the target's verdict (its drop reason, or null) and the digest of the example's line, which
- * `duplicate_example` compares. Tools are attached by name only (the definitions are inferred
- * later, once, from every index): two lines with the same messages and tool names get the same
- * definitions, so the digests part the examples as the written lines do.
+ * One record at a time, as a share projects it: its item and, for an example, its line (a view,
+ * valid until the next call). For `traces index --format` and `traces map`, which see records
+ * one by one rather than in shares of kept lines.
  */
-export async function indexProjection(settings: ProjectionSettings): Promise<(record: TraceRecord) => { refused: string | null; example: string | null }> {
+export async function recordProjector(settings: ProjectionSettings): Promise<(record: TraceRecord) => { item: ProjectedItem; line: Uint8Array | null }> {
   const context: ProjectionContext = { target: getTarget(settings.format), meter: await loadMeter(settings.tokenizer), settings, exampleLines: new ByteSink() };
   return (record) => {
     context.exampleLines.reset();
     const item = unlessTooLong(() => projectRecord(record, context));
-    if (item instanceof TextTooLongError) return { refused: 'text_too_long', example: null };
-    if (item.kind === 'drop') return { refused: item.reason, example: null };
-    return { refused: null, example: item.digest.map((w) => (w >>> 0).toString(16).padStart(8, '0')).join('') };
+    if (item instanceof TextTooLongError) {
+      return { item: { kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message }, line: null };
+    }
+    return { item, line: item.kind === 'example' ? context.exampleLines.view() : null };
+  };
+}
+
+/**
+ * What the index records of a record's example (`traces index --format`), for the keep-list:
+ * the target's verdict (its drop reason, or null), the digest of the example's line, which
+ * `duplicate_example` compares, and its group's fraction, which sides it. Tools are attached by
+ * name only (the definitions are inferred later, once, from every index): two lines with the
+ * same messages and tool names get the same definitions, so the digests part the examples as
+ * the written lines do.
+ */
+export async function indexProjection(settings: ProjectionSettings): Promise<(record: TraceRecord) => { refused: string | null; example: string | null; fraction: number | null }> {
+  const project = await recordProjector(settings);
+  return (record) => {
+    const { item } = project(record);
+    if (item.kind === 'drop') return { refused: item.reason, example: null, fraction: null };
+    return { refused: null, example: item.digest.map((w) => (w >>> 0).toString(16).padStart(8, '0')).join(''), fraction: item.fraction };
   };
 }

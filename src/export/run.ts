@@ -122,8 +122,10 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
       throw new UserError(`--inferred-tools ${(error as Error).message}`);
     }
   }
+  // A keep-list of traces keep-list settles the sides of the whole sharded dataset (its split column).
+  const settled = curationOptions.keepListFile ? await settledSides(curationOptions.keepListFile) : null;
   return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
-    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied, inferredFromFile }),
+    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied, inferredFromFile, settled }),
   );
 }
 
@@ -136,7 +138,13 @@ async function exportPass(
   curationOptions: CurationOptions,
   options: ExportOptions,
   pass: ExportPass,
-  { target, reasoning, supplied, inferredFromFile }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[]; inferredFromFile: ToolDefinition[] | null },
+  {
+    target,
+    reasoning,
+    supplied,
+    inferredFromFile,
+    settled,
+  }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[]; inferredFromFile: ToolDefinition[] | null; settled: Map<string, Split> | null },
 ): Promise<ExportResult | null> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
@@ -246,7 +254,8 @@ async function exportPass(
         for (const name of item.inferredTools) inferredUsed.add(name);
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(callId);
-        datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
+        if (settled !== null) datasetAt(item.folder).writeSettled(line, item.inspection, item.fraction, callId, settled.get(item.call_id));
+        else datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
       }
     }
     if (pass.mustPlanAgain) {
@@ -295,6 +304,12 @@ async function exportPass(
     keptFile?.dispose();
     writtenExamples?.dispose();
   }
+}
+
+/** The sides a keep-list forces, or null when it is no list of traces keep-list (no `split` column: each export settles its own). */
+async function settledSides(file: string): Promise<Map<string, Split> | null> {
+  const { readForcedSides } = await import('../pipeline/keep-list.js');
+  return readForcedSides(file);
 }
 
 /** Why an export has nothing to write: what its records were dropped as, most first. */

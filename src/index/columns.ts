@@ -75,6 +75,8 @@ export const INDEX_COLUMNS: readonly IndexColumn[] = [
   column('refused', 'VARCHAR', false),
   /** With `traces index --format`: the digest of the record's example line, which duplicate_example compares (32 hex digits). */
   column('example', 'VARCHAR', false),
+  /** With `traces index --format`: the example's first-user-message group as a fraction in [0, 1) for --seed, which sides it (split.ts). */
+  column('fraction', 'DOUBLE', false),
 ];
 
 /**
