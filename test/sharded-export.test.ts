@@ -96,14 +96,20 @@ function oneMachine(all: string, options: string[]): Map<string, string[]> {
   return examplesOf(out);
 }
 
-/** Sharded: index per host, one keep-list and tool file over every index (embedded DuckDB), export per host. */
-function sharded(hosts: string[], options: string[]): { examples: Map<string, string[]>; found: number; listed: number } {
+/** The global half: an index per host, then one keep-list and one tool file over every index (embedded DuckDB). */
+function globalChoice(hosts: string[], options: string[]): { work: string; keep: string; tools: string } {
   const work = tempDir('traces-engine-');
   const indexes = path.join(work, 'index');
   hosts.forEach((host, k) => run(['index', host, '--format', 'openai', '--out', `${path.join(indexes, `host-${k}`)}/`]));
   const keep = path.join(work, 'keep.parquet');
   const tools = path.join(work, 'tools.json');
   run(['keep-list', indexes, '--out', keep, '--tools-out', tools, ...options]);
+  return { work, keep, tools };
+}
+
+/** Sharded: the global choice, then export per host. */
+function sharded(hosts: string[], options: string[]): { examples: Map<string, string[]>; found: number; listed: number } {
+  const { work, keep, tools } = globalChoice(hosts, options);
   const examples = new Map<string, string[]>();
   let found = 0;
   let listed = 0;
@@ -158,6 +164,36 @@ describe('a tree spread over hosts exports exactly what one machine exports', ()
         // The hosts' reports add up: each listed id was found on exactly one host.
         assert.equal(found, listed, `spread by ${how}: the hosts found ${found} of the ${listed} listed ids`);
       }
+    });
+  }
+});
+
+describe('map mode: trace lines on stdin, examples on stdout', () => {
+  const all = wholeTree();
+  const hosts = spread(all, 'line');
+  for (const options of [[], ['--group-by', 'module']]) {
+    it(`gives the one-machine examples from every host's lines${options.length === 0 ? '' : ` with ${options.join(' ')}`}`, () => {
+      const expected = oneMachine(all, options);
+      const { keep, tools } = globalChoice(hosts, options);
+      const examples = new Map<string, string[]>();
+      for (const host of hosts) {
+        // The host's lines in any order, as an engine's partition hands them over: here every file's, one after another.
+        const input = filesUnder(host)
+          .filter((f) => f.endsWith('.jsonl'))
+          .map((f) => readFileSync(path.join(host, f), 'utf8'))
+          .map((text) => (text.endsWith('\n') || text === '' ? text : `${text}\n`))
+          .join('');
+        const result = runCli(['map', '--format', 'openai', '--keep-list', keep, '--inferred-tools', tools, ...options], { input });
+        assert.equal(result.status, 0, result.stderr);
+        assert.match(result.stderr, /traces map: [\d,]+ lines, [\d,]+ examples/);
+        for (const line of result.stdout.split('\n').filter((l) => l !== '')) {
+          const [split, dataset, example] = line.split('\t');
+          const key = `${dataset}:${split}`;
+          examples.set(key, [...(examples.get(key) ?? []), example]);
+        }
+      }
+      for (const lines of examples.values()) lines.sort();
+      assertSame(examples, expected, 'map mode');
     });
   }
 });
