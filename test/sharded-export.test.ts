@@ -14,6 +14,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, wri
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { FIXTURES, generatedTree, runCli, SAMPLES, tempDir } from './helpers.js';
+import { Engine, sqlString } from '../src/engine/duckdb.js';
 
 const HOSTS = 4;
 
@@ -196,4 +197,43 @@ describe('map mode: trace lines on stdin, examples on stdout', () => {
       assertSame(examples, expected, 'map mode');
     });
   }
+});
+
+describe('the printed keep-list SQL', () => {
+  const all = wholeTree();
+  const hosts = spread(all, 'program');
+  for (const options of [[], ['--trajectories', 'all'], ['--key', 'inputs,config'], ['--keep', 'last']]) {
+    it(`run in DuckDB as printed, lists what traces keep-list keeps${options.length === 0 ? '' : ` with ${options.join(' ')}`}`, async () => {
+      const { work, keep } = globalChoice(hosts, options);
+      const printed = run(['keep-list', '--sql', '--dialect', 'duckdb', ...options]);
+      assert.ok(printed.includes("read_parquet('index/*/*.parquet')") && printed.includes("'keep.parquet'"), printed);
+      const fromSql = path.join(work, 'keep-sql.parquet');
+      const engine = await Engine.open(null);
+      try {
+        // Only the two paths change: the statement runs as printed.
+        await engine.query(printed.replace("'index/*/*.parquet'", sqlString(path.join(work, 'index', '*', '*.parquet'))).replace("'keep.parquet'", sqlString(fromSql)));
+        const ids = async (file: string) => (await engine.query(`SELECT call_id FROM read_parquet(${sqlString(file)}) ORDER BY 1`)).rows.map((r) => String(r[0]));
+        const expected = await ids(keep);
+        assert.ok(expected.length > 1000);
+        assert.deepEqual(await ids(fromSql), expected);
+      } finally {
+        engine.close();
+      }
+    });
+  }
+
+  it('differs between dialects only in how a list is exploded and where the list is read and written', () => {
+    const texts = Object.fromEntries(['duckdb', 'spark', 'trino'].map((d) => [d, run(['keep-list', '--sql', '--dialect', d])]));
+    assert.match(texts.duckdb, /unnest\(string_split\(trajectory_prefixes, ' '\)\)/);
+    assert.match(texts.spark, /explode\(split\(trajectory_prefixes, ' '\)\)/);
+    assert.match(texts.spark, /INSERT OVERWRITE DIRECTORY/);
+    assert.match(texts.trino, /CROSS JOIN UNNEST\(split\(w\.trajectory_prefixes, ' '\)\) AS p \(digest\)/);
+    const common = (text: string) =>
+      text
+        .replace(/`timestamp`/g, '"timestamp"')
+        .split('\n')
+        .filter((l) => /PARTITION BY|key_rank|holder_rank|example_rank|LEFT JOIN holders/.test(l) && !l.startsWith('SELECT call_id FROM examples'));
+    assert.deepEqual(common(texts.spark), common(texts.duckdb));
+    assert.deepEqual(common(texts.trino), common(texts.duckdb));
+  });
 });

@@ -58,7 +58,9 @@ function quoted(text: string): string {
 export function survivorsSql(query: KeepListQuery, dialect: Dialect, source: string): string {
   // --keep first: the earliest timestamp, ties to file order; last: the latest, ties to the later (dedupe.ts).
   const direction = query.keep === 'first' ? 'ASC' : 'DESC';
-  const order = `CASE WHEN status = 'ok' THEN 0 ELSE 1 END, coalesce(timestamp, 0) ${direction}, file ${direction}, line ${direction}`;
+  // `timestamp` is a type name too: quoted, as each dialect quotes a name.
+  const timestamp = dialect === 'spark' ? '`timestamp`' : '"timestamp"';
+  const order = `CASE WHEN status = 'ok' THEN 0 ELSE 1 END, coalesce(${timestamp}, 0) ${direction}, file ${direction}, line ${direction}`;
   // The record-local stages: --status, and the target's verdict (an index built with --format; null otherwise).
   const where = `\n  WHERE refused IS NULL${query.statuses === null ? '' : ` AND status IN (${query.statuses.map(quoted).join(', ')})`}`;
   const ctes = [
