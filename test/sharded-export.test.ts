@@ -202,7 +202,7 @@ describe('map mode: trace lines on stdin, examples on stdout', () => {
 describe('the printed keep-list SQL', () => {
   const all = wholeTree();
   const hosts = spread(all, 'program');
-  for (const options of [[], ['--trajectories', 'all'], ['--key', 'inputs,config'], ['--keep', 'last']]) {
+  for (const options of [[], ['--trajectories', 'all'], ['--key', 'inputs,config'], ['--keep', 'last'], ['--group-by', 'module']]) {
     it(`run in DuckDB as printed, lists what traces keep-list keeps${options.length === 0 ? '' : ` with ${options.join(' ')}`}`, async () => {
       const { work, keep } = globalChoice(hosts, options);
       const printed = run(['keep-list', '--sql', '--dialect', 'duckdb', ...options]);
@@ -212,10 +212,12 @@ describe('the printed keep-list SQL', () => {
       try {
         // Only the two paths change: the statement runs as printed.
         await engine.query(printed.replace("'index/*/*.parquet'", sqlString(path.join(work, 'index', '*', '*.parquet'))).replace("'keep.parquet'", sqlString(fromSql)));
-        const ids = async (file: string) => (await engine.query(`SELECT call_id FROM read_parquet(${sqlString(file)}) ORDER BY 1`)).rows.map((r) => String(r[0]));
+        // The ids, and the sides the list settles (a dataset whose groups all hashed to one side).
+        const ids = async (file: string) => (await engine.query(`SELECT call_id, split FROM read_parquet(${sqlString(file)}) ORDER BY 1`)).rows.map((r) => `${String(r[0])} ${String(r[1])}`);
         const expected = await ids(keep);
         assert.ok(expected.length > 1000);
         assert.deepEqual(await ids(fromSql), expected);
+        if (options.includes('--group-by')) assert.ok(expected.some((row) => !row.endsWith(' null')), 'some side is settled by the list');
       } finally {
         engine.close();
       }

@@ -42,7 +42,8 @@ interface KeepListFlags {
 
 function queryOf(flags: KeepListFlags): KeepListQuery {
   const statuses = flags.status === 'all' ? null : [...parseStatuses(flags.status)].sort();
-  return { statuses, key: flags.key, keep: flags.keep, trajectories: flags.trajectories, groupByModule: flags.groupBy === 'module' };
+  const validationFraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1');
+  return { statuses, key: flags.key, keep: flags.keep, trajectories: flags.trajectories, groupByModule: flags.groupBy === 'module', validationFraction };
 }
 
 function threshold(value: boolean | string | undefined): number | null {
@@ -105,7 +106,7 @@ Examples:
       indexes = rootsAfterNearDuplicates(flags as never, indexes);
       const query = queryOf(flags);
       const near = threshold(flags.nearDuplicates);
-      const validationFraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1');
+      const { validationFraction } = query;
       if (flags.sql) {
         if (near !== null) process.stderr.write('traces: near-duplicates are clustered by traces keep-list itself, not by the SQL (docs/engine.md)\n');
         process.stdout.write(keepListStatement(query, flags.dialect));

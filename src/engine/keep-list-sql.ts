@@ -31,6 +31,8 @@ export interface KeepListQuery {
   trajectories: 'all' | 'last';
   /** export --group-by module: an example repeats only within its program and module's dataset. */
   groupByModule: boolean;
+  /** export --validation-fraction: the sides the list settles (`forcedSides`). */
+  validationFraction: number;
 }
 
 /** The columns a key groups on: the hashes dedupe keys on, within one program and module for the default key. */
@@ -98,10 +100,33 @@ export function exampleColumns(query: KeepListQuery): string[] {
   return ['coalesce(example, call_id)', ...(query.groupByModule ? ['program', 'module'] : [])];
 }
 
-/** The whole statement `traces keep-list --sql` prints: the list of call_ids to keep, written where the dialect writes. */
+/**
+ * The whole statement `traces keep-list --sql` prints: the call_ids to keep, and the side a
+ * record must go to where one machine's writer would move its group (`forcedSides` in
+ * pipeline/keep-list.ts: a dataset none of whose groups hashed to one side), written where the
+ * dialect writes.
+ */
 export function keepListStatement(query: KeepListQuery, dialect: Dialect, source = PLACES[dialect].source): string {
   const place = PLACES[dialect];
   // duplicate_example: of the survivors with the same example, the first in file order is written.
-  const examples = `examples AS (\n  SELECT call_id, row_number() OVER (PARTITION BY ${exampleColumns(query).join(', ')} ORDER BY file, line) AS example_rank\n  FROM survivors\n)`;
-  return `${place.head}WITH\n${survivorsSql(query, dialect, source)},\n${examples}\nSELECT call_id FROM examples WHERE example_rank = 1${place.tail}\n`;
+  const examples = `examples AS (\n  SELECT *, row_number() OVER (PARTITION BY ${exampleColumns(query).join(', ')} ORDER BY file, line) AS example_rank\n  FROM survivors\n)`;
+  const kept = 'kept AS (\n  SELECT * FROM examples WHERE example_rank = 1\n)';
+  if (query.validationFraction === 0) {
+    return `${place.head}WITH\n${survivorsSql(query, dialect, source)},\n${examples},\n${kept}\nSELECT call_id, CAST(NULL AS VARCHAR) AS split FROM kept${place.tail}\n`;
+  }
+  // A double, as traces compares it: a decimal literal would be compared as a decimal.
+  const vf = `CAST(${query.validationFraction} AS DOUBLE)`;
+  const by = query.groupByModule ? ['program', 'module'] : [];
+  const datasets =
+    `datasets AS (\n  SELECT ${by.map((c) => `${c}, `).join('')}sum(CASE WHEN fraction < ${vf} THEN 1 ELSE 0 END) AS validation_examples,\n` +
+    `    sum(CASE WHEN fraction < ${vf} THEN 0 ELSE 1 END) AS training_examples,\n` +
+    `    count(DISTINCT fraction) AS groups, min(fraction) AS nearest_validation, max(fraction) AS nearest_training\n` +
+    `  FROM kept WHERE fraction IS NOT NULL${by.length > 0 ? `\n  GROUP BY ${by.join(', ')}` : ''}\n)`;
+  const join = by.length > 0 ? `LEFT JOIN datasets d ON ${by.map((c) => `d.${c} = k.${c}`).join(' AND ')}` : 'CROSS JOIN datasets d';
+  const select =
+    `SELECT k.call_id, CASE\n` +
+    `  WHEN d.validation_examples = 0 AND d.groups >= 2 AND k.fraction = d.nearest_validation THEN 'validation'\n` +
+    `  WHEN d.training_examples = 0 AND k.fraction = d.nearest_training THEN 'training'\n` +
+    `END AS split\nFROM kept k ${join}`;
+  return `${place.head}WITH\n${survivorsSql(query, dialect, source)},\n${examples},\n${kept},\n${datasets}\n${select}${place.tail}\n`;
 }
