@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FIXTURES, generatedTree, runCli, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, generatedTree, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
 import { Engine, sqlString } from '../src/engine/duckdb.js';
 
 const HOSTS = 4;
@@ -223,6 +223,13 @@ describe('the printed keep-list SQL', () => {
       }
     });
   }
+
+  it('is what docs/engine.md shows', () => {
+    const doc = readFileSync(path.join(REPO, 'docs', 'engine.md'), 'utf8');
+    const shown = /<!-- keep-list --sql: duckdb -->\s*```sql\n([\s\S]*?)```/.exec(doc);
+    assert.ok(shown, 'docs/engine.md shows the printed keep-list SQL');
+    assert.equal(shown[1], run(['keep-list', '--sql', '--dialect', 'duckdb']));
+  });
 
   it('differs between dialects only in how a list is exploded and where the list is read and written', () => {
     const texts = Object.fromEntries(['duckdb', 'spark', 'trino'].map((d) => [d, run(['keep-list', '--sql', '--dialect', d])]));
