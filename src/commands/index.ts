@@ -56,6 +56,7 @@ function projectionOf(flags: IndexFlags): ProjectionSettings | null {
     maxSeqLength: null,
     trainOn: 'all',
     groupByModule: false,
+    verdictOnly: true,
   };
 }
 

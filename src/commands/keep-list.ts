@@ -24,6 +24,9 @@ import { nameTakenError } from '../output/publish.js';
 import { plural } from '../format.js';
 import { forcedSides } from '../pipeline/keep-list.js';
 
+/** The columns of the index the keep-list reads beyond the first ones (`index/columns.ts`). */
+const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'refused', 'example', 'fraction'];
+
 interface KeepListFlags {
   sql?: boolean;
   dialect: Dialect;
@@ -121,6 +124,20 @@ Examples:
       const scratch = Scratch.inTemp();
       const engine = await Engine.open(scratch.file('spill'));
       try {
+        // An index of an earlier traces has none of the global columns: said in one line, with what to do.
+        const have = new Set((await engine.query(`DESCRIBE SELECT * FROM ${source}`)).rows.map((row) => String(row[0])));
+        const missing = GLOBAL_COLUMNS.filter((column) => !have.has(column));
+        if (missing.length > 0) {
+          throw new UserError(`the indexes lack the columns the keep-list reads (${missing.join(', ')}): they were written by an earlier traces; index the hosts again with this one (traces index --format TARGET)`);
+        }
+        // Without --format the index holds no verdict, example or group: the list can settle none of them.
+        const [[withExamples]] = (await engine.query(`SELECT count(fraction) FROM ${source}`)).rows;
+        const forTarget = Number(withExamples) > 0;
+        if (!forTarget) {
+          process.stderr.write(
+            'traces: the indexes were built without --format: the target\'s refusals, repeated examples (duplicate_example) and the split\'s moved groups are not in the list, so the hosts\' exports may differ from one machine\'s; build them with traces index --format TARGET\n',
+          );
+        }
         const ctes = survivorsSql(query, 'duckdb', source);
         const summary: Record<string, unknown> = {};
         if (out !== null) {
@@ -162,7 +179,7 @@ Examples:
           summary.forced_sides = forced.size;
           const listScratch = Scratch.beside(out);
           try {
-            await writeList(engine, kept, listScratch.file('keep.parquet'));
+            await writeList(engine, kept, listScratch.file('keep.parquet'), forTarget);
             listScratch.commit('keep.parquet', out, flags.force === true, () => nameTakenError('--out', flags.out!, out));
           } finally {
             listScratch.discard();
@@ -201,13 +218,16 @@ Examples:
     });
 }
 
-/** The kept call_ids as a Parquet file: a call_id column, and the side a record must go to where the list forces one (else null). */
-async function writeList(engine: { stream(sql: string): Promise<unknown> }, kept: { id: string; split: string | null }[], file: string): Promise<void> {
+/**
+ * The kept call_ids as a Parquet file: a call_id column, and (`withSplit`: the indexes knew the
+ * examples' groups) the side a record must go to where the list forces one, else null.
+ */
+async function writeList(engine: { stream(sql: string): Promise<unknown> }, kept: { id: string; split: string | null }[], file: string, withSplit: boolean): Promise<void> {
   const text = `${file}.csv`;
   const cell = (s: string) => `"${s.replaceAll('"', '""')}"`;
   writeFileSync(text, kept.map(({ id, split }) => `${cell(id)},${split === null ? '' : cell(split)}\n`).join(''));
   const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
   await engine.stream(
-    `COPY (SELECT * FROM read_csv(${quoted(text)}, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', columns = {'call_id': 'VARCHAR', 'split': 'VARCHAR'}, auto_detect = false, allow_quoted_nulls = false)) TO ${quoted(file)} (FORMAT parquet)`,
+    `COPY (SELECT ${withSplit ? '*' : 'call_id'} FROM read_csv(${quoted(text)}, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', columns = {'call_id': 'VARCHAR', 'split': 'VARCHAR'}, auto_detect = false, allow_quoted_nulls = false)) TO ${quoted(file)} (FORMAT parquet)`,
   );
 }

@@ -20,7 +20,10 @@ import {
   type Target,
   type ToolDefinition,
 } from '../targets/index.js';
-import { loadMeter, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { loadMeter, type ExampleMeasure, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+
+/** What `verdictOnly` stands in for a count it does not make: no limit or finding reads it. */
+const UNMEASURED: ExampleMeasure = { tokens: { total: 0, assistant: 0 }, findings: [] };
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
@@ -47,6 +50,11 @@ export interface ProjectionSettings {
   maxSeqLength: number | null;
   trainOn: TrainOn;
   groupByModule: boolean;
+  /**
+   * The verdict, digest and group only (`traces index --format`): no tokens are counted and the
+   * example is not inspected, which no verdict needs without a token limit or a model folder.
+   */
+  verdictOnly?: boolean;
 }
 
 export type ProjectedItem =
@@ -205,7 +213,8 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   // encoding counts the tokens trained on as if the earlier turns had weight 0 (a model folder's meter
   // applies --train-on itself, and openai's example has the weights already).
   const weightsToCount = lastTurn && target.trainOnLastTurn === undefined && !meter.rendersTemplate;
-  const measured = meter.measure(weightsToCount ? lastTurnWeighted(example) : example);
+  const counted = settings.verdictOnly !== true || settings.maxExampleTokens !== null || settings.maxSeqLength !== null || meter.rendersTemplate;
+  const measured = counted ? meter.measure(weightsToCount ? lastTurnWeighted(example) : example) : UNMEASURED;
   const tokens = measured.tokens;
   if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
@@ -234,7 +243,8 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
-    inspection: inspectExample(target, meter, example, measured),
+    // Not inspected for the index (verdictOnly), which reads only the verdict, digest and group.
+    inspection: counted ? inspectExample(target, meter, example, measured) : (null as unknown as Inspection),
     inferredTools: tools.inferred,
     partial: record.partial ? callId : null,
     redactions,

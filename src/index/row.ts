@@ -133,10 +133,13 @@ function hex(words: Uint32Array): string {
   return out;
 }
 
-/** Words as hex, 8 digits each. */
+/** Words as hex, 8 digits each (as `hex` writes a key). */
 function wordsHex(words: ArrayLike<number>, from = 0, to = words.length): string {
   let out = '';
-  for (let i = from; i < to; i++) out += (words[i] >>> 0).toString(16).padStart(8, '0');
+  for (let i = from; i < to; i++) {
+    const w = words[i];
+    out += HEX[w >>> 24] + HEX[(w >>> 16) & 255] + HEX[(w >>> 8) & 255] + HEX[w & 255];
+  }
   return out;
 }
 
