@@ -246,3 +246,42 @@ describe('the printed keep-list SQL', () => {
     assert.deepEqual(common(texts.trino), common(texts.duckdb));
   });
 });
+
+describe('a keep-list and the exports that apply it', () => {
+  it('says when an export runs with other options than the list was made with, naming each', () => {
+    const work = tempDir('traces-keep-options-');
+    run(['index', SAMPLES, '--format', 'openai', '--out', `${path.join(work, 'index')}/`]);
+    const keep = path.join(work, 'keep.parquet');
+    run(['keep-list', path.join(work, 'index'), '--out', keep]);
+    const same = runCli(['export', SAMPLES, '--format', 'openai', '--keep-list', keep, '--out', path.join(work, 'same')]);
+    assert.equal(same.status, 0, same.stderr);
+    assert.doesNotMatch(same.stderr, /made with other options/);
+    const other = runCli(['export', SAMPLES, '--format', 'openai', '--keep-list', keep, '--trajectories', 'all', '--key', 'inputs,config', '--out', path.join(work, 'other')]);
+    assert.equal(other.status, 0, other.stderr);
+    assert.match(other.stderr, /made with other options than this export's: --key inputs,config \(the list: inputs,config,module\), --trajectories all \(the list: last\)/);
+  });
+
+  it('says what an index built without --format leaves out of the list, and refuses an index without its columns', async () => {
+    const work = tempDir('traces-keep-index-');
+    run(['index', SAMPLES, '--out', `${path.join(work, 'plain')}/`]);
+    const plain = runCli(['keep-list', path.join(work, 'plain'), '--out', path.join(work, 'keep.parquet')]);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stderr, /built without --format: the target's refusals, repeated examples \(duplicate_example\) and the split's moved groups are not in the list/);
+    // An index of an earlier traces: the columns before the global ones.
+    const old = path.join(work, 'old.parquet');
+    const engine = await Engine.open(null);
+    try {
+      await engine.query(
+        `COPY (SELECT * EXCLUDE (trajectory, trajectory_inputs, trajectory_prefixes, minhash, tool_calls, refused, example, fraction) FROM read_parquet(${sqlString(path.join(work, 'plain', '*.parquet'))})) TO ${sqlString(old)} (FORMAT parquet)`,
+      );
+    } finally {
+      engine.close();
+    }
+    const earlier = runCli(['keep-list', old, '--out', path.join(work, 'k2.parquet')]);
+    assert.equal(earlier.status, 2);
+    assert.match(earlier.stderr, /the indexes lack the columns the keep-list reads \(trajectory, .*\): they were written by an earlier traces; index the hosts again/);
+    const refused = runCli(['keep-list', path.join(work, 'missing'), '--out', path.join(work, 'k3.parquet')]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /missing: no such index/);
+  });
+});

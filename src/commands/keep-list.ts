@@ -22,7 +22,8 @@ import { checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
 import { plural } from '../format.js';
-import { forcedSides } from '../pipeline/keep-list.js';
+import { STATUSES } from '../record.js';
+import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 
 /** The columns of the index the keep-list reads beyond the first ones (`index/columns.ts`). */
 const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'refused', 'example', 'fraction'];
@@ -179,7 +180,17 @@ Examples:
           summary.forced_sides = forced.size;
           const listScratch = Scratch.beside(out);
           try {
-            await writeList(engine, kept, listScratch.file('keep.parquet'), forTarget);
+            const made: KeepListOptions = {
+              // As an export states its statuses: every one, sorted, for all.
+              status: [...(query.statuses ?? STATUSES)].sort().join(','),
+              key: query.key,
+              keep: query.keep,
+              trajectories: query.trajectories,
+              near_duplicates: near,
+              group_by: flags.groupBy,
+              validation_fraction: validationFraction,
+            };
+            await writeList(engine, kept, listScratch.file('keep.parquet'), forTarget, made);
             listScratch.commit('keep.parquet', out, flags.force === true, () => nameTakenError('--out', flags.out!, out));
           } finally {
             listScratch.discard();
@@ -222,12 +233,18 @@ Examples:
  * The kept call_ids as a Parquet file: a call_id column, and (`withSplit`: the indexes knew the
  * examples' groups) the side a record must go to where the list forces one, else null.
  */
-async function writeList(engine: { stream(sql: string): Promise<unknown> }, kept: { id: string; split: string | null }[], file: string, withSplit: boolean): Promise<void> {
+async function writeList(
+  engine: { stream(sql: string): Promise<unknown> },
+  kept: { id: string; split: string | null }[],
+  file: string,
+  withSplit: boolean,
+  made: KeepListOptions,
+): Promise<void> {
   const text = `${file}.csv`;
   const cell = (s: string) => `"${s.replaceAll('"', '""')}"`;
   writeFileSync(text, kept.map(({ id, split }) => `${cell(id)},${split === null ? '' : cell(split)}\n`).join(''));
   const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
   await engine.stream(
-    `COPY (SELECT ${withSplit ? '*' : 'call_id'} FROM read_csv(${quoted(text)}, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', columns = {'call_id': 'VARCHAR', 'split': 'VARCHAR'}, auto_detect = false, allow_quoted_nulls = false)) TO ${quoted(file)} (FORMAT parquet)`,
+    `COPY (SELECT ${withSplit ? '*' : 'call_id'} FROM read_csv(${quoted(text)}, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', columns = {'call_id': 'VARCHAR', 'split': 'VARCHAR'}, auto_detect = false, allow_quoted_nulls = false)) TO ${quoted(file)} (FORMAT parquet, KV_METADATA {${KEEP_LIST_OPTIONS_KEY}: ${quoted(JSON.stringify(made))}})`,
   );
 }

@@ -271,3 +271,14 @@ export async function readForcedSplits(file: string): Promise<[string, string][]
     engine.close();
   }
 }
+
+/** A Parquet file's key-value metadata, as text. */
+export async function readParquetMetadata(file: string): Promise<Map<string, string>> {
+  const engine = await Engine.open(null);
+  try {
+    const result = await engine.query(`SELECT decode(key), decode(value) FROM parquet_kv_metadata(${sqlString(file)})`);
+    return new Map(result.rows.map((row) => [String(row[0]), String(row[1])]));
+  } finally {
+    engine.close();
+  }
+}

@@ -124,6 +124,7 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   }
   // A keep-list of traces keep-list settles the sides of the whole sharded dataset (its split column).
   const settled = curationOptions.keepListFile ? await settledSides(curationOptions.keepListFile) : null;
+  if (curationOptions.keepListFile) await warnOfOtherOptions(curationOptions, options, curationOptions.keepListFile);
   return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
     exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied, inferredFromFile, settled }),
   );
@@ -303,6 +304,29 @@ async function exportPass(
     heldKeys?.dispose();
     keptFile?.dispose();
     writtenExamples?.dispose();
+  }
+}
+
+/**
+ * A list `traces keep-list` made for other options than this export's (another --key, --trajectories,
+ * …) is the global choice of another dataset: said on stderr, with each difference, since the hosts'
+ * outputs together would not be the one-machine dataset.
+ */
+async function warnOfOtherOptions(curation: CurationOptions, options: ExportOptions, file: string): Promise<void> {
+  const { readKeepListOptions, keepListDifferences } = await import('../pipeline/keep-list.js');
+  const list = await readKeepListOptions(file);
+  if (list === null) return;
+  const differences = keepListDifferences(list, {
+    status: [...curation.selection.statuses].sort().join(','),
+    key: curation.key,
+    keep: curation.keep,
+    trajectories: curation.trajectories,
+    near_duplicates: curation.nearDuplicates ?? null,
+    group_by: options.groupBy,
+    validation_fraction: options.validationFraction,
+  });
+  if (differences.length > 0) {
+    process.stderr.write(`traces: warning: --keep-list ${file} was made with other options than this export's: ${differences.join(', ')}; make the list with the export's options (traces keep-list … ${differences.map((d) => d.split(' (')[0]).join(' ')})\n`);
   }
 }
 

@@ -100,3 +100,55 @@ export async function readForcedSides(file: string): Promise<Map<string, Split> 
   }
   return sides;
 }
+
+/**
+ * The options a keep-list was made with (`traces keep-list` writes them in the Parquet file's
+ * key-value metadata), as an export states its own: a host exporting with other options would
+ * apply a list made for another dataset.
+ */
+export interface KeepListOptions {
+  status: string;
+  key: string;
+  keep: string;
+  trajectories: string;
+  near_duplicates: number | null;
+  group_by: string;
+  validation_fraction: number;
+}
+
+/** The metadata key the options are written under. */
+export const KEEP_LIST_OPTIONS_KEY = 'traces_keep_list';
+
+/** The options a list was made with, from its first Parquet part that says; null for a list of another making. */
+export async function readKeepListOptions(file: string): Promise<KeepListOptions | null> {
+  const files = statSync(file).isDirectory() ? keepListParts(file, '--keep-list') : [file];
+  for (const part of files) {
+    if (!startsWithParquetMagic(part)) continue;
+    const { readParquetMetadata } = await import('../engine/duckdb.js');
+    const text = (await readParquetMetadata(part)).get(KEEP_LIST_OPTIONS_KEY);
+    if (text === undefined) continue;
+    try {
+      return JSON.parse(text) as KeepListOptions;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** How `options` differ from those the list was made with, one phrase each ("--key inputs,config (the list: inputs,config,module)"). */
+export function keepListDifferences(list: KeepListOptions, options: KeepListOptions): string[] {
+  const flags: Record<keyof KeepListOptions, string> = {
+    status: '--status',
+    key: '--key',
+    keep: '--keep',
+    trajectories: '--trajectories',
+    near_duplicates: '--near-duplicates',
+    group_by: '--group-by',
+    validation_fraction: '--validation-fraction',
+  };
+  const shown = (value: unknown) => (value === null ? 'off' : String(value));
+  return (Object.keys(flags) as (keyof KeepListOptions)[])
+    .filter((name) => list[name] !== undefined && list[name] !== options[name])
+    .map((name) => `${flags[name]} ${shown(options[name])} (the list: ${shown(list[name])})`);
+}
