@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/scrub.js';
-import { parseScrub } from '../privacy/options.js';
+import { scrubSettings } from './example-options.js';
 import { TARGET_NAMES, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
@@ -43,14 +42,6 @@ interface ExportFlags extends CurationFlags, TokenizerFlags {
 function positive(flag: string, text: string | undefined): number | null {
   if (text === undefined) return null;
   return numberOption(flag, text, (value) => value > 0, 'a number > 0');
-}
-
-function scrubSettings(flags: ExportFlags): ScrubSettings | null {
-  const options = parseScrub(flags.scrub, flags.scrubRules);
-  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) {
-    throw new UserError('--drop-on secrets needs --scrub to include secrets');
-  }
-  return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
 }
 
 /** Options that shape a training set: Ask recordings have no split, tokens, shards or tool list. */

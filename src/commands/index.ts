@@ -2,9 +2,9 @@
 import { createReadStream, lstatSync, readdirSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Command, Option } from 'commander';
-import { getTarget, TARGET_NAMES, type ReasoningMode } from '../targets/index.js';
+import { TARGET_NAMES } from '../targets/index.js';
 import type { ProjectionSettings } from '../export/project-share.js';
-import { parseScrub } from '../privacy/options.js';
+import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType } from '../engine/duckdb.js';
 import { loadPriceTable } from '../pricing/table.js';
@@ -13,10 +13,10 @@ import { Scratch } from '../output/output-file.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { nameTakenError } from '../output/publish.js';
 import { pauseForTest } from '../output/test-pause.js';
-import { addPricesOption, addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { plural } from '../format.js';
 
-interface IndexFlags {
+interface IndexFlags extends ExampleFlags {
   out?: string;
   force?: boolean;
   json?: boolean;
@@ -24,11 +24,6 @@ interface IndexFlags {
   source?: SourceKind;
   prices?: string;
   format?: string;
-  reasoning?: ReasoningMode;
-  scrub: string;
-  scrubRules?: string;
-  dropOn?: string;
-  seed: string;
 }
 
 /**
@@ -36,28 +31,7 @@ interface IndexFlags {
  * defaults), so the index holds the target's verdict and the example's digest (docs/engine.md).
  */
 function projectionOf(flags: IndexFlags): ProjectionSettings | null {
-  if (flags.format === undefined) return null;
-  const target = getTarget(flags.format);
-  const reasoning = flags.reasoning ?? target.defaultReasoning;
-  if (!target.reasoningModes.includes(reasoning)) throw new UserError(`--reasoning ${reasoning}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
-  const options = parseScrub(flags.scrub, flags.scrubRules);
-  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) throw new UserError('--drop-on secrets needs --scrub to include secrets');
-  return {
-    scrub: options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' },
-    format: target.name,
-    reasoning,
-    supplied: [],
-    inferred: [],
-    everyLineTools: null,
-    maxExampleTokens: null,
-    seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
-    validationFraction: 0,
-    tokenizer: 'o200k_base',
-    maxSeqLength: null,
-    trainOn: 'all',
-    groupByModule: false,
-    verdictOnly: true,
-  };
+  return flags.format === undefined ? null : exampleSettings(flags.format, flags, { verdictOnly: true });
 }
 
 type Target = { kind: 'stdout' } | { kind: 'file' | 'folder'; path: string };
@@ -106,13 +80,10 @@ export function registerIndex(program: Command): void {
     .option('--force', 'replace an existing --out')
     .option('--json', 'print a JSON summary on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
-  command
-    .addOption(new Option('--format <target>', 'also record, for this export target, its verdict on each record (refused) and the digest of its example (example): the keep-list needs them').choices([...TARGET_NAMES]))
-    .addOption(new Option('--reasoning <mode>', 'with --format: as export takes it').choices(['keep', 'drop', 'inline']))
-    .option('--scrub <kinds>', 'with --format: as export takes it', 'secrets')
-    .option('--scrub-rules <file>', 'with --format: as export takes it')
-    .addOption(new Option('--drop-on <kinds>', 'with --format: as export takes it').choices(['secrets']))
-    .option('--seed <s>', 'with --format: the seed of the split, as export takes it', '0');
+  command.addOption(
+    new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...TARGET_NAMES]),
+  );
+  addExampleOptions(command, 'with --format');
   addSourceOption(command);
   addPricesOption(command);
   command

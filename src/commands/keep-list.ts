@@ -12,9 +12,9 @@ import { UserError } from '../errors.js';
 import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
 import { DIALECTS, exampleColumns, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../engine/keep-list-sql.js';
-import { addNearDuplicatesOption, parseStatuses, rootsAfterNearDuplicates } from './curation-options.js';
+import { addNearDuplicatesOption, nearDuplicateThreshold, parseStatuses, rootsAfterNearDuplicates } from './curation-options.js';
 import { numberOption, printJson } from './common.js';
-import { DEFAULT_NEAR_DUPLICATE_THRESHOLD, SIGNATURE_WORDS } from '../pipeline/minhash.js';
+import { SIGNATURE_WORDS } from '../pipeline/minhash.js';
 import { nearDuplicateClusters, SignatureStore } from '../pipeline/near-duplicates.js';
 import { Column } from '../pipeline/columns.js';
 import { ToolInference } from '../targets/index.js';
@@ -48,12 +48,6 @@ function queryOf(flags: KeepListFlags): KeepListQuery {
   const statuses = flags.status === 'all' ? null : [...parseStatuses(flags.status)].sort();
   const validationFraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1');
   return { statuses, key: flags.key, keep: flags.keep, trajectories: flags.trajectories, groupByModule: flags.groupBy === 'module', validationFraction };
-}
-
-function threshold(value: boolean | string | undefined): number | null {
-  if (value === undefined || value === false) return null;
-  if (value === true) return DEFAULT_NEAR_DUPLICATE_THRESHOLD;
-  return numberOption('--near-duplicates', value, (t) => t > 0 && t <= 1, 'a similarity above 0 and at most 1, e.g. 0.8');
 }
 
 /** The Parquet files of the indexes named: a file, or every .parquet file under a folder (a host's folder, or a folder of hosts' folders). */
@@ -109,7 +103,7 @@ Examples:
     .action(async (indexes: string[], flags: KeepListFlags) => {
       indexes = rootsAfterNearDuplicates(flags as never, indexes);
       const query = queryOf(flags);
-      const near = threshold(flags.nearDuplicates);
+      const near = nearDuplicateThreshold(flags.nearDuplicates);
       const { validationFraction } = query;
       if (flags.sql) {
         if (near !== null) process.stderr.write('traces: near-duplicates are clustered by traces keep-list itself, not by the SQL (docs/engine.md)\n');

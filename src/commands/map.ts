@@ -8,25 +8,19 @@
  */
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/scrub.js';
-import { parseScrub } from '../privacy/options.js';
-import { getTarget, TARGET_NAMES, loadToolsFile, type ReasoningMode, type ToolDefinition } from '../targets/index.js';
-import { numberOption, printJson } from './common.js';
+import { TARGET_NAMES, loadToolsFile, type ToolDefinition } from '../targets/index.js';
+import { numberOption } from './common.js';
+import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
 import { readForcedSides, readKeepList } from '../pipeline/keep-list.js';
 import { sideOf } from '../pipeline/split.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { formatCount } from '../format.js';
 
-interface MapFlags {
+interface MapFlags extends ExampleFlags {
   format: string;
   keepList?: string;
   inferredTools?: string;
   emit: 'examples' | 'kept';
-  reasoning?: ReasoningMode;
-  scrub: string;
-  scrubRules?: string;
-  dropOn?: string;
-  seed: string;
   validationFraction: string;
   groupBy: 'none' | 'module';
   json?: boolean;
@@ -64,14 +58,10 @@ export function registerMap(program: Command): void {
     .option('--keep-list <file>', 'the list traces keep-list wrote over every host\'s index (required): records not on it are left out')
     .option('--inferred-tools <file>', 'the tool definitions traces keep-list --tools-out wrote, so every task writes the same tools')
     .addOption(new Option('--emit <what>', 'examples: "split<TAB>dataset<TAB>example" lines; kept: the kept trace lines unchanged').choices(['examples', 'kept']).default('examples'))
-    .addOption(new Option('--reasoning <mode>', 'as export takes it').choices(['keep', 'drop', 'inline']))
-    .option('--scrub <kinds>', 'as export takes it', 'secrets')
-    .option('--scrub-rules <file>', 'as export takes it')
-    .addOption(new Option('--drop-on <kinds>', 'as export takes it').choices(['secrets']))
-    .option('--seed <s>', 'as export takes it', '0')
     .option('--validation-fraction <f>', 'as export takes it', '0.1')
     .addOption(new Option('--group-by <what>', 'as export takes it: the dataset column names program/module').choices(['none', 'module']).default('none'))
     .option('--json', 'print a JSON summary on stderr at the end');
+  addExampleOptions(command, 'the examples');
   command.addHelpText(
     'after',
     `
@@ -86,12 +76,6 @@ Examples:
   command.action(async (flags: MapFlags) => {
     if (flags.keepList === undefined) throw new UserError('map needs --keep-list FILE: the global choice (traces keep-list over every host\'s index) is made before the map stage');
     if (process.stdin.isTTY) throw new UserError('map reads Synalinks trace lines on standard input: pipe them in (cat trace.jsonl | traces map …)');
-    const target = getTarget(flags.format);
-    const reasoning = flags.reasoning ?? target.defaultReasoning;
-    if (!target.reasoningModes.includes(reasoning)) throw new UserError(`--reasoning ${reasoning}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
-    const privacy = parseScrub(flags.scrub, flags.scrubRules);
-    if (flags.dropOn !== undefined && (privacy === null || !privacy.kinds.has('secret'))) throw new UserError('--drop-on secrets needs --scrub to include secrets');
-    const scrub: ScrubSettings | null = privacy === null ? null : { options: privacy, dropOnSecrets: flags.dropOn === 'secrets' };
     const validationFraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1');
     let inferred: ToolDefinition[] = [];
     if (flags.inferredTools !== undefined) {
@@ -104,21 +88,8 @@ Examples:
     const list = await readKeepList(flags.keepList);
     const forced = (await readForcedSides(flags.keepList)) ?? new Map();
     const { recordProjector, scrubDefinitions } = await import('../export/project-share.js');
-    const project = await recordProjector({
-      scrub,
-      format: target.name,
-      reasoning,
-      supplied: [],
-      inferred: scrubDefinitions(inferred, scrub),
-      everyLineTools: null,
-      maxExampleTokens: null,
-      seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
-      validationFraction,
-      tokenizer: 'o200k_base',
-      maxSeqLength: null,
-      trainOn: 'all',
-      groupByModule: flags.groupBy === 'module',
-    });
+    const settings = exampleSettings(flags.format, flags, { validationFraction, groupByModule: flags.groupBy === 'module' });
+    const project = await recordProjector({ ...settings, inferred: scrubDefinitions(inferred, settings.scrub) });
     const counts = { lines: 0, damaged: 0, not_in_keep_list: 0, examples: 0, kept: 0, refused: {} as Record<string, number> };
     let lineNumber = 0;
     for await (const line of stdinLines()) {
@@ -158,6 +129,5 @@ Examples:
         `traces map: ${formatCount(counts.lines)} lines, ${formatCount(flags.emit === 'kept' ? counts.kept : counts.examples)} ${flags.emit === 'kept' ? 'kept' : 'examples'}, ${formatCount(counts.not_in_keep_list)} not on the list, ${formatCount(counts.damaged)} damaged${refused.length > 0 ? `, refused: ${refused.join(', ')}` : ''}\n`,
       );
     }
-    void printJson;
   });
 }

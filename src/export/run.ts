@@ -46,6 +46,7 @@ import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
+import { resolveReasoning } from '../commands/example-options.js';
 
 export interface ExportOptions {
   format: string;
@@ -88,14 +89,6 @@ export interface ExportResult {
   plan: CurationPlan;
   report: Record<string, unknown>;
   invalid: ValidationReport[];
-}
-
-function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
-  const mode = requested ?? target.defaultReasoning;
-  if (!target.reasoningModes.includes(mode)) {
-    throw new UserError(`--reasoning ${mode}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
-  }
-  return mode;
 }
 
 export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
