@@ -95,7 +95,10 @@ offset, length, program, module, model, synalinks_version, status, timestamp
 (epoch s), duration, inputs_hash, config_hash (recomputed for a record that
 recorded none, as dedupe keys it), conversation_hash, prompt_tokens,
 completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
-cost_source, messages, has_tool_calls. Unknown values are null, never 0: a cost
+cost_source, messages, has_tool_calls, and what the keep-list compares (null
+unless ok): trajectory, trajectory_inputs, trajectory_prefixes, minhash,
+tool_calls; with --format, refused, example and fraction (docs/engine.md).
+Unknown values are null, never 0: a cost
 is reported by the recorder or estimated from the price table (cost_source), else
 null. Damaged lines are not rows; they are listed on stderr. Rows come in file
 order, in row groups of about 131,072 rows (the engine's target: a group can
@@ -109,6 +112,7 @@ Examples:
   traces index ~/.synalinks --out traces.parquet
   traces index /data/host-07 --out s3-staging/host-07/
   traces index ~/.synalinks --out - | aws s3 cp - s3://bucket/index/host-07.parquet
+  traces index /data/traces --format openai --out index/host-07/   # then: traces keep-list index/ …
   traces sql "SELECT status, count(*) FROM records GROUP BY 1" --index traces.parquet`,
     )
     .action(async (roots: string[], flags: IndexFlags) => {

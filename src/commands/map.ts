@@ -87,9 +87,11 @@ Examples:
     }
     const list = await readKeepList(flags.keepList);
     const forced = (await readForcedSides(flags.keepList)) ?? new Map();
-    const { recordProjector, scrubDefinitions } = await import('../export/project-share.js');
+    const { recordProjector, redactedInToolName, scrubDefinitions } = await import('../export/project-share.js');
     const settings = exampleSettings(flags.format, flags, { validationFraction, groupByModule: flags.groupBy === 'module' });
-    const project = await recordProjector({ ...settings, inferred: scrubDefinitions(inferred, settings.scrub) });
+    // NeMo Customizer reads one schema per file: as export writes it, every line carries every tool (run.ts).
+    const everyLineTools = settings.format === 'nemo-customizer' ? inferred.map((d) => d.function.name).filter((name) => redactedInToolName(name, settings.scrub) === null) : null;
+    const project = await recordProjector({ ...settings, inferred: scrubDefinitions(inferred, settings.scrub), everyLineTools });
     const counts = { lines: 0, damaged: 0, not_in_keep_list: 0, examples: 0, kept: 0, refused: {} as Record<string, number> };
     let lineNumber = 0;
     for await (const line of stdinLines()) {
