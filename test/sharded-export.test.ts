@@ -6,7 +6,8 @@
  *
  * The tree is real-shaped: the samples, the trees the genuine Synalinks Recorder wrote
  * (test/fixtures/genuine) and a generated tree (bench/generate.ts) with agents whose
- * tool-calling and final modules are different folders, near-duplicates and failures.
+ * tool-calling and final modules are different folders, near-duplicates, and the quiet
+ * failures the quality stages drop (truncated, empty, broken answers).
  * It is spread three ways: by file, by program (top folders), and every line on another host.
  */
 import assert from 'node:assert/strict';
@@ -36,7 +37,7 @@ function wholeTree(): string {
   mkdirSync(all);
   cpSync(SAMPLES, path.join(all, 'samples'), { recursive: true });
   for (const name of ['bare-exponent', 'plus-exponent']) cpSync(path.join(FIXTURES, 'genuine', name, 'tree'), path.join(all, `genuine-${name}`), { recursive: true });
-  const { tree } = generatedTree({ mb: 12, seed: 3, plantNearDuplicates: true });
+  const { tree } = generatedTree({ mb: 12, seed: 3, plantNearDuplicates: true, plantFailures: true });
   cpSync(tree, path.join(all, 'generated'), { recursive: true });
   return all;
 }
@@ -272,7 +273,7 @@ describe('a keep-list and the exports that apply it', () => {
     const engine = await Engine.open(null);
     try {
       await engine.query(
-        `COPY (SELECT * EXCLUDE (trajectory, trajectory_inputs, trajectory_prefixes, minhash, tool_calls, refused, example, fraction) FROM read_parquet(${sqlString(path.join(work, 'plain', '*.parquet'))})) TO ${sqlString(old)} (FORMAT parquet)`,
+        `COPY (SELECT * EXCLUDE (trajectory, trajectory_inputs, trajectory_prefixes, minhash, tool_calls, quality, refused, example, fraction) FROM read_parquet(${sqlString(path.join(work, 'plain', '*.parquet'))})) TO ${sqlString(old)} (FORMAT parquet)`,
       );
     } finally {
       engine.close();

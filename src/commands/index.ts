@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { TARGET_NAMES } from '../targets/index.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
+import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType } from '../engine/duckdb.js';
 import { loadPriceTable } from '../pricing/table.js';
@@ -16,7 +17,7 @@ import { pauseForTest } from '../output/test-pause.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { plural } from '../format.js';
 
-interface IndexFlags extends ExampleFlags {
+interface IndexFlags extends ExampleFlags, QualityFlags {
   out?: string;
   force?: boolean;
   json?: boolean;
@@ -84,6 +85,8 @@ export function registerIndex(program: Command): void {
     new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...TARGET_NAMES]),
   );
   addExampleOptions(command, 'with --format');
+  // With --format, the quality stages export runs: the index records what they drop.
+  addQualityOptions(command);
   addSourceOption(command);
   addPricesOption(command);
   command
@@ -97,7 +100,7 @@ recorded none, as dedupe keys it), conversation_hash, prompt_tokens,
 completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
 cost_source, messages, has_tool_calls, and what the keep-list compares (null
 unless ok): trajectory, trajectory_inputs, trajectory_prefixes, minhash,
-tool_calls; with --format, refused, example and fraction (docs/engine.md).
+tool_calls; with --format, quality, refused, example and fraction (docs/engine.md).
 Unknown values are null, never 0: a cost
 is reported by the recorder or estimated from the price table (cost_source), else
 null. Damaged lines are not rows; they are listed on stderr. Rows come in file
@@ -143,7 +146,7 @@ Examples:
       const opening = new Promise<void>((resolve) => setImmediate(resolve)).then(() => Engine.open(scratch.file('spill'), { memoryLimit: '256MB', threads: 1 }));
       opening.catch(() => undefined);
       try {
-        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'), false, projection);
+        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'), false, projection, projection === null ? null : parseQualityOptions(flags));
         engine = await opening;
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();

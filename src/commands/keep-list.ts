@@ -26,7 +26,7 @@ import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 
 /** The columns of the index the keep-list reads beyond the first ones (`index/columns.ts`). */
-const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'refused', 'example', 'fraction'];
+const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'quality', 'refused', 'example', 'fraction'];
 
 interface KeepListFlags {
   sql?: boolean;

@@ -63,8 +63,8 @@ export function survivorsSql(query: KeepListQuery, dialect: Dialect, source: str
   // `timestamp` is a type name too: quoted, as each dialect quotes a name.
   const timestamp = dialect === 'spark' ? '`timestamp`' : '"timestamp"';
   const order = `CASE WHEN status = 'ok' THEN 0 ELSE 1 END, coalesce(${timestamp}, 0) ${direction}, file ${direction}, line ${direction}`;
-  // The record-local stages: --status, and the target's verdict (an index built with --format; null otherwise).
-  const where = `\n  WHERE refused IS NULL${query.statuses === null ? '' : ` AND status IN (${query.statuses.map(quoted).join(', ')})`}`;
+  // The record-local stages: --status, the quality stages and the target's verdict (an index built with --format; null otherwise).
+  const where = `\n  WHERE quality IS NULL AND refused IS NULL${query.statuses === null ? '' : ` AND status IN (${query.statuses.map(quoted).join(', ')})`}`;
   const ctes = [
     `selected AS (\n  SELECT * FROM ${source}${where}\n)`,
     `ranked AS (\n  SELECT *, row_number() OVER (PARTITION BY ${keyColumns(query.key).join(', ')} ORDER BY ${order}) AS key_rank\n  FROM selected\n)`,

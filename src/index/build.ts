@@ -10,6 +10,7 @@ import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
 import { IndexParts } from './parts.js';
 import type { ProjectionSettings } from '../export/project-share.js';
+import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';
 import { JOBS } from '../jobs.js';
 
@@ -35,6 +36,7 @@ export async function buildIndex(
   partsDir: string,
   quiet = false,
   projection: ProjectionSettings | null = null,
+  quality: QualitySettings | null = null,
 ): Promise<IndexSummary> {
   mkdirSync(partsDir, { recursive: true });
   const parts = new IndexParts(partsDir);
@@ -42,7 +44,7 @@ export async function buildIndex(
   const shares = runOverFiles(
     JOBS.index,
     discovery,
-    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile(), projection }),
+    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile(), projection, quality }),
     (result) => ({ records: result.rows.rows, bytes: result.bytes }),
     { quiet },
   );

@@ -71,6 +71,8 @@ export const INDEX_COLUMNS: readonly IndexColumn[] = [
   column('minhash', 'VARCHAR', false),
   /** The tool calls the tool inference reads: a JSON array of "name\nargument types\ncall key digest". */
   column('tool_calls', 'VARCHAR', false),
+  /** With `traces index --format`: the quality stage that drops the record (truncated, empty, broken, …, as export's options say), or null. */
+  column('quality', 'VARCHAR', false),
   /** With `traces index --format`: the target's drop reason for the record (not_representable, …), null when it takes it. */
   column('refused', 'VARCHAR', false),
   /** With `traces index --format`: the digest of the record's example line, which duplicate_example compares (32 hex digits). */

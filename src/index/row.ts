@@ -174,7 +174,7 @@ function globalCells(record: TraceRecord, ok: boolean): string {
 }
 
 /** The target's verdict and example digest of a record (`indexProjection`), when the index is built for a target. */
-export type ExampleFacts = (record: TraceRecord) => { refused: string | null; example: string | null; fraction: number | null };
+export type ExampleFacts = (record: TraceRecord) => { quality: string | null; refused: string | null; example: string | null; fraction: number | null };
 
 export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null, examples: ExampleFacts | null = null): void {
   const example = examples === null ? null : examples(record);
@@ -238,7 +238,7 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       globalCells(record, facts.status === 'ok') +
       ',' +
-      (example === null ? ',,' : `${maybeText(example.refused)},${maybeText(example.example)},${num(example.fraction)}`) +
+      (example === null ? ',,,' : `${maybeText(example.quality)},${maybeText(example.refused)},${maybeText(example.example)},${num(example.fraction)}`) +
       '\n',
   );
 }
