@@ -57,14 +57,38 @@ function spread(all: string, how: Spread): string[] {
       mkdirSync(path.dirname(target), { recursive: true });
       writeFileSync(target, bytes);
     };
+    // A root's own files (synalinks.json, its knowledge base) are on every host, as a deployed root's are.
+    if (!file.endsWith('.jsonl')) return hosts.forEach((_, host) => place(host, readFileSync(source)));
     if (how === 'file') return place(i % HOSTS, readFileSync(source));
     if (how === 'program') return place(programs.indexOf(file.split(path.sep).slice(0, 2).join('/')) % HOSTS, readFileSync(source));
-    if (!file.endsWith('.jsonl')) return place(i % HOSTS, readFileSync(source));
     const lines = readFileSync(source, 'utf8').split('\n');
     const last = lines.pop();
     const byHost: string[][] = hosts.map(() => []);
-    lines.forEach((line, n) => byHost[n % HOSTS].push(`${line}\n`));
-    if (last !== undefined && last !== '') byHost[lines.length % HOSTS].push(last);
+    // Record after record to the next host; a damaged line stays with the line before it (or after it, first),
+    // so that no host's copy starts with one: discovery reads a file's first record to tell its folder's layout.
+    const parses = (line: string) => {
+      try {
+        JSON.parse(line);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let next = 0;
+    let previous = -1;
+    const allLines = last !== undefined && last !== '' ? [...lines.map((l) => `${l}\n`), last] : lines.map((l) => `${l}\n`);
+    const pending: string[] = [];
+    for (const line of allLines) {
+      if (!parses(line)) {
+        if (previous === -1) pending.push(line);
+        else byHost[previous].push(line);
+        continue;
+      }
+      previous = next;
+      next = (next + 1) % HOSTS;
+      byHost[previous].push(line, ...pending.splice(0));
+    }
+    if (pending.length > 0) byHost[0].push(...pending);
     byHost.forEach((mine, host) => mine.length > 0 && place(host, mine.join('')));
   });
   for (const host of hosts) mkdirSync(host, { recursive: true });

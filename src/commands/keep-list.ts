@@ -21,7 +21,7 @@ import { ToolInference } from '../targets/index.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
-import { plural } from '../format.js';
+import { formatCount, plural } from '../format.js';
 import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 
@@ -136,6 +136,18 @@ Examples:
         const ctes = survivorsSql(query, 'duckdb', source);
         const summary: Record<string, unknown> = {};
         if (out !== null) {
+          // The global drops, counted as one machine's report counts them: the hosts' reports count
+          // every record the list leaves out as not_in_keep_list, and their kept records add up to the list.
+          const statuses = query.statuses === null ? 'true' : `status IN (${query.statuses.map((s) => `'${s}'`).join(', ')})`;
+          const [counts] = (
+            await engine.query(
+              `WITH\n${ctes}\nSELECT (SELECT count(*) FROM ${source}), (SELECT count(*) FROM ${source} WHERE NOT (${statuses})), ` +
+                `(SELECT count(*) FROM ${source} WHERE ${statuses} AND quality IS NOT NULL), (SELECT count(*) FROM ${source} WHERE ${statuses} AND quality IS NULL AND refused IS NOT NULL), ` +
+                `(SELECT count(*) FROM selected) - (SELECT count(*) FROM winners), (SELECT count(*) FROM winners) - (SELECT count(*) FROM survivors)`,
+            )
+          ).rows;
+          const [records, status, quality, refused, duplicate, prefix] = counts.map(Number);
+          Object.assign(summary, { records, dropped: { status, quality, refused, duplicate, prefix } });
           // Survivors in file order: near-duplicate groups are numbered so, as one machine numbers them.
           const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, coalesce(timestamp, 0), minhash, ${exampleColumns(query).join(" || chr(0) || ")}, fraction, ${query.groupByModule ? "program || chr(0) || module" : "''"} FROM survivors ORDER BY file, line`);
           const ids: string[] = [];
@@ -162,12 +174,12 @@ Examples:
           if (signatures !== null) {
             const clusters = nearDuplicateClusters(signatures, { groups: ids.length, timestamps, winnerOk: ok }, flags.keep, near!);
             groups = groups.filter((group) => clusters.keptFor(group) === -1);
-            summary.near_duplicates = ids.length - groups.length;
+            (summary.dropped as Record<string, number>).near_duplicate = ids.length - groups.length;
           }
           // duplicate_example, last, as export decides it while writing: the first of an example in file order is written.
           const written = new Set<string>();
           const keptGroups = groups.filter((group) => !written.has(exampleKeys[group]) && written.add(exampleKeys[group]) !== null);
-          summary.duplicate_examples = groups.length - keptGroups.length;
+          (summary.dropped as Record<string, number>).duplicate_example = groups.length - keptGroups.length;
           // The sides the writer of one machine would move a group to (small datasets): each host must write the same.
           const forced = forcedSides(keptGroups.map((group) => sides[group]), validationFraction);
           const kept = keptGroups.map((group, i) => ({ id: ids[group], split: forced.get(i) ?? null }));
@@ -212,7 +224,13 @@ Examples:
         scratch.discard();
         if (flags.json) printJson(summary);
         const parts = [];
-        if (summary.kept !== undefined) parts.push(`kept ${plural(summary.kept as number, 'record')} into ${flags.out}`);
+        if (summary.kept !== undefined) {
+          const dropped = Object.entries(summary.dropped as Record<string, number>).filter(([, n]) => n > 0);
+          parts.push(
+            `kept ${plural(summary.kept as number, 'record')} of ${formatCount(summary.records as number)} into ${flags.out}` +
+              (dropped.length > 0 ? ` (dropped: ${dropped.map(([reason, n]) => `${reason} ${formatCount(n)}`).join(', ')})` : ''),
+          );
+        }
         if (summary.tools !== undefined) parts.push(`inferred ${plural((summary.tools as string[]).length, 'tool')} into ${flags.toolsOut}`);
         process.stderr.write(`${parts.join('; ')}\n`);
       } catch (error) {
