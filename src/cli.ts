@@ -27,6 +27,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   runs: async () => (await import('./commands/runs.js')).registerRuns,
   index: async () => (await import('./commands/index.js')).registerIndex,
   sql: async () => (await import('./commands/sql.js')).registerSql,
+  'keep-list': async () => (await import('./commands/keep-list.js')).registerKeepList,
+  map: async () => (await import('./commands/map.js')).registerMap,
 };
 
 /** The jobs each command that reads trace files runs in worker threads, in order. */

@@ -94,7 +94,8 @@ export function rootsAfterNearDuplicates(flags: CurationFlags, roots: string[]):
   return [value, ...roots];
 }
 
-function nearDuplicateThreshold(value: boolean | string | undefined): number | null {
+/** `--near-duplicates [threshold]`'s value: null when off, the default threshold when given bare. */
+export function nearDuplicateThreshold(value: boolean | string | undefined): number | null {
   if (value === undefined || value === false) return null;
   if (value === true) return DEFAULT_NEAR_DUPLICATE_THRESHOLD;
   return numberOption('--near-duplicates', value, (threshold) => threshold > 0 && threshold <= 1, 'a similarity above 0 and at most 1, e.g. 0.8');

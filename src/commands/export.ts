@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/scrub.js';
-import { parseScrub } from '../privacy/options.js';
+import { scrubSettings } from './example-options.js';
 import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
@@ -27,6 +26,7 @@ interface ExportFlags extends CurationFlags, TokenizerFlags {
   force?: boolean;
   reasoning?: ReasoningMode;
   tools?: string;
+  inferredTools?: string;
   validationFraction: string;
   seed: string;
   maxExampleTokens?: string;
@@ -48,16 +48,8 @@ function positive(flag: string, text: string | undefined): number | null {
   return numberOption(flag, text, (value) => value > 0, 'a number > 0');
 }
 
-function scrubSettings(flags: ExportFlags): ScrubSettings | null {
-  const options = parseScrub(flags.scrub, flags.scrubRules);
-  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) {
-    throw new UserError('--drop-on secrets needs --scrub to include secrets');
-  }
-  return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
-}
-
 /** Options that shape a training set: Ask recordings have no split, tokens, shards or tool list. */
-const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'validationFraction', 'seed', 'tokenizer', 'chatTemplate', 'maxSeqLength', 'trainOn', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
+const TRAINING_SET_OPTIONS = ['reasoning', 'tools', 'inferredTools', 'validationFraction', 'seed', 'tokenizer', 'chatTemplate', 'maxSeqLength', 'trainOn', 'maxExampleTokens', 'maxFileMb', 'groupBy'];
 
 /** A training-set option given with --format ask-recording would be ignored without a word: refused instead. */
 function refuseTrainingSetOptions(command: Command): void {
@@ -124,6 +116,7 @@ export function registerExport(program: Command): void {
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
+    .option('--inferred-tools <file>', 'tool definitions inferred once for a sharded run (traces keep-list --tools-out), used as if inferred here: every host then writes the same tools')
     .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
     .option('--seed <s>', 'seed of the split', '0');
   addTokenizerOptions(command);
@@ -243,6 +236,7 @@ Examples:
         force: flags.force === true,
         reasoning: flags.reasoning,
         toolsFile: flags.tools,
+        inferredToolsFile: flags.inferredTools,
         validationFraction: fraction,
         seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
         invocation: { arguments: process.argv.slice(2) },

@@ -1,7 +1,11 @@
 /** `traces index`: one Parquet row per record, for SQL here (`traces sql`) or in any engine. */
 import { createReadStream, lstatSync, readdirSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { TARGET_NAMES } from '../targets/index.js';
+import type { ProjectionSettings } from '../export/project-share.js';
+import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
+import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType } from '../engine/duckdb.js';
 import { loadPriceTable } from '../pricing/table.js';
@@ -13,13 +17,22 @@ import { pauseForTest } from '../output/test-pause.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { plural } from '../format.js';
 
-interface IndexFlags {
+interface IndexFlags extends ExampleFlags, QualityFlags {
   out?: string;
   force?: boolean;
   json?: boolean;
   verbose?: boolean;
   source?: SourceKind;
   prices?: string;
+  format?: string;
+}
+
+/**
+ * With --format: the settings each record's example is made with, as export makes it (its
+ * defaults), so the index holds the target's verdict and the example's digest (docs/engine.md).
+ */
+function projectionOf(flags: IndexFlags): ProjectionSettings | null {
+  return flags.format === undefined ? null : exampleSettings(flags.format, flags, { verdictOnly: true });
 }
 
 type Target = { kind: 'stdout' } | { kind: 'file' | 'folder'; path: string };
@@ -68,6 +81,12 @@ export function registerIndex(program: Command): void {
     .option('--force', 'replace an existing --out')
     .option('--json', 'print a JSON summary on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
+  command.addOption(
+    new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...TARGET_NAMES]),
+  );
+  addExampleOptions(command, 'with --format');
+  // With --format, the quality stages export runs: the index records what they drop.
+  addQualityOptions(command);
   addSourceOption(command);
   addPricesOption(command);
   command
@@ -79,7 +98,10 @@ offset, length, program, module, model, synalinks_version, status, timestamp
 (epoch s), duration, inputs_hash, config_hash (recomputed for a record that
 recorded none, as dedupe keys it), conversation_hash, prompt_tokens,
 completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
-cost_source, messages, has_tool_calls. Unknown values are null, never 0: a cost
+cost_source, messages, has_tool_calls, and what the keep-list compares (null
+unless ok): trajectory, trajectory_inputs, trajectory_prefixes, minhash,
+tool_calls; with --format, quality, refused, example and fraction (docs/engine.md).
+Unknown values are null, never 0: a cost
 is reported by the recorder or estimated from the price table (cost_source), else
 null. Damaged lines are not rows; they are listed on stderr. Rows come in file
 order, in row groups of about 131,072 rows (the engine's target: a group can
@@ -93,6 +115,7 @@ Examples:
   traces index ~/.synalinks --out traces.parquet
   traces index /data/host-07 --out s3-staging/host-07/
   traces index ~/.synalinks --out - | aws s3 cp - s3://bucket/index/host-07.parquet
+  traces index /data/traces --format openai --out index/host-07/   # then: traces keep-list index/ …
   traces sql "SELECT status, count(*) FROM records GROUP BY 1" --index traces.parquet`,
     )
     .action(async (roots: string[], flags: IndexFlags) => {
@@ -100,6 +123,7 @@ Examples:
       const target = targetOf(flags.out);
       if (target.kind === 'stdout' && flags.json) throw new UserError('--json and --out - both write to stdout: choose one');
       const prices = loadPriceTable(flags.prices);
+      const projection = projectionOf(flags);
       const discovery = await findTraceFiles(roots, flags);
       if (target.kind === 'stdout' && process.stdout.isTTY) throw new UserError('--out - writes binary Parquet: redirect stdout to a file or a program');
       // An empty folder is there to be written into: that needs no --force.
@@ -122,7 +146,7 @@ Examples:
       const opening = new Promise<void>((resolve) => setImmediate(resolve)).then(() => Engine.open(scratch.file('spill'), { memoryLimit: '256MB', threads: 1 }));
       opening.catch(() => undefined);
       try {
-        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'));
+        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'), false, projection, projection === null ? null : parseQualityOptions(flags));
         engine = await opening;
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();

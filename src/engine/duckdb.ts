@@ -314,12 +314,36 @@ export async function jsonlToParquet(jsonl: string, parquet: string, columns: Re
   }
 }
 
+/** The forced sides of a keep-list (`split`, where not null) by call_id; null when it has no `split` column. */
+export async function readForcedSplits(file: string): Promise<[string, string][] | null> {
+  const engine = await Engine.open(null);
+  try {
+    const columns = await engine.query(`SELECT name FROM parquet_schema(${sqlString(file)})`);
+    if (!columns.rows.some((row) => row[0] === 'split')) return null;
+    const result = await engine.query(`SELECT CAST(call_id AS VARCHAR), CAST(split AS VARCHAR) FROM read_parquet(${sqlString(file)}) WHERE split IS NOT NULL AND call_id IS NOT NULL`);
+    return result.rows.map((row) => [String(row[0]), String(row[1])]);
+  } finally {
+    engine.close();
+  }
+}
+
 /** The rows a Parquet file holds, from its metadata. */
 export async function parquetRowCount(file: string): Promise<number> {
   const engine = await Engine.open(null, { threads: 1 });
   try {
     const count = await engine.query(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
     return Number(count.rows[0]![0]);
+  } finally {
+    engine.close();
+  }
+}
+
+/** A Parquet file's key-value metadata, as text. */
+export async function readParquetMetadata(file: string): Promise<Map<string, string>> {
+  const engine = await Engine.open(null);
+  try {
+    const result = await engine.query(`SELECT decode(key), decode(value) FROM parquet_kv_metadata(${sqlString(file)})`);
+    return new Map(result.rows.map((row) => [String(row[0]), String(row[1])]));
   } finally {
     engine.close();
   }

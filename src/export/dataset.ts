@@ -204,6 +204,8 @@ export class Dataset {
   /** Set by finish: why there is no validation file, when there is none. */
   /** Why the dataset has no validation file, when it has none. */
   validationNote: string | null = null;
+  /** Written by `writeSettled`: a host's part of a sharded dataset, whose training lines may all be on other hosts. */
+  private settled = false;
 
   constructor(
     output: OutputDir,
@@ -218,6 +220,16 @@ export class Dataset {
       training: new SplitFiles(output, folder, 'training', target, counts, maxBytes, provenance),
       validation: new SplitFiles(output, folder, 'validation', target, counts, maxBytes, provenance),
     };
+  }
+
+  /**
+   * Writes an example on the side a keep-list settled for the whole sharded dataset (`forcedSides`
+   * in pipeline/keep-list.ts): the side it hashed to unless `forced`. No group waits: this host
+   * sees only part of the dataset, and the list decided for all of it.
+   */
+  writeSettled(line: Uint8Array, inspection: Inspection, fraction: number, callId: string, forced: Split | undefined): void {
+    this.settled = true;
+    this.splits[forced ?? sideOf(fraction, this.validationFraction)].write(line, inspection, callId);
   }
 
   /** Writes an example on its group's side; `fraction` is the group's (groupFraction). */
@@ -288,7 +300,8 @@ export class Dataset {
           : 'its examples have fewer than 2 first-user-message groups, and validation must not share a group with training';
     }
     return [
-      ...training.finish(true).map((f) => ({ split: 'training' as const, ...f })),
+      // A host's part of a sharded dataset may hold validation lines only: its training lines are on other hosts.
+      ...training.finish(!this.settled || training.examples > 0).map((f) => ({ split: 'training' as const, ...f })),
       ...validation.finish(emptyValidation).map((f) => ({ split: 'validation' as const, ...f })),
     ];
   }

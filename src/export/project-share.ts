@@ -20,8 +20,11 @@ import {
   type Target,
   type ToolDefinition,
 } from '../targets/index.js';
-import { loadMeter, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { loadMeter, type ExampleMeasure, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { holdsReasoning } from '../targets/messages.js';
+
+/** What `verdictOnly` stands in for a count it does not make: no limit or finding reads it. */
+const UNMEASURED: ExampleMeasure = { tokens: { total: 0, assistant: 0 }, findings: [] };
 import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { jsonLine, lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
@@ -51,6 +54,11 @@ export interface ProjectionSettings {
   maxSeqLength: number | null;
   trainOn: TrainOn;
   groupByModule: boolean;
+  /**
+   * The verdict, digest and group only (`traces index --format`): no tokens are counted and the
+   * example is not inspected, which no verdict needs without a token limit or a model folder.
+   */
+  verdictOnly?: boolean;
 }
 
 export type ProjectedItem =
@@ -225,7 +233,8 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   const weightsToCount = lastTurn && target.trainOnLastTurn === undefined && !meter.rendersTemplate;
   // The row as written (hf: tools as JSON text, prompt and completion), counted as its trainer reads it.
   const row = target.written?.(example) ?? example;
-  const measured = meter.measure(target.rowMessages !== undefined ? target.rowMessages(row) : weightsToCount ? lastTurnWeighted(example) : example);
+  const counted = settings.verdictOnly !== true || settings.maxExampleTokens !== null || settings.maxSeqLength !== null || meter.rendersTemplate;
+  const measured = counted ? meter.measure(target.rowMessages !== undefined ? target.rowMessages(row) : weightsToCount ? lastTurnWeighted(example) : example) : UNMEASURED;
   const tokens = measured.tokens;
   if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
@@ -254,7 +263,8 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
     folder,
-    inspection: inspectExample(target, meter, row, measured),
+    // Not inspected for the index (verdictOnly), which reads only the verdict, digest and group.
+    inspection: counted ? inspectExample(target, meter, row, measured) : (null as unknown as Inspection),
     origin: {
       source: record.source,
       version: record.version === null ? null : scrubbedName(record.version, settings.scrub),
@@ -305,4 +315,38 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
   } finally {
     if (exampleLines.buffer.length <= SPARE_SINK_BYTES) spareSink = exampleLines;
   }
+}
+
+/**
+ * One record at a time, as a share projects it: its item and, for an example, its line (a view,
+ * valid until the next call). For `traces index --format` and `traces map`, which see records
+ * one by one rather than in shares of kept lines.
+ */
+export async function recordProjector(settings: ProjectionSettings): Promise<(record: TraceRecord) => { item: ProjectedItem; line: Uint8Array | null }> {
+  const context: ProjectionContext = { target: getTarget(settings.format), meter: await loadMeter(settings.tokenizer), settings, exampleLines: new ByteSink() };
+  return (record) => {
+    context.exampleLines.reset();
+    const item = unlessTooLong(() => projectRecord(record, context));
+    if (item instanceof TextTooLongError) {
+      return { item: { kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message }, line: null };
+    }
+    return { item, line: item.kind === 'example' ? context.exampleLines.view() : null };
+  };
+}
+
+/**
+ * What the index records of a record's example (`traces index --format`), for the keep-list:
+ * the target's verdict (its drop reason, or null), the digest of the example's line, which
+ * `duplicate_example` compares, and its group's fraction, which sides it. Tools are attached by
+ * name only (the definitions are inferred later, once, from every index): two lines with the
+ * same messages and tool names get the same definitions, so the digests part the examples as
+ * the written lines do.
+ */
+export async function indexProjection(settings: ProjectionSettings): Promise<(record: TraceRecord) => { refused: string | null; example: string | null; fraction: number | null }> {
+  const project = await recordProjector(settings);
+  return (record) => {
+    const { item } = project(record);
+    if (item.kind === 'drop') return { refused: item.reason, example: null, fraction: null };
+    return { refused: null, example: item.digest.map((w) => (w >>> 0).toString(16).padStart(8, '0')).join(''), fraction: item.fraction };
+  };
 }

@@ -50,6 +50,7 @@ import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 import { jsonLine } from '../canonical/json-value.js';
+import { resolveReasoning } from '../commands/example-options.js';
 
 export interface ExportOptions {
   format: string;
@@ -59,6 +60,8 @@ export interface ExportOptions {
   force: boolean;
   reasoning: ReasoningMode | undefined;
   toolsFile: string | undefined;
+  /** Definitions inferred once from every host's index (`traces keep-list --tools-out`): used instead of inferring from this run's calls. */
+  inferredToolsFile?: string;
   validationFraction: number;
   seed: number;
   /** An encoding name, or a model folder (`--tokenizer DIR`) read for the target's trainer. */
@@ -95,14 +98,6 @@ export interface ExportResult {
   invalid: ValidationReport[];
 }
 
-export function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
-  const mode = requested ?? target.defaultReasoning;
-  if (!target.reasoningModes.includes(mode)) {
-    throw new UserError(`--reasoning ${mode}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
-  }
-  return mode;
-}
-
 export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
   let target: Target;
   try {
@@ -123,8 +118,19 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     const { exportPreference } = await import('./preference-run.js');
     return exportPreference(discovery, curationOptions, options, { target, reasoning, supplied });
   }
+  let inferredFromFile: ToolDefinition[] | null = null;
+  if (options.inferredToolsFile !== undefined) {
+    try {
+      inferredFromFile = await loadToolsFile(options.inferredToolsFile);
+    } catch (error) {
+      throw new UserError(`--inferred-tools ${(error as Error).message}`);
+    }
+  }
+  // A keep-list of traces keep-list settles the sides of the whole sharded dataset (its split column).
+  const settled = curationOptions.keepListFile ? await settledSides(curationOptions.keepListFile) : null;
+  if (curationOptions.keepListFile) await warnOfOtherOptions(curationOptions, options, curationOptions.keepListFile);
   return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
-    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied }),
+    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied, inferredFromFile, settled }),
   );
 }
 
@@ -137,7 +143,13 @@ async function exportPass(
   curationOptions: CurationOptions,
   options: ExportOptions,
   pass: ExportPass,
-  { target, reasoning, supplied }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[] },
+  {
+    target,
+    reasoning,
+    supplied,
+    inferredFromFile,
+    settled,
+  }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[]; inferredFromFile: ToolDefinition[] | null; settled: Map<string, Split> | null },
 ): Promise<ExportResult | null> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
@@ -163,9 +175,10 @@ async function exportPass(
     let inferredCalls: number[] = [];
     const startProjection = (kept: KeptLines): AsyncGenerator<ProjectedShare> => {
       // Every tool call of the plan has been seen: its definitions are final.
-      const definitions = inference.definitions();
+      const definitions = inferredFromFile ?? inference.definitions();
       inferredCalls = definitions.map((d) => inference.callCount(d.function.name));
       inferredDefinitions = scrubDefinitions(definitions, options.scrub);
+      const inferredNames = inferredFromFile?.map((d) => d.function.name).sort() ?? inference.names();
       const settings: ProjectionSettings = {
         scrub: options.scrub,
         format: target.name,
@@ -175,7 +188,7 @@ async function exportPass(
         inferred: inferredDefinitions,
         everyLineTools:
           target.everyLineTools === true
-            ? [...new Set([...inference.names().filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
+            ? [...new Set([...inferredNames.filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
             : null,
         maxExampleTokens: options.maxExampleTokens,
         seed: options.seed,
@@ -188,7 +201,8 @@ async function exportPass(
       return projectKept(discovery, kept, settings, stopProjection.signal);
     };
     const plan = await planCuration(discovery, curationOptions, drop, {
-      onToolCalls: (facts) => inference.observeFacts(facts),
+      // With definitions inferred once from every host's index, this host's calls are not counted.
+      onToolCalls: inferredFromFile === null ? (facts) => inference.observeFacts(facts) : undefined,
       whenRead: () => preloadJob(JOBS.project, { tokenizer: options.tokenizer }),
       // The workers start on the examples while this thread reports the last drops.
       whenKept: (kept) => (projected = startProjection(kept)),
@@ -256,7 +270,8 @@ async function exportPass(
         }
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(callId);
-        datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
+        if (settled !== null) datasetAt(item.folder).writeSettled(line, item.inspection, item.fraction, callId, settled.get(item.call_id));
+        else datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
         if (target.finish !== undefined) origins.add(item.folder, item.origin);
       }
     }
@@ -328,6 +343,35 @@ export async function completeExport(done: {
   writeKeptKeys(output, done.keys, { command: 'export', key: curationOptions.key });
   output.commit();
   return { plan, report, invalid };
+}
+
+/**
+ * A list `traces keep-list` made for other options than this export's (another --key, --trajectories,
+ * …) is the global choice of another dataset: said on stderr, with each difference, since the hosts'
+ * outputs together would not be the one-machine dataset.
+ */
+async function warnOfOtherOptions(curation: CurationOptions, options: ExportOptions, file: string): Promise<void> {
+  const { readKeepListOptions, keepListDifferences } = await import('../pipeline/keep-list.js');
+  const list = await readKeepListOptions(file);
+  if (list === null) return;
+  const differences = keepListDifferences(list, {
+    status: [...curation.selection.statuses].sort().join(','),
+    key: curation.key,
+    keep: curation.keep,
+    trajectories: curation.trajectories,
+    near_duplicates: curation.nearDuplicates ?? null,
+    group_by: options.groupBy,
+    validation_fraction: options.validationFraction,
+  });
+  if (differences.length > 0) {
+    process.stderr.write(`traces: warning: --keep-list ${file} was made with other options than this export's: ${differences.join(', ')}; make the list with the export's options (traces keep-list … ${differences.map((d) => d.split(' (')[0]).join(' ')})\n`);
+  }
+}
+
+/** The sides a keep-list forces, or null when it is no list of traces keep-list (no `split` column: each export settles its own). */
+async function settledSides(file: string): Promise<Map<string, Split> | null> {
+  const { readForcedSides } = await import('../pipeline/keep-list.js');
+  return readForcedSides(file);
 }
 
 /** Why an export has nothing to write: what its records were dropped as, most first. */

@@ -9,6 +9,8 @@ import type { PriceTable } from '../pricing/table.js';
 import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
 import { IndexParts } from './parts.js';
+import type { ProjectionSettings } from '../export/project-share.js';
+import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';
 import { JOBS } from '../jobs.js';
 
@@ -27,14 +29,22 @@ const LISTED_DAMAGE = 20;
  * Builds the index; its part files go to `partsDir`, and the engine's `records` is a view over
  * them. The engine may still be loading (or not have started): the rows are read meanwhile.
  */
-export async function buildIndex(engine: Engine | Promise<Engine>, discovery: Discovery, prices: PriceTable, partsDir: string, quiet = false): Promise<IndexSummary> {
+export async function buildIndex(
+  engine: Engine | Promise<Engine>,
+  discovery: Discovery,
+  prices: PriceTable,
+  partsDir: string,
+  quiet = false,
+  projection: ProjectionSettings | null = null,
+  quality: QualitySettings | null = null,
+): Promise<IndexSummary> {
   mkdirSync(partsDir, { recursive: true });
   const parts = new IndexParts(partsDir);
   const summary: IndexSummary = { records: 0, files: discovery.files.length, damagedLines: 0, damaged: [], bytes: 0 };
   const shares = runOverFiles(
     JOBS.index,
     discovery,
-    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile() }),
+    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile(), projection, quality }),
     (result) => ({ records: result.rows.rows, bytes: result.bytes }),
     { quiet },
   );

@@ -58,6 +58,27 @@ export const INDEX_COLUMNS: readonly IndexColumn[] = [
   /** Number of messages, the completion included. */
   column('messages', 'INTEGER', true),
   column('has_tool_calls', 'BOOLEAN', true),
+  /*
+   * What the global decisions compare (docs/engine.md, "The keep-list"): null unless the record is ok.
+   * The trajectory collapse's digest of the whole conversation (its program's chain, 32 hex digits).
+   */
+  column('trajectory', 'VARCHAR', false),
+  /** Input messages (all but the completion), for the collapse's holder: the most inputs. */
+  column('trajectory_inputs', 'INTEGER', false),
+  /** The chain digests of the input prefixes that end at an assistant turn, space-separated ('' for none). */
+  column('trajectory_prefixes', 'VARCHAR', false),
+  /** The near-duplicate signature as hex words: 4 MinHash band hashes (8 digits each), then the b-bit sketch. */
+  column('minhash', 'VARCHAR', false),
+  /** The tool calls the tool inference reads: a JSON array of "name\nargument types\ncall key digest". */
+  column('tool_calls', 'VARCHAR', false),
+  /** With `traces index --format`: the quality stage that drops the record (truncated, empty, broken, …, as export's options say), or null. */
+  column('quality', 'VARCHAR', false),
+  /** With `traces index --format`: the target's drop reason for the record (not_representable, …), null when it takes it. */
+  column('refused', 'VARCHAR', false),
+  /** With `traces index --format`: the digest of the record's example line, which duplicate_example compares (32 hex digits). */
+  column('example', 'VARCHAR', false),
+  /** With `traces index --format`: the example's first-user-message group as a fraction in [0, 1) for --seed, which sides it (split.ts). */
+  column('fraction', 'DOUBLE', false),
 ];
 
 /**

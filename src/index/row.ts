@@ -13,6 +13,10 @@ import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
 import type { IndexRowWriter } from './columns.js';
+import { trajectoryDigests } from '../pipeline/collapse.js';
+import { conversationWords, signatureOf } from '../pipeline/minhash.js';
+import { toolCallFacts } from '../targets/index.js';
+import { sha256Hex } from '../canonical/canonical.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {
@@ -129,7 +133,51 @@ function hex(words: Uint32Array): string {
   return out;
 }
 
-export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null): void {
+/** Words as hex, 8 digits each (as `hex` writes a key). */
+function wordsHex(words: ArrayLike<number>, from = 0, to = words.length): string {
+  let out = '';
+  for (let i = from; i < to; i++) {
+    const w = words[i];
+    out += HEX[w >>> 24] + HEX[(w >>> 16) & 255] + HEX[(w >>> 8) & 255] + HEX[w & 255];
+  }
+  return out;
+}
+
+const TOOL_CALLS_TEXT = Buffer.from('"tool_calls"');
+
+/**
+ * The columns the global decisions compare, for an ok record (docs/engine.md, "The keep-list"):
+ * the collapse's digests (`trajectoryDigests`, the same chain curation computes), the
+ * near-duplicate signature (`signatureOf`) and the tool calls the inference reads
+ * (`toolCallFacts`, each call's key as its digest: only its distinctness counts).
+ */
+function globalCells(record: TraceRecord, ok: boolean): string {
+  if (!ok) return ',,,,';
+  const trajectory = trajectoryDigests(record);
+  let cells = trajectory === null ? ',,' : `${text(wordsHex(trajectory.conversation))},${num(trajectory.inputs)},`;
+  if (trajectory !== null) {
+    const prefixes: string[] = [];
+    for (let at = 0; at < trajectory.prefixes.length; at += 4) prefixes.push(wordsHex(trajectory.prefixes, at, at + 4));
+    cells += text(prefixes.join(' '));
+  }
+  const messages = record.messages();
+  const signature = signatureOf(conversationWords(messages));
+  cells += `,${signature === null ? '' : text(wordsHex(signature))},`;
+  if (record.raw.includes(TOOL_CALLS_TEXT)) {
+    const facts = toolCallFacts(messages).map((fact) => {
+      const keyAt = fact.indexOf('\n', fact.indexOf('\n') + 1) + 1;
+      return `${fact.slice(0, keyAt)}h:${sha256Hex(Buffer.from(fact.slice(keyAt)))}`;
+    });
+    if (facts.length > 0) cells += text(JSON.stringify(facts));
+  }
+  return cells;
+}
+
+/** The target's verdict and example digest of a record (`indexProjection`), when the index is built for a target. */
+export type ExampleFacts = (record: TraceRecord) => { quality: string | null; refused: string | null; example: string | null; fraction: number | null };
+
+export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null, examples: ExampleFacts | null = null): void {
+  const example = examples === null ? null : examples(record);
   const facts = factsOf(record, prices);
   const usage = facts.usage;
   const synalinks = record instanceof SynalinksRecord;
@@ -187,6 +235,10 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       num(messages.count) +
       ',' +
       (messages.toolCalls ? 'true' : 'false') +
+      ',' +
+      globalCells(record, facts.status === 'ok') +
+      ',' +
+      (example === null ? ',,,' : `${maybeText(example.quality)},${maybeText(example.refused)},${maybeText(example.example)},${num(example.fraction)}`) +
       '\n',
   );
 }

@@ -5,7 +5,9 @@ import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
 import { IndexRowWriter, type IndexRowFile } from './columns.js';
-import { addRow, placeOf } from './row.js';
+import { addRow, placeOf, type ExampleFacts } from './row.js';
+import type { ProjectionSettings } from '../export/project-share.js';
+import { qualityIsOff, qualityOf, type QualitySettings } from '../pipeline/quality/index.js';
 
 export interface IndexSharePayload {
   files: TraceFile[];
@@ -13,6 +15,10 @@ export interface IndexSharePayload {
   prices: { data: PriceTableData; origin: string };
   /** Where this share's rows go (a new file in the run's scratch folder). */
   rowsFile: string;
+  /** With `traces index --format`: the export's settings each record's example is made with. */
+  projection?: ProjectionSettings | null;
+  /** With `traces index --format`: export's quality stages, whose drop the index records (null: none run). */
+  quality?: QualitySettings | null;
 }
 
 export interface IndexShareResult {
@@ -21,7 +27,13 @@ export interface IndexShareResult {
   bytes: number;
 }
 
-export async function indexShare({ files, share, prices, rowsFile }: IndexSharePayload): Promise<IndexShareResult> {
+export async function indexShare({ files, share, prices, rowsFile, projection, quality }: IndexSharePayload): Promise<IndexShareResult> {
+  // Loaded only for an index built for a target: the targets and tokenizers cost start-up time.
+  const verdict = projection == null ? null : await (await import('../export/project-share.js')).indexProjection(projection);
+  const stages = quality != null && !qualityIsOff(quality) ? quality : null;
+  // As curation decides: the quality stages read ok records only (candidate.ts).
+  const examples: ExampleFacts | null =
+    verdict === null ? null : (record) => ({ quality: stages !== null && record.status === 'ok' ? (qualityOf(record, stages).drop?.reason ?? null) : null, ...verdict(record) });
   const table = new PriceTable(prices.data, prices.origin);
   const rows = new IndexRowWriter(rowsFile);
   const damaged: DamagedLine[] = [];
@@ -32,7 +44,7 @@ export async function indexShare({ files, share, prices, rowsFile }: IndexShareP
       const place = placeOf(file);
       for await (const batch of readFileRange(file, { start: range.start, end: range.end })) {
         bytes += batch.bytes;
-        for (const record of batch.records) addRow(rows, record, place, table);
+        for (const record of batch.records) addRow(rows, record, place, table, examples);
         for (const line of batch.damaged) damaged.push(line);
       }
     }
