@@ -23,6 +23,8 @@ const FAILING: Record<string, string[][]> = {
   runs: [[MISSING], [SAMPLES, '--sort', 'size']],
   index: [[SAMPLES, '--out', SAMPLES]],
   sql: [['SELEC 1', SAMPLES]],
+  'keep-list': [[MISSING, '--out', path.join(SAMPLES, 'no-such-folder', 'keep.parquet')], [MISSING]],
+  map: [['--format', 'openai', '--keep-list', MISSING]],
 };
 
 describe('--json when the run fails', () => {

@@ -12,6 +12,7 @@ import { afterEach, before, describe, it } from 'node:test';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../src/ui/App.js';
 import { IndexStore } from '../src/ui/index-store.js';
+import { PER_RECORD_TARGET_NAMES } from '../src/targets/index.js';
 import { GOLDEN, runCli, tempDir } from './helpers.js';
 import { driver, KEYS } from './ink-driver.js';
 
@@ -92,6 +93,22 @@ describe('records with fields of the wrong type', () => {
     assert.equal(rows.status, 0, rows.stderr);
     assert.ok((JSON.parse(rows.stdout) as { n: number }[])[0]!.n > 0);
   });
+
+  for (const format of PER_RECORD_TARGET_NAMES) {
+    it(`index --format ${format}, keep-list over it, then map: no stack trace`, () => {
+      const dir = tempDir();
+      const built = runCli(['index', tree, '--format', format, '--out', path.join(dir, 'index.parquet')]);
+      assert.equal(built.status, 0, built.stderr);
+      const keep = path.join(dir, 'keep.parquet');
+      const tools = path.join(dir, 'tools.json');
+      const list = runCli(['keep-list', path.join(dir, 'index.parquet'), '--out', keep, '--tools-out', tools]);
+      assert.equal(list.status, 0, list.stderr);
+      const lines = readFileSync(path.join(tree, 'my_program', 'first_generator', 'first_generator_20260707-101530.jsonl'), 'utf8');
+      const mapped = runCli(['map', '--format', format, '--keep-list', keep, '--inferred-tools', tools], { input: lines });
+      assert.ok(mapped.status === 0 || mapped.status === 1, `exit ${mapped.status}: ${mapped.stderr}`);
+      assert.doesNotMatch(`${built.stderr}${list.stderr}${mapped.stderr}`, /\n\s+at |TypeError/, 'no stack trace');
+    });
+  }
 });
 
 describe('browse: records with fields of the wrong type', () => {

@@ -2,7 +2,7 @@
 import { createReadStream, lstatSync, readdirSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Command, Option } from 'commander';
-import { TARGET_NAMES } from '../targets/index.js';
+import { PER_RECORD_TARGET_NAMES } from '../targets/index.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
 import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
@@ -82,7 +82,7 @@ export function registerIndex(program: Command): void {
     .option('--json', 'print a JSON summary on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
   command.addOption(
-    new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...TARGET_NAMES]),
+    new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...PER_RECORD_TARGET_NAMES]),
   );
   addExampleOptions(command, 'with --format');
   // With --format, the quality stages export runs: the index records what they drop.

@@ -167,15 +167,17 @@ export function estimatedSimilarity(a: Uint32Array, aOffset: number, b: Uint32Ar
 }
 
 /** Word hashes of a conversation's non-system text: content of user, assistant and tool turns, and tool calls. */
-export function conversationWords(messages: readonly { role?: unknown; content?: unknown; tool_calls?: unknown }[]): number[] {
+export function conversationWords(messages: readonly ({ role?: unknown; content?: unknown; tool_calls?: unknown } | null)[]): number[] {
   const words: number[] = [];
   for (const message of messages) {
+    // A recorded message of another type (null, a number) holds no words: one record's value must not stop the run.
+    if (typeof message !== 'object' || message === null) continue;
     if (message.role === 'system' || message.role === 'developer') continue;
     appendText(message.content, words);
     if (Array.isArray(message.tool_calls)) {
       for (const call of message.tool_calls) {
         const fn = typeof call === 'object' && call !== null ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
-        if (fn === undefined) continue;
+        if (typeof fn !== 'object' || fn === null) continue;
         appendText(fn.name, words);
         appendText(fn.arguments, words);
       }

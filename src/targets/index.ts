@@ -26,6 +26,13 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
 /** Every target's name, in the registry's order (`--format` choices). */
 export const TARGET_NAMES: readonly TargetName[] = Object.keys(TARGETS);
 
+/**
+ * The targets that write one example per record: what an index's verdicts and a map stage can
+ * make record by record. A preference row needs every answer to its prompt, which only a whole
+ * export sees.
+ */
+export const PER_RECORD_TARGET_NAMES: readonly TargetName[] = TARGET_NAMES.filter((name) => TARGETS[name].preference === undefined);
+
 /** The target, set up by its own options' values (`settings`, as `Target.settings` holds them) when it has any. */
 export function getTarget(name: string, settings?: Readonly<Record<string, string>>): Target {
   const target = Object.hasOwn(TARGETS, name) ? TARGETS[name] : undefined;

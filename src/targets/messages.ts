@@ -61,6 +61,9 @@ const ROLE_MAP: Record<string, NormalRole> = {
 
 export function normalizeMessages(messages: readonly Message[]): Normalized {
   if (messages.length === 0) return { ok: false, reason: 'empty', detail: 'no messages' };
+  // Recorded JSON of another shape (null, a list, a number where a message stands): no message to write.
+  const odd = messages.findIndex((m: unknown) => typeof m !== 'object' || m === null || Array.isArray(m));
+  if (odd !== -1) return { ok: false, reason: 'not_representable', detail: `message ${odd} is ${JSON.stringify(messages[odd])}, not a message object` };
   const last = messages[messages.length - 1];
   if (last.role !== 'assistant') {
     return { ok: false, reason: 'no_completion', detail: `last message is ${JSON.stringify(last.role)}, not the assistant's` };
