@@ -200,7 +200,8 @@ export class SpillFile {
     this.flush();
     const chunk = new Uint32Array(this.width * this.bufferRows);
     const bytes = new Uint8Array(chunk.buffer);
-    const fd = this.fd !== -1 ? this.fd : openSync(this.file, 'r');
+    const opened = this.fd === -1;
+    const fd = opened ? openSync(this.file, 'r') : this.fd;
     try {
       let position = 0;
       for (;;) {
@@ -210,7 +211,7 @@ export class SpillFile {
         for (let row = 0; row < read / 4 / this.width; row++) yield chunk.subarray(row * this.width, (row + 1) * this.width);
       }
     } finally {
-      if (fd !== this.fd) closeSync(fd);
+      if (opened) closeSync(fd);
     }
   }
 
