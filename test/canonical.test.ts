@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { canonicalize, canonicalValueText, sha256Hex, writeArray } from '../src/canonical/canonical.js';
+import { createHash } from 'node:crypto';
+import { canonicalize, canonicalValueHash, canonicalValueText, sha256Hex, writeArray } from '../src/canonical/canonical.js';
+import { JsonNumber } from '../src/canonical/json-value.js';
 import { ByteSink } from '../src/canonical/byte-sink.js';
 import { JsonSyntaxError, skipValue } from '../src/canonical/scan.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, seededRandom } from './helpers.js';
 
 interface Vector {
   name: string;
@@ -194,5 +196,50 @@ describe('ByteSink.detachedCopy', () => {
     assert.equal(copy.subarray(0, 7).toString('utf8'), 'example');
     const cloned = structuredClone(copy);
     assert.equal(cloned.buffer.byteLength, copy.length);
+  });
+});
+
+/**
+ * The canonical text of a parsed value as it was first written (entries sorted with a Buffer
+ * per comparison): the reference the faster writer (issue 40's OTLP hashes) must match.
+ */
+function referenceValueText(value: unknown): string {
+  if (value instanceof String) return value.valueOf();
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) return `[${value.map(referenceValueText).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  entries.sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${referenceValueText(v)}`).join(',')}}`;
+}
+
+describe('canonicalValueText of a parsed value', () => {
+  const KEYS = ['role', 'content', 'a', 'b', 'ab', 'A', '', '1', '10', '2', 'é', '！', '😀', '\ud800', 'x\udc00', '\uffff', '\ue000', '\u2028', 'k"ey', '__proto__', 'tool_calls'];
+  const LEAVES: unknown[] = ['text', '', 'é😀\u2028"\\', '\ud800 lone', 0, -1.5, 1e21, NaN, Infinity, true, false, null, undefined, new JsonNumber('1.0'), new JsonNumber('18446744073709551615'), new String('2e5'), () => 1];
+
+  function generate(random: () => number, depth: number): unknown {
+    const pick = random();
+    if (depth > 3 || pick < 0.4) return LEAVES[Math.floor(random() * LEAVES.length)];
+    if (pick < 0.65) {
+      const list: unknown[] = Array.from({ length: Math.floor(random() * 5) }, () => generate(random, depth + 1));
+      if (random() < 0.1) list[list.length + 1] = 'after a hole';
+      return list;
+    }
+    const object: Record<string, unknown> = {};
+    const size = Math.floor(random() * 8);
+    for (let i = 0; i < size; i++) Object.defineProperty(object, KEYS[Math.floor(random() * KEYS.length)], { value: generate(random, depth + 1), enumerable: true, configurable: true, writable: true });
+    return object;
+  }
+
+  it('writes what the first writer wrote, and hashes its UTF-8 bytes, on 5,000 generated values', () => {
+    const random = seededRandom(40);
+    for (let n = 0; n < 5000; n++) {
+      const value = generate(random, 0);
+      const expected = referenceValueText(value);
+      assert.equal(canonicalValueText(value), expected);
+      assert.equal(canonicalValueHash(value), createHash('sha256').update(Buffer.from(expected, 'utf8')).digest('hex'));
+    }
   });
 });
