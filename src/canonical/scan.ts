@@ -10,12 +10,22 @@
 import { isUtf8 } from 'node:buffer';
 import { formatBytes } from '../format.js';
 
+/**
+ * A text that is not strict JSON. Thrown for every damaged line and for every cut JSON value a
+ * span attribute holds (thousands in a large OTLP file): it carries no stack trace, whose
+ * capture cost more than the parse that failed, and none is ever shown for what a user feeds in.
+ */
 export class JsonSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly position: number,
-  ) {
-    super(`${message} at byte ${position}`);
+  readonly position: number;
+  constructor(message: string, position: number) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(`${message} at byte ${position}`);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    this.position = position;
   }
 }
 
