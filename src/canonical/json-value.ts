@@ -228,8 +228,14 @@ function readKey(b: Buffer, p: number, end: number, keys: (string | null)[]): nu
 export function parseJsonText(text: string | Buffer): unknown {
   const b = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const native = parseNatively(text, b);
-  if (native !== NOT_NATIVE) return native;
-  // One walk that validates as it builds (parseCheckedValue), not a scan and then a parse.
+  return native !== NOT_NATIVE ? native : parseJsonBytesByWalk(b);
+}
+
+/**
+ * `parseJsonText` by one walk that validates as it builds (parseCheckedValue), not a scan and
+ * then a parse: what it falls back to, and the reference its tests compare it with.
+ */
+export function parseJsonBytesByWalk(b: Buffer): unknown {
   checkTextRules(b);
   const start = skipWhitespace(b, 0, b.length);
   const value = parseCheckedValue(b, start, b.length, 0);
