@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { canonicalize, canonicalValueText, sha256Hex, writeArray } from '../src/canonical/canonical.js';
+import { createHash } from 'node:crypto';
+import { canonicalize, canonicalValueHash, canonicalValueText, sha256Hex, writeArray } from '../src/canonical/canonical.js';
+import { JsonNumber, parseJsonBytesByWalk, parseJsonText, writeJson } from '../src/canonical/json-value.js';
 import { ByteSink } from '../src/canonical/byte-sink.js';
 import { JsonSyntaxError, skipValue } from '../src/canonical/scan.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, seededRandom } from './helpers.js';
 
 interface Vector {
   name: string;
@@ -194,5 +196,109 @@ describe('ByteSink.detachedCopy', () => {
     assert.equal(copy.subarray(0, 7).toString('utf8'), 'example');
     const cloned = structuredClone(copy);
     assert.equal(cloned.buffer.byteLength, copy.length);
+  });
+});
+
+/**
+ * The canonical text of a parsed value as it was first written (entries sorted with a Buffer
+ * per comparison): the reference the faster writer (issue 40's OTLP hashes) must match.
+ */
+function referenceValueText(value: unknown): string {
+  if (value instanceof String) return value.valueOf();
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
+    return JSON.stringify(value) ?? 'null';
+  }
+  if (Array.isArray(value)) return `[${value.map(referenceValueText).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  entries.sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${referenceValueText(v)}`).join(',')}}`;
+}
+
+describe('canonicalValueText of a parsed value', () => {
+  const KEYS = ['role', 'content', 'a', 'b', 'ab', 'A', '', '1', '10', '2', 'é', '！', '😀', '\ud800', 'x\udc00', '\uffff', '\ue000', '\u2028', 'k"ey', '__proto__', 'tool_calls'];
+  const LEAVES: unknown[] = ['text', '', 'é😀\u2028"\\', '\ud800 lone', 0, -1.5, 1e21, NaN, Infinity, true, false, null, undefined, new JsonNumber('1.0'), new JsonNumber('18446744073709551615'), new String('2e5'), () => 1];
+
+  function generate(random: () => number, depth: number): unknown {
+    const pick = random();
+    if (depth > 3 || pick < 0.4) return LEAVES[Math.floor(random() * LEAVES.length)];
+    if (pick < 0.65) {
+      const list: unknown[] = Array.from({ length: Math.floor(random() * 5) }, () => generate(random, depth + 1));
+      if (random() < 0.1) list[list.length + 1] = 'after a hole';
+      return list;
+    }
+    const object: Record<string, unknown> = {};
+    const size = Math.floor(random() * 8);
+    for (let i = 0; i < size; i++) Object.defineProperty(object, KEYS[Math.floor(random() * KEYS.length)], { value: generate(random, depth + 1), enumerable: true, configurable: true, writable: true });
+    return object;
+  }
+
+  it('writes what the first writer wrote, and hashes its UTF-8 bytes, on 5,000 generated values', () => {
+    const random = seededRandom(40);
+    for (let n = 0; n < 5000; n++) {
+      const value = generate(random, 0);
+      const expected = referenceValueText(value);
+      assert.equal(canonicalValueText(value), expected);
+      assert.equal(canonicalValueHash(value), createHash('sha256').update(Buffer.from(expected, 'utf8')).digest('hex'));
+    }
+  });
+});
+
+describe('parseJsonText by the native parser', () => {
+  /** What parseJsonText gave before it used the native parser: the validating walk of parseAt. */
+  function referenceParse(text: string | Buffer): unknown {
+    return parseJsonBytesByWalk(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+  }
+  function outcome(parse: () => unknown): string {
+    try {
+      const value = parse();
+      // writeJson keeps key order, own `__proto__` keys and every number's text, and tells a number's text from a string.
+      return `ok ${writeJson(value)} ${value instanceof JsonNumber}`;
+    } catch (error) {
+      return `error ${error instanceof JsonSyntaxError} ${(error as Error).message}`;
+    }
+  }
+
+  const NUMBERS = ['0', '-0', '1', '-1', '1.0', '0.5', '-0.5', '-0.0', '1e5', '1E+2', '5e-324', '0.227021615', '123456789012345', '1234567890123456', '18446744073709551615', '1796426166523000000', '3.2480113636363637', '1.5e300', '1e400', '01', '1.', '-'];
+  const STRINGS = ['"a"', '""', '"key"', '"__proto__"', '"0"', '"10"', '"é😀"', '"\\ud83d\\ude00"', '"\\ud800"', '"tab\\there"', '"raw\ttab"', '"\\u0000"', '"\\/"', '"\\x"', '"\u2028"'];
+
+  function generate(random: () => number, depth: number): string {
+    const pick = random();
+    const space = () => (random() < 0.1 ? ' \n\t\r'[Math.floor(random() * 4)] : '');
+    if (depth > 4 || pick < 0.45) {
+      const leaves = [...NUMBERS, ...STRINGS, 'true', 'false', 'null'];
+      return leaves[Math.floor(random() * leaves.length)];
+    }
+    const size = Math.floor(random() * 5);
+    if (pick < 0.7) return `[${space()}${Array.from({ length: size }, () => space() + generate(random, depth + 1) + space()).join(',')}]`;
+    return `{${space()}${Array.from({ length: size }, () => `${STRINGS[Math.floor(random() * 6)]}${space()}:${space()}${generate(random, depth + 1)}`).join(',')}${space()}}`;
+  }
+
+  it('builds what the validating walk builds, and refuses what it refuses with its message, on 20,000 generated texts and their damaged copies', () => {
+    const random = seededRandom(4040);
+    let native = 0;
+    for (let n = 0; n < 20000; n++) {
+      let text = generate(random, 0);
+      if (random() < 0.2) {
+        const at = Math.floor(random() * (text.length + 1));
+        text = random() < 0.5 ? text.slice(0, at) : text.slice(0, at) + ['\ud800', '\u0001', '}', ',', '"', '\\', '\ufeff', ' x'][Math.floor(random() * 8)] + text.slice(at);
+      }
+      const bytes = Buffer.from(text, 'utf8');
+      for (const input of [text, bytes]) {
+        const expected = outcome(() => referenceParse(input));
+        assert.equal(outcome(() => parseJsonText(input)), expected, JSON.stringify(text));
+        if (expected.startsWith('ok')) native++;
+      }
+    }
+    assert.ok(native > 10000, `${native} texts parsed`);
+  });
+
+  it('keeps nesting to the strict limit and reads deep texts as before', () => {
+    for (const depth of [1023, 1024, 1025]) {
+      const text = '['.repeat(depth) + '1.0,2' + ']'.repeat(depth);
+      const plain = '['.repeat(depth) + '2' + ']'.repeat(depth);
+      assert.equal(outcome(() => parseJsonText(text)), outcome(() => referenceParse(text)));
+      assert.equal(outcome(() => parseJsonText(plain)), outcome(() => referenceParse(plain)));
+    }
   });
 });

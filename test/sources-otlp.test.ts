@@ -10,10 +10,11 @@ import { describe, it } from 'node:test';
 import { canonicalValueText } from '../src/canonical/canonical.js';
 import type { Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
+import { spanKeys } from '../src/sources/otlp/span-keys.js';
 import { readFiles } from '../src/sources/read.js';
 import { chatRows, rowText } from '../src/ui/chat-lines.js';
 import { IndexStore } from '../src/ui/index-store.js';
-import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, runCli, runCliJson, seededRandom, tempDir } from './helpers.js';
 
 const OTEL = path.join(FIXTURES, 'otel');
 
@@ -469,5 +470,27 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.equal(runCli(['index', dir, '--out', index]).status, 0);
     const rows = runCliJson<{ n: number }[]>(['sql', "select count(*)::int as n from records where source = 'otlp'", '--index', index]);
     assert.equal(rows[0].n, stats.records);
+  });
+});
+
+describe('OTLP span numbering', () => {
+  /** The count as first written: each key searched for on its own, matches of one key never overlapping. */
+  function referenceSpanKeys(b: Buffer, from: number, to: number): number {
+    let n = 0;
+    for (const key of [Buffer.from('"spanId"'), Buffer.from('"span_id"')]) {
+      for (let i = b.indexOf(key, from); i !== -1 && i < to; i = b.indexOf(key, i + key.length)) if (i === 0 || b[i - 1] !== 0x5c) n++;
+    }
+    return n;
+  }
+
+  it('counts the span keys of any bytes, in any range, as two separate searches did', () => {
+    const random = seededRandom(40);
+    const pieces = ['"spanId"', '"span_id"', '"spans"', '"span', 'Id"', '_id"', '\\', '"', 'x', '"spanId"span_id"', '"span_id"spanId"', '"spanId"spanId"', '"parentSpanId"'];
+    for (let n = 0; n < 3000; n++) {
+      const b = Buffer.from(Array.from({ length: Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join(''));
+      const from = Math.floor(random() * (b.length + 1));
+      const to = from + Math.floor(random() * (b.length - from + 1));
+      assert.equal(spanKeys(b, from, to), referenceSpanKeys(b, from, to), `${JSON.stringify(b.toString())} [${from}, ${to})`);
+    }
   });
 });

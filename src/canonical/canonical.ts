@@ -531,14 +531,45 @@ export function canonicalValueText(value: unknown): string {
     if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
     return JSON.stringify(value) ?? 'null';
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalValueText).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  entries.sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalValueText(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (i in value ? canonicalValueText(value[i]) : '');
+    return out + ']';
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  sortByUtf8(keys);
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const v = object[key];
+    if (v === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + canonicalValueText(v);
+    first = false;
+  }
+  return out + '}';
+}
+
+/**
+ * Sorts keys by their UTF-8 bytes. UTF-16 order is the same (code point order) for texts
+ * without surrogates or characters past U+D7FF, which is nearly every key: those sort as
+ * strings, without a Buffer per comparison; the others compare their UTF-8 bytes.
+ */
+function sortByUtf8(keys: string[]): void {
+  if (keys.length < 2) return;
+  for (const key of keys) {
+    for (let i = 0; i < key.length; i++) {
+      if (key.charCodeAt(i) >= 0xd800) {
+        keys.sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+        return;
+      }
+    }
+  }
+  keys.sort();
 }
 
 export function canonicalValueHash(value: unknown): string {
-  return sha256Hex(Buffer.from(canonicalValueText(value), 'utf8'));
+  return oneShot !== undefined ? (oneShot('sha256', canonicalValueText(value) as unknown as Uint8Array, 'hex') as string) : sha256Hex(Buffer.from(canonicalValueText(value), 'utf8'));
 }
 
 export { JsonSyntaxError };

@@ -10,12 +10,22 @@
 import { isUtf8 } from 'node:buffer';
 import { formatBytes } from '../format.js';
 
+/**
+ * A text that is not strict JSON. Thrown for every damaged line and for every cut JSON value a
+ * span attribute holds (thousands in a large OTLP file): it carries no stack trace, whose
+ * capture cost more than the parse that failed, and none is ever shown for what a user feeds in.
+ */
 export class JsonSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly position: number,
-  ) {
-    super(`${message} at byte ${position}`);
+  readonly position: number;
+  constructor(message: string, position: number) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(`${message} at byte ${position}`);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    this.position = position;
   }
 }
 
@@ -107,13 +117,27 @@ export function stringHasEscape(b: Buffer, p: number, stringEnd: number): boolea
 /** Without an exponent, a number needs 309 digits to overflow a double. */
 const MAX_PLAIN_NUMBER_LENGTH = 308;
 
+/**
+ * While `on`, `skipNumber` sets `odd` and throws ODD_NUMBER when a number's text is not the one
+ * JavaScript prints for its value (`1.0`, `1e5`, `-0`, digits past a double): `parseJsonText` then cannot let the
+ * native parser build the value (numbers must keep their recorded text).
+ */
+export const numberWatch = { on: false, odd: false };
+
+/** Thrown by `skipNumber` at the first such number, so that the scan stops there (the caller's walk validates it all again). */
+export const ODD_NUMBER = new JsonSyntaxError('a number whose text JavaScript prints otherwise', -1);
+
+/** Integers of up to 15 digits (other than `-0`) print as written. */
+const PLAIN_INTEGER_LENGTH = 15;
+
 function skipNumber(b: Buffer, p: number, end: number): number {
   const start = p;
   if (b[p] === 0x2d) p++;
   if (b[p] === 0x30) p++;
   else if (b[p] >= 0x31 && b[p] <= 0x39) while (p < end && b[p] >= 0x30 && b[p] <= 0x39) p++;
   else throw new JsonSyntaxError('invalid number', start);
-  if (b[p] === 0x2e) {
+  const fraction = b[p] === 0x2e;
+  if (fraction) {
     p++;
     const digits = p;
     while (p < end && b[p] >= 0x30 && b[p] <= 0x39) p++;
@@ -132,6 +156,13 @@ function skipNumber(b: Buffer, p: number, end: number): number {
   // orjson refuses a number that is infinite as a double; only an exponent or 309 digits get there.
   if ((exponent || p - start > MAX_PLAIN_NUMBER_LENGTH) && !Number.isFinite(Number(b.toString('latin1', start, p)))) {
     throw new JsonSyntaxError('number too large for a double', start);
+  }
+  if (numberWatch.on && !numberWatch.odd && (fraction || exponent || p - start > PLAIN_INTEGER_LENGTH || (b[start] === 0x2d && b[start + 1] === 0x30))) {
+    const text = b.toString('latin1', start, p);
+    if (String(Number(text)) !== text) {
+      numberWatch.odd = true;
+      throw ODD_NUMBER;
+    }
   }
   return p;
 }
@@ -294,7 +325,7 @@ export function unlessTooLong<T>(work: () => T): T | TextTooLongError {
 /** `TRACES_TEST_MAX_TEXT=<units>`: a lower limit than V8's, so tests reach the too-long path without half a gigabyte. */
 const TEST_MAX_TEXT = Number(process.env.TRACES_TEST_MAX_TEXT ?? Infinity);
 /** A token of fewer bytes decodes to fewer UTF-16 units, so it cannot be too long: only longer ones take the checked path. */
-const CHECKED_FROM_BYTES = Math.min(2 ** 26, TEST_MAX_TEXT);
+export const CHECKED_FROM_BYTES = Math.min(2 ** 26, TEST_MAX_TEXT);
 
 /** Decodes a string token's text; `p` at the opening quote, `stringEnd` past the closing quote. */
 export function decodeString(b: Buffer, p: number, stringEnd: number): string {

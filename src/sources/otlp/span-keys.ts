@@ -11,19 +11,33 @@ import { closeSync, readSync } from 'node:fs';
 import { openListedFile } from '../lines.js';
 
 const KEYS = [Buffer.from('"spanId"'), Buffer.from('"span_id"')];
+/** What every key starts with. */
+const PREFIX = Buffer.from('"span');
 const BACKSLASH = 0x5c;
 const CHUNK = 4 << 20;
 const LONGEST = Math.max(...KEYS.map((k) => k.length));
 
 /** The keys starting in [from, to) of `b` (a key may run past `to`; the byte before `from` is looked at). */
 export function spanKeys(b: Buffer, from: number, to: number): number {
+  // One search for what both keys start with, each key then counted as its own search would
+  // (no two matches of one key overlapping): one pass over the line instead of two.
   let n = 0;
-  for (const key of KEYS) {
-    for (let i = b.indexOf(key, from); i !== -1 && i < to; i = b.indexOf(key, i + key.length)) {
+  const ends = KEYS.map(() => 0);
+  for (let i = b.indexOf(PREFIX, from); i !== -1 && i < to; i = b.indexOf(PREFIX, i + 1)) {
+    for (let k = 0; k < KEYS.length; k++) {
+      const key = KEYS[k];
+      if (i < ends[k] || !startsWith(b, i, key)) continue;
+      ends[k] = i + key.length;
       if (i === 0 || b[i - 1] !== BACKSLASH) n++;
     }
   }
   return n;
+}
+
+function startsWith(b: Buffer, at: number, key: Buffer): boolean {
+  if (at + key.length > b.length) return false;
+  for (let j = PREFIX.length; j < key.length; j++) if (b[at + j] !== key[j]) return false;
+  return true;
 }
 
 /** The keys starting in [start, end) of the file at `path`. */

@@ -12,7 +12,10 @@ const INTEGER = /^-?\d+$/;
 /** The plain value of an OTLP `AnyValue`; numbers keep their recorded text (`JsonNumber`). */
 export function anyValue(value: unknown): unknown {
   if (!isObject(value)) return null;
-  for (const [key, inner] of Object.entries(value)) {
+  // The first member that names a kind, in the order written (for…in: no entry arrays per value).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const inner = value[key];
     switch (key) {
       case 'stringValue':
       case 'string_value':
