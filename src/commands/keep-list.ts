@@ -17,11 +17,13 @@ import { numberOption, printJson } from './common.js';
 import { SIGNATURE_WORDS } from '../pipeline/minhash.js';
 import { nearDuplicateClusters, SignatureStore } from '../pipeline/near-duplicates.js';
 import { Column } from '../pipeline/columns.js';
+import { INDEX_COLUMNS } from '../index/columns.js';
 import { ToolInference } from '../targets/index.js';
+import { parseToolCallFacts } from '../targets/tools.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
-import { formatCount, plural } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 
@@ -60,6 +62,9 @@ function sourceOf(indexes: string[]): string {
   });
   return `read_parquet([${globs.map((g) => `'${g.replaceAll("'", "''")}'`).join(', ')}], union_by_name = true)`;
 }
+
+/** A signature as traces index writes it (`hexWords` reads it). */
+const MINHASH_TEXT = new RegExp(`^[0-9a-f]{${SIGNATURE_WORDS * 8}}$`);
 
 const hexWords = (text: string): Uint32Array => {
   const words = new Uint32Array(SIGNATURE_WORDS);
@@ -120,10 +125,17 @@ Examples:
       const engine = await Engine.open(scratch.file('spill'));
       try {
         // An index of an earlier traces has none of the global columns: said in one line, with what to do.
-        const have = new Set((await engine.query(`DESCRIBE SELECT * FROM ${source}`)).rows.map((row) => String(row[0])));
-        const missing = GLOBAL_COLUMNS.filter((column) => !have.has(column));
+        const described = new Map((await engine.query(`DESCRIBE SELECT * FROM ${source}`)).rows.map((row) => [String(row[0]), String(row[1])]));
+        const missing = GLOBAL_COLUMNS.filter((column) => !described.has(column));
         if (missing.length > 0) {
           throw new UserError(`the indexes lack the columns the keep-list reads (${missing.join(', ')}): they were written by an earlier traces; index the hosts again with this one (traces index --format TARGET)`);
+        }
+        // A Parquet file of another making (or an index edited since) may hold the names with other types: the queries would fail or read nonsense.
+        const mistyped = INDEX_COLUMNS.filter((column) => described.has(column.name) && described.get(column.name) !== column.type);
+        if (mistyped.length > 0) {
+          throw new UserError(
+            `the indexes are not traces index's: ${mistyped.map((column) => `column ${column.name} is ${printable(described.get(column.name)!)}, not ${column.type}`).join('; ')}; index the hosts again with this traces (traces index --format TARGET)`,
+          );
         }
         // Without --format the index holds no verdict, example or group: the list can settle none of them.
         const [[withExamples]] = (await engine.query(`SELECT count(fraction) FROM ${source}`)).rows;
@@ -135,6 +147,26 @@ Examples:
         }
         const ctes = survivorsSql(query, 'duckdb', source);
         const summary: Record<string, unknown> = {};
+        // The tools first: a cell they refuse stops the run before any file is written.
+        let definitions: ReturnType<ToolInference['definitions']> | null = null;
+        if (toolsOut !== null) {
+          const inference = new ToolInference();
+          const calls = await engine.stream(`WITH\n${ctes.split(',\nranked AS')[0]}\nSELECT tool_calls, call_id, file, line FROM selected WHERE tool_calls IS NOT NULL`);
+          for await (const batch of calls.rows) {
+            for (const [cell, callId, file, line] of batch) {
+              const facts = parseToolCallFacts(String(cell));
+              if (facts === null) {
+                inference.dispose();
+                throw new UserError(
+                  `the index row of call_id ${printable(JSON.stringify(callId))} (${printable(String(file))}:${String(line)}) holds a tool_calls cell traces index does not write: the index was edited or written by another tool; index that host again (traces index --format TARGET)`,
+                );
+              }
+              inference.observeFacts(facts);
+            }
+          }
+          definitions = inference.definitions();
+          inference.dispose();
+        }
         if (out !== null) {
           // The global drops, counted as one machine's report counts them: the hosts' reports count
           // every record the list leaves out as not_in_keep_list, and their kept records add up to the list.
@@ -165,6 +197,9 @@ Examples:
               if (signatures === null) continue;
               timestamps.ensure(group + 1);
               ok.ensure(group + 1);
+              if (typeof minhash === 'string' && !MINHASH_TEXT.test(minhash)) {
+                throw new UserError(`the index row of call_id ${printable(JSON.stringify(id))} holds a minhash traces index does not write (${SIGNATURE_WORDS * 8} hex digits): index that host again (traces index --format TARGET)`);
+              }
               signatures.set(group, typeof minhash === 'string' ? hexWords(minhash) : null);
               timestamps.data[group] = Number(timestamp);
               ok.data[group] = status === 'ok' ? 1 : 0;
@@ -204,12 +239,7 @@ Examples:
           summary.kept = kept.length;
           summary.out = out;
         }
-        if (toolsOut !== null) {
-          const inference = new ToolInference();
-          const calls = await engine.stream(`WITH\n${ctes.split(',\nranked AS')[0]}\nSELECT tool_calls FROM selected WHERE tool_calls IS NOT NULL`);
-          for await (const batch of calls.rows) for (const [facts] of batch) inference.observeFacts(JSON.parse(String(facts)) as string[]);
-          const definitions = inference.definitions();
-          inference.dispose();
+        if (toolsOut !== null && definitions !== null) {
           const toolsScratch = Scratch.beside(toolsOut);
           try {
             writeFileSync(toolsScratch.file('tools.json'), `${JSON.stringify(definitions, null, 2)}\n`);

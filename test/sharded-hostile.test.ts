@@ -1,0 +1,73 @@
+/**
+ * The files of a sharded run are user input: an index, a keep-list, the lines on map's stdin
+ * may have been edited or written by another tool. None of them prints a stack trace; each is
+ * refused in one line that names what is wrong and what to do, or read as the damaged input
+ * it is.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { Engine, sqlString } from '../src/engine/duckdb.js';
+import { runCli, SAMPLES, tempDir } from './helpers.js';
+
+const STACK = /^\s+at |TypeError|SyntaxError|RangeError/m;
+
+/** Runs SQL in an embedded engine (the test's own, as a user's engine would write files). */
+async function sql(text: string): Promise<void> {
+  const engine = await Engine.open(null);
+  try {
+    await engine.query(text);
+  } finally {
+    engine.close();
+  }
+}
+
+describe('hostile files of a sharded run', () => {
+  let dir: string;
+  let index: string;
+  let keep: string;
+  before(() => {
+    dir = tempDir('traces-sharded-hostile-');
+    index = path.join(dir, 'index.parquet');
+    keep = path.join(dir, 'keep.parquet');
+    assert.equal(runCli(['index', SAMPLES, '--format', 'openai', '--out', index]).status, 0);
+    assert.equal(runCli(['keep-list', index, '--out', keep]).status, 0);
+  });
+
+  // Each: the index with one column replaced (as another tool, or an edit, leaves it), and what the refusal names.
+  const tampered: [string, string, RegExp][] = [
+    ['a tool_calls cell that is no JSON', `'{not json' AS tool_calls`, /holds a tool_calls cell traces index does not write/],
+    ['a tool_calls cell that is a JSON string', `'"a"' AS tool_calls`, /holds a tool_calls cell traces index does not write/],
+    ['a tool_calls cell of objects', `'[{"name":5}]' AS tool_calls`, /holds a tool_calls cell traces index does not write/],
+    ['a tool_calls cell naming a tool no trainer takes', `'["bad name\\n[]\\nid:1"]' AS tool_calls`, /holds a tool_calls cell traces index does not write/],
+    ['a minhash that is not hex', `'zz' AS minhash`, /holds a minhash traces index does not write/],
+    ['a fraction column of text', `'x' AS fraction`, /column fraction is VARCHAR, not DOUBLE/],
+    ['a call_id column of numbers', `42 AS call_id`, /column call_id is INTEGER, not VARCHAR/],
+  ];
+  for (const [what, replace, refusal] of tampered) {
+    it(`keep-list refuses an index with ${what} in one line (exit 2), writing nothing`, async () => {
+      const edited = path.join(dir, `edited-${tampered.findIndex(([w]) => w === what)}.parquet`);
+      await sql(`COPY (SELECT * REPLACE (${replace}) FROM read_parquet(${sqlString(index)})) TO ${sqlString(edited)} (FORMAT parquet)`);
+      const out = path.join(dir, `out-${path.basename(edited)}`);
+      const result = runCli(['keep-list', edited, '--near-duplicates', '--out', out, '--tools-out', `${out}.json`]);
+      assert.equal(result.status, 2, result.stderr);
+      assert.doesNotMatch(result.stderr, STACK);
+      assert.match(result.stderr, refusal);
+      assert.equal(existsSync(out) || existsSync(`${out}.json`), false, 'nothing is written');
+    });
+  }
+
+  it('a keep-list whose split column names another side is refused by export and map, naming it (no stack trace, no "banana" split)', async () => {
+    const edited = path.join(dir, 'keep-banana.parquet');
+    await sql(`COPY (SELECT call_id, 'banana' AS split FROM read_parquet(${sqlString(keep)})) TO ${sqlString(edited)} (FORMAT parquet)`);
+    const exported = runCli(['export', SAMPLES, '--format', 'openai', '--keep-list', edited, '--out', path.join(dir, 'ds')]);
+    assert.equal(exported.status, 2, exported.stderr);
+    assert.doesNotMatch(exported.stderr, STACK);
+    assert.match(exported.stderr, /forces the side "banana"; a keep-list's split column holds training, validation or nothing/);
+    const lines = runCli(['map', '--format', 'openai', '--keep-list', edited], { input: '{}\n' });
+    assert.equal(lines.status, 2, lines.stderr);
+    assert.equal(lines.stdout, '');
+    assert.match(lines.stderr, /forces the side "banana"/);
+  });
+});
