@@ -5,7 +5,7 @@
  * it is.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Engine, sqlString } from '../src/engine/duckdb.js';
@@ -69,5 +69,26 @@ describe('hostile files of a sharded run', () => {
     assert.equal(lines.status, 2, lines.stderr);
     assert.equal(lines.stdout, '');
     assert.match(lines.stderr, /forces the side "banana"/);
+  });
+});
+
+describe('map reads standard input as every command reads a file', () => {
+  it('a line longer than a record may be is a damaged line line_too_long, named on stderr, and the lines around it map', () => {
+    const dir = tempDir('traces-map-long-');
+    const keep = path.join(dir, 'keep.parquet');
+    const index = path.join(dir, 'index.parquet');
+    assert.equal(runCli(['index', SAMPLES, '--format', 'openai', '--out', index]).status, 0);
+    assert.equal(runCli(['keep-list', index, '--out', keep]).status, 0);
+    const file = path.join(SAMPLES, 'language_model', 'language_model_20260708-090512.jsonl');
+    const lines = readFileSync(file, 'utf8');
+    const plain = runCli(['map', '--format', 'openai', '--keep-list', keep], { input: lines });
+    // 4 MB on a line (read in many pipe chunks), over the 3 MB limit the test sets.
+    const long = `{"call_id":"x","inputs":"${'a'.repeat(4 << 20)}"}\n`;
+    const result = runCli(['map', '--format', 'openai', '--keep-list', keep], { input: lines + long + lines, env: { TRACES_TEST_MAX_LINE: String(3 << 20) } });
+    assert.equal(result.status, 0, result.stderr);
+    assert.doesNotMatch(result.stderr, STACK);
+    assert.match(result.stderr, /<stdin>:3: damaged line, skipped: line_too_long: the line is 4\.2 MB/);
+    assert.match(result.stderr, /1 damaged/);
+    assert.equal(result.stdout, plain.stdout + plain.stdout);
   });
 });
