@@ -162,6 +162,28 @@ describe('validate DIR --format hf', () => {
     assert.match(shard.stderr, new RegExp(`a Parquet file; .*traces validate ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --format hf`));
   });
 
+  it('reads the card as the Hub does (a YAML load): front matter a YAML parser refuses, or a split size that is no count, is an error', () => {
+    const out = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', SAMPLES, '--format', 'hf', '--out', out]).status, 0);
+    const card = path.join(out, 'README.md');
+    const written = readFileSync(card, 'utf8');
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    // PyYAML (huggingface_hub's RepoCard) fails on each of these; a line-by-line reading found the files and called the folder valid.
+    const tampered: [string, RegExp][] = [
+      [written.replace('configs:\n', 'configs: [unclosed\n'), /README\.md has front matter that is not YAML \(line \d+\): .*the Hub and datasets\.load_dataset fail to read it/],
+      [written.replace('tags:\n', 'tags:\n\t- tab\n'), /README\.md has front matter that is not YAML/],
+      [written.replace(/num_examples: \d+/, 'num_examples: many'), /README\.md says split "train" has num_examples "many", not a count of rows/],
+    ];
+    for (const [text, error] of tampered) {
+      assert.notEqual(text, written);
+      writeFileSync(card, text);
+      const run = runCli(['validate', out, '--format', 'hf']);
+      assert.equal(run.status, 1, run.stdout);
+      assert.match(run.stdout, error);
+      assert.doesNotMatch(run.stderr, /^\s+at /m);
+    }
+  });
+
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {
     const out = path.join(tempDir(), 'hf');
     assert.equal(runCli(['export', GENUINE, '--format', 'hf', '--file-format', 'jsonl', '--out', out]).status, 0);
