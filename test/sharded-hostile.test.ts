@@ -58,6 +58,16 @@ describe('hostile files of a sharded run', () => {
     });
   }
 
+  it('keep-list refuses --out and --tools-out naming one file, even with --force, before writing either', () => {
+    const both = path.join(dir, 'both.parquet');
+    for (const force of [[], ['--force']]) {
+      const result = runCli(['keep-list', index, '--out', both, '--tools-out', path.join(dir, '.', 'both.parquet'), ...force]);
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, /--tools-out .*both\.parquet is the same path as --out .*both\.parquet: each output needs a path of its own/);
+      assert.equal(existsSync(both), false);
+    }
+  });
+
   it('a keep-list whose split column names another side is refused by export and map, naming it (no stack trace, no "banana" split)', async () => {
     const edited = path.join(dir, 'keep-banana.parquet');
     await sql(`COPY (SELECT call_id, 'banana' AS split FROM read_parquet(${sqlString(keep)})) TO ${sqlString(edited)} (FORMAT parquet)`);

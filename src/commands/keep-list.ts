@@ -20,7 +20,7 @@ import { Column } from '../pipeline/columns.js';
 import { INDEX_COLUMNS } from '../index/columns.js';
 import { ToolInference } from '../targets/index.js';
 import { parseToolCallFacts } from '../targets/tools.js';
-import { checkOutputPath } from '../output/output-path.js';
+import { checkDistinctOutputs, checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
 import { formatCount, plural, printable } from '../format.js';
@@ -117,8 +117,13 @@ Examples:
       }
       if (flags.out === undefined && flags.toolsOut === undefined) throw new UserError('keep-list needs --out FILE (the list), --tools-out FILE, or --sql');
       const source = sourceOf(indexes);
-      const out = flags.out === undefined ? null : checkOutputPath({ flag: '--out', given: flags.out, kind: 'file', inputs: indexes, force: flags.force === true }).absolute;
-      const toolsOut = flags.toolsOut === undefined ? null : checkOutputPath({ flag: '--tools-out', given: flags.toolsOut, kind: 'file', inputs: indexes, force: flags.force === true }).absolute;
+      const outputs = [
+        ...(flags.out === undefined ? [] : [{ flag: '--out', given: flags.out }]),
+        ...(flags.toolsOut === undefined ? [] : [{ flag: '--tools-out', given: flags.toolsOut }]),
+      ].map((o) => ({ ...o, checked: checkOutputPath({ ...o, kind: 'file', inputs: indexes, force: flags.force === true }) }));
+      checkDistinctOutputs(outputs);
+      const out = outputs.find((o) => o.flag === '--out')?.checked.absolute ?? null;
+      const toolsOut = outputs.find((o) => o.flag === '--tools-out')?.checked.absolute ?? null;
       const { Engine } = await import('../engine/duckdb.js');
       // The engine's spill files; each output waits in a scratch folder of its own beside it, renamed into place.
       const scratch = Scratch.inTemp();
