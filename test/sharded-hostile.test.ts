@@ -5,7 +5,7 @@
  * it is.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Engine, sqlString } from '../src/engine/duckdb.js';
@@ -57,6 +57,22 @@ describe('hostile files of a sharded run', () => {
       assert.equal(existsSync(out) || existsSync(`${out}.json`), false, 'nothing is written');
     });
   }
+
+  it('keep-list refuses a folder of indexes holding another Parquet file (a keep-list left beside them), naming it, and a folder with no index', () => {
+    const folder = path.join(dir, 'hosts');
+    mkdirSync(path.join(folder, 'host-1'), { recursive: true });
+    copyFileSync(index, path.join(folder, 'host-1', 'index.parquet'));
+    copyFileSync(keep, path.join(folder, 'keep.parquet'));
+    // Read with the index, its call_ids were 15 more records (39 of 24), duplicates with --status all.
+    const result = runCli(['keep-list', folder, '--status', 'all', '--out', path.join(dir, 'from-hosts.parquet')]);
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /hosts\/keep\.parquet is not an index of traces index \(it has no parent_call_id/);
+    const empty = path.join(dir, 'no-index');
+    mkdirSync(empty);
+    const none = runCli(['keep-list', empty, '--out', path.join(dir, 'from-empty.parquet')]);
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /no-index: the folder holds no \.parquet file/);
+  });
 
   it('keep-list refuses --out and --tools-out naming one file, even with --force, before writing either', () => {
     const both = path.join(dir, 'both.parquet');

@@ -5,7 +5,7 @@
  * the list and the tool definitions inferred once from every index (`--tools-out`), which each
  * host's export reads with `--inferred-tools`.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
@@ -54,13 +54,22 @@ function queryOf(flags: KeepListFlags): KeepListQuery {
 
 /** The Parquet files of the indexes named: a file, or every .parquet file under a folder (a host's folder, or a folder of hosts' folders). */
 function sourceOf(indexes: string[]): string {
+  return `read_parquet(${globsOf(indexes)}, union_by_name = true)`;
+}
+
+/** The Parquet files of the indexes named, as a DuckDB list of paths and globs. */
+function globsOf(indexes: string[]): string {
   if (indexes.length === 0) throw new UserError('keep-list needs the indexes to read: traces keep-list index/ --out keep.parquet (each host\'s traces index under index/)');
   const globs = indexes.map((given) => {
     if (!existsSync(given)) throw new UserError(`${given}: no such index (a Parquet file of traces index, or a folder of them)`);
     const absolute = path.resolve(given);
-    return statSync(absolute).isDirectory() ? path.join(absolute, '**', '*.parquet') : absolute;
+    if (!statSync(absolute).isDirectory()) return absolute;
+    if (!readdirSync(absolute, { recursive: true }).some((name) => String(name).endsWith('.parquet'))) {
+      throw new UserError(`${given}: the folder holds no .parquet file (an index is what traces index --out writes)`);
+    }
+    return path.join(absolute, '**', '*.parquet');
   });
-  return `read_parquet([${globs.map((g) => `'${g.replaceAll("'", "''")}'`).join(', ')}], union_by_name = true)`;
+  return `[${globs.map((g) => `'${g.replaceAll("'", "''")}'`).join(', ')}]`;
 }
 
 /** A signature as traces index writes it (`hexWords` reads it). */
@@ -130,6 +139,18 @@ Examples:
       const engine = await Engine.open(scratch.file('spill'));
       try {
         // An index of an earlier traces has none of the global columns: said in one line, with what to do.
+        // Each file on its own: read together (union_by_name), a file of other columns (a keep-list
+        // left in the index folder, any Parquet file) would count as records with nulls where it has no column.
+        const BASE = INDEX_COLUMNS.map((column) => column.name).filter((name) => !GLOBAL_COLUMNS.includes(name));
+        for (const [file, names] of (await engine.query(`SELECT file_name, list(name) FROM parquet_schema(${globsOf(indexes)}) GROUP BY file_name ORDER BY file_name`)).rows) {
+          const have = new Set((names as unknown[]).map(String));
+          const lacking = BASE.filter((name) => !have.has(name));
+          if (lacking.length > 0) {
+            throw new UserError(
+              `${printable(String(file))} is not an index of traces index (it has no ${lacking.slice(0, 4).join(', ')}${lacking.length > 4 ? ', …' : ''} column): give keep-list the index files or a folder of them alone (a keep-list or other Parquet file in that folder is read as one)`,
+            );
+          }
+        }
         const described = new Map((await engine.query(`DESCRIBE SELECT * FROM ${source}`)).rows.map((row) => [String(row[0]), String(row[1])]));
         const missing = GLOBAL_COLUMNS.filter((column) => !described.has(column));
         if (missing.length > 0) {
