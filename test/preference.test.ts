@@ -189,6 +189,20 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.equal(report.pairs.scores.met_by_records, rows - 1);
   });
 
+  it('a scores file that starts with a byte order mark (as Windows tools write one) gives the rows it gives without, JSONL and CSV alike', () => {
+    const dir = tempDir();
+    const written = (scores: string): string => {
+      const out = path.join(dir, `out-${path.basename(scores)}`);
+      runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', scores, ...LIMIT, '--out', out]);
+      return JSON.stringify(rowsOf(out));
+    };
+    for (const name of ['scores.jsonl', 'scores.csv']) {
+      const marked = path.join(dir, `bom-${name}`);
+      writeFileSync(marked, `\uFEFF${readFileSync(path.join(DIR, name), 'utf8')}`);
+      assert.equal(written(marked), written(path.join(DIR, name)), name);
+    }
+  });
+
   it('a score beyond a double\'s range (1e400, -1e400) is an unusable row, as NaN is: no infinite margin pairs', () => {
     const dir = tempDir();
     const csv = path.join(dir, 'scores.csv');

@@ -73,9 +73,10 @@ class ScoreTable implements Scores {
   }
 }
 
+/** The file's text; a leading byte order mark (Windows tools write one) is no part of it, as in the other files options name (tools.ts). */
 function readText(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new UserError(`--scores ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
