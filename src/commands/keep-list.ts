@@ -147,7 +147,7 @@ Examples:
           const lacking = BASE.filter((name) => !have.has(name));
           if (lacking.length > 0) {
             throw new UserError(
-              `${printable(String(file))} is not an index of traces index (it has no ${lacking.slice(0, 4).join(', ')}${lacking.length > 4 ? ', …' : ''} column): give keep-list the index files or a folder of them alone (a keep-list or other Parquet file in that folder is read as one)`,
+              `${printable(String(file))} is not an index of traces index (it has no ${lacking.slice(0, 4).join(', ')}${lacking.length > 4 ? ', …' : ''} column): give keep-list the index files or a folder of them alone (a keep-list or other Parquet file in that folder is read as one); an index of an earlier traces is made again with this one (traces index --format TARGET)`,
             );
           }
         }
