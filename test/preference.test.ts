@@ -189,6 +189,36 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.equal(report.pairs.scores.met_by_records, rows - 1);
   });
 
+  it('a scores file that starts with a byte order mark (as Windows tools write one) gives the rows it gives without, JSONL and CSV alike', () => {
+    const dir = tempDir();
+    const written = (scores: string): string => {
+      const out = path.join(dir, `out-${path.basename(scores)}`);
+      runCliJson(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', scores, ...LIMIT, '--out', out]);
+      return JSON.stringify(rowsOf(out));
+    };
+    for (const name of ['scores.jsonl', 'scores.csv']) {
+      const marked = path.join(dir, `bom-${name}`);
+      writeFileSync(marked, `\uFEFF${readFileSync(path.join(DIR, name), 'utf8')}`);
+      assert.equal(written(marked), written(path.join(DIR, name)), name);
+    }
+  });
+
+  it('a score beyond a double\'s range (1e400, -1e400) is an unusable row, as NaN is: no infinite margin pairs', () => {
+    const dir = tempDir();
+    const csv = path.join(dir, 'scores.csv');
+    const good = readFileSync(path.join(DIR, 'scores.csv'), 'utf8').trimEnd().split('\n');
+    // Two answers of one scored prompt given scores no double holds: without them the pair has no signal from the file.
+    const [first, second] = good.slice(1, 3).map((row) => row.split(',')[0]);
+    const edited = [good[0], ...good.slice(3), `${first},1e400`, `${second},-1e400`, `${first},NaN`];
+    writeFileSync(csv, `${edited.join('\n')}\n`);
+    const out = path.join(dir, 'hf');
+    const report = runCliJson<{ pairs: { scores: { unusable_rows: number; unusable: { line: number; reason: string }[]; scored_call_ids: number } } }>(['export', TREE, '--format', 'hf-preference', ...JSONL, '--scores', csv, ...LIMIT, '--out', out]);
+    const n = edited.length;
+    assert.equal(report.pairs.scores.unusable_rows, 3);
+    assert.deepEqual(report.pairs.scores.unusable.map((u) => u.line), [n - 2, n - 1, n]);
+    assert.equal(report.pairs.scores.scored_call_ids, good.length - 3);
+  });
+
   it('validate refuses a row of the wrong shape for each preference format', () => {
     const file = path.join(tempDir(), 'bad.jsonl');
     writeFileSync(file, `${JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] })}\n`);

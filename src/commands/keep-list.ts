@@ -5,7 +5,7 @@
  * the list and the tool definitions inferred once from every index (`--tools-out`), which each
  * host's export reads with `--inferred-tools`.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
@@ -17,11 +17,13 @@ import { numberOption, printJson } from './common.js';
 import { SIGNATURE_WORDS } from '../pipeline/minhash.js';
 import { nearDuplicateClusters, SignatureStore } from '../pipeline/near-duplicates.js';
 import { Column } from '../pipeline/columns.js';
+import { INDEX_COLUMNS } from '../index/columns.js';
 import { ToolInference } from '../targets/index.js';
-import { checkOutputPath } from '../output/output-path.js';
+import { parseToolCallFacts } from '../targets/tools.js';
+import { checkDistinctOutputs, checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
-import { formatCount, plural } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 
@@ -52,14 +54,26 @@ function queryOf(flags: KeepListFlags): KeepListQuery {
 
 /** The Parquet files of the indexes named: a file, or every .parquet file under a folder (a host's folder, or a folder of hosts' folders). */
 function sourceOf(indexes: string[]): string {
+  return `read_parquet(${globsOf(indexes)}, union_by_name = true)`;
+}
+
+/** The Parquet files of the indexes named, as a DuckDB list of paths and globs. */
+function globsOf(indexes: string[]): string {
   if (indexes.length === 0) throw new UserError('keep-list needs the indexes to read: traces keep-list index/ --out keep.parquet (each host\'s traces index under index/)');
   const globs = indexes.map((given) => {
     if (!existsSync(given)) throw new UserError(`${given}: no such index (a Parquet file of traces index, or a folder of them)`);
     const absolute = path.resolve(given);
-    return statSync(absolute).isDirectory() ? path.join(absolute, '**', '*.parquet') : absolute;
+    if (!statSync(absolute).isDirectory()) return absolute;
+    if (!readdirSync(absolute, { recursive: true }).some((name) => String(name).endsWith('.parquet'))) {
+      throw new UserError(`${given}: the folder holds no .parquet file (an index is what traces index --out writes)`);
+    }
+    return path.join(absolute, '**', '*.parquet');
   });
-  return `read_parquet([${globs.map((g) => `'${g.replaceAll("'", "''")}'`).join(', ')}], union_by_name = true)`;
+  return `[${globs.map((g) => `'${g.replaceAll("'", "''")}'`).join(', ')}]`;
 }
+
+/** A signature as traces index writes it (`hexWords` reads it). */
+const MINHASH_TEXT = new RegExp(`^[0-9a-f]{${SIGNATURE_WORDS * 8}}$`);
 
 const hexWords = (text: string): Uint32Array => {
   const words = new Uint32Array(SIGNATURE_WORDS);
@@ -112,18 +126,42 @@ Examples:
       }
       if (flags.out === undefined && flags.toolsOut === undefined) throw new UserError('keep-list needs --out FILE (the list), --tools-out FILE, or --sql');
       const source = sourceOf(indexes);
-      const out = flags.out === undefined ? null : checkOutputPath({ flag: '--out', given: flags.out, kind: 'file', inputs: indexes, force: flags.force === true }).absolute;
-      const toolsOut = flags.toolsOut === undefined ? null : checkOutputPath({ flag: '--tools-out', given: flags.toolsOut, kind: 'file', inputs: indexes, force: flags.force === true }).absolute;
+      const outputs = [
+        ...(flags.out === undefined ? [] : [{ flag: '--out', given: flags.out }]),
+        ...(flags.toolsOut === undefined ? [] : [{ flag: '--tools-out', given: flags.toolsOut }]),
+      ].map((o) => ({ ...o, checked: checkOutputPath({ ...o, kind: 'file', inputs: indexes, force: flags.force === true }) }));
+      checkDistinctOutputs(outputs);
+      const out = outputs.find((o) => o.flag === '--out')?.checked.absolute ?? null;
+      const toolsOut = outputs.find((o) => o.flag === '--tools-out')?.checked.absolute ?? null;
       const { Engine } = await import('../engine/duckdb.js');
       // The engine's spill files; each output waits in a scratch folder of its own beside it, renamed into place.
       const scratch = Scratch.inTemp();
       const engine = await Engine.open(scratch.file('spill'));
       try {
         // An index of an earlier traces has none of the global columns: said in one line, with what to do.
-        const have = new Set((await engine.query(`DESCRIBE SELECT * FROM ${source}`)).rows.map((row) => String(row[0])));
-        const missing = GLOBAL_COLUMNS.filter((column) => !have.has(column));
+        // Each file on its own: read together (union_by_name), a file of other columns (a keep-list
+        // left in the index folder, any Parquet file) would count as records with nulls where it has no column.
+        const BASE = INDEX_COLUMNS.map((column) => column.name).filter((name) => !GLOBAL_COLUMNS.includes(name));
+        for (const [file, names] of (await engine.query(`SELECT file_name, list(name) FROM parquet_schema(${globsOf(indexes)}) GROUP BY file_name ORDER BY file_name`)).rows) {
+          const have = new Set((names as unknown[]).map(String));
+          const lacking = BASE.filter((name) => !have.has(name));
+          if (lacking.length > 0) {
+            throw new UserError(
+              `${printable(String(file))} is not an index of traces index (it has no ${lacking.slice(0, 4).join(', ')}${lacking.length > 4 ? ', …' : ''} column): give keep-list the index files or a folder of them alone (a keep-list or other Parquet file in that folder is read as one); an index of an earlier traces is made again with this one (traces index --format TARGET)`,
+            );
+          }
+        }
+        const described = new Map((await engine.query(`DESCRIBE SELECT * FROM ${source}`)).rows.map((row) => [String(row[0]), String(row[1])]));
+        const missing = GLOBAL_COLUMNS.filter((column) => !described.has(column));
         if (missing.length > 0) {
           throw new UserError(`the indexes lack the columns the keep-list reads (${missing.join(', ')}): they were written by an earlier traces; index the hosts again with this one (traces index --format TARGET)`);
+        }
+        // A Parquet file of another making (or an index edited since) may hold the names with other types: the queries would fail or read nonsense.
+        const mistyped = INDEX_COLUMNS.filter((column) => described.has(column.name) && described.get(column.name) !== column.type);
+        if (mistyped.length > 0) {
+          throw new UserError(
+            `the indexes are not traces index's: ${mistyped.map((column) => `column ${column.name} is ${printable(described.get(column.name)!)}, not ${column.type}`).join('; ')}; index the hosts again with this traces (traces index --format TARGET)`,
+          );
         }
         // Without --format the index holds no verdict, example or group: the list can settle none of them.
         const [[withExamples]] = (await engine.query(`SELECT count(fraction) FROM ${source}`)).rows;
@@ -135,6 +173,26 @@ Examples:
         }
         const ctes = survivorsSql(query, 'duckdb', source);
         const summary: Record<string, unknown> = {};
+        // The tools first: a cell they refuse stops the run before any file is written.
+        let definitions: ReturnType<ToolInference['definitions']> | null = null;
+        if (toolsOut !== null) {
+          const inference = new ToolInference();
+          const calls = await engine.stream(`WITH\n${ctes.split(',\nranked AS')[0]}\nSELECT tool_calls, call_id, file, line FROM selected WHERE tool_calls IS NOT NULL`);
+          for await (const batch of calls.rows) {
+            for (const [cell, callId, file, line] of batch) {
+              const facts = parseToolCallFacts(String(cell));
+              if (facts === null) {
+                inference.dispose();
+                throw new UserError(
+                  `the index row of call_id ${printable(JSON.stringify(callId))} (${printable(String(file))}:${String(line)}) holds a tool_calls cell traces index does not write: the index was edited or written by another tool; index that host again (traces index --format TARGET)`,
+                );
+              }
+              inference.observeFacts(facts);
+            }
+          }
+          definitions = inference.definitions();
+          inference.dispose();
+        }
         if (out !== null) {
           // The global drops, counted as one machine's report counts them: the hosts' reports count
           // every record the list leaves out as not_in_keep_list, and their kept records add up to the list.
@@ -165,6 +223,9 @@ Examples:
               if (signatures === null) continue;
               timestamps.ensure(group + 1);
               ok.ensure(group + 1);
+              if (typeof minhash === 'string' && !MINHASH_TEXT.test(minhash)) {
+                throw new UserError(`the index row of call_id ${printable(JSON.stringify(id))} holds a minhash traces index does not write (${SIGNATURE_WORDS * 8} hex digits): index that host again (traces index --format TARGET)`);
+              }
               signatures.set(group, typeof minhash === 'string' ? hexWords(minhash) : null);
               timestamps.data[group] = Number(timestamp);
               ok.data[group] = status === 'ok' ? 1 : 0;
@@ -204,12 +265,7 @@ Examples:
           summary.kept = kept.length;
           summary.out = out;
         }
-        if (toolsOut !== null) {
-          const inference = new ToolInference();
-          const calls = await engine.stream(`WITH\n${ctes.split(',\nranked AS')[0]}\nSELECT tool_calls FROM selected WHERE tool_calls IS NOT NULL`);
-          for await (const batch of calls.rows) for (const [facts] of batch) inference.observeFacts(JSON.parse(String(facts)) as string[]);
-          const definitions = inference.definitions();
-          inference.dispose();
+        if (toolsOut !== null && definitions !== null) {
           const toolsScratch = Scratch.beside(toolsOut);
           try {
             writeFileSync(toolsScratch.file('tools.json'), `${JSON.stringify(definitions, null, 2)}\n`);

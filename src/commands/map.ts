@@ -14,6 +14,7 @@ import { addExampleOptions, exampleSettings, type ExampleFlags } from './example
 import { readForcedSides, readKeepList } from '../pipeline/keep-list.js';
 import { sideOf } from '../pipeline/split.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
+import { lineTooLongReason, MAX_LINE_BYTES } from '../sources/lines.js';
 import { formatCount } from '../format.js';
 
 interface MapFlags extends ExampleFlags {
@@ -28,22 +29,41 @@ interface MapFlags extends ExampleFlags {
 
 const NEWLINE = 0x0a;
 
-/** The lines of standard input as they come, each without its newline (a last line without one included). */
-async function* stdinLines(): AsyncGenerator<Buffer> {
-  let rest: Buffer = Buffer.alloc(0);
+/** A line of standard input without its newline; a line longer than MAX_LINE_BYTES is not held (`tooLong`, its bytes empty). */
+interface StdinLine {
+  bytes: Buffer;
+  length: number;
+  tooLong: boolean;
+}
+
+/**
+ * The lines of standard input as they come (a last line without a newline included). A line
+ * split over reads is gathered as a list of its parts and joined once, so a long line costs
+ * its length, not its length times its reads; one longer than MAX_LINE_BYTES is measured and
+ * dropped as it comes, as every command reads a file's (sources/lines.ts).
+ */
+async function* stdinLines(): AsyncGenerator<StdinLine> {
+  let parts: Buffer[] = [];
+  let pending = 0;
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    let data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
     let start = 0;
-    for (let end = data.indexOf(NEWLINE, start); end !== -1; end = data.indexOf(NEWLINE, start)) {
-      yield data.subarray(start, end);
+    for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      const length = pending + end - start;
+      if (length > MAX_LINE_BYTES) yield { bytes: EMPTY, length, tooLong: true };
+      else yield { bytes: pending === 0 ? chunk.subarray(start, end) : Buffer.concat([...parts, chunk.subarray(start, end)], length), length, tooLong: false };
+      parts = [];
+      pending = 0;
       start = end + 1;
     }
-    // Copied: the chunk's buffer is not ours to keep.
-    rest = Buffer.from(data.subarray(start));
-    data = rest;
+    pending += chunk.length - start;
+    // Copied: the chunk's buffer is not ours to keep. Past the limit the bytes go, only counted.
+    if (pending > MAX_LINE_BYTES) parts = [];
+    else if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
   }
-  if (rest.length > 0) yield rest;
+  if (pending > 0) yield pending > MAX_LINE_BYTES ? { bytes: EMPTY, length: pending, tooLong: true } : { bytes: Buffer.concat(parts, pending), length: pending, tooLong: false };
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Writes to standard output, waiting when the reader is slower (an engine's pipe). */
 async function write(text: string | Uint8Array): Promise<void> {
@@ -94,10 +114,16 @@ Examples:
     const project = await recordProjector({ ...settings, inferred: scrubDefinitions(inferred, settings.scrub), everyLineTools });
     const counts = { lines: 0, damaged: 0, not_in_keep_list: 0, examples: 0, kept: 0, refused: {} as Record<string, number> };
     let lineNumber = 0;
-    for await (const line of stdinLines()) {
+    for await (const { bytes: line, length, tooLong } of stdinLines()) {
       lineNumber++;
-      if (line.length === 0 || (line.length === 1 && line[0] === 0x0d)) continue;
+      if (length === 0 || (length === 1 && line[0] === 0x0d)) continue;
       counts.lines++;
+      if (tooLong) {
+        // Named as every command names it, on stderr: the line's bytes were never held.
+        counts.damaged++;
+        process.stderr.write(`traces map: <stdin>:${lineNumber}: damaged line, skipped: ${lineTooLongReason(length)}\n`);
+        continue;
+      }
       let record: SynalinksRecord;
       try {
         record = new SynalinksRecord(Buffer.from(line), { file: '<stdin>', line: lineNumber, offset: 0 });

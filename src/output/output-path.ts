@@ -174,6 +174,21 @@ export function checkOutputPath(target: OutputTarget): CheckedPath {
   return { absolute, real, existing };
 }
 
+/**
+ * Two outputs of one run named as one path (or one inside the other): the second would replace
+ * the first (with --force) or be refused as having appeared during the run, after the first
+ * was written. Refused before anything is written, naming both flags.
+ */
+export function checkDistinctOutputs(outputs: readonly { flag: string; given: string; checked: CheckedPath }[]): void {
+  for (let i = 0; i < outputs.length; i++) {
+    for (let j = i + 1; j < outputs.length; j++) {
+      const [a, b] = [outputs[i]!, outputs[j]!];
+      const where = a.checked.real === b.checked.real ? 'the same path as' : isInside(b.checked.real, a.checked.real) ? 'inside' : isInside(a.checked.real, b.checked.real) ? 'around' : null;
+      if (where !== null) throw new UserError(`${b.flag} ${b.given} is ${where} ${a.flag} ${a.given}: each output needs a path of its own`);
+    }
+  }
+}
+
 /** Real paths of what a run reads, for `inputs`: the paths named and every folder a trace file was found in. */
 export function realInputs(paths: Iterable<string>): string[] {
   const seen = new Set<string>();

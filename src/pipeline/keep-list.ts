@@ -96,7 +96,13 @@ export async function readForcedSides(file: string): Promise<Map<string, Split> 
     const forced = await readForcedSplits(part);
     if (forced === null) continue;
     sides ??= new Map();
-    for (const [id, side] of forced) sides.set(id, side as Split);
+    for (const [id, side] of forced) {
+      // A list edited or written by another tool may name any side: only the two an export writes are one.
+      if (side !== 'training' && side !== 'validation') {
+        throw new UserError(`--keep-list ${part}: call_id ${JSON.stringify(id)} forces the side ${JSON.stringify(side)}; a keep-list's split column holds training, validation or nothing (write it again with traces keep-list)`);
+      }
+      sides.set(id, side);
+    }
   }
   return sides;
 }

@@ -34,11 +34,19 @@ function scoreOf(value: unknown): Score | null {
   if (typeof value === 'string') {
     const text = value.trim();
     if (text === '' || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) return null;
-    return { value: Number(text), text };
+    return finite({ value: Number(text), text });
   }
   if (typeof value === 'boolean') return { value: value ? 1 : 0, text: String(value) };
   const n = numberValue(value);
-  return n === null ? null : { value: n, text: String((value as number | String).valueOf()) };
+  return n === null ? null : finite({ value: n, text: String((value as number | String).valueOf()) });
+}
+
+/**
+ * A score beyond a double's range (1e400, as CSV or Parquet text) is no number to compare:
+ * Infinity against Infinity is no margin (NaN), and -Infinity would be every rejected answer.
+ */
+function finite(score: Score): Score | null {
+  return Number.isFinite(score.value) ? score : null;
 }
 
 class ScoreTable implements Scores {
@@ -65,9 +73,10 @@ class ScoreTable implements Scores {
   }
 }
 
+/** The file's text; a leading byte order mark (Windows tools write one) is no part of it, as in the other files options name (tools.ts). */
 function readText(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new UserError(`--scores ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }

@@ -63,6 +63,39 @@ export function toolCallFacts(messages: readonly Message[]): string[] {
   return facts;
 }
 
+const SCHEMA_TYPES: ReadonlySet<string> = new Set<JsonSchemaType>(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
+
+/**
+ * The facts of an index's `tool_calls` cell (a JSON list of `toolCallFacts` texts), checked as
+ * `toolCallFacts` writes them: an index is a file anyone may have written or edited, so a cell
+ * of another shape is refused (null) rather than inferred from. No name, JSON or type that
+ * `toolCallFacts` would not write reaches the tool definitions.
+ */
+export function parseToolCallFacts(cell: string): string[] | null {
+  let facts: unknown;
+  try {
+    facts = JSON.parse(cell);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(facts)) return null;
+  for (const text of facts) {
+    if (typeof text !== 'string') return null;
+    const nameEnd = text.indexOf('\n');
+    const typesEnd = nameEnd === -1 ? -1 : text.indexOf('\n', nameEnd + 1);
+    if (typesEnd === -1 || !TOOL_NAME_PATTERN.test(text.slice(0, nameEnd))) return null;
+    let types: unknown;
+    try {
+      types = JSON.parse(text.slice(nameEnd + 1, typesEnd));
+    } catch {
+      return null;
+    }
+    const wellFormed = Array.isArray(types) && types.every((t) => Array.isArray(t) && t.length === 2 && typeof t[0] === 'string' && typeof t[1] === 'string' && SCHEMA_TYPES.has(t[1]));
+    if (!wellFormed) return null;
+  }
+  return facts as string[];
+}
+
 /** A tool's name and its arguments' types, as one or more distinct calls had them. */
 interface Signature {
   tool: string;

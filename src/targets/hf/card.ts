@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import { TRACES_VERSION } from '../../version.js';
+import { printable } from '../../format.js';
 import type { FinishContext, SourcesSummary } from '../target.js';
 import type { Split } from '../../pipeline/split.js';
 import type { HfDatasetLayout, RowSchema } from './finish.js';
@@ -100,9 +101,13 @@ function frontMatter(card: CardDataset, layout: HfDatasetLayout): string {
   ].join('\n');
 }
 
-/** Text of a Markdown table cell: no line break, pipes escaped. */
+/**
+ * Text of a Markdown table cell: no line break, pipes escaped, and control characters shown as
+ * escapes (`printable`): a recorded name with a terminal sequence must not run in the terminal
+ * of whoever prints the card (cat README.md), as it runs in no traces output.
+ */
 function cell(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|').replace(/`/g, "'");
+  return printable(text.replace(/[\r\n]+/g, ' ')).replace(/\|/g, '\\|').replace(/`/g, "'");
 }
 
 interface SplitTokens {

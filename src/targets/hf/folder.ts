@@ -10,6 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { parseDocument } from 'yaml';
 import { compareText } from '../../order.js';
 import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReportLike } from '../target.js';
 import { fileLines, validateLines } from '../validate.js';
@@ -29,46 +30,50 @@ interface CardFacts {
   features: string[];
 }
 
-/** The facts of the card's front matter as traces writes it (block YAML, one key a line). */
+/**
+ * The facts of the card's front matter, parsed as the Hub and `datasets.load_dataset` parse it
+ * (huggingface_hub's RepoCard: a YAML load of the text between the `---` lines), so a card they
+ * fail on (unclosed brackets, tabs, a key that is no mapping) is refused here too, as is a split
+ * whose num_examples is no count. Duplicate keys are taken as PyYAML takes them: the last one.
+ */
 export function readCard(text: string): CardFacts | string {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
   if (match === null) return 'has no YAML front matter (--- … ---)';
+  const document = parseDocument(match[1]!, { uniqueKeys: false });
+  if (document.errors.length > 0) {
+    const error = document.errors[0]!;
+    // Line 1 of the front matter is line 2 of the file.
+    const line = error.linePos?.[0]?.line;
+    return `has front matter that is not YAML${line === undefined ? '' : ` (line ${line + 1})`}: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}; the Hub and datasets.load_dataset fail to read it (traces export --format hf writes it again)`;
+  }
+  const data: unknown = document.toJS();
   const files = new Map<string, string[]>();
   const sizes = new Map<string, number>();
   const features: string[] = [];
-  let section = '';
-  let split: string | null = null;
-  let sizeSplit: string | null = null;
-  for (const raw of match[1]!.split(/\r?\n/)) {
-    const line = raw.replace(/\s+#.*$/, '');
-    if (/^[A-Za-z_]/.test(line)) section = line.replace(/:.*$/, '');
-    let m: RegExpExecArray | null;
-    if ((m = /^ {2}- split: (.+)$/.exec(line)) !== null) {
-      split = unquote(m[1]!);
-      files.set(split, []);
-    } else if (split !== null && (m = /^ {4}path: (.+)$/.exec(line)) !== null) files.get(split)!.push(unquote(m[1]!));
-    else if (split !== null && (m = /^ {4}- (.+)$/.exec(line)) !== null && section === 'configs') files.get(split)!.push(unquote(m[1]!));
-    else if ((m = /^ {2}- name: (.+)$/.exec(line)) !== null && section === 'dataset_info') {
-      sizeSplit = unquote(m[1]!);
-      features.push(sizeSplit);
-    } else if (sizeSplit !== null && (m = /^ {4}num_examples: (\d+)$/.exec(line)) !== null) {
-      sizes.set(sizeSplit, Number(m[1]));
-      features.pop();
-    }
+  const items = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined);
+  const config = items(field(data, 'configs')).find((c) => field(c, 'config_name') === 'default') ?? items(field(data, 'configs'))[0];
+  for (const entry of items(field(config, 'data_files'))) {
+    const split = field(entry, 'split');
+    const paths = field(entry, 'path');
+    if (typeof split !== 'string') return `declares a data_files entry with no split name: ${JSON.stringify(entry)}`;
+    const list = files.get(split) ?? [];
+    for (const f of typeof paths === 'string' ? [paths] : items(paths)) list.push(String(f));
+    files.set(split, list);
+  }
+  const info = field(data, 'dataset_info');
+  for (const feature of items(field(info, 'features'))) {
+    const name = field(feature, 'name');
+    if (typeof name === 'string') features.push(name);
+  }
+  for (const split of items(field(info, 'splits'))) {
+    const name = field(split, 'name');
+    const n = field(split, 'num_examples');
+    if (typeof name !== 'string') continue;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return `says split ${JSON.stringify(name)} has num_examples ${JSON.stringify(n ?? null)}, not a count of rows (datasets checks a split's size against it)`;
+    sizes.set(name, n);
   }
   return { files, sizes, features };
-}
-
-function unquote(text: string): string {
-  const t = text.trim();
-  if (t.startsWith('"')) {
-    try {
-      return JSON.parse(t) as string;
-    } catch {
-      return t;
-    }
-  }
-  return t.startsWith("'") && t.endsWith("'") ? t.slice(1, -1).replace(/''/g, "'") : t;
 }
 
 /** Field names of the struct a list-of-struct DuckDB type holds (`STRUCT(a VARCHAR, "b" …)[]`), at its first depth. */
