@@ -5,7 +5,7 @@
  * it is.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Engine, sqlString } from '../src/engine/duckdb.js';
@@ -116,5 +116,21 @@ describe('map reads standard input as every command reads a file', () => {
     assert.match(result.stderr, /<stdin>:3: damaged line, skipped: line_too_long: the line is 4\.2 MB/);
     assert.match(result.stderr, /1 damaged/);
     assert.equal(result.stdout, plain.stdout + plain.stdout);
+  });
+
+  it('its summary counts in words: one line, one example', () => {
+    const dir = tempDir('traces-map-one-');
+    const keep = path.join(dir, 'keep.parquet');
+    const index = path.join(dir, 'index.parquet');
+    const file = path.join(SAMPLES, 'language_model', 'language_model_20260708-090512.jsonl');
+    const first = `${readFileSync(file, 'utf8').split('\n')[0]}\n`;
+    const one = path.join(dir, 'tree', 'language_model', 'language_model_20260708-090512.jsonl');
+    mkdirSync(path.dirname(one), { recursive: true });
+    writeFileSync(one, first);
+    assert.equal(runCli(['index', path.join(dir, 'tree'), '--format', 'openai', '--out', index]).status, 0);
+    assert.equal(runCli(['keep-list', index, '--out', keep]).status, 0);
+    const result = runCli(['map', '--format', 'openai', '--keep-list', keep], { input: first });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stderr, /^traces map: 1 line, 1 example, 0 not on the list, 0 damaged$/m);
   });
 });

@@ -15,7 +15,7 @@ import { readForcedSides, readKeepList } from '../pipeline/keep-list.js';
 import { sideOf } from '../pipeline/split.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { lineTooLongReason, MAX_LINE_BYTES } from '../sources/lines.js';
-import { formatCount } from '../format.js';
+import { formatCount, plural } from '../format.js';
 
 interface MapFlags extends ExampleFlags {
   format: string;
@@ -154,7 +154,7 @@ Examples:
     else {
       const refused = Object.entries(counts.refused).map(([reason, n]) => `${reason} ${formatCount(n)}`);
       process.stderr.write(
-        `traces map: ${formatCount(counts.lines)} lines, ${formatCount(flags.emit === 'kept' ? counts.kept : counts.examples)} ${flags.emit === 'kept' ? 'kept' : 'examples'}, ${formatCount(counts.not_in_keep_list)} not on the list, ${formatCount(counts.damaged)} damaged${refused.length > 0 ? `, refused: ${refused.join(', ')}` : ''}\n`,
+        `traces map: ${plural(counts.lines, 'line')}, ${flags.emit === 'kept' ? `${formatCount(counts.kept)} kept` : plural(counts.examples, 'example')}, ${formatCount(counts.not_in_keep_list)} not on the list, ${formatCount(counts.damaged)} damaged${refused.length > 0 ? `, refused: ${refused.join(', ')}` : ''}\n`,
       );
     }
   });
