@@ -6,7 +6,7 @@
  */
 import { isJsonObject, parseJsonText, writeJson } from '../canonical/json-value.js';
 import type { Message, ToolCall } from '../record.js';
-import type { JsonObject, ReasoningMode } from './target.js';
+import type { JsonObject, Projection, ReasoningMode } from './target.js';
 
 export type NormalRole = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -341,4 +341,16 @@ export function chatMessage(m: NormalMessage, reasoning: ReasoningMode): JsonObj
       return out;
     }
   }
+}
+
+/**
+ * The chat targets' example (nemo, hf): the normalized messages as OpenAI-style chat messages,
+ * reasoning as `reasoning` says; images refused, as neither writes them.
+ */
+export function chatProjection(messages: readonly Message[], reasoning: ReasoningMode): Projection {
+  const normal = normalizeMessages(messages);
+  if (!normal.ok) return normal;
+  const images = imageFailure(normal.messages);
+  if (images !== null) return images;
+  return { ok: true, example: { messages: normal.messages.map((m) => chatMessage(m, reasoning)) }, toolNames: calledToolNames(normal.messages) };
 }

@@ -20,7 +20,7 @@
 import path from 'node:path';
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
-import { calledToolNames, chatMessage, imageFailure, isObject, normalizeMessages } from '../messages.js';
+import { chatProjection, isObject } from '../messages.js';
 import {
   lastTurnWeighted,
   resolveReasoning,
@@ -108,12 +108,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
     fileName: (split, index, count) => hfFileName(split, index, count, fileFormat),
 
     project(messages: Message[], opts?: ProjectOptions): Projection {
-      const reasoning = resolveReasoning(this, opts);
-      const normal = normalizeMessages(messages);
-      if (!normal.ok) return normal;
-      const images = imageFailure(normal.messages);
-      if (images !== null) return images;
-      return { ok: true, example: { messages: normal.messages.map((m) => chatMessage(m, reasoning)) }, toolNames: calledToolNames(normal.messages) };
+      return chatProjection(messages, resolveReasoning(this, opts));
     },
 
     attachTools(example: JsonObject, tools: ToolDefinition[]): JsonObject {

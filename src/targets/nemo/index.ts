@@ -30,7 +30,7 @@
  */
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
-import { calledToolNames, chatMessage, imageFailure, normalizeMessages } from '../messages.js';
+import { chatProjection } from '../messages.js';
 import {
   resolveReasoning,
   type JsonObject,
@@ -79,16 +79,7 @@ export const nemoTarget: Target = {
   },
 
   project(messages: Message[], opts?: ProjectOptions): Projection {
-    const reasoning = resolveReasoning(this, opts);
-    const normal = normalizeMessages(messages);
-    if (!normal.ok) return normal;
-    const images = imageFailure(normal.messages);
-    if (images !== null) return images;
-    return {
-      ok: true,
-      example: { messages: normal.messages.map((m) => chatMessage(m, reasoning)) },
-      toolNames: calledToolNames(normal.messages),
-    };
+    return chatProjection(messages, resolveReasoning(this, opts));
   },
 
   /** AutoModel's recipe config: `dataset` and `validation_dataset`, each a ChatDataset reading a path. */
