@@ -10,8 +10,9 @@
  * a clone arrives as a `String` object, which JSON parsing never produces otherwise, so
  * `isJsonNumber` accepts any `String` object as a number's text.
  */
-import { CHECKED_FROM_BYTES, checkTextRules, decodeString, JsonSyntaxError, lastSkippedElement, MAX_DEPTH, numberWatch, skipString, skipValue, skipWhitespace } from './scan.js';
+import { CHECKED_FROM_BYTES, checkTextRules, decodeString, JsonSyntaxError, MAX_DEPTH, skipString, skipValue, skipWhitespace } from './scan.js';
 import { setOwn } from '../own.js';
+import { isPlainJson } from './plain-json.js';
 import { escapeInJson } from './escape-in-json.js';
 
 export class JsonNumber extends String {
@@ -248,10 +249,9 @@ const NOT_NATIVE = Symbol('not native');
 
 /**
  * `parseJsonText` by the native parser, which builds the small objects OTLP spans are made of
- * several times faster than `parseAt`: the text is first held to the same rules by the
- * validating scan (`checkTextRules`, `skipValue`, which accept exactly what `parseAt` accepts),
- * and the native parser is used only when every number's text is the one JavaScript prints for
- * its value, so that each number becomes the same `JsonNumber` `parseAt` makes. Anything else
+ * several times faster than `parseAt`: the text is first held to the same rules by one pass
+ * (`isPlainJson`, which accepts only what `parseAt` accepts), and the native parser is used
+ * only when every number's text is the one JavaScript prints for its value, so that each number becomes the same `JsonNumber` `parseAt` makes. Anything else
  * (a refused text, so that the error is `parseAt`'s own; a number such as `1.0`; a string with
  * lone surrogates, which its UTF-8 bytes do not keep; a text long enough to hit V8's string
  * limit) gives NOT_NATIVE and is parsed as before.
@@ -259,23 +259,7 @@ const NOT_NATIVE = Symbol('not native');
 function parseNatively(text: string | Buffer, b: Buffer): unknown {
   if (b.length > CHECKED_FROM_BYTES) return NOT_NATIVE;
   if (typeof text === 'string' && !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return NOT_NATIVE;
-  const { container, start: elementStart, end: elementEnd } = lastSkippedElement;
-  numberWatch.on = true;
-  numberWatch.odd = false;
-  try {
-    checkTextRules(b);
-    const start = skipWhitespace(b, 0, b.length);
-    const end = skipValue(b, start, b.length, 0);
-    if (skipWhitespace(b, end, b.length) !== b.length || numberWatch.odd) return NOT_NATIVE;
-  } catch (error) {
-    if (error instanceof JsonSyntaxError) return NOT_NATIVE;
-    throw error;
-  } finally {
-    numberWatch.on = false;
-    lastSkippedElement.container = container;
-    lastSkippedElement.start = elementStart;
-    lastSkippedElement.end = elementEnd;
-  }
+  if (!isPlainJson(b)) return NOT_NATIVE;
   return withNumberTexts(JSON.parse(typeof text === 'string' ? text : b.toString('utf8')));
 }
 

@@ -117,19 +117,6 @@ export function stringHasEscape(b: Buffer, p: number, stringEnd: number): boolea
 /** Without an exponent, a number needs 309 digits to overflow a double. */
 const MAX_PLAIN_NUMBER_LENGTH = 308;
 
-/**
- * While `on`, `skipNumber` sets `odd` and throws ODD_NUMBER when a number's text is not the one
- * JavaScript prints for its value (`1.0`, `1e5`, `-0`, digits past a double): `parseJsonText` then cannot let the
- * native parser build the value (numbers must keep their recorded text).
- */
-export const numberWatch = { on: false, odd: false };
-
-/** Thrown by `skipNumber` at the first such number, so that the scan stops there (the caller's walk validates it all again). */
-export const ODD_NUMBER = new JsonSyntaxError('a number whose text JavaScript prints otherwise', -1);
-
-/** Integers of up to 15 digits (other than `-0`) print as written. */
-const PLAIN_INTEGER_LENGTH = 15;
-
 function skipNumber(b: Buffer, p: number, end: number): number {
   const start = p;
   if (b[p] === 0x2d) p++;
@@ -156,13 +143,6 @@ function skipNumber(b: Buffer, p: number, end: number): number {
   // orjson refuses a number that is infinite as a double; only an exponent or 309 digits get there.
   if ((exponent || p - start > MAX_PLAIN_NUMBER_LENGTH) && !Number.isFinite(Number(b.toString('latin1', start, p)))) {
     throw new JsonSyntaxError('number too large for a double', start);
-  }
-  if (numberWatch.on && !numberWatch.odd && (fraction || exponent || p - start > PLAIN_INTEGER_LENGTH || (b[start] === 0x2d && b[start + 1] === 0x30))) {
-    const text = b.toString('latin1', start, p);
-    if (String(Number(text)) !== text) {
-      numberWatch.odd = true;
-      throw ODD_NUMBER;
-    }
   }
   return p;
 }
