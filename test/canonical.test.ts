@@ -297,8 +297,26 @@ describe('parseJsonText by the native parser', () => {
     for (const depth of [1023, 1024, 1025]) {
       const text = '['.repeat(depth) + '1.0,2' + ']'.repeat(depth);
       const plain = '['.repeat(depth) + '2' + ']'.repeat(depth);
-      assert.equal(outcome(() => parseJsonText(text)), outcome(() => referenceParse(text)));
-      assert.equal(outcome(() => parseJsonText(plain)), outcome(() => referenceParse(plain)));
+      // An empty container opens a level too (the one-pass check counts it before it looks inside).
+      const empty = '['.repeat(depth - 1) + '{}' + ']'.repeat(depth - 1);
+      const member = '{"a":'.repeat(depth - 1) + '[]' + '}'.repeat(depth - 1);
+      for (const input of [text, plain, empty, member]) assert.equal(outcome(() => parseJsonText(input)), outcome(() => referenceParse(input)), `${depth}: ${input.slice(0, 12)}`);
     }
+  });
+
+  it('refuses bytes that are not UTF-8 as the walk does, wherever they stand', () => {
+    const random = seededRandom(2028);
+    // Overlong, encoded surrogate, past U+10FFFF, cut sequences, a stray continuation byte.
+    const bad = [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xff]];
+    let refused = 0;
+    for (let n = 0; n < 3000; n++) {
+      const bytes = Buffer.from(generate(random, 0), 'utf8');
+      const at = Math.floor(random() * (bytes.length + 1));
+      const input = Buffer.concat([bytes.subarray(0, at), Buffer.from(bad[n % bad.length]), bytes.subarray(at)]);
+      const expected = outcome(() => referenceParse(input));
+      assert.equal(outcome(() => parseJsonText(input)), expected);
+      if (expected.startsWith('error')) refused++;
+    }
+    assert.equal(refused, 3000);
   });
 });
