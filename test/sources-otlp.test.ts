@@ -4,7 +4,8 @@
  * OpenAI-compatible server logged it received and sent.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueText } from '../src/canonical/canonical.js';
@@ -401,6 +402,38 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     } finally {
       store.close();
     }
+  });
+
+  it('browse keeps the span records on disk, not in memory: each re-read record is the one read, and nothing is left after', async () => {
+    const names = readdirSync(OTEL).filter((f) => /\.jsonl?$/.test(f) && f !== 'server-log.jsonl' && f !== 'versions.json');
+    const expected: TraceRecord[] = [];
+    for (const name of names) expected.push(...(await read(name)).records);
+    const reported: number[] = [];
+    const store = await IndexStore.open([OTEL], { otherSources: true, onOtherFilesProgress: (bytesRead) => reported.push(bytesRead) });
+    try {
+      await store.whenDone();
+      assert.ok(store.count >= expected.length);
+      const byPlace = new Map(expected.map((r) => [`${r.ref.file}:${r.ref.line}`, r.raw.toString('utf8')]));
+      let compared = 0;
+      for (let i = 0; i < store.count; i++) {
+        const info = store.info(i);
+        if (info.status === 'damaged') continue;
+        assert.ok(info.otherRecorder);
+        const record = store.record(i, false);
+        assert.equal(record?.raw.toString('utf8'), byPlace.get(`${info.file.display}:${info.line}`), `${info.file.display}:${info.line}`);
+        compared++;
+      }
+      assert.equal(compared, expected.length);
+      // The header's size counts the span files, read whole before the index starts.
+      const bytes = names.reduce((sum, name) => sum + statSync(path.join(OTEL, name)).size, 0);
+      assert.equal(store.progress.bytesTotal, bytes);
+      assert.equal(reported[reported.length - 1], bytes);
+    } finally {
+      store.close();
+    }
+    // This process's spill folders hold no records file any more (tests in one file run one at a time).
+    const ours = readdirSync(tmpdir()).filter((f) => f.startsWith(`traces-spill-${process.pid}-`));
+    for (const folder of ours) if (existsSync(path.join(tmpdir(), folder))) assert.deepEqual(readdirSync(path.join(tmpdir(), folder)).filter((f) => f.startsWith('tmp-')), []);
   });
 
   it('a span file cut into work shares reads as it does whole: the same records, numbers and exports with one thread and with two', () => {

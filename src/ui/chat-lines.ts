@@ -311,7 +311,7 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
     const rows = wrap(sanitize(value), out.width - labelWidth);
     rows.forEach((row, k) => out.push([{ text: (k === 0 ? label : '').padEnd(labelWidth), dim: true }, { text: row, ...style }]));
   };
-  if (info.inMemory) {
+  if (info.otherRecorder) {
     field('file', `${info.file.display} (record ${info.line}; ${info.file.source ?? 'other'} file, read whole)`);
   } else {
     field('file', `${info.file.display}:${info.line}`);

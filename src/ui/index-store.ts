@@ -2,7 +2,8 @@
  * The browser's data layer: an index of every line of a trace tree, built in the background,
  * one compact entry per record in typed arrays (file, byte offset, length, status, time,
  * model, tokens, cost, duration, duplicate group). Records themselves are never kept: the
- * UI re-reads the few it shows from disk by offset and parses them then.
+ * UI re-reads the few it shows from disk by offset and parses them then (those of other
+ * recorders' files from the spill file other-records.ts sets them aside in).
  */
 import { EventEmitter } from 'node:events';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -10,16 +11,17 @@ import path from 'node:path';
 import { JsonSyntaxError } from '../canonical/scan.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { DEFAULT_KEY, keyOf } from '../pipeline/keys.js';
-import type { DamagedLine, SourceKind, TraceRecord } from '../record.js';
+import type { SourceKind } from '../record.js';
 import type { Run } from '../runs/runs.js';
 import { discover, peekNames, type Discovery, type TraceFile } from '../sources/discover.js';
 import { lineTooLongReason, MAX_LINE_BYTES, readLineBatches, type Line } from '../sources/lines.js';
 
 /** What the browser reads of a line too long to be a record (see MAX_LINE_BYTES). */
 const TOO_LONG_PREVIEW = 64 << 10;
-import { damageReason, readFile } from '../sources/read.js';
+import { damageReason } from '../sources/read.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
 import { defaultPriceTable } from '../pricing/table.js';
+import { OtherRecords } from './other-records.js';
 import { previewOf } from './record-text.js';
 
 export const OK = 0;
@@ -80,8 +82,8 @@ export interface EntryInfo {
   /** True when a dedupe would drop this record. */
   duplicate: boolean;
   damagedReason: string | null;
-  /** Records of Ask and klieo files, read whole and kept in memory: `line` is the record's ordinal in its file. */
-  inMemory: boolean;
+  /** A record of another recorder's file (read whole at open): `line` is its place there, as its source numbers records. */
+  otherRecorder: boolean;
 }
 
 export interface GroupMember {
@@ -117,39 +119,14 @@ export interface StoreOptions {
   /** Call ids to look out for while indexing (a previous exclusion file): reported with `found`. */
   watchCallIds?: ReadonlySet<string>;
   /**
-   * Show the records of Ask and klieo files too (the default): `open` reads those small,
-   * whole-file JSON documents at once and keeps their records in memory.
+   * Show the records of other recorders' files too (the default): `open` reads those files
+   * whole at once and sets their records aside on disk (other-records.ts).
    */
   otherSources?: boolean;
   /** `--source`: read every file as this format. */
   source?: SourceKind;
-}
-
-/** The records of an Ask or klieo file, read whole. */
-export interface OtherFileRecords {
-  file: TraceFile;
-  records: readonly TraceRecord[];
-  damaged: readonly DamagedLine[];
-}
-
-/** Reads Ask and klieo files whole; a file that cannot be read is reported in `errors`. */
-export async function readOtherFiles(files: readonly TraceFile[]): Promise<{ loaded: OtherFileRecords[]; errors: string[] }> {
-  const loaded: OtherFileRecords[] = [];
-  const errors: string[] = [];
-  for (const file of files) {
-    const records: TraceRecord[] = [];
-    const damaged: DamagedLine[] = [];
-    try {
-      for await (const batch of readFile(file)) {
-        records.push(...batch.records);
-        damaged.push(...batch.damaged);
-      }
-      loaded.push({ file, records, damaged });
-    } catch (error) {
-      errors.push(`${file.display}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return { loaded, errors };
+  /** Told how far the reading of other recorders' files has got (bytes read, bytes in all), before the store exists. */
+  onOtherFilesProgress?: (bytesRead: number, bytesTotal: number) => void;
 }
 
 const DEFAULT_CHUNK = 1 << 20;
@@ -157,6 +134,15 @@ const RECORD_CACHE = 48;
 const RECORD_CACHE_BYTES = 64 << 20;
 const PREVIEW_CACHE = 4096;
 const LIST_CACHE = 12;
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    // Reported when the file is read.
+    return 0;
+  }
+}
 
 function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -203,9 +189,9 @@ interface CachedList {
 export class IndexStore extends EventEmitter {
   /** Synalinks files: indexed by byte offset, records re-read from disk. */
   readonly files: TraceFile[];
-  /** Files of other recorders (Ask, klieo): whole-file formats, shown when read at open (`otherSources`). */
+  /** Files of other recorders (Ask, klieo, OTLP spans): read whole at open (`otherSources`). */
   readonly otherFiles: TraceFile[];
-  /** Every file whose records are shown: `files`, then the Ask/klieo files read whole. Entry file ids index it. */
+  /** Every file whose records are shown: `files`, then the other recorders' files read at open. Entry file ids index it. */
   readonly allFiles: TraceFile[];
   /** The discovered files (the roots' discovery, for runs). */
   readonly discovery: Discovery;
@@ -254,9 +240,8 @@ export class IndexStore extends EventEmitter {
   private readonly damagedReasons = new Map<number, string>();
 
   private readonly fds = new Map<number, number>();
-  /** Records of Ask/klieo files, by entry (kept whole: there is no line to re-read them from). */
-  private readonly memory = new Map<number, SynalinksRecord>();
-  private readonly others: OtherFileRecords[];
+  /** The records of other recorders' files, set aside on disk; null when they are not shown. */
+  private readonly others: OtherRecords | null;
   private runsPromise: Promise<Run[]> | null = null;
   private runList: Run[] | null = null;
   private entryOfCall: Map<string, number> | null = null;
@@ -270,27 +255,21 @@ export class IndexStore extends EventEmitter {
   private readonly chunkSize: number;
   private readonly watch: ReadonlySet<string>;
 
-  /** `others`: records of Ask/klieo files read beforehand (`readOtherFiles`); other Ask/klieo files are not shown. */
-  constructor(discovery: Discovery, options: StoreOptions = {}, others: readonly OtherFileRecords[] = []) {
+  /** `others`: the records of other recorders' files, read beforehand (`OtherRecords.read`); without it they are not shown. */
+  constructor(discovery: Discovery, options: StoreOptions = {}, others: OtherRecords | null = null) {
     super();
     this.setMaxListeners(50);
     this.discovery = discovery;
     // Records are re-read by byte offset: only line-per-record Synalinks files allow that.
     this.files = discovery.files.filter((file) => file.source === undefined || file.source === 'synalinks');
     this.otherFiles = discovery.files.filter((file) => !(file.source === undefined || file.source === 'synalinks'));
-    this.others = others.filter((o) => this.otherFiles.includes(o.file));
-    this.allFiles = [...this.files, ...this.others.map((o) => o.file)];
+    this.others = others;
+    this.allFiles = [...this.files, ...(others?.files.map((o) => o.file) ?? [])];
     this.skipped = discovery.skipped;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
     this.watch = options.watchCallIds ?? new Set();
-    let bytesTotal = 0;
-    for (const file of this.files) {
-      try {
-        bytesTotal += statSync(file.path).size;
-      } catch {
-        // Reported when the file is read.
-      }
-    }
+    let bytesTotal = others?.bytesRead ?? 0;
+    for (const file of this.files) bytesTotal += sizeOf(file.path);
     this.progress = { bytesDone: 0, bytesTotal, filesDone: 0, filesTotal: this.allFiles.length, done: this.allFiles.length === 0 };
     this.buildTree();
     this.ensureCapacity(1024);
@@ -299,14 +278,15 @@ export class IndexStore extends EventEmitter {
   /** Discovers the trace files under `roots` and starts indexing them in the background. */
   static async open(roots: readonly string[], options: StoreOptions = {}): Promise<IndexStore> {
     const discovery = await discover(roots, { source: options.source });
-    let others: OtherFileRecords[] = [];
-    let errors: string[] = [];
-    if (options.otherSources ?? true) {
-      const others_ = discovery.files.filter((file) => !(file.source === undefined || file.source === 'synalinks'));
-      ({ loaded: others, errors } = await readOtherFiles(others_));
+    const otherFiles = discovery.files.filter((file) => !(file.source === undefined || file.source === 'synalinks'));
+    let others: OtherRecords | null = null;
+    if ((options.otherSources ?? true) && otherFiles.length > 0) {
+      const report = options.onOtherFilesProgress;
+      const total = report === undefined ? 0 : otherFiles.reduce((sum, file) => sum + sizeOf(file.path), 0);
+      others = await OtherRecords.read(otherFiles, report === undefined ? undefined : (bytesRead) => report(bytesRead, total));
     }
     const store = new IndexStore(discovery, options, others);
-    store.errors.push(...errors);
+    store.errors.push(...(others?.errors ?? []));
     store.start();
     return store;
   }
@@ -314,8 +294,8 @@ export class IndexStore extends EventEmitter {
   private buildTree(): void {
     const located = this.files.map((file) => locateFile(file));
     const names = new Map<string, Map<string, number>>();
-    const otherNames = this.others.flatMap((o) => o.records.map((r) => ({ program: r.program, module: r.module })));
-    if (this.others.some((o) => o.damaged.length > 0)) otherNames.push(...this.others.filter((o) => o.damaged.length > 0).map((o) => this.damagedPlace(o.file)));
+    const otherNames = [...(this.others?.names ?? [])].flatMap(([program, modules]) => [...modules].map((module) => ({ program, module })));
+    for (const other of this.others?.files ?? []) if (other.damaged.length > 0) otherNames.push(this.damagedPlace(other.file));
     for (const { program, module } of [...located, ...otherNames]) {
       if (!names.has(program)) names.set(program, new Map());
       names.get(program)!.set(module, -1);
@@ -346,31 +326,33 @@ export class IndexStore extends EventEmitter {
     return { program: path.basename(path.dirname(file.path)), module: path.basename(file.path) };
   }
 
-  /** Adds the records of the Ask/klieo files, kept in memory. */
-  private addOthers(): void {
-    this.others.forEach((other, k) => {
-      const fileId = this.files.length + k;
-      for (const record of other.records) {
-        const moduleId = this.moduleIds.get(record.program)!.get(record.module)!;
-        let shown: SynalinksRecord;
-        try {
-          // The rebuilt record's raw is a Synalinks line: the chat and metadata views read it as one.
-          shown = record instanceof SynalinksRecord ? record : new SynalinksRecord(record.raw, record.ref);
-        } catch (error) {
-          this.addDamaged(fileId, record.ref.line, moduleId, `cannot show this record: ${error instanceof Error ? error.message : String(error)}`);
-          continue;
+  /** Indexes the records of other recorders' files from the spill file, as a Synalinks file's lines are. */
+  private async addOthers(others: OtherRecords): Promise<void> {
+    let record = 0;
+    let file = -1;
+    for await (const lines of readLineBatches(others.path, { chunkSize: this.chunkSize })) {
+      if (this.closed) return;
+      for (const line of lines) {
+        while (file + 1 < others.files.length && others.files[file + 1].firstRecord <= record) {
+          file++;
+          this.addOtherDamaged(this.files.length + file);
         }
-        const i = this.count;
-        this.addEntry(fileId, record.ref.line, 0, record.raw.length, moduleId, shown);
-        this.memory.set(i, shown);
+        this.addLine(this.files.length + file, line, others.placeOf(record++));
       }
-      if (other.damaged.length > 0) {
-        const place = this.damagedPlace(other.file);
-        const moduleId = this.moduleIds.get(place.program)!.get(place.module)!;
-        for (const damaged of other.damaged) this.addDamaged(fileId, damaged.line, moduleId, damaged.reason);
-      }
-      this.progress.filesDone++;
-    });
+      this.changed();
+      await yieldToLoop();
+    }
+    // Files whose records were all damaged (or none) still list their damaged lines.
+    while (file + 1 < others.files.length) this.addOtherDamaged(this.files.length + ++file);
+    this.progress.filesDone += others.files.length;
+  }
+
+  private addOtherDamaged(fileId: number): void {
+    const other = this.others!.files[fileId - this.files.length];
+    if (other.damaged.length === 0) return;
+    const place = this.damagedPlace(other.file);
+    const moduleId = this.moduleIds.get(place.program)!.get(place.module)!;
+    for (const damaged of other.damaged) this.addDamaged(fileId, damaged.line, moduleId, damaged.reason);
   }
 
   private addDamaged(fileId: number, line: number, moduleId: number, reason: string): void {
@@ -419,6 +401,7 @@ export class IndexStore extends EventEmitter {
       }
     }
     this.fds.clear();
+    this.others?.remove();
     this.recordCache.clear();
     this.removeAllListeners();
   }
@@ -428,8 +411,13 @@ export class IndexStore extends EventEmitter {
   }
 
   private async run(): Promise<void> {
-    if (this.others.length > 0) {
-      this.addOthers();
+    if (this.others !== null) {
+      try {
+        await this.addOthers(this.others);
+      } catch (error) {
+        this.errors.push(`${this.others.path}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      this.progress.bytesDone = this.others.bytesRead;
       this.changed();
     }
     let bytesBefore = 0;
@@ -502,7 +490,12 @@ export class IndexStore extends EventEmitter {
     return id;
   }
 
-  private addLine(fileId: number, line: Line): void {
+  /** `place`: for a spilled record of another recorder's file, its place in that file (the line shown). */
+  private addLine(fileId: number, line: Line, place?: number): void {
+    if (place !== undefined) {
+      this.addOtherLine(fileId, line, place);
+      return;
+    }
     const i = this.count;
     this.ensureCapacity(i + 1);
     const moduleId = this.fileModule[fileId];
@@ -526,6 +519,25 @@ export class IndexStore extends EventEmitter {
       return;
     }
     this.addParsed(i, record, counts);
+  }
+
+  /** A record of another recorder's file, from the spill file: its module is the one it names. */
+  private addOtherLine(fileId: number, line: Line, place: number): void {
+    let record: SynalinksRecord;
+    try {
+      if (line.tooLong) throw new Error(lineTooLongReason(line.length));
+      record = new SynalinksRecord(line.bytes, this.otherRef(fileId, place));
+    } catch (error) {
+      // The line is the rebuilt record traces wrote itself: a failure is not the file's damage.
+      this.errors.push(`${this.allFiles[fileId].display}: record ${place} cannot be shown: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.addEntry(fileId, place, line.offset, line.length, this.moduleIds.get(record.program)!.get(record.module)!, record);
+  }
+
+  /** A spilled record's ref: its file and place there, as its source gave them (no byte offset: the file is read whole). */
+  private otherRef(fileId: number, place: number): { file: string; line: number; offset: number } {
+    return { file: this.allFiles[fileId].display, line: place, offset: 0 };
   }
 
   private addEntry(fileId: number, line: number, offset: number, length: number, moduleId: number, record: SynalinksRecord): void {
@@ -651,7 +663,7 @@ export class IndexStore extends EventEmitter {
       group: this.group[i],
       duplicate: this.isDuplicate(i),
       damagedReason: this.damagedReasons.get(i) ?? null,
-      inMemory: fileId >= this.files.length,
+      otherRecorder: fileId >= this.files.length,
     };
   }
 
@@ -666,7 +678,7 @@ export class IndexStore extends EventEmitter {
 
   /** The entry's line, re-read from disk. */
   readBytes(i: number): Buffer {
-    if (this.fileId[i] >= this.files.length) return this.memory.get(i)?.raw ?? Buffer.alloc(0);
+    if (this.fileId[i] >= this.files.length) return this.others?.readAt(this.offset[i], this.length[i]) ?? Buffer.alloc(0);
     // A line too long to be a record is shown and searched by its start only.
     const length = this.length[i] > MAX_LINE_BYTES ? TOO_LONG_PREVIEW : this.length[i];
     const buffer = Buffer.allocUnsafe(length);
@@ -683,8 +695,6 @@ export class IndexStore extends EventEmitter {
   /** The record of entry `i`, read and parsed now (cached for the last few), or null for a damaged line. */
   record(i: number, cache = true): SynalinksRecord | null {
     if (this.status[i] === DAMAGED) return null;
-    const kept = this.memory.get(i);
-    if (kept !== undefined) return kept;
     const cached = this.recordCache.get(i);
     if (cached !== undefined) {
       if (cache) {
@@ -696,7 +706,8 @@ export class IndexStore extends EventEmitter {
     const fileId = this.fileId[i];
     let record: SynalinksRecord;
     try {
-      record = new SynalinksRecord(this.readBytes(i), { file: this.files[fileId].display, line: this.lineNo[i], offset: this.offset[i] });
+      const ref = fileId >= this.files.length ? this.otherRef(fileId, this.lineNo[i]) : { file: this.files[fileId].display, line: this.lineNo[i], offset: this.offset[i] };
+      record = new SynalinksRecord(this.readBytes(i), ref);
     } catch {
       // The file changed under us since it was indexed.
       return null;

@@ -5,6 +5,7 @@
  * (about half a second) overlaps with reading the tree instead of adding to it.
  */
 import { UserError } from '../errors.js';
+import { formatBytes } from '../format.js';
 import type { SourceKind } from '../record.js';
 import { DEFAULT_EXCLUDE_FILE, preloadMessage, readExcludeFile, readText } from './exclude-file.js';
 import { IndexStore } from './index-store.js';
@@ -86,7 +87,15 @@ export async function browse(roots: readonly string[], options: BrowseOptions = 
   try {
     // Something on screen at once, until ink draws the first frame over it.
     stdout.write(`\x1b[7m traces browse \x1b[27m  ${title}  starting…\x1b[H`);
-    const storeReady = IndexStore.open(roots, { watchCallIds: preloaded, otherSources: true, source: options.source });
+    // Other recorders' files are read whole before the index starts: say how far, on the same line.
+    let shownMb = -1;
+    const onOtherFilesProgress = (bytesRead: number, bytesTotal: number): void => {
+      const mb = Math.floor(bytesRead / (1 << 20));
+      if (mb === shownMb) return;
+      shownMb = mb;
+      stdout.write(`\x1b[7m traces browse \x1b[27m  ${title}  reading other recorders' files: ${formatBytes(bytesRead)} of ${formatBytes(bytesTotal)}\x1b[K\x1b[H`);
+    };
+    const storeReady = IndexStore.open(roots, { watchCallIds: preloaded, otherSources: true, source: options.source, onOtherFilesProgress });
     const appReady = import('./run.js');
     let appLoaded = false;
     appReady.then(
