@@ -211,7 +211,10 @@ describe('traces browse in a real terminal (tmux)', { timeout: 4 * DEADLINE_MS }
         for (const row of rows) assert.doesNotMatch(row, /…\s*$/, `${what}: a help row cut short: ${row}`);
         assert.deepEqual(missingHelp(rows), [], `${what}: help lines missing or cut`);
         term.keys('Escape');
-        await term.waitFor((s) => !/Moving/.test(s), `${what}: the help closed`);
+        // The help's title row ("Esc closes") shows while it is open, however far it was paged
+        // ("Moving" scrolls away): waiting on it keeps the next key from arriving glued to the
+        // Escape, which a terminal then reads as Alt+key.
+        await term.waitFor((s) => !/Esc closes/.test(s), `${what}: the help closed`);
         term.keys('h');
         await term.waitFor((s) => /Enter open .*\? keys {2}q quit$/.test(footer(s)), `${what}: back in the list`);
         term.keys('h');
