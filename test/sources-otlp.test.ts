@@ -14,6 +14,7 @@ import { spanKeys } from '../src/sources/otlp/span-keys.js';
 import { readFiles } from '../src/sources/read.js';
 import { chatRows, rowText } from '../src/ui/chat-lines.js';
 import { IndexStore } from '../src/ui/index-store.js';
+import { GITHUB_TOKEN } from './fake-secrets.js';
 import { FIXTURES, runCli, runCliJson, seededRandom, tempDir } from './helpers.js';
 
 const OTEL = path.join(FIXTURES, 'otel');
@@ -22,7 +23,7 @@ interface LogEntry {
   emitter: string;
   scenario: string;
   status: number;
-  request: { model: string; messages: Record<string, unknown>[]; stream?: boolean; temperature?: number };
+  request: { model: string; messages: Record<string, unknown>[]; stream?: boolean; temperature?: number; tools?: unknown[] };
   response: Record<string, unknown>;
 }
 
@@ -190,6 +191,57 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     const runs = runCliJson<{ steps: number; calls: { line: number }[] }[]>(['runs', path.join(OTEL, 'openinference.jsonl')]);
     const loop = runs.find((r) => r.calls.some((c) => c.line === steps[0].ref.line))!;
     assert.deepEqual(loop.calls.map((c) => c.line), steps.map((s) => s.ref.line));
+  });
+
+  /** The lines of an export's training and validation files (hf: jsonl, its tools as JSON text), as objects. */
+  const exportedLines = (out: string, format: string): Record<string, unknown>[] => {
+    const dir = format === 'hf' ? path.join(out, 'data') : out;
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l !== ''))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .map((row) => (typeof row.tools === 'string' ? { ...row, tools: JSON.parse(row.tools) } : row));
+  };
+  const callsTools = (row: Record<string, unknown>): boolean =>
+    (row.messages as Record<string, unknown>[]).some((m) => m.role === 'tool' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0));
+
+  // Every emitter that keeps content records the tools offered (llm.tools, gen_ai.tool.definitions,
+  // llm.request.functions, ai.prompt.tools); the length-limit spans are cut_value, never exported.
+  for (const emitter of [...WITH_CONTENT, 'openllmetry-0.22']) {
+    it(`${emitter}: exports write the tool definitions the span recorded, as the client sent them, not inferred ones`, () => {
+      const sent = LOG.filter((e) => e.emitter === emitter && e.scenario === 'tools').map((e) => canonicalValueText(e.request.tools));
+      assert.equal(new Set(sent).size, 1, 'both steps of the tool loop offered the same tools');
+      for (const format of ['openai', 'nemo', 'hf', 'nemo-customizer']) {
+        const out = path.join(tempDir(), 'export');
+        const report = runCliJson<{ tools: { recorded: string[]; recorded_examples: number; inferred: string[] } }>(
+          ['export', path.join(OTEL, `${emitter}.jsonl`), '--format', format, '--out', out, '--trajectories', 'all', ...(format === 'hf' ? ['--file-format', 'jsonl'] : [])],
+        );
+        const tooled = exportedLines(out, format).filter(callsTools);
+        assert.ok(tooled.length > 0, `${emitter} ${format}: a tool-calling example`);
+        for (const row of tooled) assert.equal(canonicalValueText(row.tools), sent[0], `${emitter} ${format}`);
+        assert.deepEqual([report.tools.recorded, report.tools.recorded_examples], [['get_weather'], tooled.length], `${emitter} ${format}`);
+        // NeMo Customizer puts the run's list on every line: a plain answer's record offered no tools, so it carries the inferred one.
+        if (format !== 'nemo-customizer') assert.deepEqual(report.tools.inferred, [], `${emitter} ${format}`);
+      }
+    });
+  }
+
+  it('recorded tool definitions come before --tools, and are scrubbed as the messages are', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'spans.jsonl');
+    // The recorded description holding a token, as a careless tool author might have written it.
+    writeFileSync(file, readFileSync(path.join(OTEL, 'openinference.jsonl'), 'utf8').replaceAll('Current weather of a city', `Current weather of a city (key ${GITHUB_TOKEN})`));
+    const toolsFile = path.join(dir, 'tools.json');
+    writeFileSync(toolsFile, JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'From the file.' } }, { type: 'function', function: { name: 'other', description: 'Not offered to the call.' } }]));
+    const out = path.join(dir, 'export');
+    const report = runCliJson<{ tools: { supplied: string[]; recorded: string[] }; scrub: { redactions: Record<string, number> } }>(['export', file, '--format', 'openai', '--out', out, '--tools', toolsFile]);
+    const tooled = exportedLines(out, 'openai').filter(callsTools);
+    assert.equal(tooled.length, 1);
+    const tools = tooled[0].tools as { function: { name: string; description: string } }[];
+    assert.deepEqual(tools.map((t) => [t.function.name, t.function.description]), [['get_weather', 'Current weather of a city (key [REDACTED:github])']]);
+    assert.ok(!readFileSync(path.join(out, 'training.jsonl'), 'utf8').includes(GITHUB_TOKEN) && !readFileSync(path.join(out, 'validation.jsonl'), 'utf8').includes(GITHUB_TOKEN));
+    assert.deepEqual(report.tools.recorded, ['get_weather']);
+    assert.ok((report.scrub.redactions.github ?? 0) > 0, JSON.stringify(report.scrub));
   });
 
   it('one call instrumented twice (OpenLLMetry around OpenInference) is one record; the second span is counted', async () => {

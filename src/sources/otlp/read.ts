@@ -60,7 +60,7 @@ const PARAM_NAMES: Record<string, string> = {
 };
 
 /** The config hashed as config_hash: the model, the sampling parameters under one name each, the tools offered as OpenAI function tools. */
-export function otlpConfig(call: SpanCall): Record<string, unknown> {
+export function otlpConfig(call: SpanCall): { model: string | null; params: Record<string, unknown>; tools: unknown[] | null } {
   const params: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(call.params)) {
     const canonical = PARAM_NAMES[name];
@@ -195,6 +195,7 @@ class OtlpReader {
           : call.inputs === null && status === 'ok'
             ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
             : null;
+    const config = otlpConfig(call);
     const record = new RebuiltRecord({
       source: KIND,
       ref: { file: this.file.display, line: 0, offset: 0 },
@@ -216,8 +217,10 @@ class OtlpReader {
       partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
       notExportable: lacking,
       stopReason: call.finishReason,
-      config: otlpConfig(call),
+      config,
       cutValue: cut,
+      // The tools offered, as the config holds them: exports write these definitions (targets/tools.ts).
+      offeredTools: config.tools,
     });
     const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, richness: richness(call), pending: null };
     const twin = this.twinOf(kept);
