@@ -12,7 +12,7 @@ import type { Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
 import { spanKeys } from '../src/sources/otlp/span-keys.js';
 import { readFiles } from '../src/sources/read.js';
-import { chatRows, rowText } from '../src/ui/chat-lines.js';
+import { chatRows, metaRows, rowText } from '../src/ui/chat-lines.js';
 import { IndexStore } from '../src/ui/index-store.js';
 import { GITHUB_TOKEN } from './fake-secrets.js';
 import { FIXTURES, runCli, runCliJson, seededRandom, tempDir } from './helpers.js';
@@ -447,6 +447,9 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
       for (let i = 0; i < store.count; i++) {
         const record = store.record(i);
         if (record !== null) rows.push(...chatRows(record, { width: 120, isOpen: () => false }).map(rowText));
+        // The record's fields: a span records no Synalinks version, so none is shown.
+        const meta = metaRows(record, store.info(i), { groupSize: 1, marked: false }, 120).map(rowText);
+        assert.ok(meta.some((r) => r.startsWith('model ')) && !meta.some((r) => r.startsWith('synalinks')), meta.join('\n'));
       }
       assert.ok(rows.some((r) => r.startsWith('▍tool') && r.includes('call_paris_0')), rows.join('\n'));
       assert.ok(rows.some((r) => r.includes('Summary of 2 reports')));
