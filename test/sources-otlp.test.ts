@@ -252,6 +252,55 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.equal(skipped.double_instrumented, answered - 1);
   });
 
+  it('one call instrumented twice whose two spans went out in two export batches (two lines) is one record, however the file is cut into shares', async () => {
+    // The genuine spans regrouped as a batch span processor exports them: in order of their end, five per request (so pairs are split both ways).
+    type Span = { spanId: string; parentSpanId?: string; endTimeUnixNano: string };
+    type Request = { resourceSpans: { resource: unknown; scopeSpans: { scope: unknown; spans: Span[] }[] }[] };
+    const [first, ...rest] = readFileSync(path.join(OTEL, 'double-instrumented.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const request = JSON.parse(first) as Request;
+    const resource = request.resourceSpans[0].resource;
+    const ended = request.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((span) => ({ scope: ss.scope, span }))));
+    ended.sort((a, b) => (BigInt(a.span.endTimeUnixNano) < BigInt(b.span.endTimeUnixNano) ? -1 : 1));
+    const batches: Request[] = [];
+    for (let i = 0; i < ended.length; i += 5) {
+      const scopes = new Map<unknown, Span[]>();
+      for (const { scope, span } of ended.slice(i, i + 5)) scopes.set(scope, [...(scopes.get(scope) ?? []), span]);
+      batches.push({ resourceSpans: [{ resource, scopeSpans: [...scopes].map(([scope, spans]) => ({ scope, spans })) }] });
+    }
+    // Pairs split both ways: a parent in the line before its child, and a child in the line before its parent.
+    const lineOf = new Map(batches.flatMap((b, n) => b.resourceSpans[0].scopeSpans.flatMap((ss) => ss.spans.map((span) => [span.spanId, n] as const))));
+    const split = ended.filter(({ span }) => span.parentSpanId !== undefined && lineOf.has(span.parentSpanId) && lineOf.get(span.parentSpanId) !== lineOf.get(span.spanId));
+    assert.ok(split.some(({ span }) => lineOf.get(span.parentSpanId!)! < lineOf.get(span.spanId)!), 'a parent in an earlier line');
+    assert.ok(split.some(({ span }) => lineOf.get(span.parentSpanId!)! > lineOf.get(span.spanId)!), 'a child in an earlier line');
+    const dir = tempDir();
+    const file = path.join(dir, 'batches.jsonl');
+    writeFileSync(file, [...batches.map((b) => JSON.stringify(b)), ...rest].join('\n') + '\n');
+    const discovery = await discover([file]);
+    const records: TraceRecord[] = [];
+    const skipped: Record<string, number> = {};
+    for await (const batch of readFiles(discovery.files)) {
+      records.push(...batch.records);
+      for (const [k, n] of Object.entries(batch.skippedCalls ?? {})) skipped[k] = (skipped[k] ?? 0) + n;
+    }
+    const whole = await read('double-instrumented.jsonl');
+    assert.equal(records.length, whole.records.length);
+    assert.deepEqual(skipped, whole.skipped);
+    assert.deepEqual(recordCalls(records), serverCalls('double-instrumented'));
+    // Every line a share of its own: each share looks back at the line before it, and finds what one reader finds.
+    const run = (env: Record<string, string>, args: string[]) => runCli(args, { env });
+    const one = JSON.parse(run({ TRACES_WORKERS: '1' }, ['stats', file, '--json']).stdout);
+    const shares = { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '1000' };
+    assert.deepEqual(JSON.parse(run(shares, ['stats', file, '--json']).stdout), one);
+    assert.equal(one.records, whole.records.length);
+    for (const [env, out] of [[{ TRACES_WORKERS: '1' }, 'one'], [shares, 'two']] as const) {
+      const result = run(env, ['export', file, '--format', 'openai', '--out', path.join(dir, out), '--json']);
+      assert.equal(result.status, 0, result.stderr);
+    }
+    for (const name of ['training.jsonl', 'validation.jsonl', path.join('_traces', 'manifest.jsonl')]) {
+      assert.equal(readFileSync(path.join(dir, 'two', name), 'utf8'), readFileSync(path.join(dir, 'one', name), 'utf8'), name);
+    }
+  });
+
   it('content capture off: each span is a no_content record, counted by stats, never exported', async () => {
     const files = readdirSync(OTEL).filter((f) => f.endsWith('-content-off.jsonl'));
     assert.equal(files.length, CONTENT_OFF_FILES);
