@@ -131,8 +131,9 @@ class OtlpReader {
   }
 
   /**
-   * A new line: its spans are numbered from `base + 1`. Twins are looked for within the line
-   * only, so what a line yields never depends on where a work share starts.
+   * A new line: its spans are numbered from `base + 1`. Twins are looked for within the line,
+   * then in the line before as it resolved them alone (`endLine`), so what a line yields never
+   * depends on where a work share starts.
    */
   startLine(base: number, keys: number): void {
     if (this.line !== null) this.before = { spans: this.spans, children: this.children };
