@@ -86,6 +86,13 @@ export interface TraceRecord {
   readonly stopReason: string | null;
   /** Which recorded value looks cut at the recorder's length limit (an OTLP attribute whose JSON ends early), or absent/null. */
   readonly cutValue?: string | null;
+  /**
+   * The tool definitions the call offered the model, as the recorder kept them (OpenAI function
+   * tools, `{type: 'function', function: {name, description?, parameters?}}`), or absent/null
+   * where it kept none (Synalinks, Ask and klieo record none). Exports write them in place of
+   * `--tools` and inferred definitions (targets/tools.ts `toolsFor`).
+   */
+  readonly offeredTools?: readonly unknown[] | null;
   /** Input messages, with the completion appended last when status is ok. Parsed on demand. */
   messages(): Message[];
   /** The completion (the last message) when status is ok, else null; cheaper than `messages()` where the source can. */

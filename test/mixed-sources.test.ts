@@ -69,6 +69,30 @@ describe('a folder mixing Synalinks, Ask and klieo', () => {
     assert.deepEqual([bySource('synalinks'), bySource('ask'), bySource('klieo')], [18, 3, 6]);
   });
 
+  it('stats counts versions of the records that carry one only: the Synalinks records, not Ask or klieo as (unknown)', () => {
+    const stats = JSON.parse(runCli(['stats', dir, '--json']).stdout) as Record<string, unknown>;
+    assert.deepEqual(stats.synalinks_versions, { '0.9.014': 24 });
+    assert.deepEqual(Object.keys(stats).filter((k) => k.endsWith('_versions')), ['synalinks_versions']);
+    const text = runCli(['stats', dir]).stdout;
+    assert.match(text, /^synalinks +0\.9\.014 \(24\)$/m);
+    assert.doesNotMatch(text, /\(unknown\) \(16\)/);
+    // With recorders that carry no version alone: no version line, no key, and a table by version says why it is empty.
+    const others = path.join(tempDir(), 'others');
+    cpSync(path.join(FIXTURES, 'ask'), path.join(others, 'recordings'), { recursive: true });
+    cpSync(path.join(FIXTURES, 'klieo'), path.join(others, 'klieo-runs'), { recursive: true });
+    cpSync(path.join(FIXTURES, 'otel', 'openinference.jsonl'), path.join(others, 'spans.jsonl'));
+    const json = JSON.parse(runCli(['stats', others, '--json']).stdout) as Record<string, unknown>;
+    assert.equal(json.records, 7 + 9 + 10);
+    assert.deepEqual(Object.keys(json).filter((k) => k.includes('version')), []);
+    const lines = runCli(['stats', others, '--by', 'version']).stdout;
+    assert.doesNotMatch(lines, /^synalinks/m);
+    assert.match(lines, /^version: no record read carries its recorder's version$/m);
+    // Browse's record panel and --synalinks-version's drops say the same.
+    const dropped = runCli(['filter', others, '--synalinks-version', '>=0.9', '--dry-run', '-v']).stdout + runCli(['filter', others, '--synalinks-version', '>=0.9', '--dry-run', '-v']).stderr;
+    assert.match(dropped, /filter \(no synalinks version: otlp records carry none\)/);
+    assert.doesNotMatch(dropped, /synalinks version unknown/);
+  });
+
   it('dedupe copies Synalinks lines byte for byte and writes the others as Synalinks lines; the result verifies', () => {
     const out = path.join(tempDir(), 'dedupe');
     const result = runCli(['dedupe', dir, '--out', out, '--json']);

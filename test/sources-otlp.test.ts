@@ -13,8 +13,9 @@ import type { Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
 import { spanKeys } from '../src/sources/otlp/span-keys.js';
 import { readFiles } from '../src/sources/read.js';
-import { chatRows, rowText } from '../src/ui/chat-lines.js';
+import { chatRows, metaRows, rowText } from '../src/ui/chat-lines.js';
 import { IndexStore } from '../src/ui/index-store.js';
+import { GITHUB_TOKEN } from './fake-secrets.js';
 import { FIXTURES, runCli, runCliJson, seededRandom, tempDir } from './helpers.js';
 
 const OTEL = path.join(FIXTURES, 'otel');
@@ -23,7 +24,7 @@ interface LogEntry {
   emitter: string;
   scenario: string;
   status: number;
-  request: { model: string; messages: Record<string, unknown>[]; stream?: boolean; temperature?: number };
+  request: { model: string; messages: Record<string, unknown>[]; stream?: boolean; temperature?: number; tools?: unknown[] };
   response: Record<string, unknown>;
 }
 
@@ -193,12 +194,112 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
     assert.deepEqual(loop.calls.map((c) => c.line), steps.map((s) => s.ref.line));
   });
 
+  /** The lines of an export's training and validation files (hf: jsonl, its tools as JSON text), as objects. */
+  const exportedLines = (out: string, format: string): Record<string, unknown>[] => {
+    const dir = format === 'hf' ? path.join(out, 'data') : out;
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l !== ''))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .map((row) => (typeof row.tools === 'string' ? { ...row, tools: JSON.parse(row.tools) } : row));
+  };
+  const callsTools = (row: Record<string, unknown>): boolean =>
+    (row.messages as Record<string, unknown>[]).some((m) => m.role === 'tool' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0));
+
+  // Every emitter that keeps content records the tools offered (llm.tools, gen_ai.tool.definitions,
+  // llm.request.functions, ai.prompt.tools); the length-limit spans are cut_value, never exported.
+  for (const emitter of [...WITH_CONTENT, 'openllmetry-0.22']) {
+    it(`${emitter}: exports write the tool definitions the span recorded, as the client sent them, not inferred ones`, () => {
+      const sent = LOG.filter((e) => e.emitter === emitter && e.scenario === 'tools').map((e) => canonicalValueText(e.request.tools));
+      assert.equal(new Set(sent).size, 1, 'both steps of the tool loop offered the same tools');
+      for (const format of ['openai', 'nemo', 'hf', 'nemo-customizer']) {
+        const out = path.join(tempDir(), 'export');
+        const report = runCliJson<{ tools: { recorded: string[]; recorded_examples: number; inferred: string[] } }>(
+          ['export', path.join(OTEL, `${emitter}.jsonl`), '--format', format, '--out', out, '--trajectories', 'all', ...(format === 'hf' ? ['--file-format', 'jsonl'] : [])],
+        );
+        const tooled = exportedLines(out, format).filter(callsTools);
+        assert.ok(tooled.length > 0, `${emitter} ${format}: a tool-calling example`);
+        for (const row of tooled) assert.equal(canonicalValueText(row.tools), sent[0], `${emitter} ${format}`);
+        assert.deepEqual([report.tools.recorded, report.tools.recorded_examples], [['get_weather'], tooled.length], `${emitter} ${format}`);
+        // NeMo Customizer puts the run's list on every line: a plain answer's record offered no tools, so it carries the inferred one.
+        if (format !== 'nemo-customizer') assert.deepEqual(report.tools.inferred, [], `${emitter} ${format}`);
+      }
+    });
+  }
+
+  it('recorded tool definitions come before --tools, and are scrubbed as the messages are', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'spans.jsonl');
+    // The recorded description holding a token, as a careless tool author might have written it.
+    writeFileSync(file, readFileSync(path.join(OTEL, 'openinference.jsonl'), 'utf8').replaceAll('Current weather of a city', `Current weather of a city (key ${GITHUB_TOKEN})`));
+    const toolsFile = path.join(dir, 'tools.json');
+    writeFileSync(toolsFile, JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'From the file.' } }, { type: 'function', function: { name: 'other', description: 'Not offered to the call.' } }]));
+    const out = path.join(dir, 'export');
+    const report = runCliJson<{ tools: { supplied: string[]; recorded: string[] }; scrub: { redactions: Record<string, number> } }>(['export', file, '--format', 'openai', '--out', out, '--tools', toolsFile]);
+    const tooled = exportedLines(out, 'openai').filter(callsTools);
+    assert.equal(tooled.length, 1);
+    const tools = tooled[0].tools as { function: { name: string; description: string } }[];
+    assert.deepEqual(tools.map((t) => [t.function.name, t.function.description]), [['get_weather', 'Current weather of a city (key [REDACTED:github])']]);
+    assert.ok(!readFileSync(path.join(out, 'training.jsonl'), 'utf8').includes(GITHUB_TOKEN) && !readFileSync(path.join(out, 'validation.jsonl'), 'utf8').includes(GITHUB_TOKEN));
+    assert.deepEqual(report.tools.recorded, ['get_weather']);
+    assert.ok((report.scrub.redactions.github ?? 0) > 0, JSON.stringify(report.scrub));
+  });
+
   it('one call instrumented twice (OpenLLMetry around OpenInference) is one record; the second span is counted', async () => {
     const { records, skipped } = await read('double-instrumented.jsonl');
     const answered = LOG.filter((e) => e.emitter === 'double-instrumented' && e.status === 200).length;
     assert.equal(records.length, answered);
     // OpenInference could not wrap the stream OpenLLMetry had wrapped first: one span fewer.
     assert.equal(skipped.double_instrumented, answered - 1);
+  });
+
+  it('one call instrumented twice whose two spans went out in two export batches (two lines) is one record, however the file is cut into shares', async () => {
+    // The genuine spans regrouped as a batch span processor exports them: in order of their end, five per request (so pairs are split both ways).
+    type Span = { spanId: string; parentSpanId?: string; endTimeUnixNano: string };
+    type Request = { resourceSpans: { resource: unknown; scopeSpans: { scope: unknown; spans: Span[] }[] }[] };
+    const [first, ...rest] = readFileSync(path.join(OTEL, 'double-instrumented.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const request = JSON.parse(first) as Request;
+    const resource = request.resourceSpans[0].resource;
+    const ended = request.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((span) => ({ scope: ss.scope, span }))));
+    ended.sort((a, b) => (BigInt(a.span.endTimeUnixNano) < BigInt(b.span.endTimeUnixNano) ? -1 : 1));
+    const batches: Request[] = [];
+    for (let i = 0; i < ended.length; i += 5) {
+      const scopes = new Map<unknown, Span[]>();
+      for (const { scope, span } of ended.slice(i, i + 5)) scopes.set(scope, [...(scopes.get(scope) ?? []), span]);
+      batches.push({ resourceSpans: [{ resource, scopeSpans: [...scopes].map(([scope, spans]) => ({ scope, spans })) }] });
+    }
+    // Pairs split both ways: a parent in the line before its child, and a child in the line before its parent.
+    const lineOf = new Map(batches.flatMap((b, n) => b.resourceSpans[0].scopeSpans.flatMap((ss) => ss.spans.map((span) => [span.spanId, n] as const))));
+    const split = ended.filter(({ span }) => span.parentSpanId !== undefined && lineOf.has(span.parentSpanId) && lineOf.get(span.parentSpanId) !== lineOf.get(span.spanId));
+    assert.ok(split.some(({ span }) => lineOf.get(span.parentSpanId!)! < lineOf.get(span.spanId)!), 'a parent in an earlier line');
+    assert.ok(split.some(({ span }) => lineOf.get(span.parentSpanId!)! > lineOf.get(span.spanId)!), 'a child in an earlier line');
+    const dir = tempDir();
+    const file = path.join(dir, 'batches.jsonl');
+    writeFileSync(file, [...batches.map((b) => JSON.stringify(b)), ...rest].join('\n') + '\n');
+    const discovery = await discover([file]);
+    const records: TraceRecord[] = [];
+    const skipped: Record<string, number> = {};
+    for await (const batch of readFiles(discovery.files)) {
+      records.push(...batch.records);
+      for (const [k, n] of Object.entries(batch.skippedCalls ?? {})) skipped[k] = (skipped[k] ?? 0) + n;
+    }
+    const whole = await read('double-instrumented.jsonl');
+    assert.equal(records.length, whole.records.length);
+    assert.deepEqual(skipped, whole.skipped);
+    assert.deepEqual(recordCalls(records), serverCalls('double-instrumented'));
+    // Every line a share of its own: each share looks back at the line before it, and finds what one reader finds.
+    const run = (env: Record<string, string>, args: string[]) => runCli(args, { env });
+    const one = JSON.parse(run({ TRACES_WORKERS: '1' }, ['stats', file, '--json']).stdout);
+    const shares = { TRACES_WORKERS: '2', TRACES_SHARE_BYTES: '1000' };
+    assert.deepEqual(JSON.parse(run(shares, ['stats', file, '--json']).stdout), one);
+    assert.equal(one.records, whole.records.length);
+    for (const [env, out] of [[{ TRACES_WORKERS: '1' }, 'one'], [shares, 'two']] as const) {
+      const result = run(env, ['export', file, '--format', 'openai', '--out', path.join(dir, out), '--json']);
+      assert.equal(result.status, 0, result.stderr);
+    }
+    for (const name of ['training.jsonl', 'validation.jsonl', path.join('_traces', 'manifest.jsonl')]) {
+      assert.equal(readFileSync(path.join(dir, 'two', name), 'utf8'), readFileSync(path.join(dir, 'one', name), 'utf8'), name);
+    }
   });
 
   it('content capture off: each span is a no_content record, counted by stats, never exported', async () => {
@@ -396,6 +497,9 @@ describe('OTLP spans from real instrumentations, against the fake server log', (
       for (let i = 0; i < store.count; i++) {
         const record = store.record(i);
         if (record !== null) rows.push(...chatRows(record, { width: 120, isOpen: () => false }).map(rowText));
+        // The record's fields: a span records no Synalinks version, so none is shown.
+        const meta = metaRows(record, store.info(i), { groupSize: 1, marked: false }, 120).map(rowText);
+        assert.ok(meta.some((r) => r.startsWith('model ')) && !meta.some((r) => r.startsWith('synalinks')), meta.join('\n'));
       }
       assert.ok(rows.some((r) => r.startsWith('▍tool') && r.includes('call_paris_0')), rows.join('\n'));
       assert.ok(rows.some((r) => r.includes('Summary of 2 reports')));

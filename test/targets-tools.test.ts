@@ -13,6 +13,7 @@ import {
   KNOWN_SPECIAL_TOKENS,
   loadTokenCounter,
   loadToolsFile,
+  recordedDefinitions,
   summarize,
   ToolInference,
   toolCallFacts,
@@ -153,8 +154,56 @@ describe('ToolInference', () => {
     const result = toolsFor(['f', 'g'], supplied, inference);
     assert.deepEqual(result.definitions.map((d) => d.function.name), ['g', 'h', 'f']);
     assert.deepEqual(result.inferred, ['f']);
-    assert.deepEqual(toolsFor([], supplied, inference), { definitions: [], inferred: [] });
+    assert.deepEqual(toolsFor([], supplied, inference), { definitions: [], inferred: [], recorded: [] });
     assert.deepEqual(toolsFor(['f'], [], inference.definitions()).definitions, [inference.definition('f')]);
+  });
+
+  it('toolsFor: a record\'s own definitions first, all of them; a called tool they lack from the file, else inferred', () => {
+    const inference = new ToolInference();
+    inference.observe([step([{ id: 'a', name: 'f', arguments: {} }, { id: 'b', name: 'g', arguments: {} }, { id: 'c', name: 'k', arguments: {} }])]);
+    const supplied = [{ type: 'function' as const, function: { name: 'g', description: 'G from the file.' } }, { type: 'function' as const, function: { name: 'h' } }];
+    const recorded = [{ type: 'function' as const, function: { name: 'z', description: 'Offered, not called.' } }, { type: 'function' as const, function: { name: 'f', description: 'F as recorded.' } }];
+    const result = toolsFor(['f', 'g', 'k'], supplied, inference, recorded);
+    // Recorded order, then the file's g (h was not offered to this call), then k inferred.
+    assert.deepEqual(result.definitions.map((d) => [d.function.name, d.function.description]), [
+      ['z', 'Offered, not called.'],
+      ['f', 'F as recorded.'],
+      ['g', 'G from the file.'],
+      ['k', 'Inferred by traces from 1 recorded call.'],
+    ]);
+    assert.deepEqual([result.recorded, result.inferred], [['z', 'f'], ['k']]);
+    // Calling nothing, an example carries nothing, as with a file.
+    assert.deepEqual(toolsFor([], supplied, inference, recorded), { definitions: [], inferred: [], recorded: [] });
+    // One schema per file: the run's list on every line, a recorded definition in place of its name's.
+    const everyLine = toolsFor(['f', 'g', 'h', 'k'], supplied, inference, recorded, true);
+    assert.deepEqual(everyLine.definitions.map((d) => [d.function.name, d.function.description ?? null]), [
+      ['g', 'G from the file.'],
+      ['h', null],
+      ['f', 'F as recorded.'],
+      ['k', 'Inferred by traces from 1 recorded call.'],
+    ]);
+    assert.deepEqual([everyLine.recorded, everyLine.inferred], [['f'], ['k']]);
+  });
+
+  it('recordedDefinitions: function tools a target can write, in recorded order, the first of a name; the rest left out', () => {
+    const parameters = { type: 'object', properties: { city: { type: 'string' } } };
+    assert.deepEqual(
+      recordedDefinitions([
+        { type: 'function', function: { name: 'get_weather', description: 'Weather.', parameters, strict: true } },
+        { type: 'web_search_preview' },
+        { type: 'function', function: { name: 'bad name' } },
+        { type: 'function', function: { name: 'x', parameters: 'cut {"ty' } },
+        'a JSON text cut at a length limit',
+        { name: 'bare', description: 'Bare form.' },
+        { type: 'function', function: { name: 'get_weather', description: 'Again.' } },
+      ]),
+      [
+        { type: 'function', function: { name: 'get_weather', description: 'Weather.', parameters, strict: true } },
+        { type: 'function', function: { name: 'bare', description: 'Bare form.' } },
+      ],
+    );
+    assert.deepEqual(recordedDefinitions(null), []);
+    assert.deepEqual(recordedDefinitions(undefined), []);
   });
 });
 

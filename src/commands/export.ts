@@ -115,7 +115,7 @@ export function registerExport(program: Command): void {
     .option('--out <dir>', 'output folder (required)')
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
-    .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls)')
+    .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls); a record that kept the tools its call was offered (OTLP spans) carries those')
     .option('--inferred-tools <file>', 'tool definitions inferred once for a sharded run (traces keep-list --tools-out), used as if inferred here: every host then writes the same tools')
     .option('--validation-fraction <f>', 'share of first-user-message groups for validation (0: an empty file, none for nemo-customizer)', '0.1')
     .option('--seed <s>', 'seed of the split', '0');

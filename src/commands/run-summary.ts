@@ -63,7 +63,7 @@ export interface ExportStory {
   format: string;
   reasoning: string;
   reasoning_recorded: { examples: number; turns: number } | null;
-  tools: { supplied: string[]; inferred: string[]; inferred_calls: Record<string, number>; every_line: boolean };
+  tools: { supplied: string[]; recorded?: string[]; recorded_examples?: number; inferred: string[]; inferred_calls: Record<string, number>; every_line: boolean };
   files: { file: string; split: string; dataset: string | null }[];
   refused_by_trainer: { dataset: string | null; files: string[]; reason: string }[];
   /** With a model folder: the --chat-template FILE that replaced the folder's, or null. */
@@ -86,6 +86,10 @@ const REASONING_DONE: Readonly<Record<string, string>> = {
 export function exportLines(report: ExportStory, target: Target, out: string): string[] {
   const lines: string[] = [];
   const { inferred, inferred_calls: calls } = report.tools;
+  const recorded = report.tools.recorded ?? [];
+  if (recorded.length > 0) {
+    lines.push(`tools: ${plural(report.tools.recorded_examples ?? 0, 'example')} ${report.tools.recorded_examples === 1 ? 'carries' : 'carry'} the tool definitions recorded with their call (${recorded.map((name) => printable(name)).join(', ')}), not inferred ones`);
+  }
   if (inferred.length > 0) {
     // Recorded names (scrubbed as the definitions are), shown without control characters.
     const each = inferred.map((name) => `${printable(name)} from ${plural(calls[name] ?? 0, 'call')}`).join(', ');

@@ -24,7 +24,7 @@ import type { Discovery } from '../sources/discover.js';
 import { isSynalinks, readSelectedRecords, readSynalinksLinesAt } from '../sources/read.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import type { Message, TraceRecord } from '../record.js';
-import { getTarget, toolsFor, ToolInference, type FinishedFile, type Inspection, type JsonObject, type ReasoningMode, type Target, type ToolDefinition, type ValidationReport } from '../targets/index.js';
+import { getTarget, recordedDefinitions, toolsFor, ToolInference, type FinishedFile, type Inspection, type JsonObject, type ReasoningMode, type Target, type ToolDefinition, type ValidationReport } from '../targets/index.js';
 import { loadMeter, specName } from '../targets/meter.js';
 import { DEFAULT_TOKEN_LIMIT } from '../targets/validate.js';
 import { droppedCounts, PREFERENCE_REASONS } from '../pipeline/drop-reasons.js';
@@ -44,7 +44,7 @@ import { addCount } from '../own.js';
 
 /** One record's side of its pairs: the base example split into prompt and answer, or why it has none. */
 type Side =
-  | { ok: true; callId: string; file: string; line: number; program: string; prompt: JsonObject[] | null; answer: JsonObject; toolNames: string[]; origin: ExampleOrigin }
+  | { ok: true; callId: string; file: string; line: number; program: string; prompt: JsonObject[] | null; answer: JsonObject; toolNames: string[]; origin: ExampleOrigin; offered: ToolDefinition[] }
   | { ok: false; callId: string; file: string; line: number; reason: string; detail: string };
 
 /** Stands in for an empty answer's text while its base writes it (sideOf). */
@@ -62,11 +62,13 @@ function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode, scr
     timestamp: possibleTime(record.timestamp),
   };
   if (record.notExportable) return { ok: false, ...where, reason: 'not_exportable', detail: record.notExportable };
+  // The tools the call was offered, when recorded (the row is redacted whole, these with it); none whose name redaction changes.
+  const offered = recordedDefinitions(record.offeredTools).filter((d) => redactedInToolName(d.function.name, scrub) === null);
   const messages = record.messages();
   const projection = base.project(messages, { reasoning });
   if (projection.ok) {
     const written = projection.example.messages as JsonObject[];
-    return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer: written[written.length - 1], toolNames: projection.toolNames, origin };
+    return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer: written[written.length - 1], toolNames: projection.toolNames, origin, offered };
   }
   // An empty answer is what an `empty` pair rejects, which no supervised target writes: the
   // base writes it with a stand-in for its text (so reasoning and the prompt are written as
@@ -79,9 +81,9 @@ function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode, scr
       const written = again.example.messages as JsonObject[];
       const answer = { ...written[written.length - 1] };
       answer.content = typeof answer.content === 'string' ? answer.content.replace(EMPTY_STAND_IN, recorded) : recorded;
-      return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer, toolNames: again.toolNames, origin };
+      return { ok: true, ...where, program: record.program, prompt: written.slice(0, -1), answer, toolNames: again.toolNames, origin, offered };
     }
-    return { ok: true, ...where, program: record.program, prompt: null, answer: { role: 'assistant', content: recorded }, toolNames: [], origin };
+    return { ok: true, ...where, program: record.program, prompt: null, answer: { role: 'assistant', content: recorded }, toolNames: [], origin, offered };
   }
   return { ok: false, ...where, reason: projection.reason, detail: projection.detail };
 }
@@ -165,6 +167,7 @@ export async function exportPreference(
     const writtenBySignal: Record<string, number> = Object.fromEntries(PAIR_SIGNALS.map((s) => [s, 0]));
     const redactions: Record<string, number> = {};
     const inferredUsed = new Set<string>();
+    const recordedUsed = { examples: 0, names: new Set<string>() };
     const sink = new ByteSink();
     const rejectedTokens = { total: 0 };
     const pairDrop = (pair: Pair, failing: Side | { callId: string; file: string; line: number }, reason: string, detail: string): void => {
@@ -180,7 +183,8 @@ export async function exportPreference(
         return pairDrop(pair, rejected, 'not_representable', 'the two records share a key but their prompts differ as written');
       }
       const toolNames = [...new Set([...chosen.toolNames, ...rejected.toolNames])].sort();
-      const tools = toolsFor(toolNames, supplied, inferred);
+      // One prompt, so one offer: the chosen record's, else the rejected one's.
+      const tools = toolsFor(toolNames, supplied, inferred, chosen.offered.length > 0 ? chosen.offered : rejected.offered);
       const made = rows.row(chosen.prompt, chosen.answer, rejected.answer, tools.definitions);
       if (!made.ok) return pairDrop(pair, made.reason === 'empty' ? rejected : chosen, made.reason, made.detail);
       let row = made.row;
@@ -213,6 +217,8 @@ export async function exportPreference(
       if (earlier !== null) return pairDrop(pair, chosen, 'duplicate_example', `the same row as the pair of ${earlier}, written already`);
       for (const [name, n] of Object.entries(found ?? {})) addCount(redactions, name, n);
       for (const name of tools.inferred) inferredUsed.add(name);
+      if (tools.recorded.length > 0) recordedUsed.examples++;
+      for (const name of tools.recorded) recordedUsed.names.add(name);
       const messages = sides.chosen.messages as JsonObject[];
       const roles = new Set(messages.map((m) => m.role));
       const inspection: Inspection = {
@@ -279,6 +285,7 @@ export async function exportPreference(
       inferredDefinitions: inferred,
       inferredCalls,
       inferredUsed,
+      recordedUsed,
       reasoningSeen: null,
       partial: [],
       redactions,

@@ -14,6 +14,7 @@ import {
   getTarget,
   inspectExample,
   lastTurnWeighted,
+  recordedDefinitions,
   toolsFor,
   type Inspection,
   type ReasoningMode,
@@ -77,6 +78,8 @@ export type ProjectedItem =
       folder: string;
       inspection: Inspection;
       inferredTools: string[];
+      /** Tools whose definition is the record's own (recorded with the call). */
+      recordedTools: string[];
       /** Assistant turns whose recorded reasoning the target wrote, dropped or inlined (the summary counts them). */
       reasoningTurns: number;
       /** The call_id when the example was rebuilt from a prompt holding only the last user turn (klieo), else null. */
@@ -119,6 +122,23 @@ export function scrubDefinitions(definitions: ToolDefinition[], scrub: ScrubSett
     .map((d) =>
       d.function.parameters === undefined ? d : { ...d, function: { ...d.function, parameters: redactValue(d.function.parameters, scrub.options).value } },
     );
+}
+
+/**
+ * A record's own tool definitions (`recordedDefinitions`) as an example may carry them: recorded
+ * text, so their descriptions and parameters are redacted as the messages are, with the counts
+ * of what was found; a tool whose name redaction would change has none (see `redactedInToolName`).
+ */
+export function scrubbedRecordedDefinitions(record: TraceRecord, scrub: ScrubSettings | null): { definitions: ToolDefinition[]; counts: Record<string, number> } {
+  const definitions = recordedDefinitions(record.offeredTools);
+  if (scrub === null || definitions.length === 0) return { definitions, counts: {} };
+  const kept = definitions.filter((d) => redactedInToolName(d.function.name, scrub) === null);
+  // All but the name, which holds nothing redaction finds.
+  const redacted = redactValue(
+    kept.map(({ function: { name: _name, ...rest } }) => rest),
+    scrub.options,
+  );
+  return { definitions: kept.map((d, i) => ({ type: 'function', function: { name: d.function.name, ...redacted.value[i] } })), counts: redacted.counts };
 }
 
 export interface ProjectSharePayload {
@@ -207,10 +227,13 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     return { kind: 'drop', ...where, reason: projection.reason, detail: projection.detail };
   }
   let example = projection.example;
+  // The tools the call was offered, when its recorder kept them: scrubbed with the messages.
+  const own = scrubbedRecordedDefinitions(record, settings.scrub);
   // After dedupe (keys are the recorded hashes), before token counting (counts are of what is written).
   let redactions: Record<string, number> | null = null;
   if (settings.scrub !== null) {
     const redacted = redactValue(example.messages, settings.scrub.options);
+    for (const [name, n] of Object.entries(own.counts)) redacted.counts[name] = (redacted.counts[name] ?? 0) + n;
     if (Object.keys(redacted.counts).length > 0) {
       const inName = projection.toolNames.map((name) => redactedInToolName(name, settings.scrub)).find((found) => found !== null);
       if (inName !== undefined) {
@@ -223,7 +246,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
       example = { ...example, messages: redacted.value };
     }
   }
-  const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred);
+  const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred, own.definitions, settings.everyLineTools !== null);
   if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
   const lastTurn = settings.trainOn === 'last';
   if (lastTurn && target.trainOnLastTurn !== undefined) example = target.trainOnLastTurn(example);
@@ -274,6 +297,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
       timestamp: possibleTime(record.timestamp),
     },
     inferredTools: tools.inferred,
+    recordedTools: tools.recorded,
     reasoningTurns: messages.reduce((n, m) => n + (m.role === 'assistant' && holdsReasoning(m) ? 1 : 0), 0),
     partial: record.partial ? callId : null,
     redactions,

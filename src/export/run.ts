@@ -234,6 +234,8 @@ async function exportPass(
     if (options.groupBy === 'none') datasetAt('');
 
     const inferredUsed = new Set<string>();
+    /** Examples that carry definitions their record kept, and the tools so defined. */
+    const recordedUsed = { examples: 0, names: new Set<string>() };
     // Where each dataset's examples came from: only a target that describes its datasets (a card) asks.
     const origins = new Origins();
     const reasoningSeen = { examples: 0, turns: 0 };
@@ -264,6 +266,8 @@ async function exportPass(
           continue;
         }
         for (const name of item.inferredTools) inferredUsed.add(name);
+        if (item.recordedTools.length > 0) recordedUsed.examples++;
+        for (const name of item.recordedTools) recordedUsed.names.add(name);
         if (item.reasoningTurns > 0) {
           reasoningSeen.examples += 1;
           reasoningSeen.turns += item.reasoningTurns;
@@ -300,7 +304,7 @@ async function exportPass(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     return await completeExport({ output, target, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
@@ -470,6 +474,8 @@ export interface ReportInput {
   /** Distinct recorded calls behind each of `inferredDefinitions`. */
   inferredCalls: number[];
   inferredUsed: Set<string>;
+  /** Examples written with definitions their record kept (`TraceRecord.offeredTools`), and those tools' names. */
+  recordedUsed: { examples: number; names: Set<string> };
   /** Written examples (and their assistant turns) whose recorded reasoning the target's mode applied to. */
   /** Examples and turns that held recorded reasoning; null where the run does not count them (preference pairs). */
   reasoningSeen: { examples: number; turns: number } | null;
@@ -589,6 +595,9 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
     scrub: scrubReport(options.scrub, input.redactions),
     tools: {
       supplied: input.supplied.map((d) => d.function.name),
+      // Tools defined as their records kept them (the tools offered with the call), and in how many examples.
+      recorded: [...input.recordedUsed.names].sort(compareText),
+      recorded_examples: input.recordedUsed.examples,
       inferred: inferred.map((d) => d.function.name),
       inferred_definitions: inferred,
       // Distinct recorded calls each inferred definition was made from.

@@ -6,6 +6,7 @@ import { UserError } from '../errors.js';
 import { writeJson } from '../canonical/json-value.js';
 import type { Message, Status, TraceRecord } from '../record.js';
 import { epochSecondsOf } from '../time.js';
+import { versionNameOf } from '../sources/registry.js';
 import { costOver, secondsOver } from './limit-text.js';
 
 export interface Selection {
@@ -164,8 +165,10 @@ export function selectionVerdict(selection: Selection, record: TraceRecord): { r
   if (selection.programs.length > 0 && !anyMatches(selection.programs, record.program)) return filter(`program ${record.program}`);
   if (selection.modules.length > 0 && !anyMatches(selection.modules, record.module)) return filter(`module ${record.module}`);
   if (selection.models.length > 0 && !anyMatches(selection.models, record.model)) return filter(`model ${record.model ?? 'unknown'}`);
-  if (selection.versions.length > 0 && !versionMatches(record.version, selection.versions)) {
-    return filter(`synalinks version ${record.version ?? 'unknown'}`);
+  if (selection.versions.length > 0) {
+    // A record of a source that records no Synalinks version is of none asked for: said as such, not as an unknown version.
+    if (versionNameOf(record.source) !== 'synalinks') return filter(`no synalinks version: ${record.source} records carry none`);
+    if (!versionMatches(record.version, selection.versions)) return filter(`synalinks version ${record.version ?? 'unknown'}`);
   }
   if (selection.since !== null || selection.until !== null) {
     const t = record.timestamp;

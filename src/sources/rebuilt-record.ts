@@ -40,6 +40,8 @@ export interface RebuiltFields {
   config?: Record<string, unknown>;
   /** Which recorded value looks cut at a length limit, or null (the truncated stage reads it). */
   cutValue?: string | null;
+  /** The tool definitions offered to the model, as OpenAI function tools, when the recorder kept them. */
+  offeredTools?: readonly unknown[] | null;
 }
 
 /** The config hashed as config_hash for records of other recorders. */
@@ -78,6 +80,7 @@ export class RebuiltRecord implements TraceRecord {
   readonly notExportable: string | null;
   readonly stopReason: string | null;
   readonly cutValue: string | null;
+  readonly offeredTools: readonly unknown[] | null;
   private readonly all: Message[];
   private readonly config: Record<string, unknown>;
   private rawLine: Buffer | null = null;
@@ -104,6 +107,7 @@ export class RebuiltRecord implements TraceRecord {
     this.notExportable = fields.notExportable ?? null;
     this.stopReason = fields.stopReason ?? null;
     this.cutValue = fields.cutValue ?? null;
+    this.offeredTools = fields.offeredTools ?? null;
     const outputs = fields.status === 'ok' ? fields.completion : null;
     this.outputs = outputs;
     this.all = outputs !== null ? [...fields.inputs, outputs] : fields.inputs;

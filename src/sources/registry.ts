@@ -2,6 +2,7 @@
  * The sources besides Synalinks: one line each. Order matters only where two could claim
  * the same file: the first whose `detect` accepts it wins.
  */
+import type { SourceKind } from '../record.js';
 import type { Source } from './source.js';
 import { askSource } from './ask/index.js';
 import { klieoSource } from './klieo/index.js';
@@ -20,4 +21,14 @@ export const SOURCE_KINDS: readonly string[] = ['synalinks', ...SOURCES.map((sou
 /** `Synalinks, Ask recording, klieo run`: what a message lists as the formats read. */
 export function sourceLabels(withSynalinks = true): string {
   return [...(withSynalinks ? ['Synalinks'] : []), ...SOURCES.map((source) => source.label)].join(', ');
+}
+
+/**
+ * What records of `kind` carry the version of (`TraceRecord.version`), as reports name it:
+ * `synalinks` for Synalinks records (their `synalinks_version`), a source's `versionOf`, or
+ * null when its records carry no version (no report then shows one for them).
+ */
+export function versionNameOf(kind: SourceKind | undefined): string | null {
+  if (kind === undefined || kind === 'synalinks') return 'synalinks';
+  return sourceOf(kind)?.versionOf ?? null;
 }

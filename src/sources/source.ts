@@ -32,6 +32,12 @@ export interface Source {
    */
   readonly describesRuns: boolean;
   /**
+   * The recorder whose version its records carry (`TraceRecord.version`), as reports name it:
+   * stats' `<name>` line and `<name>_versions`, browse's `<name>` field. Absent: its records
+   * carry none, and no report shows a version for them.
+   */
+  readonly versionOf?: string;
+  /**
    * Whether a file whose content starts with these top-level keys (of its first object, of
    * the first element of a top-level list, or of its first line) is this source's; `head`
    * is the file's first bytes, for a source that needs more than keys.

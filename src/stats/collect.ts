@@ -8,14 +8,32 @@ import { DEFAULT_KEY, keyOf, type KeyKind } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
 import { compareText } from '../order.js';
+import { versionNameOf } from '../sources/registry.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;
 export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
 
 const MAX_LISTED_DAMAGE = 20;
 
-/** The groups one record counts in: its program, module, model and version. */
-type GroupNames = [string, string, string, string];
+/**
+ * The groups one record counts in: its program, module, model and version; the version is
+ * named `<recorder>\0<version>` (`versionNameOf`), null for a record of a source whose records
+ * carry none, which then counts in no version group.
+ */
+type GroupNames = [string, string, string, string | null];
+
+/** The version groups by the recorder they are versions of (`synalinks`), each version's tally by its text. */
+export function versionsByRecorder(groups: ReadonlyMap<string, Tally>): Map<string, Map<string, Tally>> {
+  const byRecorder = new Map<string, Map<string, Tally>>();
+  for (const [name, tally] of groups) {
+    const cut = name.indexOf('\0');
+    const recorder = name.slice(0, cut);
+    let versions = byRecorder.get(recorder);
+    if (versions === undefined) byRecorder.set(recorder, (versions = new Map()));
+    versions.set(name.slice(cut + 1), tally);
+  }
+  return new Map([...byRecorder].sort(([a], [b]) => compareText(a, b)));
+}
 
 /**
  * Trees from this size count their distinct ok keys a partition at a time, from rows set aside
@@ -156,7 +174,7 @@ export class StatsCollector {
    * the record's own names (the same strings from one record to the next, so `===` is cheap).
    */
   private lastNames: GroupNames | null = null;
-  private lastRecordNames: [program: string, module: string, model: string | null, version: string | null] | null = null;
+  private lastRecordNames: [program: string, module: string, model: string | null, version: string | null, source: string] | null = null;
   private lastTallies: Tally[] = [];
   /** The distinct group sets winners point at, and their index by joined names. */
   private readonly groupSets: GroupNames[] = [];
@@ -186,11 +204,13 @@ export class StatsCollector {
     const module = record.module;
     const model = record.model;
     const version = record.version;
+    const source = record.source;
     const last = this.lastRecordNames;
-    if (last !== null && last[0] === program && last[1] === module && last[2] === model && last[3] === version) return this.lastNames!;
-    const names: GroupNames = [program, `${program}/${module}`, model ?? '(unknown)', version ?? '(unknown)'];
+    if (last !== null && last[0] === program && last[1] === module && last[2] === model && last[3] === version && last[4] === source) return this.lastNames!;
+    const recorder = versionNameOf(source);
+    const names: GroupNames = [program, `${program}/${module}`, model ?? '(unknown)', recorder === null ? null : `${recorder}\0${version ?? '(unknown)'}`];
     this.talliesFor(names);
-    this.lastRecordNames = [program, module, model, version];
+    this.lastRecordNames = [program, module, model, version, source];
     return names;
   }
 
@@ -201,17 +221,20 @@ export class StatsCollector {
     }
     this.lastRecordNames = null;
     this.lastNames = names;
-    this.lastTallies = GROUP_DIMENSIONS.map((dimension, i) => {
-      let tally = this.groups[dimension].get(names[i]);
-      if (tally === undefined) this.groups[dimension].set(names[i], (tally = new Tally()));
-      return tally;
+    this.lastTallies = GROUP_DIMENSIONS.flatMap((dimension, i) => {
+      const name = names[i];
+      if (name === null) return [];
+      let tally = this.groups[dimension].get(name);
+      if (tally === undefined) this.groups[dimension].set(name, (tally = new Tally()));
+      return [tally];
     });
     return this.lastTallies;
   }
 
   private setOf(names: GroupNames): number {
     if (names === this.lastSetNames) return this.lastSetIndex;
-    const joined = names.join('\0');
+    // Recorded names may hold any character: JSON text tells every set apart.
+    const joined = JSON.stringify(names);
     let index = this.setIndex.get(joined);
     if (index === undefined) {
       this.setIndex.set(joined, (index = this.groupSets.length));
@@ -343,7 +366,13 @@ export class StatsCollector {
       bytes: this.bytes,
       totals: this.total.toJSON(),
       models: Object.fromEntries(sorted('model').map(([k, t]) => [k, t.records])),
-      synalinks_versions: Object.fromEntries(sorted('version').map(([k, t]) => [k, t.records])),
+      // Only for recorders whose records carry a version (`versionNameOf`): `synalinks_versions`.
+      ...Object.fromEntries(
+        [...versionsByRecorder(this.groups.version)].map(([recorder, versions]) => [
+          `${recorder}_versions`,
+          Object.fromEntries([...versions].sort(([a], [b]) => compareText(a, b)).map(([k, t]) => [k, t.records])),
+        ]),
+      ),
       programs: Object.fromEntries(sorted('program').map(([k, t]) => [k, t.toJSON()])),
       modules: Object.fromEntries(sorted('module').map(([k, t]) => [k, t.toJSON()])),
       damaged: this.damagedListed,

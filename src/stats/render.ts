@@ -1,6 +1,6 @@
 /** The human-readable `stats` report. */
 import type { DamagedLine } from '../record.js';
-import type { GroupDimension, StatsCollector } from './collect.js';
+import { versionsByRecorder, type GroupDimension, type StatsCollector } from './collect.js';
 import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, plural, printable } from '../format.js';
 import type { QuantileSketch } from './quantiles.js';
 import type { Tally } from './tally.js';
@@ -69,6 +69,12 @@ function byCount(groups: Map<string, Tally>): string {
   return sorted.map(([name, g]) => `${printable(name)} (${formatCount(g.records)})`).join(', ') || '-';
 }
 
+/** The version groups by their version's text, named `<recorder> <version>` when records of several recorders carry one. */
+function versionGroups(groups: Map<string, Tally>): Map<string, Tally> {
+  const byRecorder = versionsByRecorder(groups);
+  return new Map([...byRecorder].flatMap(([recorder, versions]) => [...versions].map(([version, t]): [string, Tally] => [byRecorder.size > 1 ? `${recorder} ${version}` : version, t])));
+}
+
 function damageList(lines: readonly DamagedLine[], notListed: number): string {
   const listed = lines.map((d) => `  ${printable(d.file)}:${d.line}: ${d.reason}`);
   if (notListed > 0) listed.push(`  … and ${formatCount(notListed)} more`);
@@ -96,7 +102,8 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
     ['duration (ok)', `p50 ${quantileText(t.durations, 0.5)}, p95 ${quantileText(t.durations, 0.95)}`],
     ['period', `${isoTime(t.firstTimestamp) ?? '-'} → ${isoTime(t.lastTimestamp) ?? '-'}`],
     ['models', byCount(stats.groups.model)],
-    ['synalinks', byCount(stats.groups.version)],
+    // A line per recorder whose records carry a version (`synalinks`), none for the others.
+    ...[...versionsByRecorder(stats.groups.version)].map(([recorder, versions]): [string, string] => [recorder, byCount(versions)]),
   ];
   const counts = (c: Record<string, number>) =>
     Object.entries(c)
@@ -107,7 +114,10 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
   if (Object.keys(stats.skippedCalls).length > 0) summary.push(['calls not kept', counts(stats.skippedCalls)]);
   const labelWidth = Math.max(...summary.map(([label]) => label.length));
   out.push(summary.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`).join('\n'));
-  for (const dimension of by) out.push(groupTable(dimension, stats.groups[dimension]));
+  for (const dimension of by) {
+    if (dimension === 'version' && stats.groups.version.size === 0) out.push('version: no record read carries its recorder\'s version');
+    else out.push(groupTable(dimension, dimension === 'version' ? versionGroups(stats.groups.version) : stats.groups[dimension]));
+  }
   if (stats.damagedCount > 0) out.push(`damaged lines\n${damageList(stats.damagedListed, stats.damagedCount - stats.damagedListed.length)}`);
   return `${out.join('\n\n')}\n`;
 }

@@ -54,6 +54,7 @@ export {
   customizerGaps,
   loadToolsFile,
   parseToolDefinitions,
+  recordedDefinitions,
   ToolInference,
   toolCallFacts,
   ToolsFileError,

@@ -1,6 +1,7 @@
 /**
- * Tool definitions for exported examples. Synalinks never records the tools
- * offered to the model, so they come either from a file the user supplies
+ * Tool definitions for exported examples. A record whose recorder kept the tools offered to
+ * the model (`TraceRecord.offeredTools`: OTLP spans) carries them; Synalinks, Ask and klieo
+ * never record them, so for their records they come either from a file the user supplies
  * (`--tools FILE`) or are inferred from the calls seen in the records.
  */
 import { readFile } from 'node:fs/promises';
@@ -418,32 +419,84 @@ export function parseToolDefinitions(value: unknown, origin: string): ToolDefini
   });
 }
 
+/**
+ * The definitions a record's recorder kept (`TraceRecord.offeredTools`) that a target can write,
+ * in recorded order: each one a function tool (`{type: 'function', function: {name, …}}`, or the
+ * bare `{name, …}`) whose name trainers accept, with a text description and object parameters
+ * when it has them, the first of a name; any other entry (a provider's built-in tool, a definition
+ * cut at a length limit) is left out, so a called tool it stood for is defined as one the record
+ * does not hold. Values are as recorded (numbers keep their text).
+ */
+export function recordedDefinitions(offered: readonly unknown[] | null | undefined): ToolDefinition[] {
+  if (offered === null || offered === undefined) return [];
+  const definitions: ToolDefinition[] = [];
+  const names = new Set<string>();
+  for (const entry of offered) {
+    let definition: ToolDefinition;
+    try {
+      [definition] = parseToolDefinitions([entry], 'recorded tools');
+    } catch (error) {
+      if (error instanceof ToolsFileError) continue;
+      throw error;
+    }
+    if (names.has(definition.function.name)) continue;
+    names.add(definition.function.name);
+    definitions.push(definition);
+  }
+  return definitions;
+}
+
 export interface ExampleTools {
   definitions: ToolDefinition[];
-  /** Names whose definition was inferred rather than supplied, sorted. */
+  /** Names whose definition was inferred rather than recorded or supplied, sorted. */
   inferred: string[];
+  /** Names whose definition is the record's own (`recordedDefinitions`), in the order written. */
+  recorded: string[];
 }
 
 /**
- * The definitions an example carries. With a supplied file, all its tools
- * (it lists what the model was offered), in file order, followed by inferred
- * definitions of called tools the file lacks. Without one, the inferred
- * definitions of the tools the example calls, and only those: inference knows
- * nothing of what else was offered. An example calling no tool carries none.
+ * The definitions an example carries, by precedence: the record's own, then a supplied file,
+ * then inference. A record that kept the tools offered to the model (`recorded`) carries all
+ * of them, in recorded order: they are what this very call was offered, and neither a file
+ * nor inference says more. A called tool its list lacks is defined as below. Otherwise, with a
+ * supplied file, all its tools (it lists what the model was offered), in file order, followed
+ * by inferred definitions of called tools the file lacks. Without one, the inferred
+ * definitions of the tools the example calls, and only those: inference knows nothing of what
+ * else was offered. An example calling no tool carries none.
+ *
+ * With `everyLine` (a target that reads one schema per file), `toolNames` is the run's whole
+ * list, which every line carries whatever its record offered: a recorded definition only takes
+ * the place of the supplied or inferred one of its name.
  */
 export function toolsFor(
   toolNames: readonly string[],
   supplied: readonly ToolDefinition[],
   inferred: ToolInference | readonly ToolDefinition[],
+  recorded: readonly ToolDefinition[] = [],
+  everyLine = false,
 ): ExampleTools {
-  if (toolNames.length === 0) return { definitions: [], inferred: [] };
-  const suppliedNames = new Set(supplied.map((d) => d.function.name));
-  const missing = [...new Set(toolNames)].filter((n) => !suppliedNames.has(n)).sort();
+  if (toolNames.length === 0) return { definitions: [], inferred: [], recorded: [] };
   const lookup = (name: string): ToolDefinition =>
     (inferred instanceof ToolInference
       ? inferred.definition(name)
       : inferred.find((d) => d.function.name === name)) ?? bareDefinition(name);
-  return { definitions: [...supplied, ...missing.map(lookup)], inferred: missing };
+  const ownNames = new Set(recorded.map((d) => d.function.name));
+  if (recorded.length === 0 || everyLine) {
+    const suppliedNames = new Set(supplied.map((d) => d.function.name));
+    const missing = [...new Set(toolNames)].filter((n) => !suppliedNames.has(n)).sort();
+    const definitions = [...supplied, ...missing.map(lookup)];
+    if (recorded.length === 0) return { definitions, inferred: missing, recorded: [] };
+    const own = (d: ToolDefinition): ToolDefinition => recorded.find((r) => r.function.name === d.function.name) ?? d;
+    return {
+      definitions: definitions.map(own),
+      inferred: missing.filter((n) => !ownNames.has(n)),
+      recorded: definitions.map((d) => d.function.name).filter((n) => ownNames.has(n)),
+    };
+  }
+  const lacking = [...new Set(toolNames)].filter((n) => !ownNames.has(n)).sort();
+  const fromFile = lacking.flatMap((n) => supplied.filter((d) => d.function.name === n));
+  const missing = lacking.filter((n) => !supplied.some((d) => d.function.name === n));
+  return { definitions: [...recorded, ...fromFile, ...missing.map(lookup)], inferred: missing, recorded: recorded.map((d) => d.function.name) };
 }
 
 /** Used only when inference never observed a called tool: the caller skipped `observe`. */

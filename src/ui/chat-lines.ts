@@ -5,6 +5,7 @@
  */
 import type { SourceKind } from '../record.js';
 import type { SynalinksRecord } from '../sources/synalinks-record.js';
+import { versionNameOf } from '../sources/registry.js';
 import { DEFAULT_KEY, keyHex, keyOf } from '../pipeline/keys.js';
 import type { EntryInfo } from './index-store.js';
 import {
@@ -332,7 +333,9 @@ export function metaRows(record: SynalinksRecord | null, info: EntryInfo, extra:
   field('model', record.model ?? '(unknown)');
   const stale = staleAccounting(info.file.source, info.status);
   field('cost', costText(record.cost, info, stale));
-  field('synalinks', record.version ?? '');
+  // The recorder's version, for a source whose records carry one (Synalinks' `synalinks_version`).
+  const versionName = versionNameOf(info.file.source);
+  if (versionName !== null) field(versionName, record.version ?? '');
   field('messages', String(record.messageCount()));
   field('inputs_hash', record.inputsHash);
   field('config_hash', record.configHash);

@@ -14,6 +14,10 @@
  * call (one span the other's parent, both LLM calls with the same input messages), is kept
  * once: the span with more in it (content, then usage, then finish reason), the first one
  * read on a tie; looked for within a line, or in a window of the last spans of a document.
+ * Read by lines, the two spans may also have gone out in two export batches: a span whose
+ * twin is in the line before (its records resolved within that line alone) and holds as much
+ * is not kept either; a share starting mid-file reads the line before it for that
+ * (line-before.ts), so what a line yields depends on it and the line before only.
  */
 import { parseJsonText } from '../../canonical/json-value.js';
 import { JsonSyntaxError, withUtf16Hint } from '../../canonical/scan.js';
@@ -23,6 +27,7 @@ import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js
 import { isObject, str, type Json } from '../json-values.js';
 import { lineTooLongReason, readLineBatches, type ByteRange } from '../lines.js';
 import { byLines } from './by-lines.js';
+import { lineBefore } from './line-before.js';
 import { rememberKeys, spanKeys, spanKeysBefore, spanKeysInFile } from './span-keys.js';
 import { damageReason } from '../read.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
@@ -60,7 +65,7 @@ const PARAM_NAMES: Record<string, string> = {
 };
 
 /** The config hashed as config_hash: the model, the sampling parameters under one name each, the tools offered as OpenAI function tools. */
-export function otlpConfig(call: SpanCall): Record<string, unknown> {
+export function otlpConfig(call: SpanCall): { model: string | null; params: Record<string, unknown>; tools: unknown[] | null } {
   const params: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(call.params)) {
     const canonical = PARAM_NAMES[name];
@@ -105,8 +110,10 @@ class OtlpReader {
   /** The LLM-call spans read last (at most 2 × TWIN_WINDOW), oldest first. */
   private window: Kept[] = [];
   /** Those spans by `trace:span`, and by their parent's `trace:span`. */
-  private readonly spans = new Map<string, Kept>();
-  private readonly children = new Map<string, Kept[]>();
+  private spans = new Map<string, Kept>();
+  private children = new Map<string, Kept[]>();
+  /** Reading by lines: the kept LLM-call spans of the line before, as that line alone resolved them. */
+  private before: { spans: Map<string, Kept>; children: Map<string, Kept[]> } | null = null;
   private readonly skipped: Record<string, number> = {};
   private pending: Kept[] = [];
 
@@ -124,14 +131,44 @@ class OtlpReader {
   }
 
   /**
-   * A new line: its spans are numbered from `base + 1`. Twins are looked for within the line
-   * only, so what a line yields never depends on where a work share starts.
+   * A new line: its spans are numbered from `base + 1`. Twins are looked for within the line,
+   * then in the line before as it resolved them alone (`endLine`), so what a line yields never
+   * depends on where a work share starts.
    */
   startLine(base: number, keys: number): void {
+    if (this.line !== null) this.before = { spans: this.spans, children: this.children };
     this.line = { base, index: 0, keys };
     this.window = [];
-    this.spans.clear();
-    this.children.clear();
+    this.spans = new Map();
+    this.children = new Map();
+  }
+
+  /** The line before the first one read (a share starting mid-file), read by a reader of its own: null when there is none. */
+  lineBefore(reader: OtlpReader | null): void {
+    this.before = reader === null ? null : { spans: reader.spans, children: reader.children };
+  }
+
+  /**
+   * The line is read: a kept span whose twin in the line before holds as much is not kept
+   * (the line before kept that one; the two spans went out in two export batches).
+   */
+  endLine(batch: SourceBatch): void {
+    const before = this.before;
+    if (before === null || before.spans.size === 0) return;
+    const dropped = new Set<number>();
+    for (const kept of this.window) {
+      if (kept.pending === null || kept.pending.batch !== batch) continue;
+      const twin = twinIn(before.spans, before.children, kept);
+      if (twin !== null && twin.richness >= kept.richness) dropped.add(kept.pending.index);
+    }
+    if (dropped.size === 0) return;
+    this.skipped[DOUBLE_INSTRUMENTED] = (this.skipped[DOUBLE_INSTRUMENTED] ?? 0) + dropped.size;
+    // The line's records are the batch's last: none after them has an index to keep.
+    const records = batch.records;
+    let kept = 0;
+    for (let i = 0; i < records.length; i++) if (!dropped.has(i)) records[kept++] = records[i];
+    records.length = kept;
+    for (const span of this.window) span.pending = null;
   }
 
   damaged(batch: SourceBatch, line: number, offset: number, reason: string): void {
@@ -195,6 +232,7 @@ class OtlpReader {
           : call.inputs === null && status === 'ok'
             ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
             : null;
+    const config = otlpConfig(call);
     const record = new RebuiltRecord({
       source: KIND,
       ref: { file: this.file.display, line: 0, offset: 0 },
@@ -216,8 +254,10 @@ class OtlpReader {
       partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
       notExportable: lacking,
       stopReason: call.finishReason,
-      config: otlpConfig(call),
+      config,
       cutValue: cut,
+      // The tools offered, as the config holds them: exports write these definitions (targets/tools.ts).
+      offeredTools: config.tools,
     });
     const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, richness: richness(call), pending: null };
     const twin = this.twinOf(kept);
@@ -246,12 +286,7 @@ class OtlpReader {
 
   /** An LLM-call span already read that is this one's parent or child with the same inputs: the same call, instrumented twice. */
   private twinOf(kept: Kept): Kept | null {
-    if (kept.parentSpanId !== null) {
-      const parent = this.spans.get(`${kept.traceId}:${kept.parentSpanId}`);
-      if (parent !== undefined && parent.inputsHash === kept.inputsHash) return parent;
-    }
-    for (const child of this.children.get(`${kept.traceId}:${kept.spanId}`) ?? []) if (child.inputsHash === kept.inputsHash) return child;
-    return null;
+    return twinIn(this.spans, this.children, kept);
   }
 
   private remember(kept: Kept): void {
@@ -267,6 +302,38 @@ class OtlpReader {
       else list.push(kept);
     }
   }
+}
+
+/** A span of `spans` that is this one's parent or child with the same inputs: the same call, instrumented twice. */
+function twinIn(spans: ReadonlyMap<string, Kept>, children: ReadonlyMap<string, Kept[]>, kept: Kept): Kept | null {
+  if (kept.parentSpanId !== null) {
+    const parent = spans.get(`${kept.traceId}:${kept.parentSpanId}`);
+    if (parent !== undefined && parent.inputsHash === kept.inputsHash) return parent;
+  }
+  for (const child of children.get(`${kept.traceId}:${kept.spanId}`) ?? []) if (child.inputsHash === kept.inputsHash) return child;
+  return null;
+}
+
+/**
+ * The kept LLM-call spans of the line before `offset`, as reading it in order resolves them:
+ * a reader that has read just that line, or null when there is no line before.
+ */
+async function readerOfLineBefore(file: TraceFile, offset: number): Promise<OtlpReader | null> {
+  const line = offset > 0 ? await lineBefore(file.path, offset) : null;
+  if (line === null) return null;
+  const reader = new OtlpReader(file);
+  const batch = reader.batch();
+  reader.startLine(0, line.tooLong ? 0 : spanKeys(line.bytes, 0, line.bytes.length));
+  if (line.tooLong) return reader;
+  let doc: unknown;
+  try {
+    doc = parseJsonText(line.bytes);
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    return reader;
+  }
+  reader.request(doc, batch, line.number, line.offset);
+  return reader;
 }
 
 /** How many of the LLM-call spans read last a twin is looked for among (at least). */
@@ -289,6 +356,8 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
       batch.bytes = 0;
       for (const line of lines) {
         batch.bytes += line.length + 1;
+        // The first line read: a share starting mid-file looks back at the line before it (twins across two lines).
+        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset));
         keysBefore ??= spanKeysBefore(file.path, line.offset);
         const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
         reader.startLine(keysBefore, keys);
@@ -306,6 +375,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
           continue;
         }
         reader.request(doc, batch, line.number, line.offset);
+        reader.endLine(batch);
       }
       if (keysBefore !== null && lines.length > 0) rememberKeys(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, keysBefore);
       last = batch;

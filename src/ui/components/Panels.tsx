@@ -102,8 +102,8 @@ export function statsRows(stats: NodeStats, store: IndexStore, title: string, wi
   field('files', String(stats.files));
   const p = store.progress;
   const read = store.allFiles.length - store.files.length;
-  field('whole tree', `${store.files.length} Synalinks files (${formatBytes(p.bytesTotal)})${read > 0 ? `, ${read} Ask/klieo files` : ''}, ${store.skipped.length} other files skipped`);
-  if (store.otherFiles.length > read) field('not shown', `${store.otherFiles.length - read} Ask/klieo files`);
+  field('whole tree', `${store.files.length} Synalinks files (${formatBytes(p.bytesTotal)})${read > 0 ? `, ${read} files of other recorders` : ''}, ${store.skipped.length} other files skipped`);
+  if (store.otherFiles.length > read) field('not shown', `${store.otherFiles.length - read} files of other recorders`);
   if (!p.done) field('indexing', `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`, 'yellow');
   for (const error of store.errors.slice(0, 3)) field('read error', error, 'red');
   return rows;
