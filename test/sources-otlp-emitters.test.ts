@@ -294,6 +294,50 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
     }
   });
 
+  it('an OpenInference body of a shape not read here (Bedrock Converse\'s untyped blocks) leaves the flattened attributes to be read', async () => {
+    const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    const body = { modelId: 'fake.model-1', system: [{ text: 'Be brief.' }], messages: [{ role: 'user', content: [{ text: 'Weather in Oslo?' }] }] };
+    const doc = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: 'd'.repeat(32),
+                  spanId: '2'.repeat(16),
+                  name: 'bedrock.converse',
+                  attributes: [
+                    str('openinference.span.kind', 'LLM'),
+                    str('llm.model_name', 'fake.model-1'),
+                    str('input.value', JSON.stringify(body)),
+                    str('input.mime_type', 'application/json'),
+                    str('llm.input_messages.0.message.role', 'system'),
+                    str('llm.input_messages.0.message.content', 'Be brief.'),
+                    str('llm.input_messages.1.message.role', 'user'),
+                    str('llm.input_messages.1.message.content', 'Weather in Oslo?'),
+                    str('output.value', JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'Snow.' }] } }, stopReason: 'end_turn' })),
+                    str('llm.output_messages.0.message.role', 'assistant'),
+                    str('llm.output_messages.0.message.content', 'Snow.'),
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const file = path.join(tempDir(), 'bedrock-shaped.jsonl');
+    writeFileSync(file, JSON.stringify(doc) + '\n');
+    const records: TraceRecord[] = [];
+    for await (const batch of readFiles((await discover([file])).files)) records.push(...batch.records);
+    assert.deepEqual(records[0].messages(), [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: 'Snow.' },
+    ]);
+  });
+
   it('an MLflow span of Anthropic\'s Messages API (mlflow.anthropic.autolog: the create() kwargs in, the Message out) reads as the call', async () => {
     // Shaped as mlflow/anthropic/autolog.py records it; no MLflow emitter runs on Node (no JS MLflow tracing package on the registry).
     const attr = (key: string, value: unknown) => ({ key, value: { stringValue: JSON.stringify(value) } });

@@ -332,9 +332,10 @@ function vercel(attrs: Attributes, cut: CutNote): SpanCall {
 /**
  * The messages of a chat request body as an SDK sent it, in chat form: OpenAI chat (`role`,
  * `content` as text or parts, `tool_calls`, `tool_call_id`) and Anthropic Messages (`system`
- * beside the list, as text or text blocks; content blocks: `text`, `tool_use` → a tool call with
- * its id, each `tool_result` → one tool message answering its `tool_use_id`, `thinking` left out
- * as reasoning is elsewhere, any other block kept as a content part).
+ * beside the list, as text or text blocks; content blocks: `text`, `tool_use` (and LangChain's
+ * `tool_call`) → a tool call with its id, each `tool_result` → one tool message answering its
+ * `tool_use_id`, `thinking` / `reasoning` left out as reasoning is elsewhere, any other block kept
+ * as a content part).
  */
 function chatMessages(list: unknown, system: unknown = undefined): Message[] {
   const out: Message[] = [];
@@ -352,10 +353,11 @@ function chatMessages(list: unknown, system: unknown = undefined): Message[] {
     for (const p of typeof content === 'string' ? [content] : Array.isArray(content) ? content : []) {
       if (!isObject(p)) parts.push(p);
       else if (p.type === 'text' && typeof p.text === 'string') parts.push(p.text);
-      else if (p.type === 'tool_use') {
-        if (!calls.some((c) => c.id !== undefined && c.id === p.id)) calls.push(toolCall(p.id, p.name, p.input));
+      else if (p.type === 'tool_use' || p.type === 'tool_call') {
+        // Anthropic's tool_use `input`; LangChain's standard tool_call block `args`. A call also in `tool_calls` is taken once.
+        if (!calls.some((c) => c.id !== undefined && c.id === p.id)) calls.push(toolCall(p.id, p.name, p.input ?? p.args));
       } else if (p.type === 'tool_result') results.push({ role: 'tool', content: blocksText(p.content) ?? toolText(p.content), tool_call_id: text(p.tool_use_id) ?? '' });
-      else if (p.type !== 'thinking' && p.type !== 'redacted_thinking') parts.push(p);
+      else if (p.type !== 'thinking' && p.type !== 'redacted_thinking' && p.type !== 'reasoning') parts.push(p);
     }
     // Anthropic puts tool results first in a user turn; what else the turn says follows them.
     out.push(...results);
@@ -384,8 +386,18 @@ function requestMessages(request: Json): Message[] | null {
   const list = request.messages;
   if (!Array.isArray(list) || list.length === 0) return null;
   if (list.length === 1 && Array.isArray(list[0])) return langChainMessages(list[0]);
-  if (list.every((m) => isObject(m) && typeof m.role === 'string')) return chatMessages(list, request.system);
-  return null;
+  if (!list.every((m) => isObject(m) && typeof m.role === 'string' && knownContent(m.content))) return null;
+  if (request.system !== undefined && blocksText(request.system) === null) return null;
+  return chatMessages(list, request.system);
+}
+
+/** Content parts of the chat APIs read here, by `type` (an untyped block, as Bedrock's Converse `{text}`, is none of them). */
+const CONTENT_TYPES = new Set(['text', 'image_url', 'input_audio', 'file', 'image', 'document', 'tool_use', 'tool_call', 'tool_result', 'thinking', 'redacted_thinking', 'reasoning', 'refusal']);
+
+/** A message content whose every part is of a type read here: a text, no content, or typed parts. */
+function knownContent(content: unknown): boolean {
+  if (content === undefined || content === null || typeof content === 'string') return true;
+  return Array.isArray(content) && content.every((p) => isObject(p) && typeof p.type === 'string' && CONTENT_TYPES.has(p.type));
 }
 
 /** The answer in a response body kept whole: OpenAI's `choices`, Anthropic's message (`content` blocks), LangChain's `generations`; else null. */
@@ -432,7 +444,7 @@ function langChainMessages(list: unknown[]): Message[] | null {
     const kind = Array.isArray(m.id) ? text(m.id[m.id.length - 1]) : text(m.type);
     const fields = isObject(m.kwargs) ? m.kwargs : isObject(m.data) ? m.data : m;
     const role = kind === 'ChatMessage' || kind === 'chat' ? text(fields.role) : kind !== null ? LANGCHAIN_ROLES[kind] : undefined;
-    if (role === undefined || role === null) return null;
+    if (role === undefined || role === null || !knownContent(fields.content)) return null;
     const extra = isObject(fields.additional_kwargs) ? fields.additional_kwargs : {};
     const calls = Array.isArray(fields.tool_calls) && fields.tool_calls.length > 0
       ? fields.tool_calls.filter(isObject).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args ?? {} } }))
