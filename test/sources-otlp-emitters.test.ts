@@ -1,9 +1,11 @@
 /**
- * OTLP spans from the second set of real emitters (tools/otel-fixtures/generate.cjs --set 2):
- * Anthropic's Messages API under OpenLLMetry, OpenInference and the AI SDK, and LangChain.js's
- * ChatOpenAI under OpenInference and OpenLLMetry. Each record is compared with what the fake
- * server logged it received and sent (server-log-2.jsonl), the Anthropic side read from the
- * Messages API's own shapes (system beside the messages, content blocks, tool_use ids).
+ * OTLP spans from the second and third sets of real emitters (tools/otel-fixtures/generate.cjs
+ * --set 2, --set 3): Anthropic's Messages API under OpenLLMetry, OpenInference and the AI SDK,
+ * LangChain.js's ChatOpenAI under OpenInference and OpenLLMetry, Bedrock Runtime (Converse,
+ * ConverseStream, InvokeModel) under OpenInference. Each record is compared with what the fake
+ * server logged it received and sent (server-log-2.jsonl, server-log-3.jsonl), each API's side
+ * read from its own shapes (Anthropic's system beside the messages and content blocks with
+ * tool_use ids; Bedrock's keyed blocks, toolUse / toolResult).
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,9 @@ import { describe, it } from 'node:test';
 import { canonicalValueText } from '../src/canonical/canonical.js';
 import type { Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
+import { callOfSpan } from '../src/sources/otlp/dialects.js';
+import { otlpConfig } from '../src/sources/otlp/read.js';
+import { attributeMap } from '../src/sources/otlp/values.js';
 import { readFiles } from '../src/sources/read.js';
 import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
 
@@ -29,15 +34,37 @@ interface LogEntry {
   stream?: Json[];
 }
 
-const LOG: LogEntry[] = readFileSync(path.join(OTEL, 'server-log-2.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l !== '')
-  .map((l) => JSON.parse(l));
+const LOG: LogEntry[] = ['server-log-2.jsonl', 'server-log-3.jsonl'].flatMap((log) =>
+  readFileSync(path.join(OTEL, log), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l)),
+);
 
 const ANTHROPIC = ['openllmetry-anthropic', 'openinference-anthropic', 'ai-sdk-anthropic'];
 const LANGCHAIN = ['openinference-langchain', 'openllmetry-langchain'];
+const BEDROCK = ['openinference-bedrock'];
+const ALL = [...ANTHROPIC, ...LANGCHAIN, ...BEDROCK];
 /** The emitters whose spans keep every message, tool call and tool-call id that went over the wire. */
-const WHOLE = ['openllmetry-anthropic', 'openinference-anthropic', 'ai-sdk-anthropic', 'openinference-langchain'];
+const WHOLE = ['openllmetry-anthropic', 'openinference-anthropic', 'ai-sdk-anthropic', 'openinference-langchain', 'openinference-bedrock'];
+
+/** Which API a logged call spoke: Anthropic's Messages (also Bedrock's InvokeModel of a Claude model), Bedrock's Converse, OpenAI chat. */
+function api(entry: LogEntry): 'anthropic' | 'converse' | 'openai' {
+  if (entry.url.endsWith('/messages') || entry.url.endsWith('/invoke')) return 'anthropic';
+  return entry.url.startsWith('/model/') ? 'converse' : 'openai';
+}
+
+/** A Converse block list as Anthropic-style typed blocks, so both are read alike below. */
+function converseBlocks(blocks: Json[]): Json[] {
+  return blocks.map((b) => {
+    if (typeof b.text === 'string') return { type: 'text', text: b.text };
+    const use = b.toolUse as Json | undefined;
+    if (use !== undefined) return { type: 'tool_use', id: use.toolUseId, name: use.name, input: use.input };
+    const result = b.toolResult as Json | undefined;
+    if (result !== undefined) return { type: 'tool_result', tool_use_id: result.toolUseId, content: converseBlocks(result.content as Json[]) };
+    return b;
+  });
+}
 
 async function read(file: string): Promise<{ records: TraceRecord[]; damaged: number; skipped: Record<string, number> }> {
   const discovery = await discover([path.join(OTEL, file)]);
@@ -81,10 +108,12 @@ function valueOf(v: unknown): unknown {
 /** What went over the wire, as chat messages: a Messages API request read block by block, or an OpenAI chat request as sent. */
 function wireInputs(entry: LogEntry): string[] {
   const out: string[] = [];
-  if (entry.url.endsWith('/messages')) {
-    if (entry.request.system !== undefined) out.push(shape('system', blockText(entry.request.system), [], null));
+  if (api(entry) !== 'openai') {
+    const converse = api(entry) === 'converse';
+    const system = converse && entry.request.system !== undefined ? converseBlocks(entry.request.system as Json[]) : entry.request.system;
+    if (system !== undefined) out.push(shape('system', blockText(system), [], null));
     for (const m of entry.request.messages as Json[]) {
-      const blocks: Json[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Json[]);
+      const blocks: Json[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : converse ? converseBlocks(m.content as Json[]) : (m.content as Json[]);
       for (const b of blocks.filter((x) => x.type === 'tool_result')) out.push(shape('tool', blockText(b.content), [], b.tool_use_id));
       const rest = blocks.filter((x) => x.type !== 'tool_result');
       if (rest.length === 0) continue;
@@ -101,8 +130,8 @@ function wireInputs(entry: LogEntry): string[] {
 }
 
 function wireAnswer(entry: LogEntry): string {
-  if (entry.url.endsWith('/messages')) {
-    const blocks = entry.response.content as Json[];
+  if (api(entry) !== 'openai') {
+    const blocks = api(entry) === 'converse' ? converseBlocks(((entry.response.output as Json).message as Json).content as Json[]) : (entry.response.content as Json[]);
     return shape('assistant', blockText(blocks), blocks.filter((b) => b.type === 'tool_use').map((b) => [b.id, b.name, b.input]), null);
   }
   const r = entry.response as { choices?: { message: Json }[]; message?: Json };
@@ -144,7 +173,8 @@ function finishClass(reason: string | null): string | null {
 }
 
 function wireFinish(entry: LogEntry): string {
-  if (entry.url.endsWith('/messages')) return finishClass(entry.response.stop_reason as string)!;
+  if (api(entry) === 'anthropic') return finishClass(entry.response.stop_reason as string)!;
+  if (api(entry) === 'converse') return finishClass(entry.response.stopReason as string)!;
   const r = entry.response as { choices?: { finish_reason: string }[]; finish_reason?: string };
   return finishClass(r.choices !== undefined ? r.choices[0].finish_reason : r.finish_reason!)!;
 }
@@ -152,7 +182,8 @@ function wireFinish(entry: LogEntry): string {
 function wireUsage(entry: LogEntry): [number, number] | null {
   const u = entry.response.usage as Record<string, number> | null | undefined;
   if (u === null || u === undefined) return null;
-  return entry.url.endsWith('/messages') ? [u.input_tokens, u.output_tokens] : [u.prompt_tokens, u.completion_tokens];
+  if (api(entry) === 'converse') return [u.inputTokens, u.outputTokens];
+  return api(entry) === 'anthropic' ? [u.input_tokens, u.output_tokens] : [u.prompt_tokens, u.completion_tokens];
 }
 
 /** Role and text of each shaped message: all an emitter that loses tool calls is compared on. */
@@ -169,9 +200,10 @@ function entryOf(emitter: string, r: TraceRecord, textsOnly = false): LogEntry |
 }
 
 describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against the fake server log', () => {
-  it('the log holds every scenario for each emitter: plain, multi-turn, tools, stream, error, cut', () => {
-    for (const emitter of [...ANTHROPIC, ...LANGCHAIN]) {
-      assert.deepEqual([...new Set(LOG.filter((e) => e.emitter === emitter).map((e) => e.scenario))].sort(), ['cut', 'error', 'multi-turn', 'plain', 'stream', 'tools'], emitter);
+  it('the log holds every scenario for each emitter: plain, multi-turn, tools, stream, error, cut (and Bedrock\'s InvokeModel)', () => {
+    for (const emitter of ALL) {
+      const scenarios = ['cut', 'error', ...(BEDROCK.includes(emitter) ? ['invoke'] : []), 'multi-turn', 'plain', 'stream', 'tools'];
+      assert.deepEqual([...new Set(LOG.filter((e) => e.emitter === emitter).map((e) => e.scenario))].sort(), scenarios, emitter);
     }
   });
 
@@ -197,13 +229,14 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
 
   it('usage, finish reason, model and provider are the server\'s for every answered call', async () => {
     let compared = 0;
-    for (const emitter of [...ANTHROPIC, ...LANGCHAIN]) {
+    for (const emitter of ALL) {
       const { records } = await read(`${emitter}.jsonl`);
       for (const r of records.filter((x) => x.status === 'ok')) {
         const entry = entryOf(emitter, r, !WHOLE.includes(emitter));
         assert.ok(entry !== undefined, `${emitter}: ${JSON.stringify(r.messages())}`);
-        assert.equal(r.model, entry.request.model, emitter);
-        assert.equal(r.provider, ANTHROPIC.includes(emitter) ? 'anthropic' : 'openai', emitter);
+        // OpenInference's Bedrock instrumentation names the model without the model id's vendor prefix (anthropic.).
+        assert.equal(r.model, BEDROCK.includes(emitter) ? decodeURIComponent(entry.url.split('/')[2]).replace(/^anthropic\./, '') : entry.request.model, emitter);
+        assert.equal(r.provider, ANTHROPIC.includes(emitter) ? 'anthropic' : BEDROCK.includes(emitter) ? 'aws' : 'openai', emitter);
         // OpenLLMetry's Anthropic stream writes an empty finish reason: none recorded.
         if (r.stopReason === null) assert.ok(emitter === 'openllmetry-anthropic' && entry.scenario === 'stream', `${emitter} ${entry.scenario}: finish reason lost`);
         else assert.equal(finishClass(r.stopReason), wireFinish(entry), `${emitter} ${entry.scenario}`);
@@ -211,20 +244,20 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
         compared++;
       }
     }
-    assert.equal(compared, [...ANTHROPIC, ...LANGCHAIN].reduce((n, e) => n + served(e).length, 0));
-    assert.equal(compared, 49);
+    assert.equal(compared, ALL.reduce((n, e) => n + served(e).length, 0));
+    assert.equal(compared, 60);
   });
 
   it('the cut answer stops at its limit, and the errored call is an exception record with the server\'s message', async () => {
-    for (const emitter of [...ANTHROPIC, ...LANGCHAIN]) {
+    for (const emitter of ALL) {
       const { records } = await read(`${emitter}.jsonl`);
       const cut = records.filter((r) => finishClass(r.stopReason) === 'length');
       assert.equal(cut.length, 1, emitter);
       assert.equal(cut[0].completion()!.content, 'Answer to "Tell me everything about');
       const failed = records.filter((r) => r.status === 'exception');
       assert.equal(failed.length, 1, emitter);
-      assert.match(failed[0].exception!, ANTHROPIC.includes(emitter) ? /claude-fake-broken/ : /does not exist/);
-      assert.equal(failed[0].model, ANTHROPIC.includes(emitter) ? 'claude-fake-broken' : 'gpt-fake-broken');
+      assert.match(failed[0].exception!, ANTHROPIC.includes(emitter) ? /claude-fake-broken/ : BEDROCK.includes(emitter) ? /^ValidationException: The provided model identifier is invalid/ : /does not exist/);
+      assert.equal(failed[0].model, LANGCHAIN.includes(emitter) ? 'gpt-fake-broken' : 'claude-fake-broken');
     }
   });
 
@@ -235,6 +268,32 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
       assert.equal(records.length, calls, emitter);
       assert.equal(skipped.double_instrumented, calls, emitter);
       assert.ok(records.every((r) => r.notExportable === null), emitter);
+    }
+  });
+
+  it('the tool definitions in the config are the wire\'s, as OpenAI function tools (Bedrock\'s toolSpec and Anthropic\'s input_schema alike); OpenLLMetry keeps none', () => {
+    /** The tools a logged request offered, as OpenAI function tools. */
+    const wireTools = (e: LogEntry) => {
+      if (api(e) === 'openai') return e.request.tools;
+      if (api(e) === 'anthropic') return (e.request.tools as Json[]).map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+      return ((e.request.toolConfig as Json).tools as { toolSpec: Json }[]).map(({ toolSpec: t }) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: (t.inputSchema as Json).json } }));
+    };
+    for (const emitter of ALL) {
+      const seen = new Set<string>();
+      for (const line of readFileSync(path.join(OTEL, `${emitter}.jsonl`), 'utf8').split('\n').filter((l) => l !== '')) {
+        for (const rs of JSON.parse(line).resourceSpans) {
+          for (const ss of rs.scopeSpans) {
+            for (const span of ss.spans) {
+              const call = callOfSpan(span, attributeMap(span.attributes));
+              const tools = call === null ? null : otlpConfig(call).tools;
+              if (tools !== null) seen.add(canonicalValueText(tools));
+            }
+          }
+        }
+      }
+      const wire = new Set(served(emitter).filter((e) => e.scenario === 'tools').map((e) => canonicalValueText(wireTools(e))));
+      assert.equal(wire.size, 1, emitter);
+      assert.deepEqual([...seen], emitter.startsWith('openllmetry-') ? [] : [...wire], emitter);
     }
   });
 
@@ -256,7 +315,7 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
   });
 
   it('content capture off: one no_content record per file, never exported', async () => {
-    for (const emitter of [...ANTHROPIC, ...LANGCHAIN]) {
+    for (const emitter of ALL) {
       const { records } = await read(`${emitter}-content-off.jsonl`);
       assert.equal(records.length, 1, emitter);
       assert.match(records[0].notExportable ?? '', /^no_content: /, emitter);
@@ -265,14 +324,14 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
 
   it('every command runs on the new span files without a stack trace; exports validate and hold the tool-use ids', () => {
     const dir = tempDir();
-    const files = readdirSync(OTEL).filter((f) => [...ANTHROPIC, ...LANGCHAIN].some((e) => f.startsWith(`${e}.`) || f.startsWith(`${e}-content-off.`)));
-    assert.equal(files.length, 10);
+    const files = readdirSync(OTEL).filter((f) => ALL.some((e) => f.startsWith(`${e}.`) || f.startsWith(`${e}-content-off.`)));
+    assert.equal(files.length, 12);
     for (const file of files) copyFileSync(path.join(OTEL, file), path.join(dir, file));
     const noTrace = (r: { stderr: string }) => assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+\)?\n/);
     const stats = runCliJson<{ records: number; not_exportable: Record<string, number>; skipped_calls: Record<string, number> }>(['stats', dir]);
     // One record per logged call: the answered, the errored, the content-off ones.
     assert.equal(stats.records, LOG.length);
-    assert.equal(stats.not_exportable.no_content, 5);
+    assert.equal(stats.not_exportable.no_content, 6);
     const runs = runCliJson<{ source: string; steps: number }[]>(['runs', dir]);
     assert.ok(runs.length > 0 && runs.every((r) => r.source === 'otlp'));
     const dedupe = path.join(tempDir(), 'dedupe');
@@ -287,16 +346,17 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
       const validate = runCliJson<{ errors: { code: string }[] }>(['validate', path.join(out, 'training.jsonl'), '--format', format]);
       assert.deepEqual(validate.errors.filter((e) => e.code !== 'too_few_examples'), []);
       const text = readFileSync(path.join(out, 'training.jsonl'), 'utf8') + readFileSync(path.join(out, 'validation.jsonl'), 'utf8');
-      if (format !== 'nemo-customizer') assert.ok(text.includes('toolu_paris_0') && text.includes('call_paris_0'), format);
+      if (format !== 'nemo-customizer') assert.ok(['toolu_paris_0', 'call_paris_0', 'tooluse_paris_0'].every((id) => text.includes(id)), format);
       // A cut answer and the empty answer whose tool calls were lost are never exported.
       assert.ok(!text.includes('Tell me everything about"'), format);
       assert.ok(!text.includes('"content":""}]'), format);
     }
   });
 
-  it('an OpenInference body of a shape not read here (Bedrock Converse\'s untyped blocks) leaves the flattened attributes to be read', async () => {
+  it('an OpenInference body holding a part of a type not read here leaves the flattened attributes to be read', async () => {
     const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
-    const body = { modelId: 'fake.model-1', system: [{ text: 'Be brief.' }], messages: [{ role: 'user', content: [{ text: 'Weather in Oslo?' }] }] };
+    // Parts as OpenAI's Responses API types them (input_text), which no chat request body read here holds.
+    const body = { model: 'fake.model-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'input_text', text: 'Weather in Oslo?' }] }] };
     const doc = {
       resourceSpans: [
         {
@@ -316,7 +376,7 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
                     str('llm.input_messages.0.message.content', 'Be brief.'),
                     str('llm.input_messages.1.message.role', 'user'),
                     str('llm.input_messages.1.message.content', 'Weather in Oslo?'),
-                    str('output.value', JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'Snow.' }] } }, stopReason: 'end_turn' })),
+                    str('output.value', JSON.stringify({ output: [{ type: 'message', content: [{ type: 'output_text', text: 'Snow.' }] }] })),
                     str('llm.output_messages.0.message.role', 'assistant'),
                     str('llm.output_messages.0.message.content', 'Snow.'),
                   ],

@@ -96,8 +96,8 @@ function recordCalls(records: readonly TraceRecord[]): string[] {
 }
 
 const WITH_CONTENT = ['openinference', 'openllmetry', 'double-instrumented', 'ai-sdk-genai', 'ai-sdk-legacy'];
-/** Set 1's six and set 2's five (test/sources-otlp-emitters.test.ts reads set 2 against its own server log). */
-const CONTENT_OFF_FILES = 11;
+/** Set 1's six, set 2's five and set 3's one (test/sources-otlp-emitters.test.ts reads sets 2 and 3 against their own server logs). */
+const CONTENT_OFF_FILES = 12;
 
 describe('OTLP spans from real instrumentations, against the fake server log', () => {
   for (const emitter of WITH_CONTENT) {

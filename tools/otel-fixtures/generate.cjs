@@ -10,7 +10,9 @@
  * `--set N` writes one set of emitters only, with its own server log (set 1: the `openai`
  * client and the AI SDK on OpenAI, server-log.jsonl; set 2: Anthropic's Messages API under
  * OpenLLMetry, OpenInference and the AI SDK, and LangChain.js's ChatOpenAI under OpenInference
- * and OpenLLMetry, server-log-2.jsonl), so adding a set never rewrites the files of another.
+ * and OpenLLMetry, server-log-2.jsonl; set 3: Bedrock Runtime's Converse, ConverseStream and
+ * InvokeModel under OpenInference, server-log-3.jsonl), so adding a set never rewrites the
+ * files of another.
  *
  * Each emitter runs in its own child process (an instrumentation patches the `openai`
  * module for the whole process): the `openai` client under OpenInference, under OpenLLMetry
@@ -119,6 +121,10 @@ function startServer(logPath) {
         serveAnthropic(body, n, entry, res, log);
         return;
       }
+      if (req.url.startsWith('/model/')) {
+        serveBedrock(decodeURIComponent(req.url.split('/')[2]), req.url.split('/')[3], body, n, entry, res, log);
+        return;
+      }
       const out = answerFor(body);
       if (out.error) {
         res.writeHead(out.error.status, { 'content-type': 'application/json' });
@@ -207,6 +213,110 @@ function serveAnthropic(body, n, entry, res, log) {
   });
   send({ type: 'message_delta', delta: { stop_reason: out.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
   send({ type: 'message_stop' });
+  res.end();
+  entry.stream = sent;
+  done();
+}
+
+/** A Bedrock Converse request in chat terms, for answerFor: `system` text blocks, `text` / `toolUse` / `toolResult` blocks. */
+function converseAsChat(modelId, body) {
+  const messages = [];
+  const texts = (blocks) => (blocks ?? []).filter((b) => typeof b.text === 'string').map((b) => b.text).join('');
+  if (body.system !== undefined) messages.push({ role: 'system', content: texts(body.system) });
+  for (const m of body.messages ?? []) {
+    const results = m.content.filter((b) => b.toolResult !== undefined);
+    for (const { toolResult: r } of results) messages.push({ role: 'tool', tool_call_id: r.toolUseId, content: texts(r.content) });
+    const rest = m.content.filter((b) => b.toolResult === undefined);
+    if (rest.length > 0 || results.length === 0) {
+      const calls = rest.filter((b) => b.toolUse !== undefined).map(({ toolUse: u }) => ({ id: u.toolUseId, type: 'function', function: { name: u.name, arguments: JSON.stringify(u.input) } }));
+      messages.push({ role: m.role, content: texts(rest), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+    }
+  }
+  return { model: modelId, messages, tools: body.toolConfig?.tools, max_tokens: body.inferenceConfig?.maxTokens };
+}
+
+/** One message of the AWS event stream encoding (application/vnd.amazon.eventstream): prelude, CRCs, string headers, a JSON payload. */
+function eventStreamMessage(type, payload) {
+  const zlib = require('node:zlib');
+  const headers = Buffer.concat(
+    Object.entries({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }).map(([name, value]) => {
+      const n = Buffer.from(name);
+      const v = Buffer.from(value);
+      const h = Buffer.alloc(1 + n.length + 1 + 2 + v.length);
+      h.writeUInt8(n.length, 0);
+      n.copy(h, 1);
+      h.writeUInt8(7, 1 + n.length);
+      h.writeUInt16BE(v.length, 2 + n.length);
+      v.copy(h, 4 + n.length);
+      return h;
+    }),
+  );
+  const body = Buffer.from(JSON.stringify(payload));
+  const total = 12 + headers.length + body.length + 4;
+  const prelude = Buffer.alloc(12);
+  prelude.writeUInt32BE(total, 0);
+  prelude.writeUInt32BE(headers.length, 4);
+  prelude.writeUInt32BE(zlib.crc32(prelude.subarray(0, 8)), 8);
+  const message = Buffer.concat([prelude, headers, body, Buffer.alloc(4)]);
+  message.writeUInt32BE(zlib.crc32(message.subarray(0, total - 4)), total - 4);
+  return message;
+}
+
+/** Bedrock Runtime: Converse (and ConverseStream) and InvokeModel with an Anthropic body, on /model/{modelId}/{action}. */
+function serveBedrock(modelId, action, body, n, entry, res, log) {
+  const done = () => fs.writeSync(log, JSON.stringify(entry) + '\n');
+  if (modelId.includes('broken')) {
+    const error = { message: 'The provided model identifier is invalid.' };
+    res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+    res.end(JSON.stringify(error));
+    entry.status = 400;
+    entry.response = error;
+    return done();
+  }
+  if (action === 'invoke') {
+    const out = anthropicAnswer(body);
+    const usage = { input_tokens: tokens(JSON.stringify([body.system, body.messages])), output_tokens: tokens(JSON.stringify(out.content)) };
+    const message = { id: `msg_bdrk_fake${String(n).padStart(4, '0')}`, type: 'message', role: 'assistant', model: modelId, content: out.content, stop_reason: out.stop_reason, stop_sequence: null, usage };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(message));
+    entry.status = 200;
+    entry.response = message;
+    return done();
+  }
+  const out = answerFor({ ...converseAsChat(modelId, body), model: MODEL });
+  const content = out.message.tool_calls
+    ? [{ text: 'I will look both up.' }, ...out.message.tool_calls.map((c) => ({ toolUse: { toolUseId: c.id.replace(/^call_/, 'tooluse_'), name: c.function.name, input: JSON.parse(c.function.arguments) } }))]
+    : [{ text: out.message.content }];
+  const stopReason = { tool_calls: 'tool_use', length: 'max_tokens', stop: 'end_turn' }[out.finish_reason];
+  const inputTokens = tokens(JSON.stringify([body.system, body.messages]));
+  const outputTokens = tokens(JSON.stringify(content));
+  const usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  const response = { output: { message: { role: 'assistant', content } }, stopReason, usage, metrics: { latencyMs: 5 } };
+  entry.status = 200;
+  entry.response = response;
+  if (action !== 'converse-stream') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(response));
+    return done();
+  }
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+  const sent = [];
+  const send = (type, payload) => {
+    sent.push({ [type]: payload });
+    res.write(eventStreamMessage(type, payload));
+  };
+  send('messageStart', { role: 'assistant' });
+  content.forEach((block, contentBlockIndex) => {
+    if (block.text !== undefined) {
+      for (const piece of block.text.match(/.{1,12}/gs) ?? []) send('contentBlockDelta', { contentBlockIndex, delta: { text: piece } });
+    } else {
+      send('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.toolUse.toolUseId, name: block.toolUse.name } } });
+      send('contentBlockDelta', { contentBlockIndex, delta: { toolUse: { input: JSON.stringify(block.toolUse.input) } } });
+    }
+    send('contentBlockStop', { contentBlockIndex });
+  });
+  send('messageStop', { stopReason });
+  send('metadata', { usage, metrics: { latencyMs: 5 } });
   res.end();
   entry.stream = sent;
   done();
@@ -329,6 +439,66 @@ async function anthropicScenarios(emitter, port, tracer, flush, contentOff) {
   await flush();
 }
 
+// ---------------------------------------------------------------- scenarios with the Bedrock Runtime client
+async function bedrockScenarios(emitter, port, tracer, flush, contentOff) {
+  const bedrock = require('@aws-sdk/client-bedrock-runtime');
+  const MODEL_ID = 'anthropic.claude-fake-1';
+  const client = (scenario) => {
+    // HTTP/1.1: the client's default handler speaks HTTP/2, which the fake server does not.
+    const { NodeHttpHandler } = require('@smithy/node-http-handler');
+    const c = new bedrock.BedrockRuntimeClient({ region: 'us-east-1', endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1, credentials: { accessKeyId: 'AKIAFAKE', secretAccessKey: 'fake' }, requestHandler: new NodeHttpHandler() });
+    c.middlewareStack.add((next) => (args) => {
+      args.request.headers['x-fixture-emitter'] = emitter;
+      args.request.headers['x-fixture-scenario'] = scenario;
+      return next(args);
+    }, { step: 'build', name: 'fixtureHeaders' });
+    return c;
+  };
+  const converse = (scenario, input) => client(scenario).send(new bedrock.ConverseCommand({ modelId: MODEL_ID, system: [{ text: 'You are a terse geography assistant.' }], ...input }));
+  const user = (text) => ({ role: 'user', content: [{ text }] });
+  if (contentOff) {
+    await converse('content-off', { messages: [user('What is the capital of France?')], inferenceConfig: { temperature: 0 } });
+    await flush();
+    return;
+  }
+  for (let i = 0; i < 3; i++) await converse('plain', { messages: [user('What is the capital of France?')], inferenceConfig: { temperature: 0 } });
+  await converse('plain', { messages: [user('Is Oslo north of Lima?')], inferenceConfig: { temperature: 0.7, maxTokens: 200 } });
+  const first = [user('Name a large river.')];
+  const a1 = await converse('multi-turn', { messages: first });
+  await converse('multi-turn', { messages: [...first, a1.output.message, user('Which sea does it reach?')] });
+  await tracer.startActiveSpan('weather-agent', async (span) => {
+    const messages = [user('Compare the weather in Paris and Oslo.')];
+    const toolConfig = { tools: [{ toolSpec: { name: 'get_weather', description: 'Current weather of a city', inputSchema: { json: WEATHER_TOOL.function.parameters } } }] };
+    for (let step = 0; step < 3; step++) {
+      const r = await converse('tools', { messages, toolConfig });
+      messages.push(r.output.message);
+      if (r.stopReason !== 'tool_use') break;
+      messages.push({
+        role: 'user',
+        content: r.output.message.content
+          .filter((b) => b.toolUse !== undefined)
+          .map(({ toolUse: u }) => ({ toolResult: { toolUseId: u.toolUseId, content: [{ text: JSON.stringify({ city: u.input.city, sky: u.input.city === 'Paris' ? 'rain' : 'snow', celsius: u.input.city === 'Paris' ? 11 : -3 }) }] } })),
+      });
+    }
+    span.end();
+  });
+  const streamed = await client('stream').send(new bedrock.ConverseStreamCommand({ modelId: MODEL_ID, system: [{ text: 'You are a terse geography assistant.' }], messages: [user('Describe Lima in one line.')] }));
+  for await (const _ of streamed.stream);
+  try {
+    await client('error').send(new bedrock.ConverseCommand({ modelId: 'anthropic.claude-fake-broken', messages: [user('What is the capital of Peru?')] }));
+  } catch {}
+  await converse('cut', { messages: [user('Tell me everything about Norway.')], inferenceConfig: { maxTokens: 6 } });
+  // InvokeModel with an Anthropic Messages body, as Claude on Bedrock takes it.
+  await client('invoke').send(
+    new bedrock.InvokeModelCommand({
+      modelId: MODEL_ID,
+      contentType: 'application/json',
+      body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 1024, system: 'You are a terse geography assistant.', messages: [{ role: 'user', content: 'What is the capital of Chile?' }] }),
+    }),
+  );
+  await flush();
+}
+
 // ---------------------------------------------------------------- scenarios with LangChain's ChatOpenAI
 async function langchainScenarios(emitter, port, tracer, flush, contentOff) {
   const { ChatOpenAI } = require('@langchain/openai');
@@ -435,10 +605,21 @@ const EMITTERS = {
   'ai-sdk-anthropic': { set: 2, scenarios: (e, p, t, f, off) => aiSdkScenarios(e, p, t, f, off, aiSdkAnthropic), instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()) },
   'openinference-langchain': { set: 2, scenarios: langchainScenarios, instrument: (provider, off) => instrumentOpenInferenceLangChain(provider, off) },
   'openllmetry-langchain': { set: 2, scenarios: langchainScenarios, instrument: (provider, off) => instrumentTraceloopLangChain(provider, off) },
+  // Set 3 (server-log-3.jsonl): Bedrock Runtime's Converse, ConverseStream and InvokeModel.
+  'openinference-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentOpenInferenceBedrock(provider, off) },
 };
 
 /** Each set of emitters writes its own server log and adds its packages to versions.json; `--set N` runs one set, leaving the other's files as they are. */
-const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl' };
+const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl' };
+
+function instrumentOpenInferenceBedrock(provider, off) {
+  const { BedrockInstrumentation } = require('@arizeai/openinference-instrumentation-bedrock');
+  const instrumentation = new BedrockInstrumentation({ traceConfig: off ? { hideInputs: true, hideOutputs: true } : {} });
+  instrumentation.setTracerProvider(provider);
+  // Patched as it loads (the instrumentation hooks require when made); it has no guard against a
+  // second patch, so manuallyInstrument on top would wrap send twice and make two sibling spans.
+  require('@aws-sdk/client-bedrock-runtime');
+}
 
 function instrumentTraceloopAnthropic(provider, off) {
   const { AnthropicInstrumentation } = require('@traceloop/instrumentation-anthropic');

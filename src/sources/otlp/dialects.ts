@@ -234,7 +234,8 @@ function openInference(attrs: Attributes, cut: CutNote): SpanCall {
     .keysWith('llm.tools.')
     .filter((k) => k.endsWith('.tool.json_schema'))
     .map((k) => parseAttr(attrs, k, cut))
-    .filter((t) => t !== undefined);
+    .filter((t) => t !== undefined)
+    .map(bedrockToolSpec);
   const params = parseAttr(attrs, 'llm.invocation_parameters', cut);
   const p = isObject(params) ? { ...params } : {};
   // The model and the tools are kept apart from the parameters (config: model, tools, params).
@@ -350,7 +351,9 @@ function chatMessages(list: unknown, system: unknown = undefined): Message[] {
     const content = m.content;
     const parts: unknown[] = [];
     const results: Message[] = [];
-    for (const p of typeof content === 'string' ? [content] : Array.isArray(content) ? content : []) {
+    for (const raw of typeof content === 'string' ? [content] : Array.isArray(content) ? content : []) {
+      const p = isObject(raw) ? typedBlock(raw) : raw;
+      if (p === null) continue;
       if (!isObject(p)) parts.push(p);
       else if (p.type === 'text' && typeof p.text === 'string') parts.push(p.text);
       else if (p.type === 'tool_use' || p.type === 'tool_call') {
@@ -370,11 +373,48 @@ function chatMessages(list: unknown, system: unknown = undefined): Message[] {
   return out;
 }
 
-/** A text, or a list of text blocks, as one text; null for anything else. */
+/** A text, or a list of text blocks (Anthropic's typed ones, Bedrock's `{text}`; cache points skipped), as one text; null for anything else. */
 function blocksText(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value) || value.length === 0 || !value.every((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string')) return null;
-  return value.map((b) => (b as { text: string }).text).join('');
+  if (!Array.isArray(value) || value.length === 0) return null;
+  const blocks = value.map((b) => (isObject(b) ? typedBlock(b) : undefined)).filter((b) => b !== null);
+  if (blocks.length === 0 || !blocks.every((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string')) return null;
+  return blocks.map((b) => (b as { text: string }).text).join('');
+}
+
+/**
+ * A content block as a typed one: Bedrock Converse names a block by its one key (`{text}`,
+ * `{toolUse: {toolUseId, name, input}}`, `{toolResult: {toolUseId, content: [{text} | {json}]}}`,
+ * `{image}`, `{document}`, `{reasoningContent}`), where the other APIs give it a `type`. A cache
+ * point marks no content: null. A typed block, or one of no kind known here, is returned as it is.
+ */
+function typedBlock(b: Json): Json | null {
+  if (typeof b.type === 'string') return b;
+  const keys = Object.keys(b);
+  if (keys.length !== 1) return b;
+  const v = b[keys[0]];
+  switch (keys[0]) {
+    case 'text':
+      return typeof v === 'string' ? { type: 'text', text: v } : b;
+    case 'toolUse':
+      return isObject(v) ? { type: 'tool_use', id: v.toolUseId, name: v.name, input: v.input } : b;
+    case 'toolResult': {
+      if (!isObject(v) || !Array.isArray(v.content)) return b;
+      // A JSON result is the compact JSON text of its value, as a tool message carries it.
+      const content = v.content.map((c) => (isObject(c) && 'json' in c && Object.keys(c).length === 1 ? { type: 'text', text: toolText(c.json) } : c));
+      return { type: 'tool_result', tool_use_id: v.toolUseId, content };
+    }
+    case 'reasoningContent':
+      return { type: 'reasoning' };
+    case 'cachePoint':
+      return null;
+    case 'image':
+    case 'document':
+    case 'video':
+      return { type: keys[0], [keys[0]]: v };
+    default:
+      return b;
+  }
 }
 
 /**
@@ -391,13 +431,19 @@ function requestMessages(request: Json): Message[] | null {
   return chatMessages(list, request.system);
 }
 
-/** Content parts of the chat APIs read here, by `type` (an untyped block, as Bedrock's Converse `{text}`, is none of them). */
-const CONTENT_TYPES = new Set(['text', 'image_url', 'input_audio', 'file', 'image', 'document', 'tool_use', 'tool_call', 'tool_result', 'thinking', 'redacted_thinking', 'reasoning', 'refusal']);
+/** Content parts of the chat APIs read here, by `type` (Bedrock Converse's untyped blocks by their key, see typedBlock). */
+const CONTENT_TYPES = new Set(['text', 'image_url', 'input_audio', 'file', 'image', 'document', 'video', 'tool_use', 'tool_call', 'tool_result', 'thinking', 'redacted_thinking', 'reasoning', 'refusal']);
 
 /** A message content whose every part is of a type read here: a text, no content, or typed parts. */
 function knownContent(content: unknown): boolean {
   if (content === undefined || content === null || typeof content === 'string') return true;
-  return Array.isArray(content) && content.every((p) => isObject(p) && typeof p.type === 'string' && CONTENT_TYPES.has(p.type));
+  return (
+    Array.isArray(content) &&
+    content.every((raw) => {
+      const p = isObject(raw) ? typedBlock(raw) : undefined;
+      return p === null || (isObject(p) && typeof p.type === 'string' && CONTENT_TYPES.has(p.type));
+    })
+  );
 }
 
 /** The answer in a response body kept whole: OpenAI's `choices`, Anthropic's message (`content` blocks), LangChain's `generations`; else null. */
@@ -408,6 +454,10 @@ function responseMessage(response: unknown): Message | null {
     return choice !== undefined && isObject(choice.message) ? (chatMessages([{ ...choice.message, role: 'assistant' }])[0] ?? null) : null;
   }
   if (response.type === 'message' && Array.isArray(response.content)) return chatMessages([{ role: 'assistant', content: response.content }])[0] ?? null;
+  // Bedrock Converse: {output: {message: {role, content: [blocks]}}, stopReason, usage}.
+  if (isObject(response.output) && isObject(response.output.message) && knownContent(response.output.message.content)) {
+    return chatMessages([{ role: 'assistant', content: response.output.message.content }])[0] ?? null;
+  }
   if (Array.isArray(response.generations) && Array.isArray(response.generations[0])) {
     const generation = response.generations[0].find(isObject);
     if (generation === undefined) return null;
@@ -452,6 +502,17 @@ function langChainMessages(list: unknown[]): Message[] | null {
     chat.push({ role, content: fields.content ?? '', ...(calls !== undefined ? { tool_calls: calls } : {}), ...(typeof fields.tool_call_id === 'string' ? { tool_call_id: fields.tool_call_id } : {}), ...(typeof fields.name === 'string' && (role === 'user' || role === 'system') ? { name: fields.name } : {}) });
   }
   return chatMessages(chat);
+}
+
+/** A Bedrock tool (`{toolSpec: {name, description, inputSchema: {json}}}`) as `{name, description, parameters}`; any other as it is. */
+function bedrockToolSpec(tool: unknown): unknown {
+  if (!isObject(tool) || !isObject(tool.toolSpec) || Object.keys(tool).length !== 1) return tool;
+  const spec = tool.toolSpec;
+  const out: Json = {};
+  if (typeof spec.name === 'string') out.name = spec.name;
+  if (spec.description !== undefined) out.description = spec.description;
+  if (isObject(spec.inputSchema) && spec.inputSchema.json !== undefined) out.parameters = spec.inputSchema.json;
+  return out;
 }
 
 /** The provider LangChain names in the run's metadata (`ls_provider`), where OpenInference keeps no `llm.provider`. */
