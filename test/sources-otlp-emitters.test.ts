@@ -8,17 +8,16 @@
  * tool_use ids; Bedrock's keyed blocks, toolUse / toolResult).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueText } from '../src/canonical/canonical.js';
 import type { Message, TraceRecord } from '../src/record.js';
-import { discover } from '../src/sources/discover.js';
 import { callOfSpan } from '../src/sources/otlp/dialects.js';
 import { otlpConfig } from '../src/sources/otlp/read.js';
 import { attributeMap } from '../src/sources/otlp/values.js';
-import { readFiles } from '../src/sources/read.js';
 import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
+import { readOtlp, readSpans } from './otlp-helpers.js';
 
 const OTEL = path.join(FIXTURES, 'otel');
 
@@ -66,18 +65,8 @@ function converseBlocks(blocks: Json[]): Json[] {
   });
 }
 
-async function read(file: string): Promise<{ records: TraceRecord[]; damaged: number; skipped: Record<string, number> }> {
-  const discovery = await discover([path.join(OTEL, file)]);
-  assert.equal(discovery.files[0]?.source, 'otlp', file);
-  const records: TraceRecord[] = [];
-  const skipped: Record<string, number> = {};
-  let damaged = 0;
-  for await (const batch of readFiles(discovery.files)) {
-    records.push(...batch.records);
-    damaged += batch.damaged.length;
-    for (const [k, n] of Object.entries(batch.skippedCalls ?? {})) skipped[k] = (skipped[k] ?? 0) + n;
-  }
-  return { records, damaged, skipped };
+function read(file: string): ReturnType<typeof readOtlp> {
+  return readOtlp(path.join(OTEL, file));
 }
 
 /** Text blocks as one text, as the wire's text (Anthropic: a text or a list of text blocks). */
@@ -357,40 +346,26 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
     const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
     // Parts as OpenAI's Responses API types them (input_text), which no chat request body read here holds.
     const body = { model: 'fake.model-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'input_text', text: 'Weather in Oslo?' }] }] };
-    const doc = {
-      resourceSpans: [
-        {
-          scopeSpans: [
-            {
-              spans: [
-                {
-                  traceId: 'd'.repeat(32),
-                  spanId: '2'.repeat(16),
-                  name: 'bedrock.converse',
-                  attributes: [
-                    str('openinference.span.kind', 'LLM'),
-                    str('llm.model_name', 'fake.model-1'),
-                    str('input.value', JSON.stringify(body)),
-                    str('input.mime_type', 'application/json'),
-                    str('llm.input_messages.0.message.role', 'system'),
-                    str('llm.input_messages.0.message.content', 'Be brief.'),
-                    str('llm.input_messages.1.message.role', 'user'),
-                    str('llm.input_messages.1.message.content', 'Weather in Oslo?'),
-                    str('output.value', JSON.stringify({ output: [{ type: 'message', content: [{ type: 'output_text', text: 'Snow.' }] }] })),
-                    str('llm.output_messages.0.message.role', 'assistant'),
-                    str('llm.output_messages.0.message.content', 'Snow.'),
-                  ],
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    };
-    const file = path.join(tempDir(), 'bedrock-shaped.jsonl');
-    writeFileSync(file, JSON.stringify(doc) + '\n');
-    const records: TraceRecord[] = [];
-    for await (const batch of readFiles((await discover([file])).files)) records.push(...batch.records);
+    const records = await readSpans([
+      {
+        traceId: 'd'.repeat(32),
+        spanId: '2'.repeat(16),
+        name: 'bedrock.converse',
+        attributes: [
+          str('openinference.span.kind', 'LLM'),
+          str('llm.model_name', 'fake.model-1'),
+          str('input.value', JSON.stringify(body)),
+          str('input.mime_type', 'application/json'),
+          str('llm.input_messages.0.message.role', 'system'),
+          str('llm.input_messages.0.message.content', 'Be brief.'),
+          str('llm.input_messages.1.message.role', 'user'),
+          str('llm.input_messages.1.message.content', 'Weather in Oslo?'),
+          str('output.value', JSON.stringify({ output: [{ type: 'message', content: [{ type: 'output_text', text: 'Snow.' }] }] })),
+          str('llm.output_messages.0.message.role', 'assistant'),
+          str('llm.output_messages.0.message.content', 'Snow.'),
+        ],
+      },
+    ]);
     assert.deepEqual(records[0].messages(), [
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Weather in Oslo?' },
@@ -412,30 +387,16 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
       ],
     };
     const response = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-fake-1', content: [{ type: 'text', text: 'It snows.' }], stop_reason: 'end_turn', usage: { input_tokens: 30, output_tokens: 4 } };
-    const doc = {
-      resourceSpans: [
-        {
-          scopeSpans: [
-            {
-              spans: [
-                {
-                  traceId: 'c'.repeat(32),
-                  spanId: '1'.repeat(16),
-                  name: 'Messages.create',
-                  startTimeUnixNano: '1767225600000000000',
-                  endTimeUnixNano: '1767225601000000000',
-                  attributes: [attr('mlflow.spanType', 'CHAT_MODEL'), attr('mlflow.spanInputs', request), attr('mlflow.spanOutputs', response)],
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    };
-    const file = path.join(tempDir(), 'mlflow-anthropic.jsonl');
-    writeFileSync(file, JSON.stringify(doc) + '\n');
-    const records: TraceRecord[] = [];
-    for await (const batch of readFiles((await discover([file])).files)) records.push(...batch.records);
+    const records = await readSpans([
+      {
+        traceId: 'c'.repeat(32),
+        spanId: '1'.repeat(16),
+        name: 'Messages.create',
+        startTimeUnixNano: '1767225600000000000',
+        endTimeUnixNano: '1767225601000000000',
+        attributes: [attr('mlflow.spanType', 'CHAT_MODEL'), attr('mlflow.spanInputs', request), attr('mlflow.spanOutputs', response)],
+      },
+    ]);
     assert.deepEqual(records[0].messages(), [
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Weather in Oslo?' },

@@ -15,6 +15,7 @@ import { readFiles } from '../src/sources/read.js';
 import { chatRows, rowText } from '../src/ui/chat-lines.js';
 import { IndexStore } from '../src/ui/index-store.js';
 import { FIXTURES, runCli, runCliJson, seededRandom, tempDir } from './helpers.js';
+import { readOtlp } from './otlp-helpers.js';
 
 const OTEL = path.join(FIXTURES, 'otel');
 
@@ -31,18 +32,8 @@ const LOG: LogEntry[] = readFileSync(path.join(OTEL, 'server-log.jsonl'), 'utf8'
   .filter((l) => l !== '')
   .map((l) => JSON.parse(l));
 
-async function read(file: string): Promise<{ records: TraceRecord[]; damaged: number; skipped: Record<string, number> }> {
-  const discovery = await discover([path.join(OTEL, file)]);
-  assert.equal(discovery.files[0]?.source, 'otlp', file);
-  const records: TraceRecord[] = [];
-  const skipped: Record<string, number> = {};
-  let damaged = 0;
-  for await (const batch of readFiles(discovery.files)) {
-    records.push(...batch.records);
-    damaged += batch.damaged.length;
-    for (const [k, n] of Object.entries(batch.skippedCalls ?? {})) skipped[k] = (skipped[k] ?? 0) + n;
-  }
-  return { records, damaged, skipped };
+function read(file: string): ReturnType<typeof readOtlp> {
+  return readOtlp(path.join(OTEL, file));
 }
 
 /** A JSON text that parses is compared as its value: instrumentations keep tool results and arguments as text or as values. */
