@@ -33,7 +33,7 @@ interface LogEntry {
   stream?: Json[];
 }
 
-const LOG: LogEntry[] = ['server-log-2.jsonl', 'server-log-3.jsonl'].flatMap((log) =>
+const LOG: LogEntry[] = ['server-log-2.jsonl', 'server-log-3.jsonl', 'server-log-4.jsonl'].flatMap((log) =>
   readFileSync(path.join(OTEL, log), 'utf8')
     .split('\n')
     .filter((l) => l !== '')
@@ -319,7 +319,7 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
     const noTrace = (r: { stderr: string }) => assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+\)?\n/);
     const stats = runCliJson<{ records: number; not_exportable: Record<string, number>; skipped_calls: Record<string, number> }>(['stats', dir]);
     // One record per logged call: the answered, the errored, the content-off ones.
-    assert.equal(stats.records, LOG.length);
+    assert.equal(stats.records, LOG.filter((e) => ALL.some((a) => e.emitter === a || e.emitter === `${a}-content-off`)).length);
     assert.equal(stats.not_exportable.no_content, 6);
     const runs = runCliJson<{ source: string; steps: number }[]>(['runs', dir]);
     assert.ok(runs.length > 0 && runs.every((r) => r.source === 'otlp'));
@@ -340,6 +340,24 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
       assert.ok(!text.includes('Tell me everything about"'), format);
       assert.ok(!text.includes('"content":""}]'), format);
     }
+  });
+
+  it('one call recorded by the framework and the client instrumentation at once (OpenLLMetry\'s LangChain and OpenAI, sibling spans): two records, and the export of one recorded once', () => {
+    const both = 'openllmetry-langchain-openai';
+    const calls = LOG.filter((e) => e.emitter === both);
+    const stats = runCliJson<{ records: number }>(['stats', path.join(OTEL, `${both}.jsonl`)]);
+    // Each answered call twice; the refused one only by LangChain (the OpenAI instrumentation makes no span of it).
+    assert.equal(stats.records, 2 * calls.filter((e) => e.status === 200).length + 1);
+    const exported = (file: string) => {
+      const out = path.join(tempDir(), 'export');
+      const result = runCli(['export', path.join(OTEL, file), '--format', 'openai', '--out', out]);
+      assert.equal(result.status, 0, result.stderr);
+      return ['training.jsonl', 'validation.jsonl'].flatMap((f) => readFileSync(path.join(out, f), 'utf8').split('\n').filter((l) => l !== '')).sort();
+    };
+    // The LangChain copies lose the tool calls (dropped as empty and tool_sequence); the others are duplicates of the client's.
+    const twice = exported(`${both}.jsonl`);
+    assert.equal(twice.length, 5);
+    assert.deepEqual(twice, exported('openinference-langchain.jsonl'));
   });
 
   it('an OpenInference body holding a part of a type not read here leaves the flattened attributes to be read', async () => {

@@ -11,7 +11,8 @@
  * client and the AI SDK on OpenAI, server-log.jsonl; set 2: Anthropic's Messages API under
  * OpenLLMetry, OpenInference and the AI SDK, and LangChain.js's ChatOpenAI under OpenInference
  * and OpenLLMetry, server-log-2.jsonl; set 3: Bedrock Runtime's Converse, ConverseStream and
- * InvokeModel under OpenInference, server-log-3.jsonl), so adding a set never rewrites the
+ * InvokeModel under OpenInference, server-log-3.jsonl; set 4: OpenLLMetry's LangChain and
+ * OpenAI instrumentations at once, server-log-4.jsonl), so adding a set never rewrites the
  * files of another.
  *
  * Each emitter runs in its own child process (an instrumentation patches the `openai`
@@ -605,12 +606,22 @@ const EMITTERS = {
   'ai-sdk-anthropic': { set: 2, scenarios: (e, p, t, f, off) => aiSdkScenarios(e, p, t, f, off, aiSdkAnthropic), instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()) },
   'openinference-langchain': { set: 2, scenarios: langchainScenarios, instrument: (provider, off) => instrumentOpenInferenceLangChain(provider, off) },
   'openllmetry-langchain': { set: 2, scenarios: langchainScenarios, instrument: (provider, off) => instrumentTraceloopLangChain(provider, off) },
+  // OpenLLMetry's LangChain and OpenAI instrumentations at once, as its node-server-sdk sets them up: two spans of each call.
+  'openllmetry-langchain-openai': {
+    set: 4,
+    scenarios: langchainScenarios,
+    instrument: (provider, off) => {
+      instrumentTraceloopLangChain(provider, off);
+      // The openai client LangChain loads (its own copy), instrumented as the SDK's instrumentModules would.
+      instrumentTraceloop(provider, off, '@traceloop/instrumentation-openai', require.resolve('openai', { paths: [path.dirname(require.resolve('@langchain/openai'))] }));
+    },
+  },
   // Set 3 (server-log-3.jsonl): Bedrock Runtime's Converse, ConverseStream and InvokeModel.
   'openinference-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentOpenInferenceBedrock(provider, off) },
 };
 
 /** Each set of emitters writes its own server log and adds its packages to versions.json; `--set N` runs one set, leaving the other's files as they are. */
-const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl' };
+const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl' };
 
 function instrumentOpenInferenceBedrock(provider, off) {
   const { BedrockInstrumentation } = require('@arizeai/openinference-instrumentation-bedrock');
@@ -656,12 +667,12 @@ function instrumentOpenInference(provider, off) {
   instrumentation.manuallyInstrument(require('openai'));
 }
 
-function instrumentTraceloop(provider, off, name = '@traceloop/instrumentation-openai') {
+function instrumentTraceloop(provider, off, name = '@traceloop/instrumentation-openai', openai = 'openai') {
   const { OpenAIInstrumentation } = require(name);
   const instrumentation = new OpenAIInstrumentation({ traceContent: !off });
   instrumentation.setTracerProvider(provider);
   // It looks for `Chat` on what it is given: the client class, which carries the resources as statics.
-  instrumentation.manuallyInstrument(require('openai').OpenAI);
+  instrumentation.manuallyInstrument(require(openai).OpenAI);
 }
 
 async function child(emitter, contentOff, port, file) {
