@@ -286,6 +286,20 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
     }
   });
 
+  it('openllmetry-bedrock records InvokeModel\'s Anthropic body whole and no content of Converse: those calls are no_content records', async () => {
+    const { records } = await read('openllmetry-bedrock.jsonl');
+    const calls = LOG.filter((e) => e.emitter === 'openllmetry-bedrock');
+    assert.equal(records.length, calls.length);
+    const invoke = calls.filter((e) => e.scenario === 'invoke');
+    const ok = records.filter((r) => r.status === 'ok');
+    assert.deepEqual(ok.map((r) => canonicalValueText([r.messages().slice(0, -1).map(recordShape), recordShape(r.messages()[r.messages().length - 1])])), invoke.map((e) => canonicalValueText([wireInputs(e), wireAnswer(e)])));
+    assert.deepEqual([ok[0].model, ok[0].provider, finishClass(ok[0].stopReason)], ['claude-fake-1', 'aws.bedrock', wireFinish(invoke[0])]);
+    const converse = records.filter((r) => r.status !== 'ok');
+    assert.equal(converse.length, calls.length - invoke.length);
+    assert.ok(converse.every((r) => /^no_content: /.test(r.notExportable ?? '')));
+    assert.match(converse.find((r) => r.status === 'exception')!.exception!, /^ValidationException/);
+  });
+
   it('openllmetry-langchain keeps the texts only: the tool calls and their ids are lost, so that answer is empty and the step after it is partial', async () => {
     const { records } = await read('openllmetry-langchain.jsonl');
     const wire = served('openllmetry-langchain')
@@ -313,14 +327,15 @@ describe('OTLP spans from more real emitters (Anthropic, LangChain.js), against 
 
   it('every command runs on the new span files without a stack trace; exports validate and hold the tool-use ids', () => {
     const dir = tempDir();
-    const files = readdirSync(OTEL).filter((f) => ALL.some((e) => f.startsWith(`${e}.`) || f.startsWith(`${e}-content-off.`)));
-    assert.equal(files.length, 12);
+    const files = readdirSync(OTEL).filter((f) => [...ALL, 'openllmetry-bedrock'].some((e) => f.startsWith(`${e}.`) || f.startsWith(`${e}-content-off.`)));
+    assert.equal(files.length, 14);
     for (const file of files) copyFileSync(path.join(OTEL, file), path.join(dir, file));
     const noTrace = (r: { stderr: string }) => assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+\)?\n/);
     const stats = runCliJson<{ records: number; not_exportable: Record<string, number>; skipped_calls: Record<string, number> }>(['stats', dir]);
     // One record per logged call: the answered, the errored, the content-off ones.
-    assert.equal(stats.records, LOG.filter((e) => ALL.some((a) => e.emitter === a || e.emitter === `${a}-content-off`)).length);
-    assert.equal(stats.not_exportable.no_content, 6);
+    assert.equal(stats.records, LOG.filter((e) => [...ALL, 'openllmetry-bedrock'].some((a) => e.emitter === a || e.emitter === `${a}-content-off`)).length);
+    // A content-off call of each emitter, and openllmetry-bedrock's 11 Converse calls.
+    assert.equal(stats.not_exportable.no_content, 7 + 11);
     const runs = runCliJson<{ source: string; steps: number }[]>(['runs', dir]);
     assert.ok(runs.length > 0 && runs.every((r) => r.source === 'otlp'));
     const dedupe = path.join(tempDir(), 'dedupe');

@@ -11,7 +11,7 @@
  * client and the AI SDK on OpenAI, server-log.jsonl; set 2: Anthropic's Messages API under
  * OpenLLMetry, OpenInference and the AI SDK, and LangChain.js's ChatOpenAI under OpenInference
  * and OpenLLMetry, server-log-2.jsonl; set 3: Bedrock Runtime's Converse, ConverseStream and
- * InvokeModel under OpenInference, server-log-3.jsonl; set 4: OpenLLMetry's LangChain and
+ * InvokeModel under OpenInference and OpenLLMetry, server-log-3.jsonl; set 4: OpenLLMetry's LangChain and
  * OpenAI instrumentations at once, server-log-4.jsonl), so adding a set never rewrites the
  * files of another.
  *
@@ -618,10 +618,19 @@ const EMITTERS = {
   },
   // Set 3 (server-log-3.jsonl): Bedrock Runtime's Converse, ConverseStream and InvokeModel.
   'openinference-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentOpenInferenceBedrock(provider, off) },
+  'openllmetry-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentTraceloopBedrock(provider, off) },
 };
 
 /** Each set of emitters writes its own server log and adds its packages to versions.json; `--set N` runs one set, leaving the other's files as they are. */
 const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl' };
+
+function instrumentTraceloopBedrock(provider, off) {
+  const { BedrockInstrumentation } = require('@traceloop/instrumentation-bedrock');
+  const instrumentation = new BedrockInstrumentation({ traceContent: !off });
+  instrumentation.setTracerProvider(provider);
+  // Patched as it loads, like OpenInference's (see there).
+  require('@aws-sdk/client-bedrock-runtime');
+}
 
 function instrumentOpenInferenceBedrock(provider, off) {
   const { BedrockInstrumentation } = require('@arizeai/openinference-instrumentation-bedrock');

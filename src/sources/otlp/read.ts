@@ -192,7 +192,7 @@ class OtlpReader {
       call.cut !== null && (call.inputs === null || call.completion === null)
         ? `${CUT_VALUE}: ${call.cut}, so the span's messages cannot be read whole`
         : noContent
-          ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation`
+          ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation, or it records none of this API`
           : call.inputs === null && status === 'ok'
             ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
             : null;
