@@ -12,8 +12,8 @@
  * OpenLLMetry, OpenInference and the AI SDK, and LangChain.js's ChatOpenAI under OpenInference
  * and OpenLLMetry, server-log-2.jsonl; set 3: Bedrock Runtime's Converse, ConverseStream and
  * InvokeModel under OpenInference and OpenLLMetry, server-log-3.jsonl; set 4: OpenLLMetry's LangChain and
- * OpenAI instrumentations at once, server-log-4.jsonl), so adding a set never rewrites the
- * files of another.
+ * OpenAI instrumentations at once, server-log-4.jsonl; set 5: LangChain.js's ChatAnthropic under
+ * OpenInference, server-log-5.jsonl), so adding a set never rewrites the files of another.
  *
  * Each emitter runs in its own child process (an instrumentation patches the `openai`
  * module for the whole process): the `openai` client under OpenInference, under OpenLLMetry
@@ -501,11 +501,14 @@ async function bedrockScenarios(emitter, port, tracer, flush, contentOff) {
 }
 
 // ---------------------------------------------------------------- scenarios with LangChain's ChatOpenAI
-async function langchainScenarios(emitter, port, tracer, flush, contentOff) {
-  const { ChatOpenAI } = require('@langchain/openai');
+async function langchainScenarios(emitter, port, tracer, flush, contentOff, provider = 'openai') {
   const { SystemMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages');
-  const chat = (scenario, options = {}) =>
-    new ChatOpenAI({ model: MODEL, apiKey: 'sk-fake', maxRetries: 0, configuration: { baseURL: `http://127.0.0.1:${port}/v1`, defaultHeaders: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } }, ...options });
+  const headers = (scenario) => ({ 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario });
+  const chat =
+    provider === 'anthropic'
+      ? (scenario, { model, ...options } = {}) =>
+          new (require('@langchain/anthropic').ChatAnthropic)({ model: model === ERROR_MODEL ? ERROR_MODEL_ANTHROPIC : MODEL_ANTHROPIC, apiKey: 'sk-ant-fake', maxRetries: 0, maxTokens: 1024, anthropicApiUrl: `http://127.0.0.1:${port}`, clientOptions: { defaultHeaders: headers(scenario) }, ...options })
+      : (scenario, options = {}) => new (require('@langchain/openai').ChatOpenAI)({ model: MODEL, apiKey: 'sk-fake', maxRetries: 0, configuration: { baseURL: `http://127.0.0.1:${port}/v1`, defaultHeaders: headers(scenario) }, ...options });
   const system = new SystemMessage('You are a terse geography assistant.');
   if (contentOff) {
     await chat('content-off', { temperature: 0 }).invoke([system, new HumanMessage('What is the capital of France?')]);
@@ -518,7 +521,7 @@ async function langchainScenarios(emitter, port, tracer, flush, contentOff) {
   const a1 = await chat('multi-turn').invoke(first);
   await chat('multi-turn').invoke([...first, a1, new HumanMessage('Which sea does it reach?')]);
   await tracer.startActiveSpan('weather-agent', async (span) => {
-    const model = chat('tools').bindTools([WEATHER_TOOL], { parallel_tool_calls: true });
+    const model = provider === 'anthropic' ? chat('tools').bindTools([WEATHER_TOOL]) : chat('tools').bindTools([WEATHER_TOOL], { parallel_tool_calls: true });
     const messages = [system, new HumanMessage('Compare the weather in Paris and Oslo.')];
     for (let step = 0; step < 3; step++) {
       const r = await model.invoke(messages);
@@ -531,7 +534,7 @@ async function langchainScenarios(emitter, port, tracer, flush, contentOff) {
     }
     span.end();
   });
-  const stream = await chat('stream', { streamUsage: true }).stream([system, new HumanMessage('Describe Lima in one line.')]);
+  const stream = await chat('stream', provider === 'anthropic' ? {} : { streamUsage: true }).stream([system, new HumanMessage('Describe Lima in one line.')]);
   for await (const _ of stream);
   try {
     await chat('error', { model: ERROR_MODEL }).invoke([system, new HumanMessage('What is the capital of Peru?')]);
@@ -616,13 +619,15 @@ const EMITTERS = {
       instrumentTraceloop(provider, off, '@traceloop/instrumentation-openai', require.resolve('openai', { paths: [path.dirname(require.resolve('@langchain/openai'))] }));
     },
   },
+  // Set 5 (server-log-5.jsonl): LangChain's ChatAnthropic (its own @anthropic-ai/sdk 0.122) under OpenInference.
+  'openinference-langchain-anthropic': { set: 5, scenarios: (e, p, t, f, off) => langchainScenarios(e, p, t, f, off, 'anthropic'), instrument: (provider, off) => instrumentOpenInferenceLangChain(provider, off) },
   // Set 3 (server-log-3.jsonl): Bedrock Runtime's Converse, ConverseStream and InvokeModel.
   'openinference-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentOpenInferenceBedrock(provider, off) },
   'openllmetry-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentTraceloopBedrock(provider, off) },
 };
 
 /** Each set of emitters writes its own server log and adds its packages to versions.json; `--set N` runs one set, leaving the other's files as they are. */
-const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl' };
+const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl', 5: 'server-log-5.jsonl' };
 
 function instrumentTraceloopBedrock(provider, off) {
   const { BedrockInstrumentation } = require('@traceloop/instrumentation-bedrock');
