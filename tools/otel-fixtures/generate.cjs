@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /*
  * Writes test/fixtures/otel/: OTLP/JSON span files made by the real instrumentations, each
- * against a fake OpenAI-compatible server on 127.0.0.1 that logs every request and the
- * response it sent (server-log.jsonl), so tests can compare what the spans kept with what
- * went over the wire.
+ * against a fake server on 127.0.0.1 (OpenAI chat completions, Anthropic Messages with its SSE
+ * stream, Bedrock Runtime Converse / ConverseStream / InvokeModel) that logs every request and
+ * the response it sent (server-log*.jsonl), so tests can compare what the spans kept with what
+ * went over the wire. Nothing leaves the machine: every client points at 127.0.0.1.
  *
  *   cd tools/otel-fixtures && npm ci && node generate.cjs [outdir] [--set N]
  *
