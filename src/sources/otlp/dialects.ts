@@ -59,6 +59,8 @@ export function callOfSpan(span: Json, attrs: Attributes): SpanCall | null {
   const call = readDialect(span, attrs, cut);
   if (call === null) return null;
   call.error = errorOf(span, attrs);
+  // An empty finish reason is none recorded (OpenLLMetry's Anthropic streams write `""`).
+  if (call.finishReason === '') call.finishReason = null;
   if (cut.where !== null && call.cut === null) call.cut = cut.where;
   return call;
 }
@@ -214,13 +216,26 @@ function openInferenceMessages(attrs: Attributes, prefix: string): Message[] | n
     });
 }
 
+/** A JSON body OpenInference keeps whole (`input.value` / `output.value`), or undefined: never flagged as cut, the flattened attributes stand in for it. */
+function openInferenceBody(attrs: Attributes, key: string): unknown {
+  const value = attrs.get(key);
+  return typeof value === 'string' && value.startsWith('{') ? structuredQuiet(value) : undefined;
+}
+
 function openInference(attrs: Attributes, cut: CutNote): SpanCall {
-  const outputs = openInferenceMessages(attrs, 'llm.output_messages.');
+  // The request and response bodies first: the flattened `llm.*_messages` lose what the body
+  // holds (Anthropic's system prompt and all but one tool_result block of a turn; LangChain's
+  // tool-call ids), and fall back in where no body is kept or it is not one read here.
+  const request = openInferenceBody(attrs, 'input.value');
+  const fromRequest = isObject(request) ? requestMessages(request) : null;
+  const fromResponse = responseMessage(openInferenceBody(attrs, 'output.value'));
+  const outputs = fromResponse !== null ? [fromResponse] : openInferenceMessages(attrs, 'llm.output_messages.');
   const tools = attrs
     .keysWith('llm.tools.')
     .filter((k) => k.endsWith('.tool.json_schema'))
     .map((k) => parseAttr(attrs, k, cut))
-    .filter((t) => t !== undefined);
+    .filter((t) => t !== undefined)
+    .map(bedrockToolSpec);
   const params = parseAttr(attrs, 'llm.invocation_parameters', cut);
   const p = isObject(params) ? { ...params } : {};
   // The model and the tools are kept apart from the parameters (config: model, tools, params).
@@ -228,11 +243,11 @@ function openInference(attrs: Attributes, cut: CutNote): SpanCall {
   delete p.tools;
   return {
     dialect: 'openinference',
-    inputs: openInferenceMessages(attrs, 'llm.input_messages.'),
+    inputs: fromRequest ?? openInferenceMessages(attrs, 'llm.input_messages.'),
     completion: outputs?.[0] ?? null,
     tools: tools.length > 0 ? tools : null,
     model: attrs.str('llm.model_name'),
-    provider: attrs.str('llm.provider') ?? attrs.str('llm.system'),
+    provider: attrs.str('llm.provider') ?? attrs.str('llm.system') ?? langSmithProvider(attrs),
     params: p,
     usage: usageOf(attrs.get('llm.token_count.prompt'), attrs.get('llm.token_count.completion'), attrs.get('llm.token_count.prompt_details.cache_read'), attrs.get('llm.token_count.completion_details.reasoning')),
     finishReason: attrs.str('llm.finish_reason'),
@@ -315,20 +330,195 @@ function vercel(attrs: Attributes, cut: CutNote): SpanCall {
 
 // ---------------------------------------------------------------- MLflow
 
-/** OpenAI chat messages as recorded (MLflow keeps the request and response bodies). */
-function openAiMessages(list: unknown): Message[] {
-  if (!Array.isArray(list)) return [];
-  return list.filter(isObject).map((m) => {
+/**
+ * The messages of a chat request body as an SDK sent it, in chat form: OpenAI chat (`role`,
+ * `content` as text or parts, `tool_calls`, `tool_call_id`) and Anthropic Messages (`system`
+ * beside the list, as text or text blocks; content blocks: `text`, `tool_use` (and LangChain's
+ * `tool_call`) → a tool call with its id, each `tool_result` → one tool message answering its
+ * `tool_use_id`, `thinking` / `reasoning` left out as reasoning is elsewhere, any other block kept
+ * as a content part).
+ */
+function chatMessages(list: unknown, system: unknown = undefined): Message[] {
+  const out: Message[] = [];
+  const instructions = blocksText(system);
+  if (instructions !== null) out.push({ role: 'system', content: instructions });
+  if (!Array.isArray(list)) return out;
+  for (const m of list) {
+    if (!isObject(m)) continue;
     const calls = Array.isArray(m.tool_calls)
       ? m.tool_calls.filter(isObject).map((c) => toolCall(c.id, isObject(c.function) ? c.function.name : null, isObject(c.function) ? c.function.arguments : null))
       : [];
     const content = m.content;
-    const parts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : p)) : [];
-    const out = message(text(m.role) ?? 'user', parts, calls, text(m.tool_call_id), text(m.name));
+    const parts: unknown[] = [];
+    const results: Message[] = [];
+    for (const raw of typeof content === 'string' ? [content] : Array.isArray(content) ? content : []) {
+      const p = isObject(raw) ? typedBlock(raw) : raw;
+      if (p === null) continue;
+      if (!isObject(p)) parts.push(p);
+      else if (p.type === 'text' && typeof p.text === 'string') parts.push(p.text);
+      else if (p.type === 'tool_use' || p.type === 'tool_call') {
+        // Anthropic's tool_use `input`; LangChain's standard tool_call block `args`. A call also in `tool_calls` is taken once.
+        if (!calls.some((c) => c.id !== undefined && c.id === p.id)) calls.push(toolCall(p.id, p.name, p.input ?? p.args));
+      } else if (p.type === 'tool_result') results.push({ role: 'tool', content: blocksText(p.content) ?? toolText(p.content), tool_call_id: text(p.tool_use_id) ?? '' });
+      else if (p.type !== 'thinking' && p.type !== 'redacted_thinking' && p.type !== 'reasoning') parts.push(p);
+    }
+    // Anthropic puts tool results first in a user turn; what else the turn says follows them.
+    out.push(...results);
+    if (results.length > 0 && parts.length === 0 && calls.length === 0) continue;
+    const msg = message(text(m.role) ?? 'user', parts, calls, text(m.tool_call_id), text(m.name));
     // Synalinks messages may hold a structured value as content: kept as recorded.
-    if (isObject(content)) out.content = content;
-    return out;
-  });
+    if (isObject(content)) msg.content = content;
+    out.push(msg);
+  }
+  return out;
+}
+
+/** A text, or a list of text blocks (Anthropic's typed ones, Bedrock's `{text}`; cache points skipped), as one text; null for anything else. */
+function blocksText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value) || value.length === 0) return null;
+  const blocks = value.map((b) => (isObject(b) ? typedBlock(b) : undefined)).filter((b) => b !== null);
+  if (blocks.length === 0 || !blocks.every((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string')) return null;
+  return blocks.map((b) => (b as { text: string }).text).join('');
+}
+
+/**
+ * A content block as a typed one: Bedrock Converse names a block by its one key (`{text}`,
+ * `{toolUse: {toolUseId, name, input}}`, `{toolResult: {toolUseId, content: [{text} | {json}]}}`,
+ * `{image}`, `{document}`, `{reasoningContent}`), where the other APIs give it a `type`. A cache
+ * point marks no content: null. A typed block, or one of no kind known here, is returned as it is.
+ */
+function typedBlock(b: Json): Json | null {
+  if (typeof b.type === 'string') return b;
+  const keys = Object.keys(b);
+  if (keys.length !== 1) return b;
+  const v = b[keys[0]];
+  switch (keys[0]) {
+    case 'text':
+      return typeof v === 'string' ? { type: 'text', text: v } : b;
+    case 'toolUse':
+      return isObject(v) ? { type: 'tool_use', id: v.toolUseId, name: v.name, input: v.input } : b;
+    case 'toolResult': {
+      if (!isObject(v) || !Array.isArray(v.content)) return b;
+      // A JSON result is the compact JSON text of its value, as a tool message carries it.
+      const content = v.content.map((c) => (isObject(c) && 'json' in c && Object.keys(c).length === 1 ? { type: 'text', text: toolText(c.json) } : c));
+      return { type: 'tool_result', tool_use_id: v.toolUseId, content };
+    }
+    case 'reasoningContent':
+      return { type: 'reasoning' };
+    case 'cachePoint':
+      return null;
+    case 'image':
+    case 'document':
+    case 'video':
+      return { type: keys[0], [keys[0]]: v };
+    default:
+      return b;
+  }
+}
+
+/**
+ * The input messages of a request body kept whole: a chat request (OpenAI or Anthropic, see
+ * chatMessages) or LangChain's `{messages: [[serialized message, ...]]}`; null when the body
+ * is neither, or holds a message of a shape not read here (the attributes are read instead).
+ */
+function requestMessages(request: Json): Message[] | null {
+  const list = request.messages;
+  if (!Array.isArray(list) || list.length === 0) return null;
+  if (list.length === 1 && Array.isArray(list[0])) return langChainMessages(list[0]);
+  if (!list.every((m) => isObject(m) && typeof m.role === 'string' && knownContent(m.content))) return null;
+  if (request.system !== undefined && blocksText(request.system) === null) return null;
+  return chatMessages(list, request.system);
+}
+
+/** Content parts of the chat APIs read here, by `type` (Bedrock Converse's untyped blocks by their key, see typedBlock). */
+const CONTENT_TYPES = new Set(['text', 'image_url', 'input_audio', 'file', 'image', 'document', 'video', 'tool_use', 'tool_call', 'tool_result', 'thinking', 'redacted_thinking', 'reasoning', 'refusal']);
+
+/** A message content whose every part is of a type read here: a text, no content, or typed parts. */
+function knownContent(content: unknown): boolean {
+  if (content === undefined || content === null || typeof content === 'string') return true;
+  return (
+    Array.isArray(content) &&
+    content.every((raw) => {
+      const p = isObject(raw) ? typedBlock(raw) : undefined;
+      return p === null || (isObject(p) && typeof p.type === 'string' && CONTENT_TYPES.has(p.type));
+    })
+  );
+}
+
+/** The answer in a response body kept whole: OpenAI's `choices`, Anthropic's message (`content` blocks), LangChain's `generations`; else null. */
+function responseMessage(response: unknown): Message | null {
+  if (!isObject(response)) return null;
+  if (Array.isArray(response.choices)) {
+    const choice = response.choices.find(isObject);
+    return choice !== undefined && isObject(choice.message) ? (chatMessages([{ ...choice.message, role: 'assistant' }])[0] ?? null) : null;
+  }
+  if (response.type === 'message' && Array.isArray(response.content)) return chatMessages([{ role: 'assistant', content: response.content }])[0] ?? null;
+  // Bedrock Converse: {output: {message: {role, content: [blocks]}}, stopReason, usage}.
+  if (isObject(response.output) && isObject(response.output.message) && knownContent(response.output.message.content)) {
+    return chatMessages([{ role: 'assistant', content: response.output.message.content }])[0] ?? null;
+  }
+  if (Array.isArray(response.generations) && Array.isArray(response.generations[0])) {
+    const generation = response.generations[0].find(isObject);
+    if (generation === undefined) return null;
+    if (isObject(generation.message)) return langChainMessages([generation.message])?.[0] ?? null;
+    return typeof generation.text === 'string' ? { role: 'assistant', content: generation.text } : null;
+  }
+  return null;
+}
+
+const LANGCHAIN_ROLES: Record<string, string> = {
+  SystemMessage: 'system',
+  system: 'system',
+  HumanMessage: 'user',
+  human: 'user',
+  AIMessage: 'assistant',
+  AIMessageChunk: 'assistant',
+  ai: 'assistant',
+  ToolMessage: 'tool',
+  tool: 'tool',
+  FunctionMessage: 'function',
+  function: 'function',
+};
+
+/**
+ * LangChain messages as serialized (`{lc: 1, type: 'constructor', id: [..., 'AIMessage'], kwargs}`)
+ * or as dicts (`{type: 'ai', data|…}`), in chat form: an AI message's `tool_calls` (`{id, name,
+ * args}`) are its tool calls, a tool message's `tool_call_id` the call it answers. Null when one
+ * is of a kind not known here.
+ */
+function langChainMessages(list: unknown[]): Message[] | null {
+  const chat: Json[] = [];
+  for (const m of list) {
+    if (!isObject(m)) return null;
+    const kind = Array.isArray(m.id) ? text(m.id[m.id.length - 1]) : text(m.type);
+    const fields = isObject(m.kwargs) ? m.kwargs : isObject(m.data) ? m.data : m;
+    const role = kind === 'ChatMessage' || kind === 'chat' ? text(fields.role) : kind !== null ? LANGCHAIN_ROLES[kind] : undefined;
+    if (role === undefined || role === null || !knownContent(fields.content)) return null;
+    const extra = isObject(fields.additional_kwargs) ? fields.additional_kwargs : {};
+    const calls = Array.isArray(fields.tool_calls) && fields.tool_calls.length > 0
+      ? fields.tool_calls.filter(isObject).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args ?? {} } }))
+      : extra.tool_calls;
+    chat.push({ role, content: fields.content ?? '', ...(calls !== undefined ? { tool_calls: calls } : {}), ...(typeof fields.tool_call_id === 'string' ? { tool_call_id: fields.tool_call_id } : {}), ...(typeof fields.name === 'string' && (role === 'user' || role === 'system') ? { name: fields.name } : {}) });
+  }
+  return chatMessages(chat);
+}
+
+/** A Bedrock tool (`{toolSpec: {name, description, inputSchema: {json}}}`) as `{name, description, parameters}`; any other as it is. */
+function bedrockToolSpec(tool: unknown): unknown {
+  if (!isObject(tool) || !isObject(tool.toolSpec) || Object.keys(tool).length !== 1) return tool;
+  const spec = tool.toolSpec;
+  const out: Json = {};
+  if (typeof spec.name === 'string') out.name = spec.name;
+  if (spec.description !== undefined) out.description = spec.description;
+  if (isObject(spec.inputSchema) && spec.inputSchema.json !== undefined) out.parameters = spec.inputSchema.json;
+  return out;
+}
+
+/** The provider LangChain names in the run's metadata (`ls_provider`), where OpenInference keeps no `llm.provider`. */
+function langSmithProvider(attrs: Attributes): string | null {
+  const metadata = openInferenceBody(attrs, 'metadata');
+  return isObject(metadata) ? text(metadata.ls_provider) : null;
 }
 
 /** An MLflow attribute: MLflow writes every attribute value as JSON text (`"\"openai/gpt-4o\""`). */
@@ -353,19 +543,25 @@ function mlflow(attrs: Attributes, cut: CutNote): SpanCall {
   const outputs = parseAttr(attrs, 'mlflow.spanOutputs', cut);
   const request = isObject(inputs) ? inputs : null;
   let messages: Message[] | null = null;
-  if (request !== null && Array.isArray(request.messages)) messages = openAiMessages(request.messages);
-  else if (Array.isArray(inputs)) messages = openAiMessages(inputs);
+  if (request !== null && Array.isArray(request.messages)) messages = chatMessages(request.messages, request.system);
+  else if (Array.isArray(inputs)) messages = chatMessages(inputs);
   let completion: Message | null = null;
   let finishReason: string | null = null;
   let usage: Usage | null = null;
   if (isObject(outputs) && Array.isArray(outputs.choices)) {
     const choice = outputs.choices.find(isObject);
-    if (choice !== undefined && isObject(choice.message)) completion = openAiMessages([choice.message])[0] ?? null;
+    if (choice !== undefined && isObject(choice.message)) completion = chatMessages([choice.message])[0] ?? null;
     finishReason = choice !== undefined ? text(choice.finish_reason) : null;
     if (isObject(outputs.usage)) usage = usageOf(outputs.usage.prompt_tokens, outputs.usage.completion_tokens);
+  } else if (isObject(outputs) && outputs.type === 'message' && Array.isArray(outputs.content)) {
+    // Anthropic's Messages response (MLflow's Anthropic autologging): content blocks, stop_reason, usage.
+    completion = responseMessage(outputs);
+    finishReason = text(outputs.stop_reason);
+    if (isObject(outputs.usage)) usage = usageOf(outputs.usage.input_tokens, outputs.usage.output_tokens, outputs.usage.cache_read_input_tokens);
   } else if (typeof outputs === 'string') completion = { role: 'assistant', content: outputs };
   const params: Json = request !== null ? { ...request } : {};
   delete params.messages;
+  delete params.system;
   delete params.model;
   delete params.tools;
   const chatUsage = mlflowAttr(attrs, 'mlflow.chat.tokenUsage', cut);
@@ -513,9 +709,9 @@ function genAiEvents(span: Json): { inputs: Message[] | null; completion: Messag
     else if (e.name === 'gen_ai.content.completion' && typeof attrs.get('gen_ai.completion') === 'string') olderCompletion = structuredQuiet(attrs.str('gen_ai.completion')!);
   }
   // The older events hold a JSON list of messages (Semantic Kernel), or the plain text (Spring AI).
-  if (inputs.length === 0 && Array.isArray(olderPrompt)) inputs.push(...openAiMessages(olderPrompt));
+  if (inputs.length === 0 && Array.isArray(olderPrompt)) inputs.push(...chatMessages(olderPrompt));
   else if (inputs.length === 0 && typeof olderPrompt === 'string') inputs.push({ role: 'user', content: olderPrompt });
-  if (completion === null && Array.isArray(olderCompletion)) completion = openAiMessages(olderCompletion)[0] ?? null;
+  if (completion === null && Array.isArray(olderCompletion)) completion = chatMessages(olderCompletion)[0] ?? null;
   else if (completion === null && typeof olderCompletion === 'string') completion = { role: 'assistant', content: olderCompletion };
   return { inputs: inputs.length > 0 ? inputs : null, completion, finish };
 }

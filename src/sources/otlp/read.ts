@@ -95,6 +95,7 @@ interface Kept {
   spanId: string;
   parentSpanId: string | null;
   inputsHash: string;
+  model: string | null;
   richness: number;
   /** Where its record sits while its batch is not yet handed out; null after. */
   pending: { batch: SourceBatch; index: number } | null;
@@ -228,7 +229,7 @@ class OtlpReader {
       call.cut !== null && (call.inputs === null || call.completion === null)
         ? `${CUT_VALUE}: ${call.cut}, so the span's messages cannot be read whole`
         : noContent
-          ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation`
+          ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation, or it records none of this API`
           : call.inputs === null && status === 'ok'
             ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
             : null;
@@ -259,14 +260,16 @@ class OtlpReader {
       // The tools offered, as the config holds them: exports write these definitions (targets/tools.ts).
       offeredTools: config.tools,
     });
-    const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, richness: richness(call), pending: null };
+    const kept: Kept = { traceId, spanId, parentSpanId, inputsHash: noContent ? 'none' : record.inputsHash, model: call.model, richness: richness(call), pending: null };
     const twin = this.twinOf(kept);
-    if (twin !== null) {
+    // A richer twin whose record was already handed out is kept too: the one with content is never the one dropped.
+    if (twin !== null && (twin.pending !== null || twin.richness >= kept.richness)) {
       this.skipped[DOUBLE_INSTRUMENTED] = (this.skipped[DOUBLE_INSTRUMENTED] ?? 0) + 1;
-      if (twin.pending === null || twin.richness >= kept.richness) return;
+      const pending = twin.pending;
+      if (pending === null || twin.richness >= kept.richness) return;
       // The twin is still in this batch and holds less: this span's record takes its place and ordinal.
-      const old = twin.pending.batch.records[twin.pending.index];
-      twin.pending.batch.records[twin.pending.index] = withOrdinal(record, old.ref.line);
+      const old = pending.batch.records[pending.index];
+      pending.batch.records[pending.index] = withOrdinal(record, old.ref.line);
       twin.richness = kept.richness;
       return;
     }
@@ -284,7 +287,7 @@ class OtlpReader {
     }
   }
 
-  /** An LLM-call span already read that is this one's parent or child with the same inputs: the same call, instrumented twice. */
+  /** An LLM-call span already read that records the same call as this one (`twinIn`). */
   private twinOf(kept: Kept): Kept | null {
     return twinIn(this.spans, this.children, kept);
   }
@@ -304,13 +307,19 @@ class OtlpReader {
   }
 }
 
-/** A span of `spans` that is this one's parent or child with the same inputs: the same call, instrumented twice. */
+/**
+ * A span of `spans` that is this one's parent or child with the same inputs, or with the same
+ * model where one of them holds no content (an SDK's own span under an instrumentation's, as the
+ * Anthropic SDK writes): the same call, recorded twice.
+ */
 function twinIn(spans: ReadonlyMap<string, Kept>, children: ReadonlyMap<string, Kept[]>, kept: Kept): Kept | null {
+  const same = (other: Kept): boolean =>
+    other.inputsHash === kept.inputsHash || ((other.inputsHash === 'none' || kept.inputsHash === 'none') && (other.model === null || kept.model === null || other.model === kept.model));
   if (kept.parentSpanId !== null) {
     const parent = spans.get(`${kept.traceId}:${kept.parentSpanId}`);
-    if (parent !== undefined && parent.inputsHash === kept.inputsHash) return parent;
+    if (parent !== undefined && same(parent)) return parent;
   }
-  for (const child of children.get(`${kept.traceId}:${kept.spanId}`) ?? []) if (child.inputsHash === kept.inputsHash) return child;
+  for (const child of children.get(`${kept.traceId}:${kept.spanId}`) ?? []) if (same(child)) return child;
   return null;
 }
 
