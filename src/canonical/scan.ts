@@ -426,7 +426,7 @@ export class KeyMatcher {
 }
 
 /** Bytes that may follow a backslash as they stand: `" \ / b f n r t`. (`u` needs its digits checked.) */
-const PLAIN_ESCAPE = new Uint8Array(256);
+export const PLAIN_ESCAPE = new Uint8Array(256);
 for (const c of '"\\/bfnrt') PLAIN_ESCAPE[c.charCodeAt(0)] = 1;
 
 /** `0x80808080` as an int32, so the word tests below stay in int32 arithmetic. */
@@ -471,7 +471,7 @@ function hexDigit(c: number): number {
 }
 
 /** The code unit of the four hex digits at `p`, or -1. */
-function hexUnit(b: Buffer, p: number, end: number): number {
+export function hexUnit(b: Uint8Array, p: number, end: number): number {
   if (p + 4 > end) return -1;
   const d0 = hexDigit(b[p]);
   const d1 = hexDigit(b[p + 1]);
