@@ -159,15 +159,16 @@ export async function dryRunCuration(
   flags: { json?: boolean; verbose?: boolean },
   exportRun: ExportDryRun | null = null,
 ): Promise<void> {
-  const scrub = exportRun?.scrub ?? null;
-  const scrubs = scrub !== null ? await import('../export/scrub.js') : null;
+  const scrubs = await import('../export/scrub.js');
+  // dedupe and filter print no record text, so the names in their drops are scrubbed as export's default scrubs (their copies stay as recorded).
+  const scrub = exportRun !== null ? exportRun.scrub : scrubs.SECRETS_SCRUB;
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {
-    const planned = await planCuration(discovery, options, (drop) => digest.add(scrubs !== null ? scrubs.scrubbedDrop(drop, scrub) : drop));
+    const planned = await planCuration(discovery, options, (drop) => digest.add(scrubs.scrubbedDrop(drop, scrub)));
     // Nothing is written: the kept keys' and kept lines' files go now.
     planned.keptKeys.dispose();
     planned.keptFile.dispose();
-    const plan = scrubs !== null ? { ...planned, quality: scrubs.scrubbedQualityReport(planned.quality, scrub) } : planned;
+    const plan = { ...planned, quality: scrubs.scrubbedQualityReport(planned.quality, scrub) };
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));

@@ -6,9 +6,8 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/scrub.js';
 import type { ProjectionSettings } from '../export/project-share.js';
-import { parseScrub } from '../privacy/options.js';
+import { scrubSettings } from './scrub-option.js';
 import { getTarget, type ReasoningMode, type Target } from '../targets/index.js';
 import { numberOption } from './common.js';
 
@@ -18,15 +17,6 @@ export interface ExampleFlags {
   scrubRules?: string;
   dropOn?: string;
   seed: string;
-}
-
-/** `--scrub`, `--scrub-rules` and `--drop-on` as export reads them. */
-export function scrubSettings(flags: Pick<ExampleFlags, 'scrub' | 'scrubRules' | 'dropOn'>): ScrubSettings | null {
-  const options = parseScrub(flags.scrub, flags.scrubRules);
-  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) {
-    throw new UserError('--drop-on secrets needs --scrub to include secrets');
-  }
-  return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
 }
 
 /** The reasoning mode asked for, or the target's default; one the target cannot write is refused. */

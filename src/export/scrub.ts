@@ -10,6 +10,13 @@ export interface ScrubSettings {
   dropOnSecrets: boolean;
 }
 
+/**
+ * `--scrub secrets`, export's default: what a command scrubs the recorded names it shows with
+ * when it has no `--scrub` of its own (the reports of dedupe and filter, the paths discovery
+ * names).
+ */
+export const SECRETS_SCRUB: ScrubSettings = { options: { kinds: new Set(['secret']) }, dropOnSecrets: false };
+
 const SECRET_DETECTORS = new Set(DETECTORS.filter((d) => d.kind === 'secret').map((d) => d.name));
 
 /** Whether redaction counts include a secret (a built-in secret detector, or a custom rule of kind secret): what `--drop-on secrets` drops. */
