@@ -6,96 +6,15 @@
  * new command or output form is one line of COMMANDS.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Engine } from '../src/engine/duckdb.js';
-import { ANTHROPIC_KEY, fakeToken, GITHUB_PAT, GITHUB_TOKEN, GOOGLE_KEY, JWT, OPENAI_KEY, OPENAI_LEGACY_KEY, SLACK_TOKEN, STRIPE_KEY, STRIPE_TEST_KEY } from './fake-secrets.js';
-import { leaksIn, leaksInFiles, secretBodies, writtenFiles, type Planted } from './leaks.js';
-import { FIXTURES, runCli, synalinksLine, tempDir, type CliResult } from './helpers.js';
+import { leaksIn, leaksInFiles, secretBodies, writtenFiles } from './leaks.js';
+import { KEYS, PLANTED, plantedTree } from './planted-names.js';
 
-/** Keys of the vendors' shapes the detectors know, one per place, so a leak names its place. */
-const KEYS = {
-  'synalinks program': STRIPE_KEY,
-  'synalinks module': GITHUB_TOKEN,
-  'synalinks model': OPENAI_KEY,
-  'synalinks tool': GOOGLE_KEY,
-  'synalinks version': 'ghp' + '_' + fakeToken(36, 41),
-  'klieo agent': SLACK_TOKEN,
-  'klieo run_id': 'sk' + '_live_' + fakeToken(24, 42),
-  'klieo model': STRIPE_TEST_KEY,
-  'klieo tool': GITHUB_PAT,
-  'ask test': ANTHROPIC_KEY,
-  'ask model': 'AI' + 'za' + fakeToken(35, 43),
-  'ask tool': JWT,
-  'otlp service.name': OPENAI_LEGACY_KEY,
-  'otlp span name': 'ghp' + '_' + fakeToken(36, 44),
-  'otlp model': 'sk' + '_live_' + fakeToken(24, 45),
-  'otlp tool': 'sk-' + 'proj-' + fakeToken(48, 46),
-} as const;
-
-const PLANTED: Planted[] = Object.entries(KEYS).map(([label, text]) => ({ label, text }));
 const BODIES = secretBodies(PLANTED);
-
-function call(index: number, tool: string | null): string {
-  const K = KEYS;
-  const answer = `{"answer":"It will be sunny, case ${index}."}`;
-  const messages: object[] = [
-    { role: 'system', content: 'You are a weather assistant.' },
-    { role: 'user', content: `Case ${index}: what is the weather in Paris?` },
-  ];
-  if (tool !== null) {
-    messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: `call_${index}`, type: 'function', function: { name: tool, arguments: '{"city":"Paris"}' } }] },
-      { role: 'tool', tool_call_id: `call_${index}`, content: '{"result":"sunny"}' },
-    );
-  }
-  messages.push({ role: 'assistant', content: answer });
-  const line = synalinksLine({ index, program: K['synalinks program'], module: K['synalinks module'], messages, outputsText: answer, model: `openai/${K['synalinks model']}` });
-  return line.replace('"synalinks_version":"0.9.014"', `"synalinks_version":"0.9.014 ${K['synalinks version']}"`);
-}
-
-/** A tree of every recorder, each naming things with keys. */
-function plantedTree(): string {
-  const K = KEYS;
-  const tree = path.join(tempDir('traces-names-'), 'tree');
-  // Synalinks names its folders and files after the program and module.
-  const folder = path.join(tree, 'synalinks', K['synalinks program'], K['synalinks module']);
-  mkdirSync(folder, { recursive: true });
-  const first = call(0, K['synalinks tool']);
-  // A duplicate (a drop naming its file and kept record), a damaged line (reported with its file), another call.
-  // An edited record (verify lists it with its file and call_id).
-  const edited = call(3, null).replace(/"inputs_hash":"[0-9a-f]{4}/, '"inputs_hash":"0000');
-  const lines = [first, first, '{"call_id": ', call(1, null), call(2, K['synalinks tool']), edited];
-  writeFileSync(path.join(folder, `${K['synalinks module']}_20260709-120000.jsonl`), `${lines.join('\n')}\n`);
-  // A file that is no trace, listed by -v with its path.
-  writeFileSync(path.join(folder, 'notes.txt'), 'not a trace\n');
-
-  const klieo = readFileSync(path.join(FIXTURES, 'klieo', 'capture-support.json'), 'utf8')
-    .replaceAll('"support"', JSON.stringify(`support ${K['klieo agent']}`))
-    .replaceAll('01J9Z8CAPT', `run ${K['klieo run_id']}`)
-    .replaceAll('gpt-4.1-mini', `model ${K['klieo model']}`)
-    .replaceAll('lookup_order', K['klieo tool']);
-  mkdirSync(path.join(tree, 'klieo'), { recursive: true });
-  writeFileSync(path.join(tree, 'klieo', 'capture.json'), klieo);
-
-  const ask = readFileSync(path.join(FIXTURES, 'ask', 'message-tools', 'recording.json'), 'utf8')
-    .replaceAll('weather-compare', `compare ${K['ask test']}`)
-    .replaceAll(/"model": "[^"]*"/g, `"model": "model ${K['ask model']}"`)
-    .replaceAll('Ask::Tools::Weather', `Ask::Tools::${K['ask tool']}`)
-    .replaceAll('"weather"', JSON.stringify(K['ask tool']));
-  mkdirSync(path.join(tree, 'ask', `compare ${K['ask test']}`), { recursive: true });
-  writeFileSync(path.join(tree, 'ask', `compare ${K['ask test']}`, 'recording.json'), ask);
-
-  const otlp = readFileSync(path.join(FIXTURES, 'otel', 'openllmetry.jsonl'), 'utf8')
-    .replaceAll('"stringValue":"otel-fixtures"', `"stringValue":"svc ${K['otlp service.name']}"`)
-    .replaceAll('"name":"chat gpt-fake-1"', `"name":"chat ${K['otlp span name']}"`)
-    .replaceAll('gpt-fake-1', `model ${K['otlp model']}`)
-    .replaceAll('get_weather', K['otlp tool']);
-  mkdirSync(path.join(tree, 'otlp'), { recursive: true });
-  writeFileSync(path.join(tree, 'otlp', 'spans.jsonl'), otlp);
-  return tree;
-}
+import { runCli, tempDir, type CliResult } from './helpers.js';
 
 /** Parquet rows (and the file's key-value metadata) as text, so a key in a column is seen. */
 async function parquetText(file: string): Promise<string | null> {
@@ -191,6 +110,10 @@ const COMMANDS: Case[] = [
       }),
     ),
   ),
+  ...['openai-preference', 'hf-preference', 'nemo-preference'].map(
+    (format): Case => ({ name: `export --format ${format} --json`, args: (c) => ['export', c.tree, '--format', format, '--out', out(c), '--json'], writes: (c) => out(c) }),
+  ),
+  { name: 'export --format hf (Parquet)', args: (c) => ['export', c.tree, '--format', 'hf', '--out', out(c), '--group-by', 'module'], writes: (c) => out(c) },
   { name: 'export --format ask-recording --json', args: (c) => ['export', c.tree, '--format', 'ask-recording', '--out', out(c), '--trajectories', 'all', '--json'], writes: (c) => out(c) },
   { name: 'export --format openai -v', args: (c) => ['export', c.tree, '--format', 'openai', '--out', out(c), '-v'], writes: (c) => out(c) },
   ...['-v', '--json', ''].map((flags): Case => ({ name: `export --dry-run ${flags}`, args: (c) => ['export', c.tree, '--format', 'openai', '--dry-run', ...flags.split(' ').filter(Boolean)] })),
