@@ -32,8 +32,12 @@ export const KEYS = {
 
 export const PLANTED: Planted[] = Object.entries(KEYS).map(([label, text]) => ({ label, text }));
 
-function call(index: number, tool: string | null, refusal = false): string {
-  const K = KEYS;
+/**
+ * A weather question as a Synalinks record line, answered, with a tool call when `tool` is
+ * given; `refusal`: a refusal instead of the answer (its own call_id), which pairs with it.
+ */
+export function weatherCall(call: { index: number; program: string; module: string; tool: string | null; model?: string; refusal?: boolean }): string {
+  const { index, tool, refusal = false } = call;
   const answer = refusal ? "I'm sorry, but I can't help with that request." : `{"answer":"It will be sunny, case ${index}."}`;
   const messages: object[] = [
     { role: 'system', content: 'You are a weather assistant.' },
@@ -47,7 +51,12 @@ function call(index: number, tool: string | null, refusal = false): string {
   }
   messages.push({ role: 'assistant', content: answer });
   const callId = refusal ? `00000000-0000-4000-9000-${String(index).padStart(12, '0')}` : undefined;
-  const line = synalinksLine({ index, callId, program: K['synalinks program'], module: K['synalinks module'], messages, outputsText: refusal ? undefined : answer, model: `openai/${K['synalinks model']}` });
+  return synalinksLine({ index, callId, program: call.program, module: call.module, messages, outputsText: refusal ? undefined : answer, model: call.model });
+}
+
+function call(index: number, tool: string | null, refusal = false): string {
+  const K = KEYS;
+  const line = weatherCall({ index, program: K['synalinks program'], module: K['synalinks module'], tool, model: `openai/${K['synalinks model']}`, refusal });
   return line.replace('"synalinks_version":"0.9.014"', `"synalinks_version":"0.9.014 ${K['synalinks version']}"`);
 }
 

@@ -63,9 +63,11 @@ function runOk(args: string[]): CliResult {
   return result;
 }
 
+/** The folder of the Synalinks module, named after it (in the folder named after its program). */
+const moduleFolder = (c: Context) => path.join(c.tree, 'synalinks', KEYS['synalinks program'], KEYS['synalinks module']);
+
 /** The Synalinks lines of the tree, as map reads them on standard input. */
-const synalinksInput = (c: Context) =>
-  readFileSync(path.join(c.tree, 'synalinks', KEYS['synalinks program'], KEYS['synalinks module'], `${KEYS['synalinks module']}_20260709-120000.jsonl`), 'utf8');
+const synalinksInput = (c: Context) => readFileSync(path.join(moduleFolder(c), `${KEYS['synalinks module']}_20260709-120000.jsonl`), 'utf8');
 
 const COMMANDS: Case[] = [
   ...['', '--json', '--by program', '--by module', '--by model', '--by version', '-v'].map((flags): Case => ({
@@ -130,6 +132,20 @@ const COMMANDS: Case[] = [
       }),
     ),
   ),
+  // A program or module folder named as the root: its own name is a key too.
+  ...[
+    ['stats', '--json'],
+    ['stats', '-v'],
+    ['runs', '--json'],
+    ['verify', '--json'],
+    ['scan', '--json'],
+    ['sql', 'SELECT * FROM records', '--csv'],
+    ['export', '--format', 'openai', '--dry-run', '-v'],
+  ].map((command): Case => ({
+    name: `${command.join(' ')} (root: the module folder)`,
+    args: (c) => (command[0] === 'sql' ? [command[0], command[1], moduleFolder(c), ...command.slice(2)] : [command[0], moduleFolder(c), ...command.slice(1)]),
+  })),
+  { name: 'index --json (root: the module folder)', args: (c) => ['index', moduleFolder(c), '--out', out(c, 'index.parquet'), '--json'], writes: (c) => out(c, 'index.parquet') },
   // dedupe and filter copy the records byte for byte (their copies hold the recorded text by
   // design, names included); what they print holds none of it, so it is scrubbed.
   ...['dedupe', 'filter'].flatMap((command) =>

@@ -21,8 +21,9 @@ import {
   SLACK_TOKEN,
   STRIPE_KEY,
 } from './fake-secrets.js';
-import { FIXTURES, runCli, synalinksLine, tempDir } from './helpers.js';
+import { FIXTURES, runCli, tempDir } from './helpers.js';
 import { leaksIn as leaksInTexts, leaksInFiles, secretBodies } from './leaks.js';
+import { weatherCall } from './planted-names.js';
 
 /** What is planted as a name, by detector. */
 const PLANTED: Record<string, string> = {
@@ -41,19 +42,7 @@ const PLANTED: Record<string, string> = {
 const BODIES = secretBodies(Object.entries(PLANTED).map(([label, text]) => ({ label, text })));
 
 function recordLine(index: number, program: string, module: string, tool: string | null): string {
-  const answer = `{"answer":"It will be sunny, case ${index}."}`;
-  const messages: object[] = [
-    { role: 'system', content: 'You are a weather assistant.' },
-    { role: 'user', content: `Case ${index}: what is the weather in Paris?` },
-  ];
-  if (tool !== null) {
-    messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: `call_${index}`, type: 'function', function: { name: tool, arguments: '{"city":"Paris"}' } }] },
-      { role: 'tool', tool_call_id: `call_${index}`, content: '{"result":"sunny"}' },
-    );
-  }
-  messages.push({ role: 'assistant', content: answer });
-  return synalinksLine({ index, program, module, messages, outputsText: answer });
+  return weatherCall({ index, program, module, tool });
 }
 
 /** Secret bodies found in `texts` (any case), as "detector in where". */

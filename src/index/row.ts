@@ -27,10 +27,14 @@ export interface RowPlace {
   cells: string;
 }
 
-/** `scrub`: the folders of the path below the root are named after programs and modules (Synalinks), scrubbed as the names are. */
+/**
+ * `scrub`: a Synalinks tree names its folders after the program and module (the root too, when
+ * a program or module folder is named as one), so the paths are scrubbed as the names are.
+ */
 export function placeOf(file: TraceFile, scrub: ScrubSettings | null = null): RowPlace {
+  const root = scrubbedPath(file.root, scrub);
   const relative = scrubbedPath(path.relative(file.root, file.path).split(path.sep).join('/'), scrub);
-  return { root: file.root, file: relative, cells: `${text(file.root)},${text(relative)}` };
+  return { root, file: relative, cells: `${text(root)},${text(relative)}` };
 }
 
 const QUOTE = /"/g;
