@@ -24,6 +24,7 @@ export const KEYS = {
   'ask test': ANTHROPIC_KEY,
   'ask model': 'AI' + 'za' + fakeToken(35, 43),
   'ask tool': JWT,
+  'ask interaction type': 'xo' + 'xb-' + '123456789012-1234567890123-' + fakeToken(24, 47),
   'otlp service.name': OPENAI_LEGACY_KEY,
   'otlp span name': 'ghp' + '_' + fakeToken(36, 44),
   'otlp model': 'sk' + '_live_' + fakeToken(24, 45),
@@ -88,7 +89,9 @@ export function plantedTree(tree = path.join(tempDir('traces-names-'), 'tree')):
     .replaceAll('weather-compare', `compare ${K['ask test']}`)
     .replaceAll(/"model": "[^"]*"/g, `"model": "model ${K['ask model']}"`)
     .replaceAll('Ask::Tools::Weather', `Ask::Tools::${K['ask tool']}`)
-    .replaceAll('"weather"', JSON.stringify(K['ask tool']));
+    .replaceAll('"weather"', JSON.stringify(K['ask tool']))
+    // An interaction of a type no reader knows: a damaged line whose reason quotes the type.
+    .replace('"interactions": [', `"interactions": [{"type": "step ${K['ask interaction type']}"}, `);
   mkdirSync(path.join(tree, 'ask', `compare ${K['ask test']}`), { recursive: true });
   writeFileSync(path.join(tree, 'ask', `compare ${K['ask test']}`, 'recording.json'), ask);
 

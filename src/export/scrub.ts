@@ -132,6 +132,17 @@ export function scrubbedDrop<T extends { file?: string; detail?: string; call_id
   };
 }
 
+/**
+ * A damaged line as a report lists it: its file path holds the program and module folders, and
+ * its reason may quote the record (an Ask interaction's unknown type), so both are scrubbed.
+ */
+export function scrubbedDamage<T extends { file: string; reason: string }>(line: T, scrub: ScrubSettings | null): T {
+  if (scrub === null) return line;
+  const file = scrubbedPath(line.file, scrub);
+  const reason = scrubbedName(line.reason, scrub);
+  return file === line.file && reason === line.reason ? line : { ...line, file, reason };
+}
+
 /** The detectors of redaction counts, as a drop's detail names them. */
 export function foundBy(counts: Record<string, number>): string {
   return Object.keys(counts).sort().join(', ');

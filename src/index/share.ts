@@ -8,7 +8,7 @@ import { IndexRowWriter, type IndexRowFile } from './columns.js';
 import { addRow, placeOf, type ExampleFacts } from './row.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { qualityIsOff, qualityOf, type QualitySettings } from '../pipeline/quality/index.js';
-import { scrubbedPath, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedDamage, type ScrubSettings } from '../export/scrub.js';
 
 export interface IndexSharePayload {
   files: TraceFile[];
@@ -48,7 +48,7 @@ export async function indexShare({ files, share, prices, rowsFile, projection, q
       for await (const batch of readFileRange(file, { start: range.start, end: range.end })) {
         bytes += batch.bytes;
         for (const record of batch.records) addRow(rows, record, place, table, examples, scrub);
-        for (const line of batch.damaged) damaged.push(scrub === null ? line : { ...line, file: scrubbedPath(line.file, scrub) });
+        for (const line of batch.damaged) damaged.push(scrubbedDamage(line, scrub));
       }
     }
   } catch (error) {

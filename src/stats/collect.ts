@@ -8,7 +8,7 @@ import { DEFAULT_KEY, keyOf, type KeyKind } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
 import { compareText } from '../order.js';
-import { scrubbedName, scrubbedPath, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedDamage, scrubbedName, type ScrubSettings } from '../export/scrub.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;
 export type GroupDimension = (typeof GROUP_DIMENSIONS)[number];
@@ -289,7 +289,7 @@ export class StatsCollector {
 
   addDamaged(line: DamagedLine): void {
     this.damagedCount++;
-    if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(this.scrub === null ? line : { ...line, file: scrubbedPath(line.file, this.scrub) });
+    if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(scrubbedDamage(line, this.scrub));
   }
 
   /** A share's counts for the main thread (a share's keys are always held in memory). */
