@@ -174,6 +174,15 @@ describe('keys recorded as names reach no output of any command', () => {
     }
   });
 
+  it('--scrub none shows the names as recorded, in every view that takes it', () => {
+    for (const command of [['stats'], ['runs', '--json'], ['verify'], ['sql', 'SELECT program FROM records'], ['dedupe', '--dry-run', '-v'], ['filter', '--dry-run', '--json']]) {
+      const args = command[0] === 'sql' ? [...command, tree] : [command[0], tree, ...command.slice(1)];
+      const result = runCli([...args, '--scrub', 'none']);
+      assert.ok(result.status === 0 || result.status === 1, `${args.join(' ')}: exit ${result.status}\n${result.stderr}`);
+      assert.ok(leaksIn(BODIES, [result.stdout, result.stderr], 'out').some((leak) => leak.startsWith('synalinks ')), `${args.join(' ')} --scrub none shows the names as recorded`);
+    }
+  });
+
   for (const entry of COMMANDS) {
     it(`${entry.name}: no key in stdout, stderr or any file written`, async () => {
       const c: Context = { tree, dir: tempDir('traces-names-out-') };

@@ -11,9 +11,8 @@ export interface ScrubSettings {
 }
 
 /**
- * `--scrub secrets`, export's default: what a command scrubs the recorded names it shows with
- * when it has no `--scrub` of its own (the reports of dedupe and filter, the paths discovery
- * names).
+ * `--scrub secrets`, every command's default: the paths discovery names for a caller that
+ * gives no scrub of its own, and the call_ids a keep-list over a default index holds.
  */
 export const SECRETS_SCRUB: ScrubSettings = { options: { kinds: new Set(['secret']) }, dropOnSecrets: false };
 
