@@ -28,12 +28,15 @@ export function resolveReasoning(target: Target, requested: ReasoningMode | unde
   return mode;
 }
 
-/** Adds export's example-shaping options, each described `as export takes it` (`what` says what for). */
-export function addExampleOptions(command: Command, what: string): Command {
+/**
+ * Adds export's example-shaping options, each described `as export takes it` (`what` says what
+ * for; `scrubbed`, what --scrub applies to when that is more).
+ */
+export function addExampleOptions(command: Command, what: string, scrubbed = what): Command {
   return command
     .addOption(new Option('--reasoning <mode>', `${what}: as export takes it`).choices(['keep', 'drop', 'inline']))
-    .option('--scrub <kinds>', `${what}: as export takes it`, 'secrets')
-    .option('--scrub-rules <file>', `${what}: as export takes it`)
+    .option('--scrub <kinds>', `${scrubbed}: as export takes it`, 'secrets')
+    .option('--scrub-rules <file>', `${scrubbed}: as export takes it`)
     .addOption(new Option('--drop-on <kinds>', `${what}: as export takes it`).choices(['secrets']))
     .option('--seed <s>', `${what}: the seed of the split, as export takes it`, '0');
 }

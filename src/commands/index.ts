@@ -85,7 +85,7 @@ export function registerIndex(program: Command): void {
   command.addOption(
     new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...PER_RECORD_TARGET_NAMES]),
   );
-  addExampleOptions(command, 'with --format');
+  addExampleOptions(command, 'with --format', 'the names of every row (and with --format the examples)');
   // With --format, the quality stages export runs: the index records what they drop.
   addQualityOptions(command);
   addSourceOption(command);
