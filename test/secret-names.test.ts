@@ -5,7 +5,7 @@
  * key body reaches an output file or stderr, re-cased (`Ask::Tools::SkLive…`) or not.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { safeSegment } from '../src/export/names.js';
@@ -21,7 +21,9 @@ import {
   SLACK_TOKEN,
   STRIPE_KEY,
 } from './fake-secrets.js';
-import { FIXTURES, runCli, synalinksLine, tempDir } from './helpers.js';
+import { FIXTURES, runCli, tempDir } from './helpers.js';
+import { leaksIn as leaksInTexts, leaksInFiles, secretBodies } from './leaks.js';
+import { weatherCall } from './planted-names.js';
 
 /** What is planted as a name, by detector. */
 const PLANTED: Record<string, string> = {
@@ -37,58 +39,20 @@ const PLANTED: Record<string, string> = {
   private_key: PRIVATE_KEY,
 };
 
-/**
- * The telling parts of each secret: its runs of letters and digits of 12 or more, less their
- * first character, lowercased. Found in any casing, so a name re-cased (CamelCase, as Ask's
- * class names are) or lowercased still counts as a leak.
- */
-const BODIES = Object.entries(PLANTED).flatMap(([detector, text]) =>
-  (text.match(/[A-Za-z0-9]{12,}/g) ?? [])
-    .filter((run) => !/^aws_secret_access_key$/i.test(run) && !/^(BEGIN|END)/.test(run))
-    .map((run) => ({ detector, body: run.slice(1).toLowerCase() })),
-);
+const BODIES = secretBodies(Object.entries(PLANTED).map(([label, text]) => ({ label, text })));
 
 function recordLine(index: number, program: string, module: string, tool: string | null): string {
-  const answer = `{"answer":"It will be sunny, case ${index}."}`;
-  const messages: object[] = [
-    { role: 'system', content: 'You are a weather assistant.' },
-    { role: 'user', content: `Case ${index}: what is the weather in Paris?` },
-  ];
-  if (tool !== null) {
-    messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: `call_${index}`, type: 'function', function: { name: tool, arguments: '{"city":"Paris"}' } }] },
-      { role: 'tool', tool_call_id: `call_${index}`, content: '{"result":"sunny"}' },
-    );
-  }
-  messages.push({ role: 'assistant', content: answer });
-  return synalinksLine({ index, program, module, messages, outputsText: answer });
-}
-
-function writtenFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const full = path.join(dir, entry);
-    return statSync(full).isDirectory() ? writtenFiles(full) : [full];
-  });
+  return weatherCall({ index, program, module, tool });
 }
 
 /** Secret bodies found in `texts` (any case), as "detector in where". */
 function leaksIn(texts: readonly string[], where: string): string[] {
-  const lowered = texts.map((t) => t.toLowerCase());
-  return BODIES.filter(({ body }) => lowered.some((t) => t.includes(body))).map(({ detector }) => `${detector} in ${where}`);
+  return leaksInTexts(BODIES, texts, where);
 }
 
 /** Secret bodies in the output folder: in file names and folder names, and in every file's bytes. */
-function leaks(dir: string, stderr: string, stdout: string): string[] {
-  const found = [...leaksIn([stderr], 'stderr'), ...leaksIn([stdout], 'stdout')];
-  for (const file of writtenFiles(dir)) {
-    const relative = path.relative(dir, file);
-    found.push(...leaksIn([relative], `the path ${relative}`));
-    // JSON escapes (\n in a PEM, \/) hide nothing from a decoded read: read both.
-    const raw = readFileSync(file, 'utf8');
-    const decoded = raw.replace(/\\[nt"\\/]/g, ' ');
-    found.push(...leaksIn([raw, decoded], relative));
-  }
-  return [...new Set(found)];
+async function leaks(dir: string, stderr: string, stdout: string): Promise<string[]> {
+  return [...new Set([...leaksIn([stderr], 'stderr'), ...leaksIn([stdout], 'stdout'), ...(await leaksInFiles(BODIES, dir))])];
 }
 
 describe('secrets as program, module and tool names', () => {
@@ -134,12 +98,12 @@ describe('secrets as program, module and tool names', () => {
   // hf as JSONL: the card, entries and rows are all text a scan reads (Parquet is compressed).
   for (const format of ['openai', 'nemo', 'nemo-customizer', 'hf']) {
     for (const groupBy of ['none', 'module']) {
-      it(`export --format ${format} --group-by ${groupBy}: no key body in any file, path or what it prints`, () => {
+      it(`export --format ${format} --group-by ${groupBy}: no key body in any file, path or what it prints`, async () => {
         const out = path.join(tempDir(), `${format}-${groupBy}`);
         const own = format === 'hf' ? ['--file-format', 'jsonl'] : [];
         const result = runCli(['export', tree, '--format', format, ...own, '--out', out, '--trajectories', 'all', '--group-by', groupBy, '--validation-fraction', '0.2', '--json']);
         assert.ok(result.status === 0 || result.status === 1, result.stderr);
-        assert.deepEqual(leaks(out, result.stderr, result.stdout), []);
+        assert.deepEqual(await leaks(out, result.stderr, result.stdout), []);
         const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { files: { examples: number }[] };
         assert.ok(report.files.reduce((n, f) => n + f.examples, 0) > 0, 'examples were written');
       });
@@ -172,11 +136,11 @@ describe('secrets as program, module and tool names', () => {
     }
   });
 
-  it('export --format ask-recording: class names and test names come from the scrubbed names', () => {
+  it('export --format ask-recording: class names and test names come from the scrubbed names', async () => {
     const out = path.join(tempDir(), 'ask');
     const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--json']);
     assert.equal(result.status, 0, result.stderr);
-    assert.deepEqual(leaks(out, result.stderr, result.stdout), []);
+    assert.deepEqual(await leaks(out, result.stderr, result.stdout), []);
     const report = JSON.parse(result.stdout) as { conversations: number; files: { file: string }[] };
     // Three records per kind, the two keys' own folders, and the klieo capture's two calls.
     assert.equal(report.conversations, Object.keys(PLANTED).length * 3 + 2 + 2);
@@ -184,11 +148,11 @@ describe('secrets as program, module and tool names', () => {
     assert.match(recording, /"name": "Ask::Tools::\[REDACTED:stripe\]"/);
   });
 
-  it('--scrub none writes the names as recorded (nothing derived is hidden when nothing is scrubbed)', () => {
+  it('--scrub none writes the names as recorded (nothing derived is hidden when nothing is scrubbed)', async () => {
     const out = path.join(tempDir(), 'ask-none');
     const result = runCli(['export', tree, '--format', 'ask-recording', '--out', out, '--trajectories', 'all', '--scrub', 'none', '--json']);
     assert.equal(result.status, 0, result.stderr);
-    assert.notDeepEqual(leaks(out, result.stderr, result.stdout), []);
+    assert.notDeepEqual(await leaks(out, result.stderr, result.stdout), []);
   });
 });
 

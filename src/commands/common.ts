@@ -8,6 +8,7 @@ import { discover, SKIPPED_ALOUD, type Discovery, type UnreadableInput } from '.
 import { SOURCE_KINDS } from '../sources/detect.js';
 import { SOURCES } from '../sources/registry.js';
 import { plural, printable, printableJson } from '../format.js';
+import type { ScrubSettings } from '../export/scrub.js';
 
 /**
  * Inputs that could not be read in this run. They are reported like damaged lines: named on
@@ -39,6 +40,11 @@ export interface ReadOptions {
   verbose?: boolean;
   /** `--source`: read every file as this format instead of detecting it. */
   source?: SourceKind;
+  /**
+   * How the paths of files it names are scrubbed (a Synalinks tree names its folders after the
+   * program and module): the command's `--scrub`; unset, export's default (secrets).
+   */
+  names?: ScrubSettings | null;
 }
 
 /** The roots argument every reading command takes. */
@@ -74,19 +80,23 @@ export function addPricesOption(command: Command): Command {
  */
 export async function findTraceFiles(roots: readonly string[], options: ReadOptions, writes = false): Promise<Discovery> {
   const discovery = await discover(roots, { source: options.source });
-  for (const unreadable of discovery.unreadable ?? []) {
+  // Loaded only when a path is to be named: the detectors cost start-up time.
+  const shown =
+    (discovery.unreadable?.length ?? 0) > 0 || discovery.skipped.length > 0 ? await shownPaths(options.names) : (file: string) => file;
+  for (const found of discovery.unreadable ?? []) {
+    const unreadable = { ...found, path: shown(found.path) };
     unreadableInputs.push(unreadable);
     process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
   }
   discovery.where = rootsNamed(roots);
   skippedFiles += discovery.skipped.length;
   if (options.verbose) {
-    for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
+    for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(shown(skipped.path))}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
   } else {
     // A file named on the command line that no reader knows, or a compressed trace file, is worth saying, not failing over.
     for (const skipped of discovery.skipped) {
-      if (SKIPPED_ALOUD.test(skipped.reason)) process.stderr.write(`traces: skipped ${printable(skipped.path)}: ${skipped.reason}\n`);
+      if (SKIPPED_ALOUD.test(skipped.reason)) process.stderr.write(`traces: skipped ${printable(shown(skipped.path))}: ${skipped.reason}\n`);
     }
     skippedUnlisted += discovery.skipped.length;
   }
@@ -98,6 +108,13 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
     throw new UserError(writes ? `${why}: nothing written` : why, !writes && (discovery.unreadable?.length ?? 0) > 0 ? 1 : 2);
   }
   return discovery;
+}
+
+/** File paths as a command names them: scrubbed by its `--scrub` (`names`; undefined: secrets), folder by folder. */
+async function shownPaths(names: ScrubSettings | null | undefined): Promise<(file: string) => string> {
+  const { scrubbedPath, SECRETS_SCRUB } = await import('../export/scrub.js');
+  const scrub = names === undefined ? SECRETS_SCRUB : names;
+  return (file) => scrubbedPath(file, scrub);
 }
 
 /**

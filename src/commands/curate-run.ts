@@ -17,9 +17,10 @@ import { qualityLines } from './quality-options.js';
 import { dropLines } from './run-summary.js';
 import { pairCounts } from '../pipeline/pairs.js';
 import type { ScrubSettings } from '../export/scrub.js';
+import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
 import { jsonLine } from '../canonical/json-value.js';
 
-interface OutputFlags {
+interface OutputFlags extends ScrubFlags {
   out?: string;
   force?: boolean;
   manifest?: string;
@@ -99,13 +100,16 @@ export function registerCurationCommand(
     .option('-v, --verbose', 'with --dry-run, list every dropped record; always, list the files skipped as not being traces');
   addCurationOptions(command, { status: 'ok,exception,no_output', trajectories: 'all' });
   if (spec.dedupe) addNearDuplicatesOption(command);
+  addScrubOptions(command, 'the names in what it prints (drops, file paths, call_ids; the copied records stay as recorded)');
   addSourceOption(command);
   command.addHelpText('after', `\n${spec.examples}\n\n${NON_SYNALINKS_OUTPUT}`).action(async (roots: string[], flags: CurationFlags & OutputFlags) => {
     if (!flags.dryRun && flags.out === undefined) throw new UserError(`${spec.name} needs --out DIR (or --dry-run)`);
     roots = rootsAfterNearDuplicates(flags, roots);
     const options = parseCurationOptions(flags, spec.dedupe);
-    const discovery = await findTraceFiles(roots, flags, !flags.dryRun);
-    if (flags.dryRun) return dryRunCuration(discovery, options, flags);
+    // The records are copied as recorded; what the run prints is scrubbed by --scrub.
+    const scrub = scrubSettings(flags);
+    const discovery = await findTraceFiles(roots, { ...flags, names: scrub }, !flags.dryRun);
+    if (flags.dryRun) return dryRunCuration(discovery, options, flags, { scrub });
     const output = OutputDir.open(flags.out!, { force: flags.force === true, roots: discovery.inputs ?? [] });
     let planned: CurationPlan | null = null;
     try {
@@ -141,40 +145,35 @@ export function registerCurationCommand(
   });
 }
 
-/** What export's dry run adds: what only writing would drop, and the --scrub its manifest and report apply. */
-export interface ExportDryRun {
-  notCounted: string;
+/** How a dry run shows its drops: scrubbed by the command's --scrub; export's adds what only writing would drop. */
+export interface DryRunReport {
   scrub: ScrubSettings | null;
+  notCounted?: string;
 }
 
 /**
  * `--dry-run` of dedupe, filter and export: the curation plan alone, nothing written; the
- * drops by reason with a few examples (-v: all of them, --json: as JSON). An export's dry
- * run shows its drops and quality overlaps scrubbed, as its manifest and report.json would
- * hold them: a file path or call_id can carry a key (a program folder named after one).
+ * drops by reason with a few examples (-v: all of them, --json: as JSON). The drops and quality
+ * overlaps are shown scrubbed, as an export's manifest and report.json would hold them: a file
+ * path or call_id can carry a key (a program folder named after one).
  */
-export async function dryRunCuration(
-  discovery: Discovery,
-  options: CurationOptions,
-  flags: { json?: boolean; verbose?: boolean },
-  exportRun: ExportDryRun | null = null,
-): Promise<void> {
-  const scrub = exportRun?.scrub ?? null;
-  const scrubs = scrub !== null ? await import('../export/scrub.js') : null;
+export async function dryRunCuration(discovery: Discovery, options: CurationOptions, flags: { json?: boolean; verbose?: boolean }, report: DryRunReport): Promise<void> {
+  const scrubs = await import('../export/scrub.js');
+  const scrub = report.scrub;
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {
-    const planned = await planCuration(discovery, options, (drop) => digest.add(scrubs !== null ? scrubs.scrubbedDrop(drop, scrub) : drop));
+    const planned = await planCuration(discovery, options, (drop) => digest.add(scrubs.scrubbedDrop(drop, scrub)));
     // Nothing is written: the kept keys' and kept lines' files go now.
     planned.keptKeys.dispose();
     planned.keptFile.dispose();
-    const plan = scrubs !== null ? { ...planned, quality: scrubs.scrubbedQualityReport(planned.quality, scrub) } : planned;
+    const plan = { ...planned, quality: scrubs.scrubbedQualityReport(planned.quality, scrub) };
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));
     else if (!flags.verbose) process.stdout.write(digest.examples());
     const listedIn = flags.json ? 'listed in the JSON "drops"' : 'see above';
     const lines = [summaryText(plan, listedIn), ...(options.exclude?.describe('--exclude') ?? [])];
-    if (exportRun !== null) lines.push(exportRun.notCounted);
+    if (report.notCounted !== undefined) lines.push(report.notCounted);
     lines.push(
       digest.allShown || flags.verbose || flags.json
         ? 'dry run: nothing written'

@@ -6,9 +6,8 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/scrub.js';
 import type { ProjectionSettings } from '../export/project-share.js';
-import { parseScrub } from '../privacy/options.js';
+import { scrubSettings } from './scrub-option.js';
 import { getTarget, type ReasoningMode, type Target } from '../targets/index.js';
 import { numberOption } from './common.js';
 
@@ -20,15 +19,6 @@ export interface ExampleFlags {
   seed: string;
 }
 
-/** `--scrub`, `--scrub-rules` and `--drop-on` as export reads them. */
-export function scrubSettings(flags: Pick<ExampleFlags, 'scrub' | 'scrubRules' | 'dropOn'>): ScrubSettings | null {
-  const options = parseScrub(flags.scrub, flags.scrubRules);
-  if (flags.dropOn !== undefined && (options === null || !options.kinds.has('secret'))) {
-    throw new UserError('--drop-on secrets needs --scrub to include secrets');
-  }
-  return options === null ? null : { options, dropOnSecrets: flags.dropOn === 'secrets' };
-}
-
 /** The reasoning mode asked for, or the target's default; one the target cannot write is refused. */
 export function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
   const mode = requested ?? target.defaultReasoning;
@@ -38,12 +28,15 @@ export function resolveReasoning(target: Target, requested: ReasoningMode | unde
   return mode;
 }
 
-/** Adds export's example-shaping options, each described `as export takes it` (`what` says what for). */
-export function addExampleOptions(command: Command, what: string): Command {
+/**
+ * Adds export's example-shaping options, each described `as export takes it` (`what` says what
+ * for; `scrubbed`, what --scrub applies to when that is more).
+ */
+export function addExampleOptions(command: Command, what: string, scrubbed = what): Command {
   return command
     .addOption(new Option('--reasoning <mode>', `${what}: as export takes it`).choices(['keep', 'drop', 'inline']))
-    .option('--scrub <kinds>', `${what}: as export takes it`, 'secrets')
-    .option('--scrub-rules <file>', `${what}: as export takes it`)
+    .option('--scrub <kinds>', `${scrubbed}: as export takes it`, 'secrets')
+    .option('--scrub-rules <file>', `${scrubbed}: as export takes it`)
     .addOption(new Option('--drop-on <kinds>', `${what}: as export takes it`).choices(['secrets']))
     .option('--seed <s>', `${what}: the seed of the split, as export takes it`, '0');
 }

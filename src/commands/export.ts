@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { scrubSettings } from './example-options.js';
+import { scrubSettings } from './scrub-option.js';
 import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
@@ -190,7 +190,7 @@ Examples:
       const minMargin = flags.minMargin === undefined ? 0 : numberOption('--min-margin', flags.minMargin, (value) => value >= 0, 'a number ≥ 0');
       if (flags.dryRun) {
         const scrub = scrubSettings(flags);
-        const discovery = await findTraceFiles(roots, flags, false);
+        const discovery = await findTraceFiles(roots, { ...flags, names: scrub }, false);
         if (preference) {
           const { preferenceCuration } = await import('../export/preference-run.js');
           curation = (await preferenceCuration(curation, { scoresFile: flags.scores ?? null, minMargin })).curation;
@@ -200,7 +200,7 @@ Examples:
       if (flags.format === 'ask-recording') {
         refuseTrainingSetOptions(command);
         targetSettings(command, flags.format);
-        const discovered = await findTraceFiles(roots, flags, true);
+        const discovered = await findTraceFiles(roots, { ...flags, names: scrubSettings(flags) }, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags), invocation: { arguments: process.argv.slice(2) } });
@@ -227,7 +227,7 @@ Examples:
       const refusal = getTarget(flags.format).trainOnLastRefusal;
       if (flags.trainOn === 'last' && refusal !== undefined) throw new UserError(`--train-on last: ${refusal}`);
       const tokenizer = await parseTokenizer(flags, flags.format as TargetName);
-      const discovery = await findTraceFiles(roots, flags, true);
+      const discovery = await findTraceFiles(roots, { ...flags, names: scrubSettings(flags) }, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
         format: flags.format,

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { PER_RECORD_TARGET_NAMES } from '../targets/index.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
+import { scrubSettings } from './scrub-option.js';
 import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
 import { UserError } from '../errors.js';
 import type { Engine as EngineType } from '../engine/duckdb.js';
@@ -84,7 +85,7 @@ export function registerIndex(program: Command): void {
   command.addOption(
     new Option('--format <target>', "also record, for this export target, its verdict on each record (refused), its example's digest (example) and group (fraction): the keep-list needs them").choices([...PER_RECORD_TARGET_NAMES]),
   );
-  addExampleOptions(command, 'with --format');
+  addExampleOptions(command, 'with --format', 'the names of every row (and with --format the examples)');
   // With --format, the quality stages export runs: the index records what they drop.
   addQualityOptions(command);
   addSourceOption(command);
@@ -101,6 +102,9 @@ completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
 cost_source, messages, has_tool_calls, and what the keep-list compares (null
 unless ok): trajectory, trajectory_inputs, trajectory_prefixes, minhash,
 tool_calls; with --format, quality, refused, example and fraction (docs/engine.md).
+Names are recorded text: program, module, model, synalinks_version, the tool
+names of tool_calls and the folders of file are scrubbed by --scrub as export
+scrubs the records (default secrets; --scrub none keeps them as recorded).
 Unknown values are null, never 0: a cost
 is reported by the recorder or estimated from the price table (cost_source), else
 null. Damaged lines are not rows; they are listed on stderr. Rows come in file
@@ -124,7 +128,9 @@ Examples:
       if (target.kind === 'stdout' && flags.json) throw new UserError('--json and --out - both write to stdout: choose one');
       const prices = loadPriceTable(flags.prices);
       const projection = projectionOf(flags);
-      const discovery = await findTraceFiles(roots, flags);
+      // The names of every row are scrubbed as export scrubs the records, with --format or without.
+      const scrub = scrubSettings(flags);
+      const discovery = await findTraceFiles(roots, { ...flags, names: scrub });
       if (target.kind === 'stdout' && process.stdout.isTTY) throw new UserError('--out - writes binary Parquet: redirect stdout to a file or a program');
       // An empty folder is there to be written into: that needs no --force.
       const emptyFolder = target.kind === 'folder' && isEmptyFolder(target.path);
@@ -146,7 +152,7 @@ Examples:
       const opening = new Promise<void>((resolve) => setImmediate(resolve)).then(() => Engine.open(scratch.file('spill'), { memoryLimit: '256MB', threads: 1 }));
       opening.catch(() => undefined);
       try {
-        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'), false, projection, projection === null ? null : parseQualityOptions(flags));
+        const summary = await buildIndex(opening, discovery, prices, scratch.file('parts'), false, projection, projection === null ? null : parseQualityOptions(flags), scrub);
         engine = await opening;
         await engine.writeParquet(scratch.file('out'), target.kind === 'folder');
         engine.close();

@@ -11,7 +11,7 @@ import { UserError } from '../errors.js';
 import { PER_RECORD_TARGET_NAMES, loadToolsFile, type ToolDefinition } from '../targets/index.js';
 import { numberOption } from './common.js';
 import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
-import { readForcedSides, readKeepList } from '../pipeline/keep-list.js';
+import { metOnKeepList, readForcedSides, readKeepList } from '../pipeline/keep-list.js';
 import { sideOf } from '../pipeline/split.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { lineTooLongReason, MAX_LINE_BYTES } from '../sources/lines.js';
@@ -131,7 +131,8 @@ Examples:
         counts.damaged++;
         continue;
       }
-      if (!list.meet(record.callId)) {
+      const listedAs = metOnKeepList(list, record.callId);
+      if (listedAs === null) {
         counts.not_in_keep_list++;
         continue;
       }
@@ -146,7 +147,7 @@ Examples:
         counts.refused[reason] = (counts.refused[reason] ?? 0) + 1;
         continue;
       }
-      const side = forced.get(record.callId) ?? sideOf(item.fraction, validationFraction);
+      const side = forced.get(listedAs) ?? sideOf(item.fraction, validationFraction);
       counts.examples++;
       await write(Buffer.concat([Buffer.from(`${side}\t${item.folder.split('\\').join('/')}\t`), example, Buffer.from('\n')]));
     }

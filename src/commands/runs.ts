@@ -8,8 +8,10 @@ import { roundUsd } from '../stats/tally.js';
 import { isoTime } from '../time.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
+import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
+import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../export/scrub.js';
 
-interface RunsFlags {
+interface RunsFlags extends ScrubFlags {
   json?: boolean;
   sort: RunSort;
   verbose?: boolean;
@@ -19,6 +21,32 @@ interface RunsFlags {
 
 function usdOrNull(value: number | null): number | null {
   return value === null ? null : roundUsd(value);
+}
+
+/**
+ * A run as the report shows it: its id, program, modules, step kinds, status word and calls
+ * are recorded text (an Ask test name, a klieo agent and run_id, OTLP service and span names),
+ * scrubbed as export scrubs the records.
+ */
+export function shownRun(run: Run, scrub: ScrubSettings | null): Run {
+  if (scrub === null) return run;
+  const name = (text: string) => scrubbedName(text, scrub);
+  return {
+    ...run,
+    id: scrubbedCallId(run.id, scrub),
+    program: name(run.program),
+    modules: [...new Set(run.modules.map(name))].sort(),
+    stepKinds: run.stepKinds === null ? null : summed(Object.entries(run.stepKinds).map(([kind, n]) => [name(kind), n])),
+    recorderStatus: run.recorderStatus === null ? null : name(run.recorderStatus),
+    calls: run.calls.map((call) => ({ ...call, file: scrubbedPath(call.file, scrub), callId: scrubbedCallId(call.callId, scrub) })),
+  };
+}
+
+/** Counts by name, those of names that scrubbed alike added up. */
+function summed(counts: [string, number][]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, n] of counts) out[name] = (Object.hasOwn(out, name) ? out[name] : 0) + n;
+  return out;
 }
 
 export function runJson(run: Run): Record<string, unknown> {
@@ -106,6 +134,7 @@ export function registerRuns(program: Command): void {
     .option('--json', 'print the runs as a JSON array')
     .addOption(new Option('--sort <key>', 'order: start time, or the largest cost, tokens or duration first').choices([...RUN_SORTS]).default('start'))
     .option('-v, --verbose', 'list the files skipped as not being traces');
+  addScrubOptions(command, 'the names shown (run ids, programs, modules, file paths, call_ids)');
   addSourceOption(command);
   addPricesOption(command);
   command
@@ -125,10 +154,11 @@ Examples:
     )
     .action(async (roots: string[], flags: RunsFlags) => {
       const prices = loadPriceTable(flags.prices);
-      const discovery = await findTraceFiles(roots, flags);
+      const scrub = scrubSettings(flags);
+      const discovery = await findTraceFiles(roots, { ...flags, names: scrub });
       // Loaded on use: every other command would pay for it at start-up.
       const { groupRuns, sortRuns } = await import('../runs/runs.js');
-      const runs = sortRuns(await groupRuns(discovery, prices), flags.sort);
+      const runs = sortRuns(await groupRuns(discovery, prices), flags.sort).map((run) => shownRun(run, scrub));
       refuseNoRecords(discovery, runs.length, null);
       if (flags.json) await printJsonArray(runs, runJson);
       else process.stdout.write(renderRuns(runs));

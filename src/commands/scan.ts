@@ -47,7 +47,8 @@ Examples:
     )
     .action(async (roots: string[], flags: { kinds: string; scrubRules?: string; json?: boolean; verbose?: boolean; source?: SourceKind }) => {
       const options = parseScrub(flags.kinds, flags.scrubRules, '--kinds');
-      const discovery = await findTraceFiles(roots, flags);
+      // The files it names (-v, unreadable ones) are scrubbed by --kinds, as its findings' files are.
+      const discovery = await findTraceFiles(roots, { ...flags, names: options === null ? null : { options, dropOnSecrets: false } });
       // Every finding goes to disk for --json; the report keeps the first few of each detector.
       const details = flags.json ? new JsonLinesSpill() : null;
       const byDetector = new FirstsByKind<RecordFinding>(LISTED_PER_DETECTOR);

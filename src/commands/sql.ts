@@ -11,8 +11,9 @@ import type { Scratch } from '../output/output-file.js';
 import { childScratch, inEngineChild, runEngineChild } from '../engine/child.js';
 import { csvLines, renderTable, TABLE_ROWS } from '../engine/render.js';
 import { addPricesOption, addSourceOption, findTraceFiles, JsonArrayOut, ROOTS_DESCRIPTION, writeOut } from './common.js';
+import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
 
-interface SqlFlags {
+interface SqlFlags extends ScrubFlags {
   index?: string;
   json?: boolean;
   csv?: boolean;
@@ -33,6 +34,7 @@ export function registerSql(program: Command): void {
     .option('--csv', 'print the rows as CSV with a header line')
     .option('--timeout <seconds>', 'stop the query (and the index build) after this long: exit 2, nothing left behind')
     .option('-v, --verbose', 'list the files skipped as not being traces');
+  addScrubOptions(command, 'without --index, the names of the index built (as traces index --scrub)');
   addSourceOption(command);
   addPricesOption(command);
   command
@@ -99,12 +101,13 @@ Examples:
           }
         } else {
           const prices = loadPriceTable(flags.prices);
-          const discovery = await findTraceFiles(roots, flags);
+          const scrub = scrubSettings(flags);
+          const discovery = await findTraceFiles(roots, { ...flags, names: scrub });
           // Once the inputs are known: a temporary folder inside them is refused.
           scratch = childScratch()!;
           engine = await Engine.open(scratch.file('spill'), { memoryLimit: '256MB' });
           const { buildIndex, reportDamage } = await import('../index/build.js');
-          reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts')));
+          reportDamage(await buildIndex(engine, discovery, prices, scratch.file('parts'), false, null, null, scrub));
         }
         await engine.confine(scratch.dir);
         const answer = await engine.stream(query, { readOnly: true });

@@ -11,8 +11,9 @@ import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { KEY_HELP } from './curation-options.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import type { Discovery } from '../sources/discover.js';
+import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
 
-interface StatsOptions {
+interface StatsOptions extends Partial<ScrubFlags> {
   json?: boolean;
   by?: GroupDimension;
   verbose?: boolean;
@@ -23,18 +24,20 @@ interface StatsOptions {
 
 export async function collectStats(
   roots: string[],
-  options: { verbose?: boolean; source?: SourceKind; prices?: string; key?: KeyKind },
+  options: { verbose?: boolean; source?: SourceKind; prices?: string; key?: KeyKind } & Partial<ScrubFlags>,
 ): Promise<{ stats: StatsCollector; discovery: Discovery }> {
   const key = options.key ?? DEFAULT_KEY;
+  // Names are shown scrubbed as export scrubs the records (default: secrets).
+  const scrub = scrubSettings({ scrub: options.scrub ?? 'secrets', scrubRules: options.scrubRules });
   const prices = loadPriceTable(options.prices);
-  const discovery = await findTraceFiles(roots, options);
+  const discovery = await findTraceFiles(roots, { ...options, names: scrub });
   // Sized for the whole tree: the shares' keys are merged into its key table.
-  const stats = new StatsCollector({ prices, key, bytes: fileSizes(discovery.files).reduce((a, b) => a + b, 0) });
+  const stats = new StatsCollector({ prices, key, scrub, bytes: fileSizes(discovery.files).reduce((a, b) => a + b, 0) });
   stats.files = discovery.files.length;
   const shares = runOverFiles(
     JOBS.stats,
     discovery,
-    (share) => ({ files: discovery.files, share, key, prices: { data: prices.data, origin: prices.origin } }),
+    (share) => ({ files: discovery.files, share, key, scrub, prices: { data: prices.data, origin: prices.origin } }),
     (share) => ({ records: share.total.records, bytes: share.bytes }),
   );
   for await (const share of shares) stats.merge(share);
@@ -64,6 +67,7 @@ Examples:
   traces stats ~/.synalinks --json | jq .unique_ok_keys
   traces stats path/to/ask-recordings --prices prices.json`,
     );
+  addScrubOptions(command, 'the names shown (program, module, model, file paths)');
   addSourceOption(command);
   addPricesOption(command);
   command.action(async (roots: string[], options: StatsOptions) => {

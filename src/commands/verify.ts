@@ -6,6 +6,8 @@ import { JsonLinesSpill } from '../pipeline/spill.js';
 import { plural, printable } from '../format.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { JOBS } from '../jobs.js';
+import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
+import { scrubbedCallId, scrubbedPath } from '../export/scrub.js';
 
 export function registerVerify(program: Command): void {
   const command = program
@@ -34,9 +36,11 @@ Examples:
   traces verify
   traces verify samples/synalinks --json`,
     );
+  addScrubOptions(command, 'the file paths and call_ids listed');
   addSourceOption(command);
-  command.action(async (roots: string[], options: { json?: boolean; verbose?: boolean; source?: SourceKind }) => {
-      const found = await findTraceFiles(roots, options);
+  command.action(async (roots: string[], options: { json?: boolean; verbose?: boolean; source?: SourceKind } & ScrubFlags) => {
+      const scrub = scrubSettings(options);
+      const found = await findTraceFiles(roots, { ...options, names: scrub });
       // Only Synalinks records carry hashes to check.
       const unhashed = found.files.filter((f) => f.source !== undefined && f.source !== 'synalinks');
       const discovery = { ...found, files: found.files.filter((f) => f.source === undefined || f.source === 'synalinks') };
@@ -56,7 +60,9 @@ Examples:
         for await (const result of shares) {
           checked += result.checked;
           damaged += result.damaged;
-          for (const m of result.mismatches) {
+          for (const recorded of result.mismatches) {
+            // A file under a program folder and a call_id are recorded text: listed scrubbed.
+            const m = scrub === null ? recorded : { ...recorded, file: scrubbedPath(recorded.file, scrub), call_id: scrubbedCallId(recorded.call_id, scrub) };
             if (m.verdict === 'edited') mismatches++;
             else reserialized++;
             if (spilled !== null) spilled.add(m);

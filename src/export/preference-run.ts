@@ -34,10 +34,9 @@ import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { redactValue } from '../privacy/index.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { pairId, Provenance } from './provenance.js';
-import { redactedInToolName, scrubDefinitions, writeStrictLine, type ExampleOrigin } from './project-share.js';
-import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, scrubbedName, type ScrubSettings } from './scrub.js';
+import { originOf, redactedInToolName, scrubDefinitions, writeStrictLine, type ExampleOrigin } from './project-share.js';
+import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, type ScrubSettings } from './scrub.js';
 import { Origins } from './origins.js';
-import { possibleTime } from '../time.js';
 import { WrittenExamples } from './written-examples.js';
 import { buildReport, completeExport, noExampleWritten, type ExportOptions, type ExportResult, type FolderNote } from './run.js';
 import { addCount } from '../own.js';
@@ -53,14 +52,7 @@ const EMPTY_STAND_IN = '\u0000traces: empty answer\u0000';
 /** The reading of a record as a side: the base target's example, its completion apart. */
 function sideOf(record: TraceRecord, base: Target, reasoning: ReasoningMode, scrub: ScrubSettings | null): Side {
   const where = { callId: record.callId, file: record.ref.file, line: record.ref.line };
-  const origin: ExampleOrigin = {
-    source: record.source,
-    version: record.version,
-    program: scrubbedName(record.program, scrub),
-    module: scrubbedName(record.module, scrub),
-    model: record.model === null ? null : scrubbedName(record.model, scrub),
-    timestamp: possibleTime(record.timestamp),
-  };
+  const origin = originOf(record, scrub);
   if (record.notExportable) return { ok: false, ...where, reason: 'not_exportable', detail: record.notExportable };
   // The tools the call was offered, when recorded (the row is redacted whole, these with it); none whose name redaction changes.
   const offered = recordedDefinitions(record.offeredTools).filter((d) => redactedInToolName(d.function.name, scrub) === null);

@@ -99,6 +99,18 @@ export interface ExampleOrigin {
   timestamp: number | null;
 }
 
+/** Where an example came from, as the dataset card tells it: its names are recorded text, scrubbed as the example is. */
+export function originOf(record: TraceRecord, scrub: ScrubSettings | null): ExampleOrigin {
+  return {
+    source: record.source,
+    version: record.version === null ? null : scrubbedName(record.version, scrub),
+    program: scrubbedName(record.program, scrub),
+    module: scrubbedName(record.module, scrub),
+    model: record.model === null ? null : scrubbedName(record.model, scrub),
+    timestamp: possibleTime(record.timestamp),
+  };
+}
+
 /**
  * What redaction would find in a tool's name (detector names, sorted), or null. A redacted
  * name (`[REDACTED:github]`) is no valid tool name for any target, so an example calling
@@ -288,14 +300,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     folder,
     // Not inspected for the index (verdictOnly), which reads only the verdict, digest and group.
     inspection: counted ? inspectExample(target, meter, row, measured) : (null as unknown as Inspection),
-    origin: {
-      source: record.source,
-      version: record.version === null ? null : scrubbedName(record.version, settings.scrub),
-      program: scrubbedName(record.program, settings.scrub),
-      module: scrubbedName(record.module, settings.scrub),
-      model: record.model === null ? null : scrubbedName(record.model, settings.scrub),
-      timestamp: possibleTime(record.timestamp),
-    },
+    origin: originOf(record, settings.scrub),
     inferredTools: tools.inferred,
     recordedTools: tools.recorded,
     reasoningTurns: messages.reduce((n, m) => n + (m.role === 'assistant' && holdsReasoning(m) ? 1 : 0), 0),

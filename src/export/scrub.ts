@@ -10,6 +10,12 @@ export interface ScrubSettings {
   dropOnSecrets: boolean;
 }
 
+/**
+ * `--scrub secrets`, every command's default: the paths discovery names for a caller that
+ * gives no scrub of its own, and the call_ids a keep-list over a default index holds.
+ */
+export const SECRETS_SCRUB: ScrubSettings = { options: { kinds: new Set(['secret']) }, dropOnSecrets: false };
+
 const SECRET_DETECTORS = new Set(DETECTORS.filter((d) => d.kind === 'secret').map((d) => d.name));
 
 /** Whether redaction counts include a secret (a built-in secret detector, or a custom rule of kind secret): what `--drop-on secrets` drops. */
@@ -123,6 +129,17 @@ export function scrubbedDrop<T extends { file?: string; detail?: string; call_id
     ...(callId !== undefined ? { call_id: callId } : {}),
     ...(kept !== undefined ? { kept } : {}),
   };
+}
+
+/**
+ * A damaged line as a report lists it: its file path holds the program and module folders, and
+ * its reason may quote the record (an Ask interaction's unknown type), so both are scrubbed.
+ */
+export function scrubbedDamage<T extends { file: string; reason: string }>(line: T, scrub: ScrubSettings | null): T {
+  if (scrub === null) return line;
+  const file = scrubbedPath(line.file, scrub);
+  const reason = scrubbedName(line.reason, scrub);
+  return file === line.file && reason === line.reason ? line : { ...line, file, reason };
 }
 
 /** The detectors of redaction counts, as a drop's detail names them. */

@@ -13,6 +13,7 @@ import type { ProjectionSettings } from '../export/project-share.js';
 import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';
 import { JOBS } from '../jobs.js';
+import type { ScrubSettings } from '../export/scrub.js';
 
 export interface IndexSummary {
   records: number;
@@ -37,6 +38,7 @@ export async function buildIndex(
   quiet = false,
   projection: ProjectionSettings | null = null,
   quality: QualitySettings | null = null,
+  scrub: ScrubSettings | null = null,
 ): Promise<IndexSummary> {
   mkdirSync(partsDir, { recursive: true });
   const parts = new IndexParts(partsDir);
@@ -44,7 +46,7 @@ export async function buildIndex(
   const shares = runOverFiles(
     JOBS.index,
     discovery,
-    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile(), projection, quality }),
+    (share) => ({ files: discovery.files, share, prices: { data: prices.data, origin: prices.origin }, rowsFile: parts.nextFile(), projection, quality, scrub }),
     (result) => ({ records: result.rows.rows, bytes: result.bytes }),
     { quiet },
   );

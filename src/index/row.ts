@@ -17,6 +17,7 @@ import { trajectoryDigests } from '../pipeline/collapse.js';
 import { conversationWords, signatureOf } from '../pipeline/minhash.js';
 import { toolCallFacts } from '../targets/index.js';
 import { sha256Hex } from '../canonical/canonical.js';
+import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../export/scrub.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {
@@ -26,9 +27,14 @@ export interface RowPlace {
   cells: string;
 }
 
-export function placeOf(file: TraceFile): RowPlace {
-  const relative = path.relative(file.root, file.path).split(path.sep).join('/');
-  return { root: file.root, file: relative, cells: `${text(file.root)},${text(relative)}` };
+/**
+ * `scrub`: a Synalinks tree names its folders after the program and module (the root too, when
+ * a program or module folder is named as one), so the paths are scrubbed as the names are.
+ */
+export function placeOf(file: TraceFile, scrub: ScrubSettings | null = null): RowPlace {
+  const root = scrubbedPath(file.root, scrub);
+  const relative = scrubbedPath(path.relative(file.root, file.path).split(path.sep).join('/'), scrub);
+  return { root, file: relative, cells: `${text(root)},${text(relative)}` };
 }
 
 const QUOTE = /"/g;
@@ -151,7 +157,7 @@ const TOOL_CALLS_TEXT = Buffer.from('"tool_calls"');
  * near-duplicate signature (`signatureOf`) and the tool calls the inference reads
  * (`toolCallFacts`, each call's key as its digest: only its distinctness counts).
  */
-function globalCells(record: TraceRecord, ok: boolean): string {
+function globalCells(record: TraceRecord, ok: boolean, scrub: ScrubSettings | null): string {
   if (!ok) return ',,,,';
   const trajectory = trajectoryDigests(record);
   let cells = trajectory === null ? ',,' : `${text(wordsHex(trajectory.conversation))},${num(trajectory.inputs)},`;
@@ -164,10 +170,16 @@ function globalCells(record: TraceRecord, ok: boolean): string {
   const signature = signatureOf(conversationWords(messages));
   cells += `,${signature === null ? '' : text(wordsHex(signature))},`;
   if (record.raw.includes(TOOL_CALLS_TEXT)) {
-    const facts = toolCallFacts(messages).map((fact) => {
-      const keyAt = fact.indexOf('\n', fact.indexOf('\n') + 1) + 1;
-      return `${fact.slice(0, keyAt)}h:${sha256Hex(Buffer.from(fact.slice(keyAt)))}`;
-    });
+    const facts: string[] = [];
+    for (const fact of toolCallFacts(messages)) {
+      const nameEnd = fact.indexOf('\n');
+      // A tool whose name scrubbing changes has no definition in an export (`scrubDefinitions`): its calls infer none here either.
+      if (scrub !== null && scrubbedName(fact.slice(0, nameEnd), scrub) !== fact.slice(0, nameEnd)) continue;
+      const keyAt = fact.indexOf('\n', nameEnd + 1) + 1;
+      // Its argument names (JSON text) scrubbed as the definitions' are.
+      const types = scrubbedName(fact.slice(nameEnd + 1, keyAt - 1), scrub);
+      facts.push(`${fact.slice(0, nameEnd)}\n${types}\nh:${sha256Hex(Buffer.from(fact.slice(keyAt)))}`);
+    }
     if (facts.length > 0) cells += text(JSON.stringify(facts));
   }
   return cells;
@@ -176,7 +188,13 @@ function globalCells(record: TraceRecord, ok: boolean): string {
 /** The target's verdict and example digest of a record (`indexProjection`), when the index is built for a target. */
 export type ExampleFacts = (record: TraceRecord) => { quality: string | null; refused: string | null; example: string | null; fraction: number | null };
 
-export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null, examples: ExampleFacts | null = null): void {
+/**
+ * `scrub`: the ids and names of the row (call_id, parent_call_id as export writes them;
+ * program, module, model, version, tool names) are recorded
+ * text, scrubbed as export scrubs the records (`--scrub`), so the index shows no key a record
+ * was named with.
+ */
+export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlace, prices: PriceTable | null, examples: ExampleFacts | null = null, scrub: ScrubSettings | null = null): void {
   const example = examples === null ? null : examples(record);
   const facts = factsOf(record, prices);
   const usage = facts.usage;
@@ -186,9 +204,9 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
   const hashes = hashesOf(record);
   // The columns of INDEX_COLUMNS, in order.
   rows.addLine(
-    text(record.callId) +
+    text(scrubbedCallId(record.callId, scrub)) +
       ',' +
-      maybeText(record.parentCallId) +
+      maybeText(record.parentCallId === null ? null : scrubbedCallId(record.parentCallId, scrub)) +
       ',' +
       text(record.source) +
       ',' +
@@ -198,13 +216,13 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       (synalinks ? num(record.ref.offset) + ',' + num(record.raw.length) : ',') +
       ',' +
-      text(record.program) +
+      text(scrubbedName(record.program, scrub)) +
       ',' +
-      text(record.module) +
+      text(scrubbedName(record.module, scrub)) +
       ',' +
-      maybeText(record.model) +
+      maybeText(record.model === null ? null : scrubbedName(record.model, scrub)) +
       ',' +
-      maybeText(record.version) +
+      maybeText(record.version === null ? null : scrubbedName(record.version, scrub)) +
       ',' +
       text(facts.status) +
       ',' +
@@ -236,7 +254,7 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       (messages.toolCalls ? 'true' : 'false') +
       ',' +
-      globalCells(record, facts.status === 'ok') +
+      globalCells(record, facts.status === 'ok', scrub) +
       ',' +
       (example === null ? ',,,' : `${maybeText(example.quality)},${maybeText(example.refused)},${maybeText(example.example)},${num(example.fraction)}`) +
       '\n',

@@ -8,6 +8,7 @@ import { IndexRowWriter, type IndexRowFile } from './columns.js';
 import { addRow, placeOf, type ExampleFacts } from './row.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { qualityIsOff, qualityOf, type QualitySettings } from '../pipeline/quality/index.js';
+import { scrubbedDamage, type ScrubSettings } from '../export/scrub.js';
 
 export interface IndexSharePayload {
   files: TraceFile[];
@@ -19,6 +20,8 @@ export interface IndexSharePayload {
   projection?: ProjectionSettings | null;
   /** With `traces index --format`: export's quality stages, whose drop the index records (null: none run). */
   quality?: QualitySettings | null;
+  /** How the row's names and paths, and the damaged lines' paths, are scrubbed (`--scrub`; null: as recorded). */
+  scrub?: ScrubSettings | null;
 }
 
 export interface IndexShareResult {
@@ -27,7 +30,7 @@ export interface IndexShareResult {
   bytes: number;
 }
 
-export async function indexShare({ files, share, prices, rowsFile, projection, quality }: IndexSharePayload): Promise<IndexShareResult> {
+export async function indexShare({ files, share, prices, rowsFile, projection, quality, scrub = null }: IndexSharePayload): Promise<IndexShareResult> {
   // Loaded only for an index built for a target: the targets and tokenizers cost start-up time.
   const verdict = projection == null ? null : await (await import('../export/project-share.js')).indexProjection(projection);
   const stages = quality != null && !qualityIsOff(quality) ? quality : null;
@@ -41,11 +44,11 @@ export async function indexShare({ files, share, prices, rowsFile, projection, q
   try {
     for (const range of share.ranges) {
       const file = files[range.fileIndex];
-      const place = placeOf(file);
+      const place = placeOf(file, scrub);
       for await (const batch of readFileRange(file, { start: range.start, end: range.end })) {
         bytes += batch.bytes;
-        for (const record of batch.records) addRow(rows, record, place, table, examples);
-        for (const line of batch.damaged) damaged.push(line);
+        for (const record of batch.records) addRow(rows, record, place, table, examples, scrub);
+        for (const line of batch.damaged) damaged.push(scrubbedDamage(line, scrub));
       }
     }
   } catch (error) {

@@ -48,7 +48,7 @@ import { PartitionedSpill, RunTempDir, SpillFile } from './spill.js';
 import { KeptLinesFile } from './kept-lines.js';
 import { HeldKeys } from '../output/kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
-import { readKeepList } from './keep-list.js';
+import { metOnKeepList, readKeepList } from './keep-list.js';
 import type { RefusedRecords } from './refused.js';
 import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
@@ -421,7 +421,7 @@ export class Curation {
 
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
     const excluded = this.options.exclude?.meet(candidate.callId) === true;
-    const listed = this.keepList?.meet(candidate.callId) ?? true;
+    const listed = this.keepList === null ? true : metOnKeepList(this.keepList, candidate.callId) !== null;
     if (candidate.verdict !== null) {
       if (candidate.verdict.reason === 'contaminated') this.noteContamination(candidate);
       return this.dropCandidate(candidate, candidate.verdict.reason, candidate.verdict.detail);

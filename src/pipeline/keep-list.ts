@@ -10,6 +10,7 @@ import { compareText } from '../order.js';
 import { UserError } from '../errors.js';
 import { IdList, readIdListFiles } from '../id-list.js';
 import { sideOf, type Split } from './split.js';
+import { scrubbedCallId, SECRETS_SCRUB } from '../export/scrub.js';
 
 const PARQUET_MAGIC = 'PAR1';
 
@@ -35,6 +36,18 @@ function keepListParts(folder: string, flag: string): string[] {
     .sort(compareText);
   if (parts.length === 0) throw new UserError(`${flag} ${folder}: the folder holds no list file (Parquet parts or text lists)`);
   return parts;
+}
+
+/**
+ * The id under which a record's call_id is on a keep-list, noting that the run met it, or null.
+ * A list computed over `traces index` holds call_ids as the index wrote them: scrubbed as
+ * export's default scrubs (a klieo run_id or an OTLP id holding a key), so a record is also
+ * found by its call_id scrubbed so.
+ */
+export function metOnKeepList(list: IdList, callId: string): string | null {
+  if (list.meet(callId)) return callId;
+  const shown = scrubbedCallId(callId, SECRETS_SCRUB);
+  return shown !== callId && list.meet(shown) ? shown : null;
 }
 
 export async function readKeepList(file: string, flag = '--keep-list'): Promise<IdList> {

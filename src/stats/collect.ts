@@ -8,6 +8,7 @@ import { DEFAULT_KEY, keyOf, type KeyKind } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
 import { compareText } from '../order.js';
+import { scrubbedDamage, scrubbedName, type ScrubSettings } from '../export/scrub.js';
 import { versionNameOf } from '../sources/registry.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;
@@ -186,8 +187,10 @@ export class StatsCollector {
 
   /** Estimates the cost of records that report none (null: no estimates). */
   readonly prices: PriceTable | null;
+  /** How the names and file paths the report shows are scrubbed (recorded text, as export scrubs it); null: as recorded. */
+  private readonly scrub: ScrubSettings | null;
 
-  constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number; key?: KeyKind } = {}) {
+  constructor(options: { logKeys?: boolean; prices?: PriceTable | null; bytes?: number; key?: KeyKind; scrub?: ScrubSettings | null } = {}) {
     const bytes = options.bytes ?? 0;
     // A share's keys go to the main thread whole: only the tree-wide count is partitioned.
     const partitioned = !options.logKeys && bytes >= PARTITION_KEYS_FROM_BYTES;
@@ -196,6 +199,7 @@ export class StatsCollector {
     this.keyLog = options.logKeys ? new Column(Uint32Array, 4) : null;
     this.prices = options.prices ?? null;
     this.keyKind = options.key ?? DEFAULT_KEY;
+    this.scrub = options.scrub ?? null;
   }
 
   /** The groups of a record, and their tallies in `lastTallies`. */
@@ -207,8 +211,16 @@ export class StatsCollector {
     const source = record.source;
     const last = this.lastRecordNames;
     if (last !== null && last[0] === program && last[1] === module && last[2] === model && last[3] === version && last[4] === source) return this.lastNames!;
+    // Groups are named scrubbed: names that scrub alike (differing by a key) are one group, as they are one export folder.
+    const scrub = this.scrub;
+    const shownProgram = scrubbedName(program, scrub);
     const recorder = versionNameOf(source);
-    const names: GroupNames = [program, `${program}/${module}`, model ?? '(unknown)', recorder === null ? null : `${recorder}\0${version ?? '(unknown)'}`];
+    const names: GroupNames = [
+      shownProgram,
+      `${shownProgram}/${scrubbedName(module, scrub)}`,
+      model === null ? '(unknown)' : scrubbedName(model, scrub),
+      recorder === null ? null : `${recorder}\0${version === null ? '(unknown)' : scrubbedName(version, scrub)}`,
+    ];
     this.talliesFor(names);
     this.lastRecordNames = [program, module, model, version, source];
     return names;
@@ -300,7 +312,7 @@ export class StatsCollector {
 
   addDamaged(line: DamagedLine): void {
     this.damagedCount++;
-    if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(line);
+    if (this.damagedListed.length < MAX_LISTED_DAMAGE) this.damagedListed.push(scrubbedDamage(line, this.scrub));
   }
 
   /** A share's counts for the main thread (a share's keys are always held in memory). */

@@ -5,6 +5,7 @@ import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
 import { StatsCollector, type StatsSnapshot } from './collect.js';
 import type { KeyKind } from '../pipeline/keys.js';
+import type { ScrubSettings } from '../export/scrub.js';
 
 export interface StatsSharePayload {
   files: TraceFile[];
@@ -13,10 +14,12 @@ export interface StatsSharePayload {
   prices?: { data: PriceTableData; origin: string } | null;
   /** The dedupe key duplicates are counted by (default: `DEFAULT_KEY`). */
   key?: KeyKind;
+  /** How the names the report shows are scrubbed (null: as recorded). */
+  scrub?: ScrubSettings | null;
 }
 
-export async function statsShare({ files, share, prices, key }: StatsSharePayload): Promise<StatsSnapshot> {
-  const stats = new StatsCollector({ logKeys: true, key, prices: prices ? new PriceTable(prices.data, prices.origin) : null, bytes: share.bytes });
+export async function statsShare({ files, share, prices, key, scrub }: StatsSharePayload): Promise<StatsSnapshot> {
+  const stats = new StatsCollector({ logKeys: true, key, scrub, prices: prices ? new PriceTable(prices.data, prices.origin) : null, bytes: share.bytes });
   for (const range of share.ranges) {
     for await (const batch of readFileRange(files[range.fileIndex], { start: range.start, end: range.end })) {
       stats.bytes += batch.bytes;
