@@ -1,10 +1,12 @@
 /**
  * Issue 38's property: the curation stages agree. Every combination of --key, --near-duplicates,
  * --trajectories, --keep, --quality, --group-by and --against (and the targets that refuse
- * records, and dedupe/filter) on our samples, the trees the real Synalinks Recorder wrote, real
- * Ask recordings and a generated tree with agent runs, repeats and planted near-duplicates:
- * every drop that names a kept record leads to a record in the output. The combinations run
- * in stage-agreement-runner.ts, one process per tree, side by side.
+ * records, hf's Parquet and JSONL folders, the preference formats with and without --scores and
+ * --min-margin, and dedupe/filter) on our samples, the trees the real Synalinks Recorder wrote
+ * (retried and scored calls among them), real Ask recordings and generated trees with agent
+ * runs, repeats, planted near-duplicates and planted pairs: every drop that names a kept record
+ * leads to a record in the output, and every record is in the output or in the manifest, never
+ * both. The combinations run in stage-agreement-runner.ts, one process per tree, side by side.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -16,11 +18,21 @@ import { brokenChains, type RunVerdict } from './stage-agreement-runner.js';
 
 const RUNNER = path.join(REPO, 'dist', 'test', 'stage-agreement-runner.js');
 
-function verdicts(tree: string, full: boolean): Promise<RunVerdict[]> {
+interface TreeRuns {
+  /** Every combination of the export variants (see the runner). */
+  full?: boolean;
+  /** The preference formats too: the tree holds answers to pair. */
+  pairs?: boolean;
+  /** The tree's own scores, for --scores (else the runner scores the records itself). */
+  scores?: string;
+}
+
+function verdicts(tree: string, { full = false, pairs = false, scores }: TreeRuns): Promise<RunVerdict[]> {
   const work = tempDir('traces-agreement-');
   const result = path.join(work, 'verdicts.json');
+  const flags = [...(full ? ['full'] : []), ...(pairs ? ['pairs'] : []), ...(scores !== undefined ? [`scores=${scores}`] : [])];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNNER, tree, work, result, ...(full ? ['full'] : [])], { stdio: ['ignore', 'ignore', 'pipe'], cwd: work, env: { ...process.env, TRACES_WORKERS: '0' } });
+    const child = spawn(process.execPath, [RUNNER, tree, work, result, ...flags], { stdio: ['ignore', 'ignore', 'pipe'], cwd: work, env: { ...process.env, TRACES_WORKERS: '0' } });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
@@ -44,14 +56,17 @@ function assertAgreement(runs: RunVerdict[]): void {
 describe('the curation stages agree: every drop that names a kept record leads to the output', { concurrency: true }, () => {
   // Every combination on the generated tree (agent runs, repeats, planted near-duplicates); on
   // the others, every combination of the comparing stages' options (see the runner).
-  const trees: [string, () => string, boolean][] = [
-    ['the samples', () => SAMPLES, false],
-    ['a generated tree with agent runs, repeats and near-duplicates', () => generatedTree({ mb: 0.4, seed: 38, profile: 'small', plantNearDuplicates: true }).tree, true],
-    ['a tree the real Recorder wrote (orjson 3.8)', () => path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree'), false],
-    ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), false],
-    ['real Ask recordings', () => path.join(FIXTURES, 'ask'), false],
+  const trees: [string, () => string, TreeRuns][] = [
+    ['the samples', () => SAMPLES, {}],
+    ['a generated tree with agent runs, repeats and near-duplicates', () => generatedTree({ mb: 0.4, seed: 38, profile: 'small', plantNearDuplicates: true }).tree, { full: true }],
+    ['a tree the real Recorder wrote (orjson 3.8)', () => path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree'), {}],
+    ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), {}],
+    ['real Ask recordings', () => path.join(FIXTURES, 'ask'), {}],
+    // Retried and scored calls: the preference formats' pairs, and the rows they cannot write.
+    ['a tree the real Recorder wrote of retried and scored calls', () => path.join(FIXTURES, 'genuine-pairs', 'tree'), { pairs: true, scores: path.join(FIXTURES, 'genuine-pairs', 'scores.jsonl') }],
+    ['a generated tree with planted pairs and scores', () => generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree, { pairs: true, scores: `${generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree}.scores.jsonl` }],
   ];
-  for (const [name, tree, full] of trees) it(name, async () => assertAgreement(await verdicts(tree(), full)));
+  for (const [name, tree, runs] of trees) it(name, async () => assertAgreement(await verdicts(tree(), runs)));
 
   it('a run whose last steps the target refuses is exported up to the steps it takes, in three passes', () => {
     // NeMo Customizer takes no tool results: the math agent's runs hold them from their second step on.

@@ -182,7 +182,8 @@ export interface SourcesSummary {
 }
 
 /** A pair's row, or why the format cannot write it. */
-export type PairRow = { ok: true; row: JsonObject } | { ok: false; reason: ProjectionFailure; detail: string };
+/** A pair's row, or why it cannot be written and whose fault that is: one side's answer, or the row (the prompt both share). */
+export type PairRow = { ok: true; row: JsonObject } | { ok: false; reason: ProjectionFailure; detail: string; side: 'chosen' | 'rejected' | 'both' };
 
 /**
  * What a preference format adds to its target (preference-rows.ts): each side of a pair is the
