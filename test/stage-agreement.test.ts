@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { FIXTURES, generatedTree, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
@@ -43,6 +43,33 @@ function verdicts(tree: string, { full = false, pairs = false, scores }: TreeRun
   });
 }
 
+/**
+ * The genuine retried and scored calls, and beside them the same calls as a second program
+ * records them (program renamed, call_ids changed: the Recorder hashes neither), with their
+ * scores: with the default key, each pair of the second program is the same row as one of the
+ * first (duplicate_example, naming on each side the record of the row written before).
+ */
+function pairsTreeTwice(): { tree: string; scores: string } {
+  const source = path.join(FIXTURES, 'genuine-pairs');
+  const dir = tempDir('traces-pairs-twice-');
+  const tree = path.join(dir, 'tree');
+  cpSync(path.join(source, 'tree'), tree, { recursive: true });
+  const again = (text: string): string => text.replace(/\b([0-9a-f]{8})(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/g, (_, head: string, rest: string) => `${(0xffffffff - parseInt(head, 16)).toString(16).padStart(8, '0')}${rest}`);
+  for (const program of readdirSync(path.join(source, 'tree'))) {
+    for (const module of readdirSync(path.join(source, 'tree', program))) {
+      mkdirSync(path.join(tree, `${program}_again`, module), { recursive: true });
+      for (const file of readdirSync(path.join(source, 'tree', program, module))) {
+        const text = readFileSync(path.join(source, 'tree', program, module, file), 'utf8');
+        writeFileSync(path.join(tree, `${program}_again`, module, file), again(text).replaceAll(`"program":"${program}"`, `"program":"${program}_again"`));
+      }
+    }
+  }
+  const scores = path.join(dir, 'scores.jsonl');
+  const original = readFileSync(path.join(source, 'scores.jsonl'), 'utf8');
+  writeFileSync(scores, original + again(original));
+  return { tree, scores };
+}
+
 function assertAgreement(runs: RunVerdict[]): void {
   const broken = runs.filter((run) => run.broken.length > 0).map((run) => `traces ${run.args.join(' ')}\n  ${run.broken.slice(0, 4).join('\n  ')}`);
   assert.deepEqual(broken, [], `${broken.length} of ${runs.length} runs lose records`);
@@ -56,14 +83,15 @@ function assertAgreement(runs: RunVerdict[]): void {
 describe('the curation stages agree: every drop that names a kept record leads to the output', { concurrency: true }, () => {
   // Every combination on the generated tree (agent runs, repeats, planted near-duplicates); on
   // the others, every combination of the comparing stages' options (see the runner).
+  const pairsTwice = pairsTreeTwice();
   const trees: [string, () => string, TreeRuns][] = [
     ['the samples', () => SAMPLES, {}],
     ['a generated tree with agent runs, repeats and near-duplicates', () => generatedTree({ mb: 0.4, seed: 38, profile: 'small', plantNearDuplicates: true }).tree, { full: true }],
     ['a tree the real Recorder wrote (orjson 3.8)', () => path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree'), {}],
     ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), {}],
     ['real Ask recordings', () => path.join(FIXTURES, 'ask'), {}],
-    // Retried and scored calls: the preference formats' pairs, and the rows they cannot write.
-    ['a tree the real Recorder wrote of retried and scored calls', () => path.join(FIXTURES, 'genuine-pairs', 'tree'), { pairs: true, scores: path.join(FIXTURES, 'genuine-pairs', 'scores.jsonl') }],
+    // Retried and scored calls: the preference formats' pairs, the rows they cannot write, and rows written twice.
+    ['a tree the real Recorder wrote of retried and scored calls, and the same calls by a second program', () => pairsTwice.tree, { pairs: true, scores: pairsTwice.scores }],
     ['a generated tree with planted pairs and scores', () => generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree, { pairs: true, scores: `${generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree}.scores.jsonl` }],
   ];
   for (const [name, tree, runs] of trees) it(name, async () => assertAgreement(await verdicts(tree(), runs)));
