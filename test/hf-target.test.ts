@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readParquetRows, type JsonValue } from '../src/engine/duckdb.js';
@@ -200,6 +200,70 @@ describe('validate DIR --format hf', () => {
       assert.match(run.stdout, error);
       assert.doesNotMatch(run.stderr, /^\s+at /m);
     }
+  });
+
+  it("resolves the card's data_files globs as datasets does: the files they match, read once per match", () => {
+    const out = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', SAMPLES, '--format', 'hf', '--max-file-mb', '0.001', '--out', out]).status, 0);
+    const card = path.join(out, 'README.md');
+    const written = readFileSync(card, 'utf8');
+    const shards = readdirSync(path.join(out, 'data')).filter((f) => f.startsWith('train-'));
+    assert.ok(shards.length > 2, shards.join());
+    // The card as a user edits it: each split one glob (datasets' own SPLIT_PATTERN_SHARDED shape, a `**` folder, a class).
+    const trainList = new RegExp(`(  - split: train\n    path:\n)((?:    - .*\n)+)`);
+    const validationList = new RegExp(`(  - split: validation\n    path:\n)((?:    - .*\n)+)`);
+    const edited = (train: string, validation = 'data/validation-*'): string =>
+      written.replace(trainList, `$1    - "${train}"\n`).replace(validationList, `$1    - "${validation}"\n`);
+    for (const glob of ['data/train-*.parquet', 'data/**/train-[0-9][0-9][0-9][0-9][0-9]-of-*.parquet', 'data/train-?????-of-?????.parquet', '**/train-*.parquet']) {
+      writeFileSync(card, edited(glob));
+      const run = runCli(['validate', out, '--format', 'hf']);
+      assert.equal(run.status, 0, `${glob}: ${run.stdout}`);
+    }
+    // A glob reads every file it matches: the validation shard, or LLaMA-Factory's own rows (​llamafactory/train-…), hold rows of no train split.
+    for (const glob of ['data/*.parquet', '**/train-*']) {
+      writeFileSync(card, edited(glob));
+      const run = runCli(['validate', out, '--format', 'hf']);
+      assert.equal(run.status, 1, glob);
+      assert.match(run.stdout, /says train has \d+ examples; its files hold \d+/);
+    }
+    let run: ReturnType<typeof runCli>;
+    // A glob that matches nothing leaves its split without data; a path that matches nothing fails the load.
+    writeFileSync(card, edited('data/training-*.parquet'));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /split train's data_files \(data\/training-\*\.parquet\) match no file/);
+    assert.match(run.stdout, /data\/train-00000-of-\d+\.parquet is in no split of README\.md/);
+    // The card itself, hidden files and paths outside the folder are never data, as in datasets.
+    writeFileSync(card, edited('data/train-*', '/etc/passwd'));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /split validation names \/etc\/passwd, which is outside the folder/);
+    copyFileSync(path.join(out, 'data', shards[0]!), path.join(out, 'data', '.hidden.parquet'));
+    writeFileSync(card, edited('data/*train-*'));
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+  });
+
+  it('a data shard or LLaMA-Factory file that is a symbolic link is an error: the Hub does not read it as datasets does here', () => {
+    const out = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', GENUINE, '--format', 'hf', '--out', out]).status, 0);
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    const elsewhere = tempDir();
+    for (const file of ['data/train-00000-of-00001.parquet', 'llamafactory/train-00000-of-00001.jsonl']) {
+      copyFileSync(path.join(out, file), path.join(elsewhere, path.basename(file)));
+      rmSync(path.join(out, file));
+      symlinkSync(path.join(elsewhere, path.basename(file)), path.join(out, file));
+    }
+    const report = runCliJson<{ file: string; ok: boolean; errors: { code: string; message: string }[] }[]>(['validate', out, '--format', 'hf']);
+    const linked = report.flatMap((r) => r.errors).filter((e) => e.code === 'linked_file');
+    assert.deepEqual(
+      linked.map((e) => e.message.split(' ')[0]),
+      ['data/train-00000-of-00001.parquet', 'llamafactory/train-00000-of-00001.jsonl'],
+    );
+    assert.match(linked[0]!.message, /is a symbolic link \(to .*\): datasets reads through it .* traces never writes through a link/);
+    // Its rows are still read and checked, as datasets would read them here.
+    assert.ok(report.some((r) => r.file.endsWith('train-00000-of-00001.parquet') && r.ok));
+    const run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
   });
 
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {

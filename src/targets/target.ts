@@ -103,7 +103,9 @@ export type ErrorClass =
   | 'invented_key'
   // A dataset folder (`validate DIR`): its card against its files, its files' schema.
   | 'card_mismatch'
-  | 'schema_invented_keys';
+  | 'schema_invented_keys'
+  // A data file that is a symbolic link: read through here, not on the Hub; traces never writes through one.
+  | 'linked_file';
 
 export interface ValidationError {
   code: ErrorClass;
