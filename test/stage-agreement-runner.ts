@@ -19,7 +19,7 @@
  * output or listed in the manifest (a flagged record is listed and kept), and no record is both
  * written and dropped.
  *
- *   node dist/test/stage-agreement-runner.js TREE WORK RESULT.json [full] [pairs] [scores=FILE]
+ *   node dist/test/stage-agreement-runner.js TREE WORK RESULT.json [full] [pairs|pairs-only] [scores=FILE]
  *
  * Every run crosses the comparing stages' options (--key, --near-duplicates, --trajectories,
  * --keep). `full` crosses them with --quality, --group-by and --against too (8 times the runs);
@@ -28,7 +28,7 @@
  * variants and its own options (--file-format, --hf-shape) in turn. The preference formats
  * cross --key, --keep, scores (none, --scores, --scores with --min-margin) and --quality, with
  * and without --against (they refuse --near-duplicates and --group-by module, and keep agent
- * steps whole), with `pairs` (a tree that holds answers to pair); `scores=FILE` names the tree's
+ * steps whole), with `pairs` (a tree that holds answers to pair; `pairs-only` runs these alone); `scores=FILE` names the tree's
  * own scores, else the runner scores two thirds of the records itself.
  *
  * The command's own output goes nowhere (the parent starts this with stdio ignored); the
@@ -193,7 +193,7 @@ const ALL_VARIANTS = exportVariants(true);
 /** hf's own options, taken in turn. */
 const HF_OPTIONS = [[], ['--file-format', 'jsonl'], ['--hf-shape', 'prompt-completion'], ['--file-format', 'jsonl', '--hf-shape', 'prompt-completion']];
 
-async function propertyRuns(tree: string, work: string, { full, pairs, scoresFile }: { full: boolean; pairs: boolean; scoresFile: string | null }): Promise<RunVerdict[]> {
+async function propertyRuns(tree: string, work: string, { full, pairs, scoresFile }: { full: boolean; pairs: boolean | 'only'; scoresFile: string | null }): Promise<RunVerdict[]> {
   const verdicts: RunVerdict[] = [];
   const out = path.join(work, 'out');
   const every = await everyRecord(tree, work);
@@ -204,7 +204,7 @@ async function propertyRuns(tree: string, work: string, { full, pairs, scoresFil
     const earlier = path.join(work, `earlier-${KEYS.indexOf(key)}`);
     await run(['export', tree, '--format', 'openai', '--out', earlier, '--force', '--key', key, '--until', await midpoint(tree)]);
     const hasEarlier = existsSync(path.join(earlier, '_traces', 'keys.bin'));
-    for (const near of NEAR) {
+    for (const near of pairs === 'only' ? [] : NEAR) {
       for (const trajectories of ['last', 'all']) {
         for (const keep of ['first', 'last']) {
           const curation = ['--key', key, '--trajectories', trajectories, '--keep', keep, ...(near === null ? [] : ['--near-duplicates', near])];
@@ -297,7 +297,8 @@ async function midpoint(tree: string): Promise<string> {
 if (process.argv[1] !== undefined && import.meta.url.endsWith(path.basename(process.argv[1]))) {
   const [tree, work, result, ...flags] = process.argv.slice(2);
   const scores = flags.find((flag) => flag.startsWith('scores='))?.slice('scores='.length) ?? null;
-  const verdicts = await propertyRuns(tree, work, { full: flags.includes('full'), pairs: flags.includes('pairs'), scoresFile: scores });
+  const pairs = flags.includes('pairs-only') ? 'only' : flags.includes('pairs');
+  const verdicts = await propertyRuns(tree, work, { full: flags.includes('full'), pairs, scoresFile: scores });
   writeFileSync(result, JSON.stringify(verdicts));
   process.exit(0);
 }

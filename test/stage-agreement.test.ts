@@ -21,8 +21,8 @@ const RUNNER = path.join(REPO, 'dist', 'test', 'stage-agreement-runner.js');
 interface TreeRuns {
   /** Every combination of the export variants (see the runner). */
   full?: boolean;
-  /** The preference formats too: the tree holds answers to pair. */
-  pairs?: boolean;
+  /** The preference formats too (the tree holds answers to pair), or, `only`, those alone. */
+  pairs?: boolean | 'only';
   /** The tree's own scores, for --scores (else the runner scores the records itself). */
   scores?: string;
 }
@@ -30,7 +30,7 @@ interface TreeRuns {
 function verdicts(tree: string, { full = false, pairs = false, scores }: TreeRuns): Promise<RunVerdict[]> {
   const work = tempDir('traces-agreement-');
   const result = path.join(work, 'verdicts.json');
-  const flags = [...(full ? ['full'] : []), ...(pairs ? ['pairs'] : []), ...(scores !== undefined ? [`scores=${scores}`] : [])];
+  const flags = [...(full ? ['full'] : []), ...(pairs === 'only' ? ['pairs-only'] : pairs ? ['pairs'] : []), ...(scores !== undefined ? [`scores=${scores}`] : [])];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [RUNNER, tree, work, result, ...flags], { stdio: ['ignore', 'ignore', 'pipe'], cwd: work, env: { ...process.env, TRACES_WORKERS: '0' } });
     let stderr = '';
@@ -91,7 +91,7 @@ describe('the curation stages agree: every drop that names a kept record leads t
     ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), {}],
     ['real Ask recordings', () => path.join(FIXTURES, 'ask'), {}],
     // Retried and scored calls: the preference formats' pairs, the rows they cannot write, and rows written twice.
-    ['a tree the real Recorder wrote of retried and scored calls, and the same calls by a second program', () => pairsTwice.tree, { pairs: true, scores: pairsTwice.scores }],
+    ['a tree the real Recorder wrote of retried and scored calls, and the same calls by a second program', () => pairsTwice.tree, { pairs: 'only', scores: pairsTwice.scores }],
     ['a generated tree with planted pairs and scores', () => generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree, { pairs: true, scores: `${generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree}.scores.jsonl` }],
   ];
   for (const [name, tree, runs] of trees) it(name, async () => assertAgreement(await verdicts(tree(), runs)));
