@@ -219,7 +219,7 @@ describe('validate DIR --format hf', () => {
       const run = runCli(['validate', out, '--format', 'hf']);
       assert.equal(run.status, 0, `${glob}: ${run.stdout}`);
     }
-    // A glob reads every file it matches: the validation shard, or LLaMA-Factory's own rows (​llamafactory/train-…), hold rows of no train split.
+    // A glob reads every file it matches: the validation shard, or LLaMA-Factory's own rows in llamafactory/, hold rows of no train split.
     for (const glob of ['data/*.parquet', '**/train-*']) {
       writeFileSync(card, edited(glob));
       const run = runCli(['validate', out, '--format', 'hf']);
@@ -382,7 +382,7 @@ describe('--train-on last, validated from the files', () => {
 describe("LLaMA-Factory's own rows", () => {
   it('hold each tool call as a function_call turn with the recorded arguments, roles alternating as its converter requires, every row accounted for', async () => {
     const out = path.join(tempDir(), 'hf');
-    const report = runCliJson<{ examples: Record<string, number> }>(['export', GENUINE, '--format', 'hf', '--out', out]);
+    const report = runCliJson<{ examples: Record<string, number>; llama_factory: { rows: number; left_out: Record<string, number> }; warnings: string[] }>(['export', GENUINE, '--format', 'hf', '--out', out]);
     const entries = JSON.parse(readFileSync(path.join(out, 'dataset_info.json'), 'utf8')) as Record<string, { file_name: string; columns: Record<string, string>; tags: Record<string, string> }>;
     const rows = Object.values(entries).flatMap((e) => {
       assert.equal(e.tags.function_tag, 'function_call');
@@ -410,5 +410,34 @@ describe("LLaMA-Factory's own rows", () => {
     }
     assert.ok(calls > 0);
     assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    // The rows left out are counted in report.json and said on stderr, and they are exactly those LLaMA-Factory cannot take:
+    // each row as its loader would get it if written as it is (every call a function_call turn, any text beside the calls
+    // in its content, every result a tool turn) alternates as SharegptDatasetConverter requires and has function_call
+    // contents that FunctionFormatter json.loads (formatter.py), or it is left out.
+    assert.equal(report.llama_factory.rows, rows.length);
+    const leftOut = Object.values(report.llama_factory.left_out).reduce((a, b) => a + b, 0);
+    assert.equal(report.llama_factory.rows + leftOut, report.examples.training + report.examples.validation);
+    assert.ok(leftOut > 0, 'the genuine tree has rows LLaMA-Factory cannot take (parallel tool results)');
+    assert.ok(report.warnings.some((w) => w.startsWith(`LLaMA-Factory: ${leftOut} of ${rows.length + leftOut} rows are left out of llamafactory/`)), report.warnings.join('\n'));
+    const readWhole = hf.filter((r) => {
+      const messages = conversation(r.messages!).map((m) => {
+        const called = (m.tool_calls as Row[] | undefined) ?? [];
+        if (called.length === 0) return { role: m.role, content: (m.content as string | undefined) ?? '' };
+        const json = JSON.stringify(called.map((c) => ({ name: (c.function as Row).name, arguments: JSON.parse((c.function as Row).arguments as string) as object })));
+        return { role: 'function_call', content: `${(m.content as string | undefined) ?? ''}${json}` };
+      });
+      const turns = messages[0]!.role === 'system' ? messages.slice(1) : messages;
+      const alternating = turns.length % 2 === 0 && turns.every((m, i) => (i % 2 === 0 ? ['user', 'tool'] : ['assistant', 'function_call']).includes(m.role as string));
+      const formatted = messages.filter((m) => m.role === 'function_call').every((m) => {
+        try {
+          JSON.parse(m.content);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      return alternating && formatted;
+    });
+    assert.equal(readWhole.length, rows.length);
   });
 });
