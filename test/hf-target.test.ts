@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readParquetRows, type JsonValue } from '../src/engine/duckdb.js';
@@ -264,6 +264,18 @@ describe('validate DIR --format hf', () => {
     assert.ok(report.some((r) => r.file.endsWith('train-00000-of-00001.parquet') && r.ok));
     const run = runCli(['validate', out, '--format', 'hf']);
     assert.equal(run.status, 1);
+    // The whole data folder a link: each shard in it is named, with the link it lies in.
+    const folder = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', GENUINE, '--format', 'hf', '--out', folder]).status, 0);
+    const moved = path.join(tempDir(), 'data');
+    cpSync(path.join(folder, 'data'), moved, { recursive: true });
+    rmSync(path.join(folder, 'data'), { recursive: true });
+    symlinkSync(moved, path.join(folder, 'data'));
+    const inLinked = runCliJson<{ errors: { code: string; message: string }[] }[]>(['validate', folder, '--format', 'hf']).flatMap((r) => r.errors);
+    const shards = readdirSync(moved).map((f) => `data/${f}`).sort();
+    assert.deepEqual(inLinked.filter((e) => e.code === 'linked_file').map((e) => e.message.split(' ')[0]).sort(), shards);
+    assert.ok(inLinked.every((e) => e.code !== 'linked_file' || e.message.includes('lies in data, a symbolic link')));
+    assert.deepEqual(inLinked.filter((e) => e.code === 'card_mismatch'), []);
   });
 
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {

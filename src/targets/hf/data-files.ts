@@ -26,8 +26,8 @@ const FILES_TO_IGNORE = ['README.md', 'config.json', 'dataset_info.json', 'datas
 /** A file of the folder, by its `/` path from the folder. */
 export interface FolderFile {
   path: string;
-  /** A symbolic link (whose target is a file). */
-  link: boolean;
+  /** The symbolic link its path goes through (itself, a link to a file, or a linked folder above it), or null. */
+  link: string | null;
 }
 
 /** Python's glob.has_magic: whether a pattern holds a glob character. */
@@ -35,12 +35,20 @@ export function hasMagic(pattern: string): boolean {
   return /[*?[]/.test(pattern);
 }
 
-/** Every file of the folder at any depth, links to files included (not followed into folders), sorted as fsspec sorts them. */
+/**
+ * Every file of the folder at any depth, sorted as fsspec sorts them; links to files included,
+ * and the files of a linked folder (a glob goes through it, as Python's does), each marked `link`
+ * (its path goes through one). A folder met twice (a link to a parent) is walked once.
+ */
 export function folderFiles(dir: string): FolderFile[] {
   const files: FolderFile[] = [];
-  const walk = (rel: string): void => {
+  const walked = new Set<string>();
+  const walk = (rel: string, viaLink: string | null): void => {
     let names: string[];
     try {
+      const real = realpathSync(path.join(dir, rel));
+      if (walked.has(real)) return;
+      walked.add(real);
       names = readdirSync(path.join(dir, rel));
     } catch {
       return;
@@ -53,18 +61,20 @@ export function folderFiles(dir: string): FolderFile[] {
       } catch {
         continue;
       }
-      if (stat.isDirectory()) walk(at);
-      else if (stat.isFile()) files.push({ path: at, link: false });
+      if (stat.isDirectory()) walk(at, viaLink);
+      else if (stat.isFile()) files.push({ path: at, link: viaLink });
       else if (stat.isSymbolicLink()) {
         try {
-          if (statSync(realpathSync(path.join(dir, at))).isFile()) files.push({ path: at, link: true });
+          const target = statSync(realpathSync(path.join(dir, at)));
+          if (target.isFile()) files.push({ path: at, link: at });
+          else if (target.isDirectory()) walk(at, viaLink ?? at);
         } catch {
           // A dangling link is no file to a loader.
         }
       }
     }
   };
-  walk('');
+  walk('', null);
   return files.sort((a, b) => compareText(a.path, b.path));
 }
 

@@ -137,9 +137,9 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   // A shard that is a link: datasets reads through it here, a copy on the Hub does not have it.
   const linked = new Set<string>();
   for (const f of [...present, ...[...declared.values()].flat()]) {
-    if (!f.link || linked.has(f.path)) continue;
+    if (f.link === null || linked.has(f.path)) continue;
     linked.add(f.path);
-    problems.push({ code: 'linked_file', message: linkedMessage(dir, f.path) });
+    problems.push({ code: 'linked_file', message: linkedMessage(dir, f.path, f.link) });
   }
   const entries = path.join(dir, LLAMA_FACTORY_FILE);
   if (existsSync(entries)) {
@@ -149,7 +149,7 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
           problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
         } else if (lstatSync(path.join(dir, entry.file_name)).isSymbolicLink() && !linked.has(entry.file_name)) {
           linked.add(entry.file_name);
-          problems.push({ code: 'linked_file', message: linkedMessage(dir, entry.file_name) });
+          problems.push({ code: 'linked_file', message: linkedMessage(dir, entry.file_name, entry.file_name) });
         } else if (entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name)) {
           // LLaMA-Factory's own rows: each must be one its converter reads whole.
           let n = 0;
@@ -200,16 +200,16 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   return [{ ...cleaned, ok: cleaned.errors.length === 0 }, ...reports];
 }
 
-/** What a shard that is a symbolic link does to its loaders, and what to do. */
-function linkedMessage(dir: string, file: string): string {
+/** What a shard that is a symbolic link (or lies in a linked folder, `link`) does to its loaders, and what to do. */
+function linkedMessage(dir: string, file: string, link: string): string {
   let target = '';
   try {
-    target = ` (to ${realpathSync(path.join(dir, file))})`;
+    target = ` (to ${realpathSync(path.join(dir, link))})`;
   } catch {
     // Named without its target.
   }
   return (
-    `${file} is a symbolic link${target}: datasets reads through it on this machine, but the folder pushed to the Hub with git holds the link itself ` +
+    `${file} ${link === file ? `is a symbolic link${target}` : `lies in ${link}, a symbolic link${target}`}: datasets reads through it on this machine, but the folder pushed to the Hub with git holds the link itself ` +
     `(the path it points at, not the rows), and traces never writes through a link: put the file itself there (traces export --format hf writes one)`
   );
 }
