@@ -284,6 +284,12 @@ export async function exportPreference(
         }
       }
     }
+    // A record whose partner was never read again (its file changed under the run) is in no written pair: listed, not lost.
+    for (const entry of waiting.values()) {
+      entry.failed ??= { reason: 'no_pair', detail: 'the other record of its pair could not be read again', own: false };
+      sideDone(entry);
+    }
+    waiting.clear();
     if (written.size === 0) throw new UserError(noExampleWritten(plan, exportDrops).replace('no example to write', 'no preference pair to write'), 1);
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
