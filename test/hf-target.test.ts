@@ -241,6 +241,20 @@ describe('validate DIR --format hf', () => {
     copyFileSync(path.join(out, 'data', shards[0]!), path.join(out, 'data', '.hidden.parquet'));
     writeFileSync(card, edited('data/*train-*'));
     assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    // data_files in sanitize_patterns' other shapes: a mapping of split to paths; none at all (the sharded
+    // file names then say the splits); a split named twice is datasets' ValueError.
+    const configs = /configs:\n(?:[- ].*\n)+/;
+    assert.match(written, configs);
+    const withConfigs = (text: string): string => written.replace(configs, text);
+    writeFileSync(card, withConfigs('configs:\n- config_name: default\n  data_files:\n    train: data/train-*\n    validation: [data/validation-*]\n'));
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    writeFileSync(card, withConfigs(''));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 0, run.stdout);
+    writeFileSync(card, withConfigs('configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/train-*\n  - split: train\n    path: data/validation-*\n'));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /declares split "train" twice in data_files/);
   });
 
   it('a data shard or LLaMA-Factory file that is a symbolic link is an error: the Hub does not read it as datasets does here', () => {

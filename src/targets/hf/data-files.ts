@@ -117,3 +117,24 @@ export function resolveSplit(patterns: readonly string[], files: readonly Folder
   }
   return { files: resolved, problems };
 }
+
+/** datasets' SPLIT_PATTERN_SHARDED: the files a card without data_files is read from, by split. */
+const SHARDED = /^data\/([^/]+?)-[0-9]{5}-of-[0-9]{5}[^/]*\.[^/]*$/;
+
+/**
+ * The splits a loader finds in a folder whose card names no data_files (data_files.py
+ * `get_data_patterns`): the sharded shape `data/{split}-00000-of-00001.*` first, each split the
+ * pattern with its name; null when no file has that shape (datasets then tries keyword patterns,
+ * which traces never writes).
+ */
+export function defaultSplits(files: readonly FolderFile[]): Map<string, string[]> | null {
+  const splits = new Set<string>();
+  for (const f of files) {
+    const match = SHARDED.exec(f.path);
+    if (match !== null && hiddenParts(f.path) === 0) splits.add(match[1]!);
+  }
+  if (splits.size === 0) return null;
+  const order = ['train', 'validation', 'test'];
+  const sorted = [...order.filter((s) => splits.has(s)), ...[...splits].filter((s) => !order.includes(s)).sort(compareText)];
+  return new Map(sorted.map((split) => [split, [`data/${split}-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9]*.*`]]));
+}

@@ -19,7 +19,7 @@ import { withoutNulls } from './rows.js';
 import { alternates } from './llama-factory.js';
 import { getTarget } from '../index.js';
 import { jsonLine } from '../../canonical/json-value.js';
-import { folderFiles, resolveSplit, type FolderFile } from './data-files.js';
+import { defaultSplits, folderFiles, resolveSplit, type FolderFile } from './data-files.js';
 
 interface CardFacts {
   /** Split → declared files or globs, relative to the folder, as the card lists them (resolveSplit reads them). */
@@ -53,13 +53,24 @@ export function readCard(text: string): CardFacts | string {
   const items = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined);
   const config = items(field(data, 'configs')).find((c) => field(c, 'config_name') === 'default') ?? items(field(data, 'configs'))[0];
-  for (const entry of items(field(config, 'data_files'))) {
-    const split = field(entry, 'split');
-    const paths = field(entry, 'path');
-    if (typeof split !== 'string') return `declares a data_files entry with no split name: ${JSON.stringify(entry)}`;
-    const list = files.get(split) ?? [];
-    for (const f of typeof paths === 'string' ? [paths] : items(paths)) list.push(String(f));
-    files.set(split, list);
+  // data_files as datasets' sanitize_patterns takes it: a path or a list of them (the train
+  // split), a mapping of split to paths, or a list of {split, path} entries, no split twice.
+  const dataFiles = field(config, 'data_files');
+  const asList = (paths: unknown): string[] => (Array.isArray(paths) ? paths.map(String) : [String(paths)]);
+  if (typeof dataFiles === 'string' || (Array.isArray(dataFiles) && dataFiles.every((entry) => typeof entry === 'string'))) files.set('train', asList(dataFiles));
+  else if (Array.isArray(dataFiles)) {
+    for (const entry of dataFiles) {
+      const split = field(entry, 'split');
+      const paths = field(entry, 'path');
+      const keys = entry !== null && typeof entry === 'object' ? Object.keys(entry as object) : [];
+      if (typeof split !== 'string' || keys.length !== 2 || !(typeof paths === 'string' || Array.isArray(paths))) {
+        return `declares a data_files entry that is not {split, path}: ${JSON.stringify(entry)} (datasets raises "Invalid format for data_files entry")`;
+      }
+      if (files.has(split)) return `declares split ${JSON.stringify(split)} twice in data_files (datasets raises "Some splits are duplicated in data_files")`;
+      files.set(split, asList(paths));
+    }
+  } else if (dataFiles !== null && typeof dataFiles === 'object') {
+    for (const [split, paths] of Object.entries(dataFiles as Record<string, unknown>)) files.set(split, asList(paths));
   }
   const info = field(data, 'dataset_info');
   for (const feature of items(field(info, 'features'))) {
@@ -119,7 +130,9 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   // Each split's entries resolved to files as datasets resolves them (paths and globs).
   const files = folderFiles(dir);
   const declared = new Map<string, FolderFile[]>();
-  for (const [split, patterns] of typeof card === 'string' ? [] : card.files) {
+  // A card that names no data_files is read from datasets' default: the sharded file names.
+  const splits = typeof card === 'string' ? new Map<string, string[]>() : card.files.size > 0 ? card.files : (defaultSplits(files) ?? new Map<string, string[]>());
+  for (const [split, patterns] of splits) {
     const resolved = resolveSplit(patterns, files);
     for (const problem of resolved.problems) problems.push({ code: 'card_mismatch', message: `${CARD_FILE}: split ${split} ${problem}` });
     if (resolved.files.length === 0 && resolved.problems.length === 0) problems.push({ code: 'card_mismatch', message: `${CARD_FILE}: split ${split}'s data_files (${patterns.join(', ')}) match no file: datasets finds no data for it` });
