@@ -26,7 +26,7 @@
  * without it, with those three at their defaults and all three changed at once. `--format hf`
  * runs once per combination of the comparing stages, taking the --quality/--group-by/--against
  * variants and its own options (--file-format, --hf-shape) in turn. The preference formats
- * cross --key, --keep, scores (none, --scores, --scores with --min-margin) and --quality, with
+ * cross --key, --keep (hf-preference with JSONL shards for one of them), scores (none, --scores, --scores with --min-margin) and --quality, with
  * and without --against (they refuse --near-duplicates and --group-by module, and keep agent
  * steps whole), with `pairs` (a tree that holds answers to pair; `pairs-only` runs these alone); `scores=FILE` names the tree's
  * own scores, else the runner scores two thirds of the records itself.
@@ -239,7 +239,9 @@ async function propertyRuns(tree: string, work: string, { full, pairs, scoresFil
     for (const keep of pairs ? ['first', 'last'] : []) {
       for (const scored of [[], ['--scores', scores], ['--scores', scores, '--min-margin', '0.5']]) {
         for (const format of PREFERENCE_FORMATS) {
-          const base = ['export', tree, '--format', format, '--out', out, '--force', '--key', key, '--keep', keep, ...scored];
+          // hf-preference writes JSONL shards for one --keep, Parquet for the other.
+          const shards = format === 'hf-preference' && keep === 'last' ? ['--file-format', 'jsonl'] : [];
+          const base = ['export', tree, '--format', format, '--out', out, '--force', '--key', key, '--keep', keep, ...scored, ...shards];
           verdicts.push(await verdict([...base, '--quality', 'default'], out, every));
           // With every quality stage on and against the earlier output: one format a time, in turn.
           if (format === PREFERENCE_FORMATS[(KEYS.indexOf(key) + scored.length) % PREFERENCE_FORMATS.length]) {
