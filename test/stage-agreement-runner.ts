@@ -13,7 +13,9 @@
  * rows counted by the engine's reader, `validate --format hf`'s; for hf and hf-preference, a
  * file the dataset card declares). For the preference formats a row is a pair, and both its
  * records are in the output: the chosen (`call_id`) and the rejected (`rejected_call_id`). A
- * dedupe or filter output holds the records whose lines its tree holds.
+ * dedupe or filter output holds the records whose lines its tree holds. An Ask recording
+ * (`--format ask-recording`) holds conversations: a row's `line` is the conversation's number in
+ * its recording, and report.json counts each recording's.
  *
  * Beside the chains, every run is checked for its accounting: each record of the tree is in the
  * output or listed in the manifest (a flagged record is listed and kept), and no record is both
@@ -24,7 +26,8 @@
  * Every run crosses the comparing stages' options (--key, --near-duplicates, --trajectories,
  * --keep). `full` crosses them with --quality, --group-by and --against too (8 times the runs);
  * without it, with those three at their defaults and all three changed at once. `--format hf`
- * runs once per combination of the comparing stages, taking the --quality/--group-by/--against
+ * runs once per combination of the comparing stages (nemo, nemo-customizer and ask-recording, the
+ * formats that refuse records, for --trajectories last and --keep first), taking the --quality/--group-by/--against
  * variants and its own options (--file-format, --hf-shape) in turn. The preference formats
  * cross --key, --keep (hf-preference with JSONL shards for one of them), scores (none, --scores, --scores with --min-margin) and --quality, with
  * and without --against (they refuse --near-duplicates and --group-by module, and keep agent
@@ -106,6 +109,12 @@ async function exportedRecords(out: string): Promise<{ records: Set<string>; pro
     byFile.set(row.file, lines);
   }
   const cards = new Map<string, Set<string> | null>();
+  // An Ask recording holds conversations, not lines: report.json counts each file's.
+  const conversations = new Map<string, number>();
+  if (existsSync(path.join(out, 'report.json'))) {
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { format?: string; files?: { file: string; conversations?: number }[] };
+    if (report.format === 'ask-recording') for (const f of report.files ?? []) conversations.set(f.file.split(path.sep).join('/'), f.conversations ?? 0);
+  }
   for (const [file, lines] of byFile) {
     const full = path.join(out, file);
     if (!existsSync(full)) {
@@ -123,7 +132,7 @@ async function exportedRecords(out: string): Promise<{ records: Set<string>; pro
       const declared = cards.get(folder);
       if (declared === null || !declared!.has(path.relative(folder, file))) problems.push(`${file} is in no split of its dataset card`);
     }
-    const held = file.endsWith('.parquet') ? await parquetRowCount(full) : readFileSync(full, 'utf8').split('\n').filter((line) => line !== '').length;
+    const held = conversations.has(file) ? conversations.get(file)! : file.endsWith('.parquet') ? await parquetRowCount(full) : readFileSync(full, 'utf8').split('\n').filter((line) => line !== '').length;
     const sorted = [...lines].sort((a, b) => a - b);
     if (held !== lines.length || sorted.some((line, i) => line !== i + 1)) problems.push(`${file} holds ${held} rows; the provenance lists ${lines.length} (lines ${sorted.slice(0, 5).join(', ')}…)`);
   }
@@ -225,7 +234,7 @@ async function propertyRuns(tree: string, work: string, { full, pairs, scoresFil
           // The targets that refuse records the plan kept (tool results, a low token limit), with
           // the comparing stages' options that decide what they are handed.
           if (trajectories === 'last' && keep === 'first') {
-            for (const format of ['nemo', 'nemo-customizer']) verdicts.push(await verdict(['export', tree, '--format', format, '--out', out, '--force', ...curation], out, every));
+            for (const format of ['nemo', 'nemo-customizer', 'ask-recording']) verdicts.push(await verdict(['export', tree, '--format', format, '--out', out, '--force', ...curation], out, every));
             verdicts.push(await verdict(['export', tree, '--format', 'openai', '--out', out, '--force', ...curation, '--max-example-tokens', '150'], out, every));
             verdicts.push(await verdict(['export', tree, '--format', 'hf', '--out', out, '--force', ...curation, '--max-example-tokens', '150'], out, every));
           }
