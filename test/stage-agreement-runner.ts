@@ -223,10 +223,10 @@ async function propertyRuns(tree: string, work: string, { full, pairs, scoresFil
             if (against) args.push('--against', earlier);
             verdicts.push(await verdict(args, out, every));
           }
-          // hf, once per combination: the export variants and its own options in turn.
+          // hf, once per combination: the export variants and its own options in turn (every pair of them in 32 combinations).
           {
             const { quality, groupBy, against } = ALL_VARIANTS[hfTurn % ALL_VARIANTS.length];
-            const args = ['export', tree, '--format', 'hf', '--out', out, '--force', ...curation, '--quality', quality, '--group-by', groupBy, ...HF_OPTIONS[hfTurn % HF_OPTIONS.length]];
+            const args = ['export', tree, '--format', 'hf', '--out', out, '--force', ...curation, '--quality', quality, '--group-by', groupBy, ...HF_OPTIONS[(hfTurn + Math.floor(hfTurn / ALL_VARIANTS.length)) % HF_OPTIONS.length]];
             hfTurn++;
             if (against && hasEarlier) args.push('--against', earlier);
             verdicts.push(await verdict(args, out, every));
