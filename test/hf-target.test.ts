@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readParquetRows, type JsonValue } from '../src/engine/duckdb.js';
@@ -202,6 +202,96 @@ describe('validate DIR --format hf', () => {
     }
   });
 
+  it("resolves the card's data_files globs as datasets does: the files they match, read once per match", () => {
+    const out = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', SAMPLES, '--format', 'hf', '--max-file-mb', '0.001', '--out', out]).status, 0);
+    const card = path.join(out, 'README.md');
+    const written = readFileSync(card, 'utf8');
+    const shards = readdirSync(path.join(out, 'data')).filter((f) => f.startsWith('train-'));
+    assert.ok(shards.length > 2, shards.join());
+    // The card as a user edits it: each split one glob (datasets' own SPLIT_PATTERN_SHARDED shape, a `**` folder, a class).
+    const trainList = new RegExp(`(  - split: train\n    path:\n)((?:    - .*\n)+)`);
+    const validationList = new RegExp(`(  - split: validation\n    path:\n)((?:    - .*\n)+)`);
+    const edited = (train: string, validation = 'data/validation-*'): string =>
+      written.replace(trainList, `$1    - "${train}"\n`).replace(validationList, `$1    - "${validation}"\n`);
+    for (const glob of ['data/train-*.parquet', 'data/**/train-[0-9][0-9][0-9][0-9][0-9]-of-*.parquet', 'data/train-?????-of-?????.parquet', '**/train-*.parquet']) {
+      writeFileSync(card, edited(glob));
+      const run = runCli(['validate', out, '--format', 'hf']);
+      assert.equal(run.status, 0, `${glob}: ${run.stdout}`);
+    }
+    // A glob reads every file it matches: the validation shard, or LLaMA-Factory's own rows in llamafactory/, hold rows of no train split.
+    for (const glob of ['data/*.parquet', '**/train-*']) {
+      writeFileSync(card, edited(glob));
+      const run = runCli(['validate', out, '--format', 'hf']);
+      assert.equal(run.status, 1, glob);
+      assert.match(run.stdout, /says train has \d+ examples; its files hold \d+/);
+    }
+    let run: ReturnType<typeof runCli>;
+    // A glob that matches nothing leaves its split without data; a path that matches nothing fails the load.
+    writeFileSync(card, edited('data/training-*.parquet'));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /split train's data_files \(data\/training-\*\.parquet\) match no file/);
+    assert.match(run.stdout, /data\/train-00000-of-\d+\.parquet is in no split of README\.md/);
+    // The card itself, hidden files and paths outside the folder are never data, as in datasets.
+    writeFileSync(card, edited('data/train-*', '/etc/passwd'));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /split validation names \/etc\/passwd, which is outside the folder/);
+    copyFileSync(path.join(out, 'data', shards[0]!), path.join(out, 'data', '.hidden.parquet'));
+    writeFileSync(card, edited('data/*train-*'));
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    // data_files in sanitize_patterns' other shapes: a mapping of split to paths; none at all (the sharded
+    // file names then say the splits); a split named twice is datasets' ValueError.
+    const configs = /configs:\n(?:[- ].*\n)+/;
+    assert.match(written, configs);
+    const withConfigs = (text: string): string => written.replace(configs, text);
+    writeFileSync(card, withConfigs('configs:\n- config_name: default\n  data_files:\n    train: data/train-*\n    validation: [data/validation-*]\n'));
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    writeFileSync(card, withConfigs(''));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 0, run.stdout);
+    writeFileSync(card, withConfigs('configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/train-*\n  - split: train\n    path: data/validation-*\n'));
+    run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /declares split "train" twice in data_files/);
+  });
+
+  it('a data shard or LLaMA-Factory file that is a symbolic link is an error: the Hub does not read it as datasets does here', () => {
+    const out = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', GENUINE, '--format', 'hf', '--out', out]).status, 0);
+    assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    const elsewhere = tempDir();
+    for (const file of ['data/train-00000-of-00001.parquet', 'llamafactory/train-00000-of-00001.jsonl']) {
+      copyFileSync(path.join(out, file), path.join(elsewhere, path.basename(file)));
+      rmSync(path.join(out, file));
+      symlinkSync(path.join(elsewhere, path.basename(file)), path.join(out, file));
+    }
+    const report = runCliJson<{ file: string; ok: boolean; errors: { code: string; message: string }[] }[]>(['validate', out, '--format', 'hf']);
+    const linked = report.flatMap((r) => r.errors).filter((e) => e.code === 'linked_file');
+    assert.deepEqual(
+      linked.map((e) => e.message.split(' ')[0]),
+      ['data/train-00000-of-00001.parquet', 'llamafactory/train-00000-of-00001.jsonl'],
+    );
+    assert.match(linked[0]!.message, /is a symbolic link \(to .*\): datasets reads through it .* traces never writes through a link/);
+    // Its rows are still read and checked, as datasets would read them here.
+    assert.ok(report.some((r) => r.file.endsWith('train-00000-of-00001.parquet') && r.ok));
+    const run = runCli(['validate', out, '--format', 'hf']);
+    assert.equal(run.status, 1);
+    // The whole data folder a link: each shard in it is named, with the link it lies in.
+    const folder = path.join(tempDir(), 'hf');
+    assert.equal(runCli(['export', GENUINE, '--format', 'hf', '--out', folder]).status, 0);
+    const moved = path.join(tempDir(), 'data');
+    cpSync(path.join(folder, 'data'), moved, { recursive: true });
+    rmSync(path.join(folder, 'data'), { recursive: true });
+    symlinkSync(moved, path.join(folder, 'data'));
+    const inLinked = runCliJson<{ errors: { code: string; message: string }[] }[]>(['validate', folder, '--format', 'hf']).flatMap((r) => r.errors);
+    const shards = readdirSync(moved).map((f) => `data/${f}`).sort();
+    assert.deepEqual(inLinked.filter((e) => e.code === 'linked_file').map((e) => e.message.split(' ')[0]).sort(), shards);
+    assert.ok(inLinked.every((e) => e.code !== 'linked_file' || e.message.includes('lies in data, a symbolic link')));
+    assert.deepEqual(inLinked.filter((e) => e.code === 'card_mismatch'), []);
+  });
+
   it('a JSONL row with a null key (a loader unified the rows) and struct arguments are errors', () => {
     const out = path.join(tempDir(), 'hf');
     assert.equal(runCli(['export', GENUINE, '--format', 'hf', '--file-format', 'jsonl', '--out', out]).status, 0);
@@ -318,7 +408,7 @@ describe('--train-on last, validated from the files', () => {
 describe("LLaMA-Factory's own rows", () => {
   it('hold each tool call as a function_call turn with the recorded arguments, roles alternating as its converter requires, every row accounted for', async () => {
     const out = path.join(tempDir(), 'hf');
-    const report = runCliJson<{ examples: Record<string, number> }>(['export', GENUINE, '--format', 'hf', '--out', out]);
+    const report = runCliJson<{ examples: Record<string, number>; llama_factory: { rows: number; left_out: Record<string, number> }; warnings: string[] }>(['export', GENUINE, '--format', 'hf', '--out', out]);
     const entries = JSON.parse(readFileSync(path.join(out, 'dataset_info.json'), 'utf8')) as Record<string, { file_name: string; columns: Record<string, string>; tags: Record<string, string> }>;
     const rows = Object.values(entries).flatMap((e) => {
       assert.equal(e.tags.function_tag, 'function_call');
@@ -346,5 +436,34 @@ describe("LLaMA-Factory's own rows", () => {
     }
     assert.ok(calls > 0);
     assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
+    // The rows left out are counted in report.json and said on stderr, and they are exactly those LLaMA-Factory cannot take:
+    // each row as its loader would get it if written as it is (every call a function_call turn, any text beside the calls
+    // in its content, every result a tool turn) alternates as SharegptDatasetConverter requires and has function_call
+    // contents that FunctionFormatter json.loads (formatter.py), or it is left out.
+    assert.equal(report.llama_factory.rows, rows.length);
+    const leftOut = Object.values(report.llama_factory.left_out).reduce((a, b) => a + b, 0);
+    assert.equal(report.llama_factory.rows + leftOut, report.examples.training + report.examples.validation);
+    assert.ok(leftOut > 0, 'the genuine tree has rows LLaMA-Factory cannot take (parallel tool results)');
+    assert.ok(report.warnings.some((w) => w.startsWith(`LLaMA-Factory: ${leftOut} of ${rows.length + leftOut} rows are left out of llamafactory/`)), report.warnings.join('\n'));
+    const readWhole = hf.filter((r) => {
+      const messages = conversation(r.messages!).map((m) => {
+        const called = (m.tool_calls as Row[] | undefined) ?? [];
+        if (called.length === 0) return { role: m.role, content: (m.content as string | undefined) ?? '' };
+        const json = JSON.stringify(called.map((c) => ({ name: (c.function as Row).name, arguments: JSON.parse((c.function as Row).arguments as string) as object })));
+        return { role: 'function_call', content: `${(m.content as string | undefined) ?? ''}${json}` };
+      });
+      const turns = messages[0]!.role === 'system' ? messages.slice(1) : messages;
+      const alternating = turns.length % 2 === 0 && turns.every((m, i) => (i % 2 === 0 ? ['user', 'tool'] : ['assistant', 'function_call']).includes(m.role as string));
+      const formatted = messages.filter((m) => m.role === 'function_call').every((m) => {
+        try {
+          JSON.parse(m.content);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      return alternating && formatted;
+    });
+    assert.equal(readWhole.length, rows.length);
   });
 });

@@ -159,6 +159,10 @@ describe('preference pairs on a tree the real Synalinks Recorder wrote', () => {
     assert.equal(report.pairs.written.empty, 0);
     const refused = lines(path.join(out, '_traces', 'manifest.jsonl')).find((d) => d.reason === 'not_representable');
     assert.match(String(refused?.detail), /^empty pair with .*answer is empty/);
+    // The record refused is the empty answer, the one the output lacks, not its chosen partner (written in its refusal pair).
+    const inPairs = new Set(lines(path.join(out, '_traces', 'examples.jsonl')).flatMap((p) => [p.call_id, p.rejected_call_id]));
+    assert.ok(!inPairs.has(refused!.call_id), 'the refused record is in no written pair');
+    assert.ok(inPairs.has(String(refused!.detail).split(' ')[3]!.replace(/:$/, '')), 'its partner is written');
     // The genuine tree gives 5 pairs: OpenAI's 10-example minimum is the one error the file may have.
     const validated = JSON.parse(runCli(['validate', path.join(out, 'training.jsonl'), '--format', 'openai-preference', '--json']).stdout) as { errors: { code: string }[] };
     assert.deepEqual(validated.errors.map((e) => e.code).filter((code) => code !== 'too_few_examples'), []);

@@ -1,14 +1,16 @@
 /**
  * Issue 38's property: the curation stages agree. Every combination of --key, --near-duplicates,
  * --trajectories, --keep, --quality, --group-by and --against (and the targets that refuse
- * records, and dedupe/filter) on our samples, the trees the real Synalinks Recorder wrote, real
- * Ask recordings and a generated tree with agent runs, repeats and planted near-duplicates:
- * every drop that names a kept record leads to a record in the output. The combinations run
- * in stage-agreement-runner.ts, one process per tree, side by side.
+ * records, hf's Parquet and JSONL folders, the preference formats with and without --scores and
+ * --min-margin, and dedupe/filter) on our samples, the trees the real Synalinks Recorder wrote
+ * (retried and scored calls among them), real Ask recordings and generated trees with agent
+ * runs, repeats, planted near-duplicates and planted pairs: every drop that names a kept record
+ * leads to a record in the output, and every record is in the output or in the manifest, never
+ * both. The combinations run in stage-agreement-runner.ts, one process per tree, side by side.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { FIXTURES, generatedTree, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
@@ -16,11 +18,21 @@ import { brokenChains, type RunVerdict } from './stage-agreement-runner.js';
 
 const RUNNER = path.join(REPO, 'dist', 'test', 'stage-agreement-runner.js');
 
-function verdicts(tree: string, full: boolean): Promise<RunVerdict[]> {
+interface TreeRuns {
+  /** Every combination of the export variants (see the runner). */
+  full?: boolean;
+  /** The preference formats too (the tree holds answers to pair), or, `only`, those alone. */
+  pairs?: boolean | 'only';
+  /** The tree's own scores, for --scores (else the runner scores the records itself). */
+  scores?: string;
+}
+
+function verdicts(tree: string, { full = false, pairs = false, scores }: TreeRuns): Promise<RunVerdict[]> {
   const work = tempDir('traces-agreement-');
   const result = path.join(work, 'verdicts.json');
+  const flags = [...(full ? ['full'] : []), ...(pairs === 'only' ? ['pairs-only'] : pairs ? ['pairs'] : []), ...(scores !== undefined ? [`scores=${scores}`] : [])];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNNER, tree, work, result, ...(full ? ['full'] : [])], { stdio: ['ignore', 'ignore', 'pipe'], cwd: work, env: { ...process.env, TRACES_WORKERS: '0' } });
+    const child = spawn(process.execPath, [RUNNER, tree, work, result, ...flags], { stdio: ['ignore', 'ignore', 'pipe'], cwd: work, env: { ...process.env, TRACES_WORKERS: '0' } });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
@@ -29,6 +41,33 @@ function verdicts(tree: string, full: boolean): Promise<RunVerdict[]> {
       resolve(JSON.parse(readFileSync(result, 'utf8')) as RunVerdict[]);
     });
   });
+}
+
+/**
+ * The genuine retried and scored calls, and beside them the same calls as a second program
+ * records them (program renamed, call_ids changed: the Recorder hashes neither), with their
+ * scores: with the default key, each pair of the second program is the same row as one of the
+ * first (duplicate_example, naming on each side the record of the row written before).
+ */
+function pairsTreeTwice(): { tree: string; scores: string } {
+  const source = path.join(FIXTURES, 'genuine-pairs');
+  const dir = tempDir('traces-pairs-twice-');
+  const tree = path.join(dir, 'tree');
+  cpSync(path.join(source, 'tree'), tree, { recursive: true });
+  const again = (text: string): string => text.replace(/\b([0-9a-f]{8})(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/g, (_, head: string, rest: string) => `${(0xffffffff - parseInt(head, 16)).toString(16).padStart(8, '0')}${rest}`);
+  for (const program of readdirSync(path.join(source, 'tree'))) {
+    for (const module of readdirSync(path.join(source, 'tree', program))) {
+      mkdirSync(path.join(tree, `${program}_again`, module), { recursive: true });
+      for (const file of readdirSync(path.join(source, 'tree', program, module))) {
+        const text = readFileSync(path.join(source, 'tree', program, module, file), 'utf8');
+        writeFileSync(path.join(tree, `${program}_again`, module, file), again(text).replaceAll(`"program":"${program}"`, `"program":"${program}_again"`));
+      }
+    }
+  }
+  const scores = path.join(dir, 'scores.jsonl');
+  const original = readFileSync(path.join(source, 'scores.jsonl'), 'utf8');
+  writeFileSync(scores, original + again(original));
+  return { tree, scores };
 }
 
 function assertAgreement(runs: RunVerdict[]): void {
@@ -44,14 +83,18 @@ function assertAgreement(runs: RunVerdict[]): void {
 describe('the curation stages agree: every drop that names a kept record leads to the output', { concurrency: true }, () => {
   // Every combination on the generated tree (agent runs, repeats, planted near-duplicates); on
   // the others, every combination of the comparing stages' options (see the runner).
-  const trees: [string, () => string, boolean][] = [
-    ['the samples', () => SAMPLES, false],
-    ['a generated tree with agent runs, repeats and near-duplicates', () => generatedTree({ mb: 0.4, seed: 38, profile: 'small', plantNearDuplicates: true }).tree, true],
-    ['a tree the real Recorder wrote (orjson 3.8)', () => path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree'), false],
-    ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), false],
-    ['real Ask recordings', () => path.join(FIXTURES, 'ask'), false],
+  const pairsTwice = pairsTreeTwice();
+  const trees: [string, () => string, TreeRuns][] = [
+    ['the samples', () => SAMPLES, {}],
+    ['a generated tree with agent runs, repeats and near-duplicates', () => generatedTree({ mb: 0.4, seed: 38, profile: 'small', plantNearDuplicates: true }).tree, { full: true }],
+    ['a tree the real Recorder wrote (orjson 3.8)', () => path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree'), {}],
+    ['a tree the real Recorder wrote (orjson 3.12)', () => path.join(FIXTURES, 'genuine', 'plus-exponent', 'tree'), {}],
+    ['real Ask recordings', () => path.join(FIXTURES, 'ask'), {}],
+    // Retried and scored calls: the preference formats' pairs, the rows they cannot write, and rows written twice.
+    ['a tree the real Recorder wrote of retried and scored calls, and the same calls by a second program', () => pairsTwice.tree, { pairs: 'only', scores: pairsTwice.scores }],
+    ['a generated tree with planted pairs and scores', () => generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree, { pairs: true, scores: `${generatedTree({ mb: 0.4, seed: 3, plantPairs: true }).tree}.scores.jsonl` }],
   ];
-  for (const [name, tree, full] of trees) it(name, async () => assertAgreement(await verdicts(tree(), full)));
+  for (const [name, tree, runs] of trees) it(name, async () => assertAgreement(await verdicts(tree(), runs)));
 
   it('a run whose last steps the target refuses is exported up to the steps it takes, in three passes', () => {
     // NeMo Customizer takes no tool results: the math agent's runs hold them from their second step on.

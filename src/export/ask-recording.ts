@@ -15,6 +15,8 @@
  *   a JSON string, the result's JSON as `output`).
  *
  * `traces` reads these files back as Ask recordings and rebuilds the same conversations.
+ * `_traces/examples.jsonl` says where each conversation came from, as for every export:
+ * `{"file": "<test>/recording.yml", "line": <the conversation's number in it>, "call_id", "merged"}`.
  */
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +39,7 @@ import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './na
 import { compareText } from '../order.js';
 import { scrubbed, scrubbedCallId, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
 import { addCount } from '../own.js';
+import { Provenance } from './provenance.js';
 import { isoTime } from '../time.js';
 
 export interface AskRecordingOptions {
@@ -146,6 +149,8 @@ export function conversationInteractions(messages: readonly Message[], record: P
  */
 class Recording {
   private readonly body: OutputFile;
+  /** The recording's own file in the output, written at the end (write): provenance names it as conversations come. */
+  readonly file: OutputFile;
   interactions = 0;
   conversations = 0;
   latest: number | null = null;
@@ -154,9 +159,11 @@ class Recording {
     readonly test: string,
     scratch: RunTempDir,
     index: number,
+    output: OutputDir,
   ) {
     const file = path.join(scratch.path, `${index}.json`);
     this.body = new OutputFile(file, file);
+    this.file = output.create(path.join(test, 'recording.yml'));
   }
 
   add(interactions: readonly Json[], timestamp: number | null): void {
@@ -166,7 +173,8 @@ class Recording {
   }
 
   /** Writes the recording as `writeJson(…, 2)` would have: the header, the interactions gathered, the end. */
-  writeTo(file: OutputFile): void {
+  write(): void {
+    const file = this.file;
     const recordedAt = (isoTime(this.latest) ?? isoTime(Date.now() / 1000)!).replace(/\.\d{3}Z$/, 'Z');
     file.write(`{\n  "test": ${JSON.stringify(this.test)},\n  "recorded_at": ${JSON.stringify(recordedAt)},\n  "interactions": ${this.interactions > 0 ? '[' : '[]'}`);
     this.body.close();
@@ -211,12 +219,15 @@ async function askRecordingPass(
   let scratch: RunTempDir | null = null;
   let keptKeys: HeldKeys | null = null;
   let keptFile: { dispose(): void } | null = null;
+  const provenance = new Provenance();
   try {
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
       pass.noteDrop(d);
-      manifest.writeLine(jsonLine(JSON.stringify(scrubbedDrop(d, options.scrub))));
+      d = scrubbedDrop(d, options.scrub);
+      manifest.writeLine(jsonLine(JSON.stringify(d)));
+      provenance.dropped(d);
     };
     const refuse = (d: Drop) => {
       pass.refuse(d);
@@ -254,8 +265,9 @@ async function askRecordingPass(
         }
         const test = recordingTestName(record.program, record.module, options.scrub);
         let recording = recordings.get(test);
-        if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size)));
+        if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size, output)));
         recording.add(interactions, record.timestamp);
+        provenance.written(recording.file, recording.conversations, scrubbedCallId(record.callId, options.scrub));
         if (record.partial) partial.push(scrubbedCallId(record.callId, options.scrub));
       }
     }
@@ -267,10 +279,10 @@ async function askRecordingPass(
     }
     const files: Record<string, unknown>[] = [];
     for (const recording of [...recordings.values()].sort((a, b) => compareText(a.test, b.test))) {
-      const file = path.join(recording.test, 'recording.yml');
-      recording.writeTo(output.create(file));
-      files.push({ file, test: recording.test, conversations: recording.conversations, interactions: recording.interactions });
+      recording.write();
+      files.push({ file: path.join(recording.test, 'recording.yml'), test: recording.test, conversations: recording.conversations, interactions: recording.interactions });
     }
+    provenance.write(output);
     const report = {
       ...reportHead('export', options.invocation, discovery.inputs ?? [], options.scrub),
       format: 'ask-recording',
@@ -303,5 +315,6 @@ async function askRecordingPass(
     throw error;
   } finally {
     keptFile?.dispose();
+    provenance.dispose();
   }
 }

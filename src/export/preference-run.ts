@@ -154,7 +154,11 @@ export async function exportPreference(
         else list.push(i);
       }
     });
-    const waiting = new Map<string, { side: Side; pending: number }>();
+    // A record of the pairs, read: its side, its pairs still to write, whether one was written,
+    // and why one was not. A record is in the output when some pair it is in was written; when
+    // its last pair is done and none was, it is listed once (sideDone), never before: a chosen
+    // answer whose pair with one rejected answer fails may be written with another.
+    const waiting = new Map<string, { side: Side; pending: number; written: boolean; failed: { reason: string; detail: string; kept?: string; own: boolean } | null }>();
     const origins = new Origins();
     const writtenBySignal: Record<string, number> = Object.fromEntries(PAIR_SIGNALS.map((s) => [s, 0]));
     const redactions: Record<string, number> = {};
@@ -162,31 +166,52 @@ export async function exportPreference(
     const recordedUsed = { examples: 0, names: new Set<string>() };
     const sink = new ByteSink();
     const rejectedTokens = { total: 0 };
-    const pairDrop = (pair: Pair, failing: Side | { callId: string; file: string; line: number }, reason: string, detail: string): void => {
-      addCount(exportDrops, reason);
-      const partner = failing.callId === pair.chosen.callId ? pair.rejected.callId : pair.chosen.callId;
-      drop({ call_id: failing.callId, file: failing.file, line: failing.line, reason, detail: `${pair.signal} pair with ${partner}: ${detail}` });
+    const atOf = (side: Pair['chosen']): string => `${side.fileIndex}:${side.line}`;
+    /**
+     * A pair not written, and whose fault: one side's (its record is dropped with the reason,
+     * unless another of its pairs is written; its partner, in no other written pair, is `no_pair`)
+     * or the row's, both sides' alike. `kept`: for a row written already, the record on each side of it.
+     */
+    const pairDrop = (pair: Pair, fault: 'chosen' | 'rejected' | 'both', reason: string, detail: string, kept?: { chosen: string; rejected: string }): void => {
+      for (const which of ['chosen', 'rejected'] as const) {
+        const entry = waiting.get(atOf(pair[which]))!;
+        const own = fault === 'both' || fault === which;
+        if (entry.failed !== null && (entry.failed.own || !own)) continue;
+        const partner = pair[which === 'chosen' ? 'rejected' : 'chosen'].callId;
+        entry.failed = own
+          ? { reason, detail: `${pair.signal} pair with ${partner}: ${detail}`, own, ...(kept !== undefined ? { kept: kept[which] } : {}) }
+          : { reason: 'no_pair', detail: `its ${pair.signal} pair with ${partner} was not written: ${partner} ${reason} (${detail})`, own };
+      }
     };
-    const writePair = (pair: Pair, chosen: Side, rejected: Side): void => {
-      if (!chosen.ok) return pairDrop(pair, chosen, chosen.reason, chosen.detail);
-      if (!rejected.ok) return pairDrop(pair, rejected, rejected.reason, rejected.detail);
-      if (chosen.prompt === null) return pairDrop(pair, chosen, 'empty', 'the chosen answer is empty');
+    /** A record whose pairs are all done: listed when none of them was written. */
+    const sideDone = ({ side, written: inOutput, failed }: { side: Side; written: boolean; failed: { reason: string; detail: string; kept?: string } | null }): void => {
+      if (inOutput || failed === null) return;
+      // no_pair counts the plan's unpaired records too: the export's add to them.
+      if (exportDrops[failed.reason] === undefined) exportDrops[failed.reason] = plan.dropped[failed.reason as keyof typeof plan.dropped] ?? 0;
+      addCount(exportDrops, failed.reason);
+      drop({ call_id: side.callId, file: side.file, line: side.line, reason: failed.reason, ...(failed.kept !== undefined ? { kept: failed.kept } : {}), detail: failed.detail });
+    };
+    const writePair = (index: number, chosen: Side, rejected: Side): void => {
+      const pair = pairs[index];
+      if (!chosen.ok) return pairDrop(pair, 'chosen', chosen.reason, chosen.detail);
+      if (!rejected.ok) return pairDrop(pair, 'rejected', rejected.reason, rejected.detail);
+      if (chosen.prompt === null) return pairDrop(pair, 'chosen', 'empty', 'the chosen answer is empty');
       if (rejected.prompt !== null && canonicalValueText(rejected.prompt) !== canonicalValueText(chosen.prompt)) {
-        return pairDrop(pair, rejected, 'not_representable', 'the two records share a key but their prompts differ as written');
+        return pairDrop(pair, 'rejected', 'not_representable', 'the two records share a key but their prompts differ as written');
       }
       const toolNames = [...new Set([...chosen.toolNames, ...rejected.toolNames])].sort();
       // One prompt, so one offer: the chosen record's, else the rejected one's.
       const tools = toolsFor(toolNames, supplied, inferred, chosen.offered.length > 0 ? chosen.offered : rejected.offered);
       const made = rows.row(chosen.prompt, chosen.answer, rejected.answer, tools.definitions);
-      if (!made.ok) return pairDrop(pair, made.reason === 'empty' ? rejected : chosen, made.reason, made.detail);
+      if (!made.ok) return pairDrop(pair, made.side, made.reason, made.detail);
       let row = made.row;
       let found: Record<string, number> | null = null;
       if (options.scrub !== null) {
         const redacted = redactValue(row, options.scrub.options);
         if (Object.keys(redacted.counts).length > 0) {
           const inName = toolNames.map((name) => redactedInToolName(name, options.scrub)).find((names) => names !== null);
-          if (inName !== undefined) return pairDrop(pair, chosen, 'redacted_tool_name', `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name`);
-          if (options.scrub.dropOnSecrets && holdsSecret(redacted.counts, options.scrub)) return pairDrop(pair, chosen, 'secret', foundBy(redacted.counts));
+          if (inName !== undefined) return pairDrop(pair, 'both', 'redacted_tool_name', `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name`);
+          if (options.scrub.dropOnSecrets && holdsSecret(redacted.counts, options.scrub)) return pairDrop(pair, 'both', 'secret', foundBy(redacted.counts));
           row = redacted.value as JsonObject;
           found = redacted.counts;
         }
@@ -195,18 +220,22 @@ export async function exportPreference(
       const measured = meter.measure(sides.chosen);
       const measuredRejected = meter.measure(sides.rejected);
       const longest = Math.max(measured.tokens.total, measuredRejected.tokens.total);
-      if (options.maxExampleTokens !== null && longest > options.maxExampleTokens) return pairDrop(pair, chosen, 'too_long', `${longest} tokens > --max-example-tokens ${options.maxExampleTokens}`);
+      if (options.maxExampleTokens !== null && longest > options.maxExampleTokens) return pairDrop(pair, 'both', 'too_long', `${longest} tokens > --max-example-tokens ${options.maxExampleTokens}`);
       const failed = [...measured.findings, ...measuredRejected.findings].find((f) => f.code === 'template_error');
-      if (failed !== undefined) return pairDrop(pair, chosen, 'template_error', failed.message);
-      if (options.maxSeqLength !== null && longest > options.maxSeqLength) return pairDrop(pair, chosen, 'too_long', `${longest} tokens > --max-seq-length ${options.maxSeqLength}`);
+      if (failed !== undefined) return pairDrop(pair, 'both', 'template_error', failed.message);
+      if (options.maxSeqLength !== null && longest > options.maxSeqLength) return pairDrop(pair, 'both', 'too_long', `${longest} tokens > --max-seq-length ${options.maxSeqLength}`);
       sink.reset();
       const unwritable = writeStrictLine(sink, row);
-      if (unwritable !== null) return pairDrop(pair, chosen, 'not_strict_json', unwritable);
+      if (unwritable !== null) return pairDrop(pair, 'both', 'not_strict_json', unwritable);
       const line = sink.view();
       const digest = createHash('sha256').update(line).digest();
       const id = pairId(scrubbedCallId(pair.chosen.callId, options.scrub), scrubbedCallId(pair.rejected.callId, options.scrub), pair.signal);
-      const earlier = written.addOrEarlier([digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)], pair.chosen.callId);
-      if (earlier !== null) return pairDrop(pair, chosen, 'duplicate_example', `the same row as the pair of ${earlier}, written already`);
+      // Noted by the pair's number (not a call_id): an identical row names both records of the pair written.
+      const earlierIndex = written.addOrEarlier([digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)], String(index));
+      if (earlierIndex !== null) {
+        const earlier = pairs[Number(earlierIndex)];
+        return pairDrop(pair, 'both', 'duplicate_example', `the same row as the pair of ${earlier.chosen.callId} and ${earlier.rejected.callId}, written already`, { chosen: earlier.chosen.callId, rejected: earlier.rejected.callId });
+      }
       for (const [name, n] of Object.entries(found ?? {})) addCount(redactions, name, n);
       for (const name of tools.inferred) inferredUsed.add(name);
       if (tools.recorded.length > 0) recordedUsed.examples++;
@@ -225,6 +254,8 @@ export async function exportPreference(
       writtenBySignal[pair.signal]++;
       // Both sides share the prompt, so the group is the prompt's first user message, as written.
       dataset!.write(Buffer.from(line), inspection, groupFraction(groupKey(chosen.program, messages as unknown as Message[]), options.seed), id);
+      waiting.get(atOf(pair.chosen))!.written = true;
+      waiting.get(atOf(pair.rejected))!.written = true;
     };
 
     for await (const { fileIndex, record } of pairRecords(discovery, plan.keptLines, plan.keptOffsets)) {
@@ -233,21 +264,30 @@ export async function exportPreference(
       if (mine === undefined) continue;
       const read = unlessTooLong(() => sideOf(record, base, reasoning, options.scrub));
       const side: Side = read instanceof TextTooLongError ? { ok: false, callId: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: read.message } : read;
-      waiting.set(at, { side, pending: mine.length });
+      waiting.set(at, { side, pending: mine.length, written: false, failed: null });
       for (const i of mine) {
         const pair = pairs[i];
-        const chosenAt = `${pair.chosen.fileIndex}:${pair.chosen.line}`;
-        const rejectedAt = `${pair.rejected.fileIndex}:${pair.rejected.line}`;
+        const chosenAt = atOf(pair.chosen);
+        const rejectedAt = atOf(pair.rejected);
         const other = waiting.get(chosenAt === at ? rejectedAt : chosenAt);
         if (other === undefined) continue;
-        const done = unlessTooLong(() => writePair(pair, waiting.get(chosenAt)!.side, waiting.get(rejectedAt)!.side));
-        if (done instanceof TextTooLongError) pairDrop(pair, side, 'text_too_long', done.message);
+        const done = unlessTooLong(() => writePair(i, waiting.get(chosenAt)!.side, waiting.get(rejectedAt)!.side));
+        if (done instanceof TextTooLongError) pairDrop(pair, 'both', 'text_too_long', done.message);
         for (const key of [chosenAt, rejectedAt]) {
           const entry = waiting.get(key)!;
-          if (--entry.pending === 0) waiting.delete(key);
+          if (--entry.pending === 0) {
+            waiting.delete(key);
+            sideDone(entry);
+          }
         }
       }
     }
+    // A record whose partner was never read again (its file changed under the run) is in no written pair: listed, not lost.
+    for (const entry of waiting.values()) {
+      entry.failed ??= { reason: 'no_pair', detail: 'the other record of its pair could not be read again', own: false };
+      sideDone(entry);
+    }
+    waiting.clear();
     if (written.size === 0) throw new UserError(noExampleWritten(plan, exportDrops).replace('no example to write', 'no preference pair to write'), 1);
 
     const files: { path: string; dataset: string; split: Split; report: ValidationReport }[] = [];
@@ -284,6 +324,7 @@ export async function exportPreference(
       notes,
       roots: discovery.inputs ?? [],
     });
+    // exportDrops.no_pair, when the export added to it, holds the plan's too.
     report.dropped = droppedCounts(PREFERENCE_REASONS, { ...plan.dropped, ...exportDrops });
     report.pairs = {
       found: found,

@@ -163,6 +163,11 @@ export class Provenance {
     this.rows.append(this.row, callIdWords(callId, this.row, WrittenRow.callId) ? null : callId);
   }
 
+  /** A curation drop, as written to the manifest: a duplicate or near-duplicate merges into the record it gave way to. */
+  dropped(drop: { reason: string; call_id?: string; kept?: string }): void {
+    if ((drop.reason === 'duplicate' || drop.reason === 'near_duplicate') && drop.kept !== undefined && drop.call_id !== undefined) this.merged(drop.kept, drop.call_id);
+  }
+
   /** `loser`'s example was identical or near-identical to `kept`'s and gave way to it. */
   merged(kept: string, loser: string): void {
     callIdWords(kept, this.merge, MergeRow.kept);

@@ -167,7 +167,7 @@ async function exportPass(
       pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
       manifest.writeLine(jsonLine(JSON.stringify(d)));
-      if ((d.reason === 'duplicate' || d.reason === 'near_duplicate') && d.kept !== undefined && d.call_id !== undefined) provenance.merged(d.kept, d.call_id);
+      provenance.dropped(d);
     };
     const inference = new ToolInference();
     let inferredDefinitions: ToolDefinition[] = [];

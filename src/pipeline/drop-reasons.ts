@@ -37,7 +37,7 @@ export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   redacted_tool_name: "a tool's name holds what --scrub redacts, and a redacted name is no valid tool name",
   not_strict_json: 'holds a value a strict JSON reader rejects',
   duplicate_example: 'written, the same example as one already written (in either split)',
-  no_pair: 'in no preference pair (preference formats): the only answer to its prompt, no signal, identical answers, a failed call, or scores under --min-margin',
+  no_pair: 'in no preference pair (preference formats): the only answer to its prompt, no signal, identical answers, a failed call, scores under --min-margin, or its pairs not written for their other record',
 };
 
 /**

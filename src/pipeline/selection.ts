@@ -48,13 +48,27 @@ export function everything(statuses: Iterable<Status>): Selection {
   };
 }
 
-/** Shell-style glob (`*`, `?`, `[...]`) as an anchored regular expression; `flag` names it in the error of a glob that is none (`[z-a]`). */
-export function globToRegExp(glob: string, flag: string): RegExp {
+/**
+ * Shell-style glob (`*`, `?`, `[...]`) as an anchored regular expression; `flag` names it in the
+ * error of a glob that is none (`[z-a]`). With `paths`, a glob of `/`-separated paths as Python's
+ * glob (and fsspec's, which `datasets` resolves data_files with) reads one: `*` and `?` stay within
+ * a name, and a name that is `**` alone stands for any number of folders, none included.
+ */
+export function globToRegExp(glob: string, flag: string, { paths = false }: { paths?: boolean } = {}): RegExp {
+  const any = paths ? '[^/]' : '.';
   let source = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
-    if (c === '*') source += '.*';
-    else if (c === '?') source += '.';
+    const nameStart = i === 0 || glob[i - 1] === '/';
+    if (paths && c === '*' && glob[i + 1] === '*' && nameStart && (i + 2 === glob.length || glob[i + 2] === '/')) {
+      // A whole `**`: any folders (then the rest), or, last, anything below.
+      if (i + 2 === glob.length) source += '.*';
+      else source += '(?:[^/]+/)*';
+      i += 2;
+    } else if (c === '*') {
+      source += `${any}*`;
+      while (glob[i + 1] === '*') i++;
+    } else if (c === '?') source += any;
     else if (c === '[') {
       const close = glob.indexOf(']', i + 2);
       if (close === -1) source += '\\[';

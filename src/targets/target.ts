@@ -103,7 +103,9 @@ export type ErrorClass =
   | 'invented_key'
   // A dataset folder (`validate DIR`): its card against its files, its files' schema.
   | 'card_mismatch'
-  | 'schema_invented_keys';
+  | 'schema_invented_keys'
+  // A data file that is a symbolic link: read through here, not on the Hub; traces never writes through one.
+  | 'linked_file';
 
 export interface ValidationError {
   code: ErrorClass;
@@ -182,7 +184,8 @@ export interface SourcesSummary {
 }
 
 /** A pair's row, or why the format cannot write it. */
-export type PairRow = { ok: true; row: JsonObject } | { ok: false; reason: ProjectionFailure; detail: string };
+/** A pair's row, or why it cannot be written and whose fault that is: one side's answer, or the row (the prompt both share). */
+export type PairRow = { ok: true; row: JsonObject } | { ok: false; reason: ProjectionFailure; detail: string; side: 'chosen' | 'rejected' | 'both' };
 
 /**
  * What a preference format adds to its target (preference-rows.ts): each side of a pair is the

@@ -153,14 +153,22 @@ async function llamaFactoryRows(context: FinishContext, dataset: string, files: 
 export async function finishHfDataset(context: FinishContext, layout: HfDatasetLayout): Promise<void> {
   const datasets = [...new Set(context.files.map((f) => f.dataset))].sort(compareText);
   const beside: string[] = [];
+  // LLaMA-Factory's own rows over every dataset: how many, and those left out by why.
+  const ownRows = { rows: 0, left_out: {} as Record<string, number> };
+  let madeOwnRows = false;
   for (const dataset of datasets) {
     const files = context.files.filter((f) => f.dataset === dataset);
     const schema = await schemaOf(files, layout.lists);
     // Read from the rows as written, before they become Parquet.
     // Rows of tool calls, or of prompt and completion, are not messages LLaMA-Factory reads whole: it gets its own.
-    const ownRows = layout.llamaFactoryRows && (schema.messageKeys.includes('tool_calls') || !layout.lists.includes('messages'));
-    const llamaFactory = ownRows ? await llamaFactoryRows(context, dataset, files) : null;
-    if (llamaFactory !== null) for (const f of llamaFactory.files) beside.push([dataset, f.path].filter((p) => p !== '').join('/'));
+    const own = layout.llamaFactoryRows && (schema.messageKeys.includes('tool_calls') || !layout.lists.includes('messages'));
+    const llamaFactory = own ? await llamaFactoryRows(context, dataset, files) : null;
+    if (llamaFactory !== null) {
+      madeOwnRows = true;
+      for (const f of llamaFactory.files) beside.push([dataset, f.path].filter((p) => p !== '').join('/'));
+      ownRows.rows += llamaFactory.files.reduce((n, f) => n + f.examples, 0);
+      for (const [reason, n] of Object.entries(llamaFactory.skipped)) ownRows.left_out[reason] = (ownRows.left_out[reason] ?? 0) + n;
+    }
     if (layout.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
     const card: CardDataset = {
       folder: dataset,
@@ -173,4 +181,15 @@ export async function finishHfDataset(context: FinishContext, layout: HfDatasetL
   }
   // What the summary names besides the data: the card and the trainers' entries.
   context.report.beside_data = beside;
+  if (madeOwnRows) {
+    context.report.llama_factory = ownRows;
+    const leftOut = Object.entries(ownRows.left_out).sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]));
+    const total = leftOut.reduce((n, [, k]) => n + k, 0);
+    if (total > 0 && Array.isArray(context.report.warnings)) {
+      (context.report.warnings as string[]).push(
+        `LLaMA-Factory: ${total} of ${ownRows.rows + total} rows are left out of ${LLAMA_FACTORY_DIR}/, which its sharegpt converter and FunctionFormatter would skip or fail on ` +
+          `(${leftOut.map(([reason, n]) => `${n} with ${reason}`).join(', ')}); the data files hold them for every other trainer (report.json: llama_factory)`,
+      );
+    }
+  }
 }

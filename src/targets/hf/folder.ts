@@ -8,10 +8,9 @@
  * null key is one a loader added (`invented_key`). A Parquet message struct with fields beyond
  * the writer's is `schema_invented_keys`: a loader inferred one schema for every row.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { compareText } from '../../order.js';
 import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReportLike } from '../target.js';
 import { fileLines, validateLines } from '../validate.js';
 import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
@@ -20,9 +19,10 @@ import { withoutNulls } from './rows.js';
 import { alternates } from './llama-factory.js';
 import { getTarget } from '../index.js';
 import { jsonLine } from '../../canonical/json-value.js';
+import { defaultSplits, folderFiles, resolveSplit, type FolderFile } from './data-files.js';
 
 interface CardFacts {
-  /** Split → declared files, relative to the folder. */
+  /** Split → declared files or globs, relative to the folder, as the card lists them (resolveSplit reads them). */
   files: Map<string, string[]>;
   /** Split → num_examples declared. */
   sizes: Map<string, number>;
@@ -53,13 +53,24 @@ export function readCard(text: string): CardFacts | string {
   const items = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined);
   const config = items(field(data, 'configs')).find((c) => field(c, 'config_name') === 'default') ?? items(field(data, 'configs'))[0];
-  for (const entry of items(field(config, 'data_files'))) {
-    const split = field(entry, 'split');
-    const paths = field(entry, 'path');
-    if (typeof split !== 'string') return `declares a data_files entry with no split name: ${JSON.stringify(entry)}`;
-    const list = files.get(split) ?? [];
-    for (const f of typeof paths === 'string' ? [paths] : items(paths)) list.push(String(f));
-    files.set(split, list);
+  // data_files as datasets' sanitize_patterns takes it: a path or a list of them (the train
+  // split), a mapping of split to paths, or a list of {split, path} entries, no split twice.
+  const dataFiles = field(config, 'data_files');
+  const asList = (paths: unknown): string[] => (Array.isArray(paths) ? paths.map(String) : [String(paths)]);
+  if (typeof dataFiles === 'string' || (Array.isArray(dataFiles) && dataFiles.every((entry) => typeof entry === 'string'))) files.set('train', asList(dataFiles));
+  else if (Array.isArray(dataFiles)) {
+    for (const entry of dataFiles) {
+      const split = field(entry, 'split');
+      const paths = field(entry, 'path');
+      const keys = entry !== null && typeof entry === 'object' ? Object.keys(entry as object) : [];
+      if (typeof split !== 'string' || keys.length !== 2 || !(typeof paths === 'string' || Array.isArray(paths))) {
+        return `declares a data_files entry that is not {split, path}: ${JSON.stringify(entry)} (datasets raises "Invalid format for data_files entry")`;
+      }
+      if (files.has(split)) return `declares split ${JSON.stringify(split)} twice in data_files (datasets raises "Some splits are duplicated in data_files")`;
+      files.set(split, asList(paths));
+    }
+  } else if (dataFiles !== null && typeof dataFiles === 'object') {
+    for (const [split, paths] of Object.entries(dataFiles as Record<string, unknown>)) files.set(split, asList(paths));
   }
   const info = field(data, 'dataset_info');
   for (const feature of items(field(info, 'features'))) {
@@ -116,23 +127,42 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
     ? readCard(readFileSync(cardPath, 'utf8'))
     : `is missing: ${dir} is no hf dataset folder (traces export --format hf writes one; with --group-by module, each DIR/<program>/<module>/ is one: validate those)`;
   if (typeof card === 'string') problems.push({ code: 'card_mismatch', message: `${CARD_FILE} ${card}` });
-  const declared = typeof card === 'string' ? new Map<string, string[]>() : card.files;
+  // Each split's entries resolved to files as datasets resolves them (paths and globs).
+  const files = folderFiles(dir);
+  const declared = new Map<string, FolderFile[]>();
+  // A card that names no data_files is read from datasets' default: the sharded file names.
+  const splits = typeof card === 'string' ? new Map<string, string[]>() : card.files.size > 0 ? card.files : (defaultSplits(files) ?? new Map<string, string[]>());
+  for (const [split, patterns] of splits) {
+    const resolved = resolveSplit(patterns, files);
+    for (const problem of resolved.problems) problems.push({ code: 'card_mismatch', message: `${CARD_FILE}: split ${split} ${problem}` });
+    if (resolved.files.length === 0 && resolved.problems.length === 0) problems.push({ code: 'card_mismatch', message: `${CARD_FILE}: split ${split}'s data_files (${patterns.join(', ')}) match no file: datasets finds no data for it` });
+    declared.set(split, resolved.files);
+  }
   // The target as the card's files say it was written: shape from the features, format from the names.
-  const all = [...declared.values()].flat();
+  const all = [...new Set([...declared.values()].flat().map((f) => f.path))];
   const shape = typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages';
   const lists = as?.lists ?? listColumns(shape);
   const fileFormat = all.some((f) => f.endsWith('.jsonl')) ? 'jsonl' : 'parquet';
   const target = as !== null ? (as.target.configure?.({ fileFormat }) ?? as.target) : getTarget('hf', { fileFormat, hfShape: shape });
-  const dataDir = path.join(dir, 'data');
-  const present = existsSync(dataDir) ? readdirSync(dataDir).filter((f) => !f.startsWith('.')).map((f) => `data/${f}`).sort(compareText) : [];
-  for (const f of all) if (!present.includes(f)) problems.push({ code: 'card_mismatch', message: `${CARD_FILE} declares ${f}, which does not exist` });
-  for (const f of present) if (!all.includes(f)) problems.push({ code: 'card_mismatch', message: `${f} is in no split of ${CARD_FILE}: a loader of the card never reads it` });
+  // The data folder's files (hidden ones aside, as datasets passes over them).
+  const present = files.filter((f) => f.path.startsWith('data/') && !f.path.split('/').some((part) => part.startsWith('.')));
+  for (const f of present) if (!all.includes(f.path)) problems.push({ code: 'card_mismatch', message: `${f.path} is in no split of ${CARD_FILE}: a loader of the card never reads it` });
+  // A shard that is a link: datasets reads through it here, a copy on the Hub does not have it.
+  const linked = new Set<string>();
+  for (const f of [...present, ...[...declared.values()].flat()]) {
+    if (f.link === null || linked.has(f.path)) continue;
+    linked.add(f.path);
+    problems.push({ code: 'linked_file', message: linkedMessage(dir, f.path, f.link) });
+  }
   const entries = path.join(dir, LLAMA_FACTORY_FILE);
   if (existsSync(entries)) {
     try {
       for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string }>)) {
         if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) {
           problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+        } else if (lstatSync(path.join(dir, entry.file_name)).isSymbolicLink() && !linked.has(entry.file_name)) {
+          linked.add(entry.file_name);
+          problems.push({ code: 'linked_file', message: linkedMessage(dir, entry.file_name, entry.file_name) });
         } else if (entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name)) {
           // LLaMA-Factory's own rows: each must be one its converter reads whole.
           let n = 0;
@@ -159,8 +189,8 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   }
   const reports: ValidationReportLike[] = [];
   const rows = new Map<string, number>();
-  for (const [split, files] of declared) {
-    for (const f of files) {
+  for (const [split, splitFiles] of declared) {
+    for (const { path: f } of splitFiles) {
       const file = path.join(dir, f);
       if (!existsSync(file) || !statSync(file).isFile()) continue;
       let r: ValidationReportLike;
@@ -181,6 +211,20 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   const cardReport = await report(target, options, cardPath, [], problems);
   const cleaned = { ...cardReport, errors: cardReport.errors.filter((e) => e.code !== 'no_examples'), warnings: cardReport.warnings.filter((e) => e.code !== 'no_examples' && e.code !== 'too_few_examples') };
   return [{ ...cleaned, ok: cleaned.errors.length === 0 }, ...reports];
+}
+
+/** What a shard that is a symbolic link (or lies in a linked folder, `link`) does to its loaders, and what to do. */
+function linkedMessage(dir: string, file: string, link: string): string {
+  let target = '';
+  try {
+    target = ` (to ${realpathSync(path.join(dir, link))})`;
+  } catch {
+    // Named without its target.
+  }
+  return (
+    `${file} ${link === file ? `is a symbolic link${target}` : `lies in ${link}, a symbolic link${target}`}: datasets reads through it on this machine, but the folder pushed to the Hub with git holds the link itself ` +
+    `(the path it points at, not the rows), and traces never writes through a link: put the file itself there (traces export --format hf writes one)`
+  );
 }
 
 async function parquetReport(target: Target, options: FolderValidation, file: string, lists: readonly string[]): Promise<ValidationReportLike> {

@@ -28,11 +28,11 @@ export const nemoPreferenceTarget = preferenceTarget({
   nextSteps: nemoCustomizerTarget.nextSteps,
   row(prompt, chosen, rejected) {
     const tools = prompt.find((m) => m.role === 'tool' || m.tool_calls !== undefined);
-    if (tools !== undefined) return { ok: false, reason: 'not_representable', detail: 'the prompt holds tool calls or tool results, which NeMo Customizer DPO rows cannot write' };
+    if (tools !== undefined) return { ok: false, reason: 'not_representable', detail: 'the prompt holds tool calls or tool results, which NeMo Customizer DPO rows cannot write', side: 'both' };
     for (const [name, answer] of [['chosen', chosen], ['rejected', rejected]] as const) {
-      if (answer.tool_calls !== undefined) return { ok: false, reason: 'not_representable', detail: `the ${name} answer calls tools, and a DPO response is text` };
+      if (answer.tool_calls !== undefined) return { ok: false, reason: 'not_representable', detail: `the ${name} answer calls tools, and a DPO response is text`, side: name };
     }
-    if (isEmptyAnswer(chosen)) return { ok: false, reason: 'not_representable', detail: 'the chosen answer is empty' };
+    if (isEmptyAnswer(chosen)) return { ok: false, reason: 'not_representable', detail: 'the chosen answer is empty', side: 'chosen' };
     return {
       ok: true,
       row: { prompt: prompt.map((m) => ({ role: m.role, content: m.content })), chosen_response: chosen.content ?? '', rejected_response: rejected.content ?? '' },

@@ -39,7 +39,8 @@ export const openaiPreferenceTarget = preferenceTarget({
   ],
   row(prompt, chosen, rejected, tools) {
     if (isEmptyAnswer(chosen) || isEmptyAnswer(rejected)) {
-      return { ok: false, reason: 'not_representable', detail: `the ${isEmptyAnswer(chosen) ? 'preferred' : 'non-preferred'} answer is empty, and OpenAI's rows take an assistant message with content or tool calls` };
+      const side = isEmptyAnswer(chosen) ? 'chosen' : 'rejected';
+      return { ok: false, reason: 'not_representable', detail: `the ${side === 'chosen' ? 'preferred' : 'non-preferred'} answer is empty, and OpenAI's rows take an assistant message with content or tool calls`, side };
     }
     const input: JsonObject = { messages: prompt };
     if (tools.length > 0) input.tools = tools;
