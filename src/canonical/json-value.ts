@@ -251,10 +251,11 @@ const NOT_NATIVE = Symbol('not native');
  * `parseJsonText` by the native parser, which builds the small objects OTLP spans are made of
  * several times faster than `parseAt`: the text is first held to the same rules by one pass
  * (`isPlainJson`, which accepts only what `parseAt` accepts), and the native parser is used
- * only when every number's text is the one JavaScript prints for its value, so that each number becomes the same `JsonNumber` `parseAt` makes. Anything else
- * (a refused text, so that the error is `parseAt`'s own; a number such as `1.0`; a string with
- * lone surrogates, which its UTF-8 bytes do not keep; a text long enough to hit V8's string
- * limit) gives NOT_NATIVE and is parsed as before.
+ * only when every number's text is the one JavaScript prints for its value, so that each
+ * number becomes the same `JsonNumber` `parseAt` makes. Anything else (a refused text, so
+ * that the error is `parseAt`'s own; a number such as `1.0`; a string with lone surrogates,
+ * which its UTF-8 bytes do not keep; a text long enough to hit V8's string limit) gives
+ * NOT_NATIVE and is parsed as before.
  */
 function parseNatively(text: string | Buffer, b: Buffer): unknown {
   if (b.length > CHECKED_FROM_BYTES) return NOT_NATIVE;

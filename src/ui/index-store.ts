@@ -337,7 +337,7 @@ export class IndexStore extends EventEmitter {
           file++;
           this.addOtherDamaged(this.files.length + file);
         }
-        this.addLine(this.files.length + file, line, others.placeOf(record++));
+        this.addOtherLine(this.files.length + file, line, others.placeOf(record++));
       }
       this.changed();
       await yieldToLoop();
@@ -415,7 +415,7 @@ export class IndexStore extends EventEmitter {
       try {
         await this.addOthers(this.others);
       } catch (error) {
-        this.errors.push(`${this.others.path}: ${error instanceof Error ? error.message : String(error)}`);
+        this.errors.push(`the records of other recorders' files, set aside in ${this.others.path}, could not be read back: ${error instanceof Error ? error.message : String(error)}`);
       }
       this.progress.bytesDone = this.others.bytesRead;
       this.changed();
@@ -490,12 +490,7 @@ export class IndexStore extends EventEmitter {
     return id;
   }
 
-  /** `place`: for a spilled record of another recorder's file, its place in that file (the line shown). */
-  private addLine(fileId: number, line: Line, place?: number): void {
-    if (place !== undefined) {
-      this.addOtherLine(fileId, line, place);
-      return;
-    }
+  private addLine(fileId: number, line: Line): void {
     const i = this.count;
     this.ensureCapacity(i + 1);
     const moduleId = this.fileModule[fileId];
@@ -521,7 +516,7 @@ export class IndexStore extends EventEmitter {
     this.addParsed(i, record, counts);
   }
 
-  /** A record of another recorder's file, from the spill file: its module is the one it names. */
+  /** A record of another recorder's file, from the spill file: `place` is its place in that file (the line shown); its module, the one it names. */
   private addOtherLine(fileId: number, line: Line, place: number): void {
     let record: SynalinksRecord;
     try {
