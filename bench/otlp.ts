@@ -9,7 +9,9 @@
  * ExportTraceServiceRequest per line as the Collector's file exporter writes. The Synalinks
  * tree is bench/generate.ts's small profile (records of about 2 KB, files of about 10 MB).
  * Both are read once to warm the page cache, then timed alternately; medians are reported,
- * with the ratio of the OTLP file's bytes per second to the tree's.
+ * with the ratio of the OTLP file's bytes per second to the tree's. The browser's index is
+ * also opened on each (browse-store-rss.ts), for its peak RSS: a span file's records are set
+ * aside on disk, so it should need about what a tree of the same size does.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -96,6 +98,13 @@ for (let i = 0; i < runs; i++) {
   times.otlp.push(timeStats(otlp));
   times.tree.push(timeStats(tree));
 }
+/** The browser's index opened on `target`, in a process of its own: its peak RSS. */
+function browseStore(target: string): { records: number; peak_rss_mb: number } {
+  const result = spawnSync(process.execPath, [path.join(PROJECT, 'dist', 'bench', 'browse-store-rss.js'), target], { encoding: 'utf8', maxBuffer: 64 * MB });
+  if (result.status !== 0) throw new Error(`browse store ${target}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as { records: number; peak_rss_mb: number };
+}
+const browse = { otlp: browseStore(otlp), tree: browseStore(tree) };
 const rate = (bytes: number, seconds: number) => bytes / MB / seconds;
 const otlpRate = rate(sizes.otlp, median(times.otlp));
 const treeRate = rate(sizes.tree, median(times.tree));
@@ -105,6 +114,7 @@ process.stdout.write(
       otlp: { bytes: sizes.otlp, seconds: times.otlp, mb_per_s: Number(otlpRate.toFixed(1)) },
       synalinks_small: { bytes: sizes.tree, seconds: times.tree, mb_per_s: Number(treeRate.toFixed(1)) },
       ratio_otlp_per_byte_vs_synalinks: Number((otlpRate / treeRate).toFixed(2)),
+      browse_index: { otlp: browse.otlp, synalinks_small: browse.tree, peak_rss_ratio_otlp_vs_synalinks: Number((browse.otlp.peak_rss_mb / browse.tree.peak_rss_mb).toFixed(2)) },
     },
     null,
     2,
