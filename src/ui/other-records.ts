@@ -61,12 +61,13 @@ export class OtherRecords {
     const firstRecord = this.count;
     const start = this.written;
     const damaged: DamagedLine[] = [];
-    const names: [string, string][] = [];
+    // The file's names apart until it is read whole (a file that fails shows none): as many as it has distinct names, not records.
+    const names = new Map<string, Set<string>>();
     try {
       for await (const batch of readFile(file)) {
         for (const record of batch.records) {
           this.append(record.raw, record.ref.line);
-          names.push([record.program, record.module]);
+          addName(names, record.program, record.module);
         }
         damaged.push(...batch.damaged);
         this.bytesRead += batch.bytes ?? 0;
@@ -80,11 +81,7 @@ export class OtherRecords {
       this.errors.push(`${file.display}: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    for (const [program, module] of names) {
-      let modules = this.names.get(program);
-      if (modules === undefined) this.names.set(program, (modules = new Set()));
-      modules.add(module);
-    }
+    for (const [program, modules] of names) for (const module of modules) addName(this.names, program, module);
     this.files.push({ file, firstRecord, damaged });
   }
 
@@ -123,6 +120,12 @@ export class OtherRecords {
     this.fd = -1;
     this.dir.remove();
   }
+}
+
+function addName(names: Map<string, Set<string>>, program: string, module: string): void {
+  let modules = names.get(program);
+  if (modules === undefined) names.set(program, (modules = new Set()));
+  modules.add(module);
 }
 
 const NEWLINE = Buffer.from('\n');
