@@ -42,6 +42,8 @@ export interface RebuiltFields {
   cutValue?: string | null;
   /** The tool definitions offered to the model, as OpenAI function tools, when the recorder kept them. */
   offeredTools?: readonly unknown[] | null;
+  /** The recorder's version, when its files carry one (a coding agent's). */
+  version?: string | null;
 }
 
 /** The config hashed as config_hash for records of other recorders. */
@@ -72,7 +74,7 @@ export class RebuiltRecord implements TraceRecord {
   readonly status: Status;
   readonly model: string | null;
   readonly provider: string | null;
-  readonly version = null;
+  readonly version: string | null;
   readonly inputsHash: string;
   readonly configHash: string;
   readonly exception: string | null;
@@ -108,6 +110,7 @@ export class RebuiltRecord implements TraceRecord {
     this.stopReason = fields.stopReason ?? null;
     this.cutValue = fields.cutValue ?? null;
     this.offeredTools = fields.offeredTools ?? null;
+    this.version = fields.version ?? null;
     const outputs = fields.status === 'ok' ? fields.completion : null;
     this.outputs = outputs;
     this.all = outputs !== null ? [...fields.inputs, outputs] : fields.inputs;

@@ -38,6 +38,11 @@ export interface Source {
    */
   readonly versionOf?: string;
   /**
+   * Where its files lie under a home folder, when that is a hidden folder (`.claude/projects`):
+   * a walk enters these, and only these, of the hidden folders it meets (discover.ts).
+   */
+  readonly homeFolders?: readonly string[];
+  /**
    * Whether a file whose content starts with these top-level keys (of its first object, of
    * the first element of a top-level list, or of its first line) is this source's; `head`
    * is the file's first bytes, for a source that needs more than keys.
