@@ -19,6 +19,8 @@ export const unreadableInputs: UnreadableInput[] = [];
 let skippedFiles = 0;
 /** Of those, the ones -v did not list. */
 let skippedUnlisted = 0;
+/** Hidden folders under the roots not entered (not a recorder's own): said on stderr and counted in every command's JSON. */
+let hiddenFolders = 0;
 
 /**
  * The count of files skipped as not traces and not listed, said once when a run ends (see
@@ -82,7 +84,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   const discovery = await discover(roots, { source: options.source });
   // Loaded only when a path is to be named: the detectors cost start-up time.
   const shown =
-    (discovery.unreadable?.length ?? 0) > 0 || discovery.skipped.length > 0 ? await shownPaths(options.names) : (file: string) => file;
+    (discovery.unreadable?.length ?? 0) > 0 || discovery.skipped.length > 0 || (discovery.hidden?.length ?? 0) > 0 ? await shownPaths(options.names) : (file: string) => file;
   for (const found of discovery.unreadable ?? []) {
     const unreadable = { ...found, path: shown(found.path) };
     unreadableInputs.push(unreadable);
@@ -90,6 +92,12 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   }
   discovery.where = rootsNamed(roots);
   skippedFiles += discovery.skipped.length;
+  const hidden = discovery.hidden ?? [];
+  hiddenFolders += hidden.length;
+  if (hidden.length > 0) {
+    const named = hidden.slice(0, 3).map((folder) => printable(shown(folder))).join(', ');
+    process.stderr.write(`traces: ${plural(hidden.length, 'hidden folder')} not entered (${named}${hidden.length > 3 ? ', …' : ''}): name one to read it\n`);
+  }
   if (options.verbose) {
     for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(shown(skipped.path))}: ${skipped.reason}\n`);
     process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
@@ -126,6 +134,7 @@ export function withInputsReport<T>(value: T): T {
   let extended = value;
   if (unreadableInputs.length > 0) extended = { ...extended, unreadable_inputs: unreadableInputs };
   if (skippedFiles > 0) extended = { ...extended, skipped_not_traces: skippedFiles };
+  if (hiddenFolders > 0) extended = { ...extended, hidden_folders_not_entered: hiddenFolders };
   return extended;
 }
 

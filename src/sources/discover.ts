@@ -18,7 +18,7 @@ import type { SourceKind } from '../record.js';
 import { detectSource, headText, readHead, startsAsJson } from './detect.js';
 import { printable } from '../format.js';
 import { fileStamp, type FileStamp } from './lines.js';
-import { sourceLabels } from './registry.js';
+import { SOURCES, sourceLabels } from './registry.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -61,7 +61,17 @@ export interface Discovery {
   where?: string;
   /** Folders of trace files whose records name no program, so which tree they are in is unknown. */
   unattributed?: Set<string>;
+  /** Hidden folders passed over (`.git`, `.cache`): not the recorders' own (`HOME_FOLDERS`). */
+  hidden?: string[];
 }
+
+/**
+ * The hidden folders recorders keep their files in, as paths below a home folder: Synalinks'
+ * root and each source's `homeFolders` (`.claude/projects`). A walk that meets the first
+ * folder of one enters it, and below it only the path named (an agent's folder also holds its
+ * settings and caches, which are no traces); every other hidden folder is passed over.
+ */
+const HOME_FOLDERS: readonly string[][] = ['.synalinks', ...SOURCES.flatMap((source) => source.homeFolders ?? [])].map((folder) => folder.split('/'));
 
 // `s`: a module name may hold any character, a line break too (`.` alone stops at one).
 const TRACE_FILE_NAME = /^(?<stem>.+)_(?<ts>\d{8}-\d{6})\.jsonl$/s;
@@ -214,7 +224,8 @@ const TREE_DEPTH = 3;
 
 /**
  * Files under `absolute`, at any depth, as sorted `/`-separated relative paths; names that
- * start with a dot are passed over, as shells and git do. Links are followed, but never into
+ * start with a dot are passed over, as shells and git do, but for the recorders' own hidden
+ * folders (`HOME_FOLDERS`), and the hidden folders passed over are noted. Links are followed, but never into
  * a folder the walk is already inside, which ends link loops. A folder or file that cannot be
  * read is noted as unreadable, never passed over; a dangling link holds nothing and is.
  */
@@ -224,7 +235,8 @@ function walk(absolute: string, into: Discovery): string[] {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || notUtf8Name(target)) into.unreadable!.push({ path: displayPath(target), reason: unreadableReason(error, target) });
   };
   const inside = new Set<string>();
-  const visit = (folder: string, relative: string, identity: string): void => {
+  // `within`: below a recorder's hidden folder, the rest of the paths that may be entered (null: any).
+  const visit = (folder: string, relative: string, identity: string, within: string[][] | null): void => {
     let entries;
     try {
       entries = readdirSync(folder, { withFileTypes: true });
@@ -234,7 +246,17 @@ function walk(absolute: string, into: Discovery): string[] {
     }
     inside.add(identity);
     for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
+      let below_: string[][] | null = null;
+      if (within !== null || entry.name.startsWith('.')) {
+        const paths = (within ?? HOME_FOLDERS).filter((home) => home[0] === entry.name);
+        if (paths.length === 0) {
+          if (within === null && entry.isDirectory()) into.hidden!.push(displayPath(path.join(folder, entry.name)));
+          continue;
+        }
+        below_ = paths.some((home) => home.length === 1) ? null : paths.map((home) => home.slice(1));
+        // A recorder's own files lie at or below the end of its path, never beside it.
+        if (below_ !== null && !entry.isDirectory() && !entry.isSymbolicLink()) continue;
+      }
       const full = path.join(folder, entry.name);
       const below = relative === '' ? entry.name : `${relative}/${entry.name}`;
       // A plain file needs no stat of its own: on a tree of thousands, that is a call per file saved.
@@ -250,12 +272,12 @@ function walk(absolute: string, into: Discovery): string[] {
         continue;
       }
       if (info.isDirectory()) {
-        if (!inside.has(identityOfStats(info))) visit(full, below, identityOfStats(info));
-      } else if (info.isFile()) files.push(below);
+        if (!inside.has(identityOfStats(info))) visit(full, below, identityOfStats(info), below_);
+      } else if (info.isFile() && below_ === null) files.push(below);
     }
     inside.delete(identity);
   };
-  visit(absolute, '', identityOfStats(statSync(absolute)));
+  visit(absolute, '', identityOfStats(statSync(absolute)), null);
   return files.sort();
 }
 
@@ -349,7 +371,7 @@ async function discoverRoot(root: string, into: Discovery, options: DiscoverOpti
 }
 
 export async function discover(roots: readonly string[], options: DiscoverOptions = {}): Promise<Discovery> {
-  const result: Discovery = { files: [], skipped: [], unreadable: [], unattributed: new Set() };
+  const result: Discovery = { files: [], skipped: [], unreadable: [], unattributed: new Set(), hidden: [] };
   const named = roots.length > 0 ? roots : [defaultRoot()];
   // path.resolve('') is the current folder: an unset shell variable would read it, and write beside it.
   if (named.some((root) => root.trim() === '')) throw new UserError('a root is an empty path: name a trace folder or file (is a shell variable unset?)');
