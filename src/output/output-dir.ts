@@ -557,6 +557,15 @@ export class OutputDir {
     publishAll([[temp, final]], this.options.force, () => this.nameTakenError(final));
   }
 
+  /** A file this run wrote that a target's `finish` replaced with others (the `sts` target's sessions): never published. */
+  discard(file: OutputFile): void {
+    file.close();
+    const at = this.files.indexOf(file);
+    if (at >= 0) this.files.splice(at, 1);
+    this.tempPaths.delete(file.tempPath);
+    rmSync(file.tempPath, { force: true });
+  }
+
   /** Removes everything this run created: its temporary files, staging folder and the folders it made. */
   abort(): void {
     if (this.done) return;

@@ -11,6 +11,7 @@ import { hfTarget } from './hf/index.js';
 import { openaiPreferenceTarget } from './openai-preference/index.js';
 import { hfPreferenceTarget } from './hf-preference/index.js';
 import { nemoPreferenceTarget } from './nemo-preference/index.js';
+import { stsTarget } from './sts/index.js';
 import type { Target, TargetName, TargetOption } from './target.js';
 
 export const TARGETS: Readonly<Record<TargetName, Target>> = {
@@ -21,6 +22,7 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
   'openai-preference': openaiPreferenceTarget,
   'hf-preference': hfPreferenceTarget,
   'nemo-preference': nemoPreferenceTarget,
+  sts: stsTarget,
 };
 
 /** Every target's name, in the registry's order (`--format` choices). */

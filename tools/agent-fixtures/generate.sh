@@ -8,7 +8,7 @@
 #   AGENTS=/tmp/agents FAKE_HOME=/home/dev tools/agent-fixtures/generate.sh [claude|codex|pi]...
 #
 # Scenarios (server.cjs): a tool loop with two parallel calls, the same session continued, a
-# failure the agent retries, an answer cut at the token limit.
+# failure the agent retries, an answer cut at the token limit, a failure no retry mends.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 AGENTS="${AGENTS:?the folder the agents were installed into}"
@@ -36,6 +36,7 @@ run_claude() {
   clean_env "${e[@]}" "$claude" -p --continue --model claude-sonnet-4-5 "Thanks. Anything else to add?" || true
   clean_env "${e[@]}" "$claude" -p --model claude-sonnet-4-5 "SCENARIO retry: say hello." || true
   clean_env "${e[@]}" "$claude" -p --model claude-sonnet-4-5 "SCENARIO cut: explain the project at length." || true
+  clean_env "${e[@]}" "$claude" -p --model claude-sonnet-4-5 "SCENARIO fail: summarise everything." || true
   kill "$SERVER_PID"
 }
 
@@ -60,6 +61,7 @@ EOF
   clean_env "${e[@]}" "${codex[@]}" exec --skip-git-repo-check -s danger-full-access resume --last "Thanks. Anything else to add?" < /dev/null || true
   clean_env "${e[@]}" "${codex[@]}" exec --skip-git-repo-check -s danger-full-access "SCENARIO retry: say hello." < /dev/null || true
   clean_env "${e[@]}" "${codex[@]}" exec --skip-git-repo-check -s danger-full-access "SCENARIO cut: explain the project at length." < /dev/null || true
+  clean_env "${e[@]}" "${codex[@]}" exec --skip-git-repo-check -s danger-full-access "SCENARIO fail: summarise everything." < /dev/null || true
   kill "$SERVER_PID"
 }
 
@@ -77,6 +79,7 @@ EOF
   clean_env "${pi[@]}" -p -c --provider fake --model fake-coder "Thanks. Anything else to add?" < /dev/null || true
   clean_env "${pi[@]}" -p --provider fake --model fake-coder "SCENARIO retry: say hello." < /dev/null || true
   clean_env "${pi[@]}" -p --provider fake --model fake-coder "SCENARIO cut: explain the project at length." < /dev/null || true
+  clean_env "${pi[@]}" -p --provider fake --model fake-coder "SCENARIO fail: summarise everything." < /dev/null || true
   kill "$SERVER_PID"
 }
 

@@ -7,6 +7,7 @@
  *   results in) a final answer;
  * - `SCENARIO retry`: the first call of the scenario gets HTTP 500 (529 for Anthropic, which
  *   the agents retry), the retry an answer;
+ * - `SCENARIO fail`: every call of the scenario gets HTTP 400, which no agent retries;
  * - `SCENARIO cut`: an answer cut at the token limit (`max_tokens`, `length`, `incomplete`);
  * - anything else (a resumed session's next turn, side calls such as titles): a short answer.
  *
@@ -85,6 +86,8 @@ function plan(path, body) {
   const f = facts(path, body);
   const key = `${path}|${f.scenario}|${f.users.length}`;
   const sideCall = f.scenario === null || !f.users.some((u) => u.includes('SCENARIO ')) || (body.tools ?? []).length === 0;
+  // A failure no retry mends (400): the agent gives up and says so in the session.
+  if (f.scenario === 'fail' && !sideCall) return { status: 400 };
   if (f.scenario === 'retry' && !sideCall && !failedOnce.has(key)) {
     failedOnce.add(key);
     return { status: path.includes('/messages') ? 529 : 500 };
@@ -207,7 +210,14 @@ const server = http.createServer((req, res) => {
       res.end(JSON.stringify(payload));
       answered = payload;
     } else if (p.status) {
-      const error = req.url.includes('/messages') ? { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } : { error: { message: 'The server had an error while processing your request.', type: 'server_error' } };
+      const error =
+        p.status === 400
+          ? req.url.includes('/messages')
+            ? { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }
+            : { error: { message: 'This model maximum context length is 128000 tokens.', type: 'invalid_request_error', code: 'context_length_exceeded' } }
+          : req.url.includes('/messages')
+            ? { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }
+            : { error: { message: 'The server had an error while processing your request.', type: 'server_error' } };
       res.writeHead(p.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(error));
       answered = { status: p.status, error };

@@ -12,7 +12,8 @@
  * - `token_usage_record`: ends a model call, with its `response_id` and `usage`; without one
  *   (older rollouts), the next input item or the turn's end does;
  * - `event_msg`: the turn's progress; a `task_complete` whose error says the response was
- *   incomplete gives the last answer its stop reason (`max_output_tokens`); the rest
+ *   incomplete gives the last answer its stop reason (`max_output_tokens`), one with another
+ *   error in a turn that got no answer is a failed call (its message the exception); the rest
  *   (`item_completed`, `token_count`, `task_started`, …) is counted, never read as turns;
  * - `world_state`, `compacted` and other types: counted.
  *
@@ -43,6 +44,10 @@ class CodexReader implements SessionLineReader {
   private held: SessionAnswer | null = null;
   private model: string | null = null;
   private provider: string | null = null;
+  /** Whether the turn under way got an answer; a turn ending in an error without one is a failed call. */
+  private answered = false;
+  private lastLine = 0;
+  private lastTime: number | null = null;
 
   constructor(file: TraceFile) {
     this.session = new SessionConversation(file, KIND, KIND);
@@ -55,6 +60,8 @@ class CodexReader implements SessionLineReader {
     }
     const payload = isObject(value.payload) ? value.payload : {};
     const timestamp = sessionTime(value.timestamp);
+    this.lastLine = lineNo;
+    this.lastTime = timestamp;
     this.session.seen(timestamp);
     switch (value.type) {
       case 'session_meta':
@@ -119,6 +126,7 @@ class CodexReader implements SessionLineReader {
 
   private answerPart(lineNo: number, timestamp: number | null, out: SourceBatch): OpenAnswer {
     if (this.open === null) this.flush(out);
+    this.answered = true;
     return (this.open ??= { line: lineNo, text: [], reasoning: [], calls: [], timestamp });
   }
 
@@ -161,12 +169,17 @@ class CodexReader implements SessionLineReader {
   private event(payload: Json, out: SourceBatch): void {
     const type = str(payload.type) ?? 'event';
     this.session.noted(type);
+    if (type === 'task_started') this.answered = false;
     if (type !== 'task_complete' && type !== 'turn_aborted') return;
     this.endCall(null);
     const error = isObject(payload.error) ? str(payload.error.message) : str(payload.error);
     const cut = error !== null ? INCOMPLETE.exec(error)?.[1] : undefined;
     if (this.held !== null && cut !== undefined) this.held.stopReason = cut;
     this.flush(out);
+    // The turn's call failed and Codex gave up: the error is all the rollout keeps of it.
+    if (error !== null && cut === undefined && !this.answered) {
+      this.session.failure({ exception: error, line: this.lastLine, model: this.model, provider: this.provider, timestamp: this.lastTime }, out);
+    }
   }
 
   end(out: SourceBatch): void {
