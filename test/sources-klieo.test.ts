@@ -39,7 +39,7 @@ describe('klieo: detection', () => {
     );
     assert.deepEqual(
       skipped.map((s) => [path.basename(s.path), s.reason]),
-      [['notes.json', 'not a .jsonl file; no known recorder format (Ask recording, klieo run, OTLP span file)']],
+      [['notes.json', 'not a .jsonl file; no known recorder format (Ask recording, klieo run, OTLP span file, Claude Code session, Codex session, pi session, Session Traces Format file)']],
     );
   });
 });

@@ -81,6 +81,8 @@ export class SessionConversation {
   private tools: unknown[] | null = null;
   /** Conversation length after each entry id (for rewinds). */
   private readonly lengthAfter = new Map<string, number>();
+  /** Conversation length before each entry id (for compactions). */
+  private readonly startOf = new Map<string, number>();
   private readonly lines: number[] = [];
   private readonly statuses: Status[] = [];
   private readonly stepKinds: Record<string, number> = {};
@@ -135,6 +137,23 @@ export class SessionConversation {
   /** Marks the conversation's length after entry `id` (a later rewind to it comes back here). */
   mark(id: string | null | undefined): void {
     if (id !== null && id !== undefined && id !== '') this.lengthAfter.set(id, this.conversation.length);
+  }
+
+  /** Marks where entry `id` starts in the conversation (a compaction keeps the entries from one on). */
+  markStart(id: string | null | undefined): void {
+    if (id !== null && id !== undefined && id !== '') this.startOf.set(id, this.conversation.length);
+  }
+
+  /**
+   * A compaction: from here on the model sees `summary` in place of the conversation before
+   * entry `keptFrom` (everything, when it is unknown). Earlier entries cannot be gone back to.
+   */
+  compact(summary: Message, keptFrom: string | null): void {
+    const start = keptFrom === null ? undefined : this.startOf.get(keptFrom);
+    this.conversation = [summary, ...(start === undefined ? [] : this.conversation.slice(start))];
+    this.lengthAfter.clear();
+    this.startOf.clear();
+    addCount(this.stepKinds, 'compaction');
   }
 
   /** A message sent to the model that is not an answer: a user turn, a tool result, an instruction. */

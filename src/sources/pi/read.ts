@@ -7,13 +7,15 @@
  * - `message`: `message.role` `user` (a user turn), `assistant` (an answer: text, `thinking`
  *   as reasoning, `toolCall` blocks as tool calls, with `model`, `provider`, `usage` with its
  *   cost, `stopReason`; a `stopReason` of `error` or `aborted` is a failed call, its
- *   `errorMessage` the exception), `toolResult` (a tool message); `bashExecution`, `custom`,
- *   `branchSummary` and `compactionSummary` messages are counted, not read as turns;
- * - `model_change`, `thinking_level_change`, `compaction`, `branch_summary`, `custom`,
- *   `label`, `session_info`: counted.
+ *   `errorMessage` the exception), `toolResult` (a tool message); `custom`, `branchSummary` and
+ *   `compactionSummary` messages are user turns as pi sends them (summaries wrapped in its
+ *   `<summary>` text); `bashExecution` (a `!` command the user ran) is counted, not read;
+ * - `compaction`: from here on the model sees the summary, then the entries from
+ *   `firstKeptEntryId` on; `branch_summary`: a user turn with the summary;
+ * - `model_change`, `thinking_level_change`, `custom`, `label`, `session_info`: counted.
  *
  * What the file does not keep: the system prompt, the tool definitions, calls the provider's
- * client retried, and pi's version.
+ * client retried, the call that wrote a compaction's summary, and pi's version.
  */
 import type { Message, ToolCall } from '../../record.js';
 import type { TraceFile } from '../discover.js';
@@ -22,6 +24,14 @@ import { blockText, contentOf, readSessionLines, sessionTime, sessionUsage, Sess
 import type { SourceBatch } from '../source.js';
 
 const KIND = 'pi';
+
+/** How pi puts a summary before the model (its `messages.ts`): a user turn wrapping it. */
+const COMPACTION_SUMMARY = ['The conversation history before this point was compacted into the following summary:\n\n<summary>\n', '\n</summary>'] as const;
+const BRANCH_SUMMARY = ['The following is a summary of a branch that this conversation came back from:\n\n<summary>\n', '</summary>'] as const;
+
+function summaryTurn([prefix, suffix]: readonly [string, string], summary: unknown): Message {
+  return { role: 'user', content: `${prefix}${typeof summary === 'string' ? summary : ''}${suffix}` };
+}
 
 class PiReader implements SessionLineReader {
   private readonly session: SessionConversation;
@@ -41,14 +51,23 @@ class PiReader implements SessionLineReader {
       return;
     }
     const message = isObject(value.message) ? value.message : null;
-    if (value.type !== 'message' || message === null) {
-      this.session.noted(value.type);
+    this.session.rewindTo(str(value.parentId));
+    this.session.markStart(str(value.id));
+    if (value.type === 'compaction') {
+      this.session.compact(summaryTurn(COMPACTION_SUMMARY, value.summary), str(value.firstKeptEntryId));
       this.session.mark(str(value.id));
       return;
     }
-    this.session.rewindTo(str(value.parentId));
+    if (value.type === 'branch_summary') this.session.add(summaryTurn(BRANCH_SUMMARY, value.summary), 'branch_summary');
+    if (value.type !== 'message' || message === null) {
+      if (value.type !== 'branch_summary') this.session.noted(value.type);
+      this.session.mark(str(value.id));
+      return;
+    }
     const role = str(message.role) ?? '';
-    if (role === 'user') this.session.add({ role: 'user', content: contentOf(message.content) });
+    if (role === 'user' || role === 'custom') this.session.add({ role: 'user', content: contentOf(message.content) }, role);
+    else if (role === 'branchSummary') this.session.add(summaryTurn(BRANCH_SUMMARY, message.summary), role);
+    else if (role === 'compactionSummary') this.session.add(summaryTurn(COMPACTION_SUMMARY, message.summary), role);
     else if (role === 'toolResult') this.session.add({ role: 'tool', content: contentOf(message.content), tool_call_id: str(message.toolCallId) ?? '' }, 'tool_result');
     else if (role === 'assistant') this.assistant(message, lineNo, out);
     else this.session.noted(`${role || 'unknown'}_message`);

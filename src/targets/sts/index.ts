@@ -21,7 +21,6 @@ import { checkLine, type LineRules } from '../line-checks.js';
 import { chatProjection, isObject } from '../messages.js';
 import { resolveReasoning, type FinishContext, type JsonObject, type ProjectOptions, type Projection, type Target, type ValidationError } from '../target.js';
 import type { ToolDefinition } from '../tools.js';
-import { rowMessages, writtenRow } from '../hf/rows.js';
 import { fileLines, LineTooLong, validateFile, type ValidationReport } from '../validate.js';
 
 const ROW_RULES: LineRules = {
@@ -56,14 +55,16 @@ function textOf(content: unknown): string {
   return content === null || content === undefined ? '' : writeJson(content);
 }
 
-/** The session lines of one written row (`{messages, tools?}`, tools as JSON text). */
+/** The session lines of one written row (`{messages, tools?}`). */
 export function sessionLines(row: JsonObject, rowText: string): { id: string; lines: string[] } {
   const id = createHash('sha256').update(rowText).digest('hex').slice(0, 32);
   const messages = (Array.isArray(row.messages) ? row.messages : []).filter(isObject);
-  const firstUser = messages.find((m) => m.role === 'user');
+  // A harness's own preamble (Codex's `<environment_context>`) is no title: the first turn the user wrote is.
+  const users = messages.filter((m) => m.role === 'user');
+  const firstUser = users.find((m) => !textOf(m.content).trimStart().startsWith('<')) ?? users[0];
   const name = firstUser === undefined ? null : textOf(firstUser.content).trim().split('\n')[0].slice(0, NAME_CHARS);
   const header: JsonObject = { type: 'session', harness: 'traces', id, ...(name ? { name } : {}) };
-  if (typeof row.tools === 'string') header.tools = parseJsonText(row.tools);
+  if (Array.isArray(row.tools) && row.tools.length > 0) header.tools = row.tools;
   const lines = [writeJson(header)];
   for (const m of messages) {
     const message: JsonObject = { role: m.role, content: textOf(m.content) };
@@ -80,17 +81,16 @@ export function sessionLines(row: JsonObject, rowText: string): { id: string; li
   return { id, lines };
 }
 
-/** Checks one line of a session file: the header on line 1, a message on every other. */
+/** Checks one line of a session file: the header (`type` session) or a message; where the header stands is `headerProblem`'s. */
 export function checkSessionLine(value: unknown, lineNo: number): ValidationError[] {
-  const error = (message: string): ValidationError[] => [{ code: lineNo === 1 ? 'data_type' : 'message_missing_key', severity: 'error', line: lineNo, message }];
+  const error = (message: string): ValidationError[] => [{ code: 'message_missing_key', severity: 'error', line: lineNo, message }];
   if (!isObject(value)) return [{ code: 'data_type', severity: 'error', line: lineNo, message: 'a line is a JSON object' }];
-  if (lineNo === 1) {
-    if (value.type !== 'session') return error('the first line is the session header: "type" must be "session"');
+  if (value.type === 'session') {
     for (const key of ['harness', 'id']) if (typeof value[key] !== 'string' || value[key] === '') return error(`the session header needs "${key}" (a non-empty string)`);
     if (value.name !== undefined && typeof value.name !== 'string') return error('the header\'s "name" is a string');
     return [];
   }
-  if (value.type !== 'message') return [{ code: 'top_level_key', severity: 'warning', line: lineNo, message: `a line of type ${JSON.stringify(value.type)}: the viewer reads "message" lines only` }];
+  if (value.type !== 'message') return [{ code: 'top_level_key', severity: 'warning', line: lineNo, message: `a line of type ${JSON.stringify(value.type)}: the viewer reads the header and "message" lines only` }];
   const message = value.message;
   if (!isObject(message)) return error('a message line needs "message" (an object)');
   if (typeof message.role !== 'string' || !ROLES.includes(message.role)) return [{ code: 'unrecognized_role', severity: 'error', line: lineNo, message: `"role" must be one of ${ROLES.join(', ')}` }];
@@ -109,6 +109,17 @@ export function checkSessionLine(value: unknown, lineNo: number): ValidationErro
   if (message.role === 'tool' && typeof message.toolCallId !== 'string') out.push({ code: 'tool_missing_tool_call_id', severity: 'error', line: lineNo, message: 'a tool message needs "toolCallId"' });
   if (message.timestamp !== undefined && typeof message.timestamp !== 'number' && !(message.timestamp instanceof String)) out.push({ code: 'data_type', severity: 'error', line: lineNo, message: '"timestamp" is epoch milliseconds' });
   return out;
+}
+
+/** Why a session file's first line is not its header, or null. */
+export function headerProblem(firstLine: Buffer | null): string | null {
+  if (firstLine === null) return 'an empty file: a session file starts with its header line';
+  try {
+    const value = parseJsonText(firstLine);
+    return isObject(value) && value.type === 'session' ? null : 'the first line is not the session header ({"type":"session","harness","id"})';
+  } catch {
+    return 'the first line is not JSON';
+  }
 }
 
 /** Writes each example of each written file as a session file, then discards the rows. */
@@ -134,7 +145,21 @@ async function validateSessions(dir: string): Promise<ValidationReport[]> {
       if (name.startsWith('.') || name === '_traces') continue;
       const full = path.join(folder, name);
       if (statSync(full).isDirectory()) await visit(full);
-      else if (name.endsWith('.jsonl')) reports.push(await validateFile(full, stsTarget, { tokenLimit: Number.MAX_SAFE_INTEGER }));
+      else if (name.endsWith('.jsonl')) {
+        const report = await validateFile(full, stsTarget, { tokenLimit: Number.MAX_SAFE_INTEGER });
+        let first: Buffer | null = null;
+        for await (const line of fileLines(full)) {
+          first = line instanceof LineTooLong ? Buffer.from('') : line;
+          break;
+        }
+        const problem = headerProblem(first);
+        if (problem !== null) {
+          report.errors.unshift({ code: 'data_type', severity: 'error', count: 1, lines: [1], message: problem });
+          report.linesWithErrors++;
+          report.ok = false;
+        }
+        reports.push(report);
+      }
     }
   };
   await visit(dir);
@@ -159,15 +184,11 @@ export const stsTarget: Target = {
     return tools.length === 0 ? example : { ...example, tools };
   },
 
-  written: (example: JsonObject) => writtenRow(example, 'messages'),
-  rowMessages,
-
-  nextSteps: ({ training }) => (training.length === 0 ? [] : [`next: upload the folder of ${path.dirname(training[0])}'s sessions to a Hub dataset or bucket: its trace viewer shows each .jsonl file`]),
+  nextSteps: ({ training }) => (training.length === 0 ? [] : [`next: upload ${path.dirname(training[0])} (its train/ and validation/ session files) to a Hub dataset or bucket: the trace viewer shows each session`]),
 
   validateLine(value: unknown, lineNo: number): ValidationError[] {
     // A session file's line (the format), or an export's row before `finish` makes it one.
     if (isObject(value) && typeof value.type === 'string') return checkSessionLine(value, lineNo);
-    if (isObject(value) && value.type === undefined && value.messages === undefined && lineNo === 1) return checkSessionLine(value, lineNo);
     return checkLine(ROW_RULES, value, lineNo);
   },
 
