@@ -31,6 +31,9 @@ function copyTree(from, to) {
 
 const text = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p.text ?? (p.type === 'tool_result' ? `[tool_result ${p.tool_use_id}] ${text(p.content)}` : p.type === 'tool_use' ? `[tool_use ${p.id} ${p.name}]` : `[${p.type}]`))).join('\n') : '');
 
+/** A text's start and end: Claude Code puts its reminders before the user's words. */
+const clip = (t) => (t.length <= 400 ? t : `${t.slice(0, 200)} … ${t.slice(-200)}`);
+
 function answeredOf(answered) {
   if (answered && answered.status) return { status: answered.status, error: answered.error };
   if (typeof answered !== 'string') return { status: 200, body: answered };
@@ -69,8 +72,8 @@ for (const [kind, folder, log] of AGENTS) {
     const e = JSON.parse(line);
     const b = e.body;
     if (!b || e.method !== 'POST') continue;
-    const system = typeof b.system === 'string' ? b.system : Array.isArray(b.system) ? b.system.map((s) => s.text).join('\n') : (b.instructions ?? (b.messages || []).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => text(m.content)).join('\n'));
-    const messages = (b.messages || b.input || []).map((m) => ({ role: m.role ?? m.type, text: text(m.content ?? m.output ?? m.arguments ?? '').slice(0, 300) }));
+    const system = typeof b.system === 'string' ? b.system : Array.isArray(b.system) ? b.system.map((s) => s.text).join('\n') : (b.instructions ?? (b.messages || b.input || []).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => text(m.content)).join('\n'));
+    const messages = (b.messages || b.input || []).map((m) => ({ role: m.role ?? m.type, text: clip(text(m.content ?? m.output ?? m.arguments ?? '')) }));
     lines.push(JSON.stringify({ path: e.path, model: b.model, system_chars: (system || '').length, tools: (b.tools || []).map((t) => t.name ?? t.function?.name ?? t.type), messages, answered: answeredOf(e.answered) }));
   }
   fs.writeFileSync(path.join(to, 'server-log.jsonl'), lines.join('\n') + '\n');
