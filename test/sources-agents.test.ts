@@ -251,3 +251,55 @@ describe('sts: the Session Traces Format both ways', () => {
     assert.ok(records.length >= 3);
   });
 });
+
+describe('agent sessions: branches and compactions', () => {
+  /** The Claude Code tool-loop session, with lines appended as Claude Code writes them. */
+  function claudeWith(extra: (last: Record<string, unknown>) => Record<string, unknown>[]): string {
+    const folder = path.join(FIXTURES, 'claude-code', '.claude', 'projects', '-home-dev-demo-project');
+    const name = readdirSync(folder).find((n) => readFileSync(path.join(folder, n), 'utf8').includes('SCENARIO tools'))!;
+    const lines = readFileSync(path.join(folder, name), 'utf8').trimEnd().split('\n');
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const last = entries.filter((e) => e.type === 'assistant').at(-1)!;
+    const dir = tempDir();
+    writeFileSync(path.join(dir, name), [...lines, ...extra(last).map((e) => JSON.stringify(e))].join('\n') + '\n');
+    return dir;
+  }
+
+  const turn = (uuid: string, parentUuid: string, role: 'user' | 'assistant', text: string, base: Record<string, unknown>): Record<string, unknown> => ({
+    ...base,
+    parentUuid,
+    uuid,
+    type: role,
+    message: role === 'user' ? { role, content: text } : { ...(base.message as object), id: `msg_${uuid}`, content: [{ type: 'text', text }], stop_reason: 'end_turn' },
+  });
+
+  it('an edited prompt (a user turn whose parent is an earlier entry) goes back to the conversation as it stood there', async () => {
+    const dir = claudeWith((last) => {
+      const first = turn('u-1', last.uuid as string, 'user', 'First follow-up', last);
+      const answer = turn('a-1', 'u-1', 'assistant', 'First answer', last);
+      // The follow-up edited: its parent is the same answer the first follow-up answered.
+      const edited = turn('u-2', last.uuid as string, 'user', 'Edited follow-up', last);
+      const answer2 = turn('a-2', 'u-2', 'assistant', 'Second answer', last);
+      return [first, answer, edited, answer2];
+    });
+    const { records } = await read(dir);
+    const last = records.at(-1)!;
+    assert.equal(last.completion()!.content, 'Second answer');
+    const texts = last.messages().map((m) => m.content);
+    assert.ok(!texts.includes('First follow-up') && !texts.includes('First answer'));
+    assert.ok(texts.includes('Edited follow-up'));
+  });
+
+  it('after a compact boundary, calls see the summary and what follows only', async () => {
+    const dir = claudeWith((last) => [
+      { ...last, type: 'system', subtype: 'compact_boundary', uuid: 's-1', parentUuid: null, message: undefined, content: 'Conversation compacted' },
+      turn('u-3', 's-1', 'user', 'This session is being continued from a previous conversation. Summary: the demo project was read.', last),
+      turn('u-4', 'u-3', 'user', 'And now?', last),
+      turn('a-3', 'u-4', 'assistant', 'Nothing more.', last),
+    ]);
+    const { records } = await read(dir);
+    const last = records.at(-1)!;
+    assert.deepEqual(last.messages().map((m) => m.role), ['user', 'user', 'assistant']);
+    assert.match(String(last.messages()[0].content), /^This session is being continued/);
+  });
+});

@@ -145,12 +145,13 @@ export class SessionConversation {
   }
 
   /**
-   * A compaction: from here on the model sees `summary` in place of the conversation before
-   * entry `keptFrom` (everything, when it is unknown). Earlier entries cannot be gone back to.
+   * A compaction: from here on the model sees `summary` (null: the turns that follow carry it)
+   * in place of the conversation before entry `keptFrom` (everything, when it is unknown).
+   * Earlier entries cannot be gone back to.
    */
-  compact(summary: Message, keptFrom: string | null): void {
+  compact(summary: Message | null, keptFrom: string | null): void {
     const start = keptFrom === null ? undefined : this.startOf.get(keptFrom);
-    this.conversation = [summary, ...(start === undefined ? [] : this.conversation.slice(start))];
+    this.conversation = [...(summary === null ? [] : [summary]), ...(start === undefined ? [] : this.conversation.slice(start))];
     this.lengthAfter.clear();
     this.startOf.clear();
     addCount(this.stepKinds, 'compaction');

@@ -10,6 +10,8 @@
  *   `tool_use` as tool calls), with the answer's `model`, `usage` and `stop_reason`. Claude
  *   Code's own error turns (`isApiErrorMessage`, model `<synthetic>`) are failed calls;
  * - lines of a subagent (`isSidechain`) belong to another conversation: not read as turns here;
+ * - a `system` line with subtype `compact_boundary` (after /compact): later calls see only the
+ *   turns after it, the first of which holds the summary;
  * - every other type (`attachment`, `system`, `summary`, `queue-operation`, `last-prompt`,
  *   `file-history-snapshot`, `mode`, …) is counted and not read as a message.
  *
@@ -65,7 +67,11 @@ class ClaudeCodeReader implements SessionLineReader {
     }
     this.close(out);
     if (entry.type === 'user' && message !== null) this.user(entry, message);
-    else {
+    else if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
+      // After /compact the model sees the summary (the next user turn) and what follows only.
+      this.session.compact(null, null);
+      this.session.mark(str(entry.uuid));
+    } else {
       this.session.noted(String(entry.type));
       this.session.mark(str(entry.uuid));
     }
