@@ -246,16 +246,16 @@ function walk(absolute: string, into: Discovery): string[] {
     }
     inside.add(identity);
     for (const entry of entries) {
-      let below_: string[][] | null = null;
+      let rest: string[][] | null = null;
       if (within !== null || entry.name.startsWith('.')) {
         const paths = (within ?? HOME_FOLDERS).filter((home) => home[0] === entry.name);
         if (paths.length === 0) {
           if (within === null && entry.isDirectory()) into.hidden!.push(displayPath(path.join(folder, entry.name)));
           continue;
         }
-        below_ = paths.some((home) => home.length === 1) ? null : paths.map((home) => home.slice(1));
+        rest = paths.some((home) => home.length === 1) ? null : paths.map((home) => home.slice(1));
         // A recorder's own files lie at or below the end of its path, never beside it.
-        if (below_ !== null && !entry.isDirectory() && !entry.isSymbolicLink()) continue;
+        if (rest !== null && !entry.isDirectory() && !entry.isSymbolicLink()) continue;
       }
       const full = path.join(folder, entry.name);
       const below = relative === '' ? entry.name : `${relative}/${entry.name}`;
@@ -272,8 +272,8 @@ function walk(absolute: string, into: Discovery): string[] {
         continue;
       }
       if (info.isDirectory()) {
-        if (!inside.has(identityOfStats(info))) visit(full, below, identityOfStats(info), below_);
-      } else if (info.isFile() && below_ === null) files.push(below);
+        if (!inside.has(identityOfStats(info))) visit(full, below, identityOfStats(info), rest);
+      } else if (info.isFile() && rest === null) files.push(below);
     }
     inside.delete(identity);
   };
