@@ -302,4 +302,22 @@ describe('agent sessions: branches and compactions', () => {
     assert.deepEqual(last.messages().map((m) => m.role), ['user', 'user', 'assistant']);
     assert.match(String(last.messages()[0].content), /^This session is being continued/);
   });
+
+  it("a subagent's own file (every turn isSidechain) is read as its run; sidechain turns in a parent's session are not", async () => {
+    const folder = path.join(FIXTURES, 'claude-code', '.claude', 'projects', '-home-dev-demo-project');
+    const name = readdirSync(folder).find((n) => readFileSync(path.join(folder, n), 'utf8').includes('SCENARIO tools'))!;
+    const entries = readFileSync(path.join(folder, name), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    /** The session with its turns' `isSidechain` set by `flag` (of the line's index). */
+    const sidechain = (flag: (i: number) => boolean): string => {
+      const dir = tempDir();
+      const lines = entries.map((e, i) => JSON.stringify(e.type === 'user' || e.type === 'assistant' ? { ...e, isSidechain: flag(i) } : e));
+      writeFileSync(path.join(dir, `agent-${name}`), lines.join('\n') + '\n');
+      return dir;
+    };
+    const whole = await read(sidechain(() => true));
+    assert.equal(whole.records.length, 3);
+    // Turns after the first flagged as a subagent's in a parent's session: only the parent's are read.
+    const mixed = await read(sidechain((i) => i > 8));
+    assert.ok(mixed.records.length < 3);
+  });
 });

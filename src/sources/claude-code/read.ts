@@ -9,7 +9,8 @@
  *   `message.id`: joined back into one assistant message (text, `thinking` as reasoning,
  *   `tool_use` as tool calls), with the answer's `model`, `usage` and `stop_reason`. Claude
  *   Code's own error turns (`isApiErrorMessage`, model `<synthetic>`) are failed calls;
- * - lines of a subagent (`isSidechain`) belong to another conversation: not read as turns here;
+ * - lines of a subagent (`isSidechain`) in its parent's session belong to another conversation:
+ *   not read as turns there; a subagent's own file (every turn `isSidechain`) is read as its run;
  * - a `system` line with subtype `compact_boundary` (after /compact): later calls see only the
  *   turns after it, the first of which holds the summary;
  * - every other type (`attachment`, `system`, `summary`, `queue-operation`, `last-prompt`,
@@ -42,6 +43,8 @@ interface OpenAnswer {
 class ClaudeCodeReader implements SessionLineReader {
   private readonly session: SessionConversation;
   private open: OpenAnswer | null = null;
+  /** Whether the file is a subagent's own (`subagents/agent-*.jsonl`, every line `isSidechain`): set by its first turn. */
+  private sidechainFile: boolean | null = null;
 
   constructor(file: TraceFile) {
     this.session = new SessionConversation(file, KIND, KIND);
@@ -57,9 +60,12 @@ class ClaudeCodeReader implements SessionLineReader {
     if (typeof entry.version === 'string') this.session.version = entry.version;
     this.session.seen(sessionTime(entry.timestamp));
     const message = isObject(entry.message) ? entry.message : null;
-    if (entry.isSidechain === true && (entry.type === 'user' || entry.type === 'assistant')) {
-      this.session.noted('sidechain');
-      return;
+    if (entry.type === 'user' || entry.type === 'assistant') {
+      this.sidechainFile ??= entry.isSidechain === true;
+      if ((entry.isSidechain === true) !== this.sidechainFile) {
+        this.session.noted('sidechain');
+        return;
+      }
     }
     if (entry.type === 'assistant' && message !== null) {
       this.assistant(entry, message, lineNo, out);
