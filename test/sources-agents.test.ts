@@ -206,6 +206,8 @@ describe('sts: the Session Traces Format both ways', () => {
     // A session's last record is the whole session: its tool calls and results stay paired.
     const withTools = back.records.filter((r) => r.messages().some((m) => m.role === 'tool'));
     assert.ok(withTools.length > 0);
+    // The definitions the export wrote into each header come back as the records' offered tools.
+    assert.ok(withTools.every((r) => (r.offeredTools ?? []).length > 0));
     for (const record of withTools) {
       const ids = new Set(record.messages().flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
       assert.ok(record.messages().filter((m) => m.role === 'tool').every((m) => ids.has(m.tool_call_id)));

@@ -4,7 +4,8 @@
  * `{"type":"message","message":{role, content, reasoningContent?, toolCalls?, toolCallId?,
  * timestamp? (epoch ms), model?}}` lines. Every assistant message is a record whose input is
  * the messages before it; its program is the header's `harness`. Lines of another `type` are
- * counted. The format keeps no usage, no stop reason, no tool definitions and no failed call.
+ * counted; a header's `tools` (OpenAI function tools, as `export --format sts` writes them) are
+ * the records' offered tools. The format keeps no usage, no stop reason and no failed call.
  */
 import type { Message, ToolCall } from '../../record.js';
 import type { TraceFile } from '../discover.js';
@@ -30,6 +31,8 @@ class StsReader implements SessionLineReader {
     if (value.type === 'session') {
       if (typeof value.harness === 'string' && value.harness !== '') this.session.program = value.harness;
       this.session.setSession(str(value.id), str(value.name));
+      // Extra metadata the format allows: `export --format sts` keeps the tool definitions here.
+      if (Array.isArray(value.tools) && value.tools.length > 0) this.session.setTools(value.tools.filter(isObject));
       return;
     }
     if (value.type !== 'message') {
