@@ -124,13 +124,18 @@ export function headerProblem(firstLine: Buffer | null): string | null {
 
 /** Writes each example of each written file as a session file, then discards the rows. */
 async function writeSessions(context: FinishContext): Promise<void> {
+  // The export writes an example once, but two shards' equal rows would name one file twice.
+  const written = new Set<string>();
   for (const finished of context.files) {
     const split = finished.split === 'training' ? 'train' : 'validation';
     for await (const line of fileLines(finished.file.tempPath)) {
       if (line instanceof LineTooLong || line.length === 0) continue;
       const text = line.toString('utf8');
       const { id, lines } = sessionLines(parseJsonText(text) as JsonObject, text);
-      const out = context.output.create(path.join(finished.dataset, split, `${id}.jsonl`));
+      const relative = path.join(finished.dataset, split, `${id}.jsonl`);
+      if (written.has(relative)) continue;
+      written.add(relative);
+      const out = context.output.create(relative);
       for (const sessionLine of lines) out.writeLine(sessionLine);
     }
     context.output.discard(finished.file);
