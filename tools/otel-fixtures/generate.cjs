@@ -325,7 +325,7 @@ function serveBedrock(modelId, action, body, n, entry, res, log) {
 }
 
 // ---------------------------------------------------------------- OpenTelemetry, to OTLP/JSON lines
-function telemetry(file, spanLimits) {
+function telemetry(file, spanLimits, spanProcessor) {
   const api = require('@opentelemetry/api');
   const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
   const { resourceFromAttributes } = require('@opentelemetry/resources');
@@ -341,11 +341,30 @@ function telemetry(file, spanLimits) {
     shutdown: async () => fs.closeSync(fd),
     forceFlush: async () => {},
   };
-  const processor = new BatchSpanProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
+  // An emitter that ships its own span processor (Langfuse's, OpenInference's for the AI SDK) gets the same exporter through it.
+  const processor = spanProcessor ? spanProcessor(exporter) : new BatchSpanProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
   const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), spanProcessors: [processor], ...(spanLimits ? { spanLimits } : {}) });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.trace.setGlobalTracerProvider(provider);
   return { api, provider, tracer: api.trace.getTracer('otel-fixtures-agent') };
+}
+
+/** Log records as the Collector's file exporter writes them: one OTLP/JSON ExportLogsServiceRequest per line. */
+function logTelemetry(file) {
+  const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs');
+  const { resourceFromAttributes } = require('@opentelemetry/resources');
+  const { JsonLogsSerializer } = require('@opentelemetry/otlp-transformer');
+  const fd = fs.openSync(file, 'w');
+  const exporter = {
+    export(records, done) {
+      fs.writeSync(fd, Buffer.from(JsonLogsSerializer.serializeRequest(records)).toString('utf8') + '\n');
+      done({ code: 0 });
+    },
+    shutdown: async () => fs.closeSync(fd),
+    forceFlush: async () => {},
+  };
+  const processor = new BatchLogRecordProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
+  return new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), processors: [processor] });
 }
 
 // ---------------------------------------------------------------- scenarios with the openai client
@@ -354,9 +373,9 @@ const WEATHER_TOOL = {
   function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 
-async function openaiScenarios(emitter, port, tracer, flush, contentOff) {
-  const OpenAI = require('openai');
-  const client = (scenario) => new OpenAI({ apiKey: 'sk-fake', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0, defaultHeaders: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } });
+async function openaiScenarios(emitter, port, tracer, flush, contentOff, wrap = (c) => c, openaiModule = 'openai') {
+  const OpenAI = require(openaiModule);
+  const client = (scenario) => wrap(new OpenAI({ apiKey: 'sk-fake', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0, defaultHeaders: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } }), scenario);
   const system = { role: 'system', content: 'You are a terse geography assistant.' };
   if (contentOff) {
     await client('content-off').chat.completions.create({ model: MODEL, messages: [system, { role: 'user', content: 'What is the capital of France?' }], temperature: 0 });
@@ -625,10 +644,45 @@ const EMITTERS = {
   // Set 3 (server-log-3.jsonl): Bedrock Runtime's Converse, ConverseStream and InvokeModel.
   'openinference-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentOpenInferenceBedrock(provider, off) },
   'openllmetry-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentTraceloopBedrock(provider, off) },
+  // Set 6 (server-log-6.jsonl): Langfuse's OTel SDK, 5.x and 4.x: observeOpenAI around the openai client, spans through
+  // LangfuseSpanProcessor (given the file exporter instead of its OTLP one). It has no switch for content capture (only a mask function).
+  'langfuse-5': { set: 6, contentOn: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, (c, scenario) => require('@langfuse/openai').observeOpenAI(c, { generationName: scenario })), spanProcessor: (exporter) => langfuseProcessor('@langfuse/otel', exporter), instrument: () => {} },
+  'langfuse-4': { set: 6, contentOn: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, (c, scenario) => require('langfuse-openai-4').observeOpenAI(c, { generationName: scenario })), spanProcessor: (exporter) => langfuseProcessor('langfuse-otel-4', exporter), instrument: () => {} },
+  // Set 7 (server-log-7.jsonl): the GenAI instrumentations that write the messages as log events, beside the spans.
+  'otel-openai': { set: 7, logs: true, scenarios: openaiScenarios, instrument: (provider, off, logs) => instrumentWithLogs('@opentelemetry/instrumentation-openai', provider, off, logs) },
+  // Elastic's supports openai <5 only: it runs on openai 4 (the alias openai-4), patched through its module definition.
+  'elastic-openai': { set: 7, logs: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, undefined, 'openai-4'), instrument: (provider, off, logs) => instrumentWithLogs('@elastic/opentelemetry-instrumentation-openai', provider, off, logs, 'openai-4') },
+  // Set 9 (server-log-9.jsonl): OpenInference's span processor over the AI SDK 7's GenAI spans.
+  'openinference-vercel': {
+    set: 9,
+    scenarios: aiSdkScenarios,
+    spanProcessor: (exporter) => new (require('@arizeai/openinference-vercel').OpenInferenceBatchSpanProcessor)({ exporter, config: { maxExportBatchSize: 16, scheduledDelayMillis: 60000 } }),
+    instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()),
+  },
 };
 
 /** Each set of emitters writes its own server log and adds its packages to versions.json; `--set N` runs one set, leaving the other's files as they are. */
-const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl', 5: 'server-log-5.jsonl' };
+const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl', 5: 'server-log-5.jsonl', 6: 'server-log-6.jsonl', 7: 'server-log-7.jsonl', 8: 'server-log-8.jsonl', 9: 'server-log-9.jsonl' };
+
+function langfuseProcessor(name, exporter) {
+  const { LangfuseSpanProcessor } = require(name);
+  return new LangfuseSpanProcessor({ exporter, publicKey: 'pk-lf-fake', secretKey: 'sk-lf-fake', baseUrl: 'http://127.0.0.1:9', flushAt: 16, flushInterval: 60, mediaUploadEnabled: false });
+}
+
+/** An instrumentation that hooks `openai` as it loads and writes its message events through a LoggerProvider. */
+function instrumentWithLogs(name, provider, off, logs, openaiAlias) {
+  const { OpenAIInstrumentation } = require(name);
+  const instrumentation = new OpenAIInstrumentation({ captureMessageContent: !off });
+  instrumentation.setTracerProvider(provider);
+  instrumentation.setLoggerProvider(logs);
+  // Its token histograms exist only once a meter provider is set (the no-op one will do); without them a streamed call throws.
+  instrumentation.setMeterProvider(require('@opentelemetry/api').metrics.getMeterProvider());
+  if (openaiAlias) {
+    // The require hook matches the name `openai` only; an aliased copy is patched as the hook would patch it.
+    const [definition] = instrumentation.getModuleDefinitions();
+    definition.patch(require(openaiAlias), JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', openaiAlias, 'package.json'), 'utf8')).version);
+  }
+}
 
 function instrumentTraceloopBedrock(provider, off) {
   const { BedrockInstrumentation } = require('@traceloop/instrumentation-bedrock');
@@ -691,10 +745,16 @@ function instrumentTraceloop(provider, off, name = '@traceloop/instrumentation-o
 }
 
 async function child(emitter, contentOff, port, file) {
-  const { provider, tracer } = telemetry(file, EMITTERS[emitter].spanLimits);
-  EMITTERS[emitter].instrument(provider, contentOff);
-  await EMITTERS[emitter].scenarios(emitter + (contentOff ? '-content-off' : ''), port, tracer, () => provider.forceFlush(), contentOff);
+  const spec = EMITTERS[emitter];
+  const { provider, tracer } = telemetry(file, spec.spanLimits, spec.spanProcessor);
+  // Log events (gen_ai.*.message, gen_ai.choice) go to a file beside the spans: <emitter>[-content-off]-logs.jsonl.
+  const logs = spec.logs ? logTelemetry(file.replace(/\.jsonl$/, '-logs.jsonl')) : undefined;
+  spec.instrument(provider, contentOff, logs);
+  const flush = () => Promise.all([provider.forceFlush(), logs?.forceFlush()]);
+  await spec.scenarios(emitter + (contentOff ? '-content-off' : ''), port, tracer, flush, contentOff);
   await provider.shutdown();
+  await logs?.shutdown();
+  await spec.after?.();
 }
 
 function run(args) {
