@@ -655,8 +655,10 @@ const EMITTERS = {
   // Set 9 (server-log-9.jsonl): OpenInference's span processor over the AI SDK 7's GenAI spans.
   'openinference-vercel': {
     set: 9,
+    // An ES module with an `import` export only: Node 20 requires its file with this flag.
+    nodeOptions: ['--experimental-require-module'],
     scenarios: aiSdkScenarios,
-    spanProcessor: (exporter) => new (require('@arizeai/openinference-vercel').OpenInferenceBatchSpanProcessor)({ exporter, config: { maxExportBatchSize: 16, scheduledDelayMillis: 60000 } }),
+    spanProcessor: (exporter) => new (require(path.join(__dirname, 'node_modules/@arizeai/openinference-vercel/dist/esm/index.js')).OpenInferenceBatchSpanProcessor)({ exporter, config: { maxExportBatchSize: 16, scheduledDelayMillis: 60000 } }),
     instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()),
   },
 };
@@ -757,9 +759,9 @@ async function child(emitter, contentOff, port, file) {
   await spec.after?.();
 }
 
-function run(args) {
+function run(args, nodeOptions = []) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [__filename, ...args], { stdio: 'inherit' });
+    const p = spawn(process.execPath, [...nodeOptions, __filename, ...args], { stdio: 'inherit' });
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
   });
 }
@@ -781,7 +783,7 @@ async function writeSet(set) {
   for (const emitter of Object.keys(EMITTERS).filter((e) => (EMITTERS[e].set ?? 1) === set)) {
     for (const off of EMITTERS[emitter].contentOn ? ['on'] : ['on', 'off']) {
       const file = path.join(OUT, `${emitter}${off === 'off' ? '-content-off' : ''}.jsonl`);
-      await run(['--child', emitter, off, String(server.port), file]);
+      await run(['--child', emitter, off, String(server.port), file], EMITTERS[emitter].nodeOptions);
       process.stderr.write(`wrote ${path.relative(process.cwd(), file)}\n`);
     }
   }
