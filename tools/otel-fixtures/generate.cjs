@@ -325,22 +325,29 @@ function serveBedrock(modelId, action, body, n, entry, res, log) {
 }
 
 // ---------------------------------------------------------------- OpenTelemetry, to OTLP/JSON lines
+/** The child's span file exporter, for an emitter that builds its own provider (Mastra). */
+let fileExporter;
 function telemetry(file, spanLimits, spanProcessor) {
   const api = require('@opentelemetry/api');
   const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
   const { resourceFromAttributes } = require('@opentelemetry/resources');
   const { JsonTraceSerializer } = require('@opentelemetry/otlp-transformer');
   const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
-  const fd = fs.openSync(file, 'w');
+  let fd = fs.openSync(file, 'w');
   // The Collector's file exporter: one ExportTraceServiceRequest per line, OTLP/JSON encoding.
   const exporter = {
     export(spans, done) {
       fs.writeSync(fd, Buffer.from(JsonTraceSerializer.serializeRequest(spans)).toString('utf8') + '\n');
       done({ code: 0 });
     },
-    shutdown: async () => fs.closeSync(fd),
+    // Shut down twice where an emitter's own provider holds it too (Mastra).
+    shutdown: async () => {
+      if (fd !== undefined) fs.closeSync(fd);
+      fd = undefined;
+    },
     forceFlush: async () => {},
   };
+  fileExporter = exporter;
   // An emitter that ships its own span processor (Langfuse's, OpenInference's for the AI SDK) gets the same exporter through it.
   const processor = spanProcessor ? spanProcessor(exporter) : new BatchSpanProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
   const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), spanProcessors: [processor], ...(spanLimits ? { spanLimits } : {}) });
@@ -612,6 +619,58 @@ async function aiSdkScenarios(emitter, port, tracer, flush, contentOff, provider
   await flush();
 }
 
+// ---------------------------------------------------------------- scenarios with a Mastra agent
+async function mastraScenarios(emitter, port, tracer, flush, contentOff) {
+  const { Mastra } = require('@mastra/core/mastra');
+  const { Agent } = require('@mastra/core/agent');
+  const { createTool } = require('@mastra/core/tools');
+  const { Observability } = require('@mastra/observability');
+  const { OtelExporter } = require('@mastra/otel-exporter');
+  const { z } = require('zod');
+  // Mastra makes its own OTel provider (SDK 2.x) and takes the exporter it is given (the process's file exporter); the
+  // provider entry is required and unused (no request leaves: the exporter given replaces its OTLP one).
+  const exporter = fileExporter;
+  const weather = createTool({
+    id: 'get_weather',
+    description: 'Current weather of a city',
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, sky: city === 'Paris' ? 'rain' : 'snow', celsius: city === 'Paris' ? 11 : -3 }),
+  });
+  const model = (scenario, id = MODEL) => ({ id: `openai/${id}`, url: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-fake', headers: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } });
+  const agent = (scenario, options = {}) => new Agent({ id: `geo-${scenario}`, name: `geo-${scenario}`, instructions: 'You are a terse geography assistant.', model: model(scenario, options.model), tools: options.tools ?? {} });
+  const agents = {
+    plain: agent('plain'),
+    multi: agent('multi-turn'),
+    tools: agent('tools', { tools: { get_weather: weather } }),
+    stream: agent('stream'),
+    error: agent('error', { model: ERROR_MODEL }),
+    cut: agent('cut'),
+    off: agent('content-off'),
+  };
+  const mastra = new Mastra({
+    agents,
+    logger: false,
+    observability: new Observability({ configs: { otel: { serviceName: 'otel-fixtures', exporters: [new OtelExporter({ exporter, batchSize: 16, provider: { custom: { endpoint: 'http://127.0.0.1:9', protocol: 'http/json' } }, signals: { traces: true, logs: false } })] } } }),
+  });
+  const get = (key) => mastra.getAgent(key);
+  const tracing = contentOff ? { tracingOptions: { hideInput: true, hideOutput: true } } : {};
+  if (contentOff) {
+    await get('off').generate('What is the capital of France?', { modelSettings: { temperature: 0 }, ...tracing });
+  } else {
+    for (let i = 0; i < 3; i++) await get('plain').generate('What is the capital of France?', { modelSettings: { temperature: 0 } });
+    const a1 = await get('multi').generate('Name a large river.');
+    await get('multi').generate([{ role: 'user', content: 'Name a large river.' }, { role: 'assistant', content: a1.text }, { role: 'user', content: 'Which sea does it reach?' }]);
+    await get('tools').generate('Compare the weather in Paris and Oslo.', { maxSteps: 3 });
+    const streamed = await get('stream').stream('Describe Lima in one line.');
+    for await (const _ of streamed.textStream);
+    try {
+      await get('error').generate('What is the capital of Peru?', { modelSettings: { maxRetries: 0 } });
+    } catch {}
+    await get('cut').generate('Tell me everything about Norway.', { modelSettings: { maxOutputTokens: 6 } });
+  }
+  await mastra.shutdown();
+}
+
 // ---------------------------------------------------------------- one emitter per process
 const EMITTERS = {
   openinference: { scenarios: openaiScenarios, instrument: (provider, off) => instrumentOpenInference(provider, off) },
@@ -652,6 +711,9 @@ const EMITTERS = {
   'otel-openai': { set: 7, logs: true, scenarios: openaiScenarios, instrument: (provider, off, logs) => instrumentWithLogs('@opentelemetry/instrumentation-openai', provider, off, logs) },
   // Elastic's supports openai <5 only: it runs on openai 4 (the alias openai-4), patched through its module definition.
   'elastic-openai': { set: 7, logs: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, undefined, 'openai-4'), instrument: (provider, off, logs) => instrumentWithLogs('@elastic/opentelemetry-instrumentation-openai', provider, off, logs, 'openai-4') },
+  // Set 8 (server-log-8.jsonl): a Mastra agent (its model router on the OpenAI-compatible server) with Mastra's OTel exporter,
+  // given the file exporter; content off is the trace's hideInput / hideOutput.
+  mastra: { set: 8, scenarios: mastraScenarios, instrument: () => {} },
   // Set 9 (server-log-9.jsonl): OpenInference's span processor over the AI SDK 7's GenAI spans.
   'openinference-vercel': {
     set: 9,
