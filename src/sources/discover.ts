@@ -18,7 +18,7 @@ import type { SourceKind } from '../record.js';
 import { detectSource, headText, readHead, startsAsJson } from './detect.js';
 import { printable } from '../format.js';
 import { fileStamp, type FileStamp } from './lines.js';
-import { sourceLabels } from './registry.js';
+import { SOURCES, sourceLabels } from './registry.js';
 
 export interface TraceFile {
   /** Absolute path. */
@@ -32,6 +32,11 @@ export interface TraceFile {
   size?: number;
   /** The file as discovery found it, which second reads check they still read (see `changedSince`). */
   stamp?: FileStamp;
+  /**
+   * Other files of the input set whose content the source joins to this file's as it reads it
+   * (OTLP log records to the spans they were written in), set by the source's `gather`.
+   */
+  companions?: readonly string[];
 }
 
 export interface DiscoverOptions {
@@ -368,6 +373,7 @@ export async function discover(roots: readonly string[], options: DiscoverOption
     if (!named_.some((input) => isInside(path.join(real!, path.basename(file.path)), input)) && !result.inputs.includes(real)) result.inputs.push(real);
   }
   result.files = oncePerFile(result.files, (file) => realFolders.get(path.dirname(file.path)) === path.dirname(file.path));
+  for (const source of SOURCES) source.gather?.(result.files);
   for (const input of result.inputs) readsAlso(input);
   return result;
 }

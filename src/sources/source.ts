@@ -55,4 +55,9 @@ export interface Source {
    * the range alone; else the share holding the file's start reads it whole. Absent: never.
    */
   splits?(file: TraceFile): boolean;
+  /**
+   * Once discovery has found every file, links files whose content belongs together across the
+   * input set (`TraceFile.companions`: OTLP log records written in spans of another file).
+   */
+  gather?(files: TraceFile[]): void;
 }

@@ -34,6 +34,8 @@ import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
 import { callOfSpan, type SpanCall } from './dialects.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
+import { LogIndex } from './log-index.js';
+import { withLogEvents } from './log-events.js';
 
 /** The source's kind, as its index.ts registers it. */
 const KIND = 'otlp';
@@ -118,7 +120,11 @@ class OtlpReader {
   private readonly skipped: Record<string, number> = {};
   private pending: Kept[] = [];
 
-  constructor(private readonly file: TraceFile) {}
+  constructor(
+    private readonly file: TraceFile,
+    /** The log records of the input set by span (log-index.ts), or null when it holds no log file. */
+    private readonly logs: LogIndex | null = null,
+  ) {}
 
   batch(): SourceBatch {
     for (const kept of this.pending) kept.pending = null;
@@ -183,6 +189,8 @@ class OtlpReader {
       return;
     }
     const list = doc.resourceSpans ?? doc.resource_spans;
+    // Log records among the spans (the Collector writing both to one file) are read with their spans, from the log index.
+    if (!Array.isArray(list) && (Array.isArray(doc.resourceLogs) || Array.isArray(doc.resource_logs))) return;
     if (!Array.isArray(list)) {
       this.damaged(batch, line, offset, 'no resourceSpans list: not an OTLP ExportTraceServiceRequest');
       return;
@@ -210,12 +218,13 @@ class OtlpReader {
     }
   }
 
-  private span(span: Json, service: string, batch: SourceBatch, ordinal: number): void {
+  private span(read: Json, service: string, batch: SourceBatch, ordinal: number): void {
+    const traceId = hexId(read.traceId ?? read.trace_id) ?? '';
+    const spanId = hexId(read.spanId ?? read.span_id) ?? '';
+    const span = this.logs === null ? read : withLogEvents(read, this.logs.recordsOf(traceId, spanId));
     const attrs = attributeMap(span.attributes);
     const call = callOfSpan(span, attrs);
     if (call === null) return;
-    const traceId = hexId(span.traceId ?? span.trace_id) ?? '';
-    const spanId = hexId(span.spanId ?? span.span_id) ?? '';
     const parentSpanId = hexId(span.parentSpanId ?? span.parent_span_id);
     const start = nanosToSeconds(span.startTimeUnixNano ?? span.start_time_unix_nano);
     const end = nanosToSeconds(span.endTimeUnixNano ?? span.end_time_unix_nano);
@@ -327,10 +336,10 @@ function twinIn(spans: ReadonlyMap<string, Kept>, children: ReadonlyMap<string, 
  * The kept LLM-call spans of the line before `offset`, as reading it in order resolves them:
  * a reader that has read just that line, or null when there is no line before.
  */
-async function readerOfLineBefore(file: TraceFile, offset: number): Promise<OtlpReader | null> {
+async function readerOfLineBefore(file: TraceFile, offset: number, logs: LogIndex | null): Promise<OtlpReader | null> {
   const line = offset > 0 ? await lineBefore(file.path, offset) : null;
   if (line === null) return null;
-  const reader = new OtlpReader(file);
+  const reader = new OtlpReader(file, logs);
   const batch = reader.batch();
   reader.startLine(0, line.tooLong ? 0 : spanKeys(line.bytes, 0, line.bytes.length));
   if (line.tooLong) return reader;
@@ -355,7 +364,8 @@ function withOrdinal(record: RebuiltRecord, line: number): TraceRecord {
 }
 
 export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGenerator<SourceBatch> {
-  const reader = new OtlpReader(file);
+  const logs = file.companions !== undefined && file.companions.length > 0 ? await LogIndex.of(file.companions) : null;
+  const reader = new OtlpReader(file, logs !== null && !logs.empty ? logs : null);
   if (byLines(file)) {
     let last: SourceBatch | null = null;
     let keysBefore: number | null = null;
@@ -366,7 +376,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
       for (const line of lines) {
         batch.bytes += line.length + 1;
         // The first line read: a share starting mid-file looks back at the line before it (twins across two lines).
-        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset));
+        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset, logs !== null && !logs.empty ? logs : null));
         keysBefore ??= spanKeysBefore(file.path, line.offset);
         const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
         reader.startLine(keysBefore, keys);
@@ -396,12 +406,13 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
   let documents = 0;
   let sawSpans = false;
   try {
-    for await (const events of streamJson(file.path, { multiple: true, streamed: new Set(['resourceSpans', 'resource_spans']) })) {
+    for await (const events of streamJson(file.path, { multiple: true, streamed: new Set(['resourceSpans', 'resource_spans', 'resourceLogs', 'resource_logs']) })) {
       for (const event of events) {
-        if (event.kind === 'element') {
+        if (event.kind === 'element' && (event.key === 'resourceLogs' || event.key === 'resource_logs')) sawSpans = true;
+        else if (event.kind === 'element') {
           sawSpans = true;
           reader.resourceSpans(event.value, batch);
-        } else if (event.kind === 'member' && (event.key === 'resourceSpans' || event.key === 'resource_spans')) sawSpans = true;
+        } else if (event.kind === 'member' && (event.key === 'resourceSpans' || event.key === 'resource_spans' || event.key === 'resourceLogs' || event.key === 'resource_logs')) sawSpans = true;
         else if (event.kind === 'document') {
           // A list of requests (as some tools save them): each element is one.
           documents++;

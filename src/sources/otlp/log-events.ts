@@ -1,0 +1,23 @@
+/**
+ * Log records joined to their span (log-index.ts) read as the span's own events: the GenAI log
+ * events (`gen_ai.system.message` … `gen_ai.choice`) hold what the span events of the same name
+ * hold, the fields in a `body` (a kvlist, or a JSON text) instead of attributes. The event's
+ * name is the record's `eventName` (OTLP 1.5), else its `event.name` attribute (earlier SDKs).
+ */
+import { isObject, type Json } from '../json-values.js';
+import { attributeMap } from './values.js';
+
+export function logAsSpanEvent(record: Json): Json | null {
+  const attributes = Array.isArray(record.attributes) ? record.attributes : [];
+  const name = typeof record.eventName === 'string' && record.eventName !== '' ? record.eventName : (attributeMap(attributes).str('event.name') ?? null);
+  if (name === null) return null;
+  const body = isObject(record.body) ? [{ key: 'body', value: record.body }] : [];
+  return { name, timeUnixNano: record.timeUnixNano ?? record.time_unix_nano, attributes: [...attributes, ...body] };
+}
+
+/** The span with the log records written in it appended to its events (the span itself is left as read). */
+export function withLogEvents(span: Json, records: readonly Json[]): Json {
+  const events = records.map(logAsSpanEvent).filter((e): e is Json => e !== null);
+  if (events.length === 0) return span;
+  return { ...span, events: [...(Array.isArray(span.events) ? span.events : []), ...events] };
+}
