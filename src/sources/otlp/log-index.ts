@@ -71,7 +71,6 @@ export class LogIndex {
   private readonly chunks: Chunk[] = [];
   private readonly fds = new Map<number, number>();
   private readonly lines = new Map<string, { traceId: string; spanId: string; record: Json }[]>();
-  private spill: string | null = null;
 
   private constructor(private readonly files: readonly string[]) {}
 
@@ -137,11 +136,11 @@ export class LogIndex {
       this.chunks.push({ count: entries.length, bytes, fd: null });
       return;
     }
-    if (this.spill === null) {
-      this.spill = mkdtempSync(path.join(tmpdir(), `traces-logs-${process.pid}-`));
-      SPILLS.add(this.spill);
-    }
-    const fd = openSync(path.join(this.spill, `chunk-${this.chunks.length}`), 'w+');
+    // The file is removed as soon as it is open: nothing is left behind however the process ends
+    // (a worker thread is terminated, not exited), and the open descriptor still reads it.
+    const folder = mkdtempSync(path.join(tmpdir(), `traces-logs-${process.pid}-`));
+    const fd = openSync(path.join(folder, 'chunk'), 'w+');
+    rmSync(folder, { recursive: true, force: true });
     writeSync(fd, bytes);
     this.chunks.push({ count: entries.length, bytes: null, fd });
   }
@@ -203,8 +202,3 @@ export class LogIndex {
 }
 
 const BUILT = new Map<string, Promise<LogIndex>>();
-const SPILLS = new Set<string>();
-
-process.once('exit', () => {
-  for (const folder of SPILLS) rmSync(folder, { recursive: true, force: true });
-});
