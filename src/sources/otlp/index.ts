@@ -1,4 +1,4 @@
-/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts, dialects.ts). */
+/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts; the extractor chain, chain.ts). */
 import type { Source } from '../source.js';
 import { byLines } from './by-lines.js';
 
