@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueText } from '../src/canonical/canonical.js';
 import type { TraceRecord } from '../src/record.js';
-import { callOfSpan } from '../src/sources/otlp/dialects.js';
+import { callOfSpan } from '../src/sources/otlp/chain.js';
 import { otlpConfig } from '../src/sources/otlp/read.js';
 import { attributeMap } from '../src/sources/otlp/values.js';
 import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';

@@ -1,4 +1,4 @@
-/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records, and the log records written in them (read.ts, dialects.ts, log-index.ts). */
+/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts; the extractor chain, chain.ts), and the log records written in them (log-index.ts). */
 import { readHead } from '../detect.js';
 import type { Source } from '../source.js';
 import { byLines } from './by-lines.js';

@@ -7,7 +7,7 @@
  *
  * A file read by lines is cut into work shares at line starts, as Synalinks files are.
  *
- * Each LLM-call span (dialects.ts) is one record; `ref.line` is its place among the file's
+ * Each LLM-call span (chain.ts) is one record; `ref.line` is its place among the file's
  * spans (span-keys.ts) in a file read by lines, its ordinal among the calls in a document.
  * Spans holding no content (capture off) are records that can never be exported
  * (`no_content`). The same call recorded twice, by two instrumentations wrapping one client
@@ -32,7 +32,7 @@ import { rememberKeys, spanKeys, spanKeysBefore, spanKeysInFile } from './span-k
 import { damageReason } from '../read.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
-import { callOfSpan, type SpanCall } from './dialects.js';
+import { callOfSpan, type SpanCall } from './chain.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
 import { LogIndex } from './log-index.js';
 import { withLogEvents } from './log-events.js';
@@ -44,6 +44,7 @@ const KIND = 'otlp';
 export const NO_CONTENT = 'no_content';
 export const DOUBLE_INSTRUMENTED = 'double_instrumented';
 export const CUT_VALUE = 'cut_value';
+export const UNREADABLE_INPUT = 'unreadable_input';
 
 /** Sampling parameters kept in the config, by the names each dialect gives them. */
 const PARAM_NAMES: Record<string, string> = {
@@ -237,7 +238,9 @@ class OtlpReader {
     const lacking =
       call.cut !== null && (call.inputs === null || call.completion === null)
         ? `${CUT_VALUE}: ${call.cut}, so the span's messages cannot be read whole`
-        : noContent
+        : call.unreadable !== null
+          ? `${UNREADABLE_INPUT}: ${call.unreadable}, so the call's input is not known`
+          : noContent
           ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation, or it records none of this API`
           : call.inputs === null && status === 'ok'
             ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
@@ -264,6 +267,8 @@ class OtlpReader {
       partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
       notExportable: lacking,
       stopReason: call.finishReason,
+      stopReasonInferred: call.finishInferred,
+      mappedBy: call.mappedBy,
       config,
       cutValue: cut,
       // The tools offered, as the config holds them: exports write these definitions (targets/tools.ts).
