@@ -1,5 +1,6 @@
 /**
- * Log records joined to their span (log-index.ts) read as the span's own events: the GenAI log
+ * Log records joined to their span (log-index.ts) read as the span's own events (seeded into
+ * its bag, bag.ts; gen-ai-events.ts reads them): the GenAI log
  * events (`gen_ai.system.message` … `gen_ai.choice`) hold what the span events of the same name
  * hold, the fields in a `body` (a kvlist, or a JSON text) instead of attributes. The event's
  * name is the record's `eventName` (OTLP 1.5), else its `event.name` attribute (earlier SDKs).
@@ -28,9 +29,7 @@ function holdsMessage(body: unknown): boolean {
   return isObject(body.message) && holdsMessage(body.message);
 }
 
-/** The span with the log records written in it appended to its events (the span itself is left as read). */
-export function withLogEvents(span: Json, records: readonly Json[]): Json {
-  const events = records.map(logAsSpanEvent).filter((e): e is Json => e !== null);
-  if (events.length === 0) return span;
-  return { ...span, events: [...(Array.isArray(span.events) ? span.events : []), ...events] };
+/** The log records written in a span as events, seeded into its bag after its own (SpanBag.seedEvents). */
+export function logEvents(records: readonly Json[]): Json[] {
+  return records.map(logAsSpanEvent).filter((e): e is Json => e !== null);
 }

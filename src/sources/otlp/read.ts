@@ -35,7 +35,8 @@ import type { SourceBatch } from '../source.js';
 import { callOfSpan, type SpanCall } from './chain.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
 import { LogIndex } from './log-index.js';
-import { withLogEvents } from './log-events.js';
+import { logEvents } from './log-events.js';
+import { SpanBag } from './bag.js';
 
 /** The source's kind, as its index.ts registers it. */
 const KIND = 'otlp';
@@ -219,12 +220,13 @@ class OtlpReader {
     }
   }
 
-  private span(read: Json, service: string, batch: SourceBatch, ordinal: number): void {
-    const traceId = hexId(read.traceId ?? read.trace_id) ?? '';
-    const spanId = hexId(read.spanId ?? read.span_id) ?? '';
-    const span = this.logs === null ? read : withLogEvents(read, this.logs.recordsOf(traceId, spanId));
+  private span(span: Json, service: string, batch: SourceBatch, ordinal: number): void {
+    const traceId = hexId(span.traceId ?? span.trace_id) ?? '';
+    const spanId = hexId(span.spanId ?? span.span_id) ?? '';
     const attrs = attributeMap(span.attributes);
-    const call = callOfSpan(span, attrs);
+    const bag = new SpanBag(span, attrs);
+    if (this.logs !== null) bag.seedEvents(logEvents(this.logs.recordsOf(traceId, spanId)));
+    const call = callOfSpan(span, attrs, bag);
     if (call === null) return;
     const parentSpanId = hexId(span.parentSpanId ?? span.parent_span_id);
     const start = nanosToSeconds(span.startTimeUnixNano ?? span.start_time_unix_nano);
