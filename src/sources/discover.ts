@@ -33,10 +33,11 @@ export interface TraceFile {
   /** The file as discovery found it, which second reads check they still read (see `changedSince`). */
   stamp?: FileStamp;
   /**
-   * Other files of the input set whose content the source joins to this file's as it reads it
-   * (OTLP log records to the spans they were written in), set by the source's `gather`.
+   * Other files of the input set whose content the source joins to this file's as it reads it,
+   * by what they hold (OTLP: `logs`, log records joined to the spans they were written in), set
+   * by the source's `gather`; one object shared by the files it is set on.
    */
-  companions?: readonly string[];
+  companions?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface DiscoverOptions {

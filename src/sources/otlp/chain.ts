@@ -23,6 +23,7 @@ import { fallback } from './extractors/fallback.js';
 import { genAiEvents } from './extractors/gen-ai-events.js';
 import { genAi } from './extractors/gen-ai.js';
 import { langfuse } from './extractors/langfuse.js';
+import { mastra } from './extractors/mastra.js';
 import { mlflow } from './extractors/mlflow.js';
 import { openInference } from './extractors/openinference.js';
 import { openLlmetry } from './extractors/openllmetry.js';
@@ -33,7 +34,7 @@ import type { Attributes } from './values.js';
 export type { SpanCall } from './call.js';
 
 /** The named extractors, in precedence order. */
-export const EXTRACTORS: readonly Extractor[] = [openInference, vercelAi, mlflow, langfuse, genAi, openLlmetry, genAiEvents];
+export const EXTRACTORS: readonly Extractor[] = [openInference, vercelAi, mlflow, langfuse, mastra, genAi, openLlmetry, genAiEvents];
 
 function emptyCall(dialect: string): SpanCall {
   return {

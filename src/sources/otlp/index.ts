@@ -1,8 +1,8 @@
-/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts; the extractor chain, chain.ts), and the log records written in them (log-index.ts). */
+/** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts; the extractor chain, chain.ts), and the records their content lies in outside them (join-index.ts). */
 import { readHead } from '../detect.js';
 import type { Source } from '../source.js';
 import { byLines } from './by-lines.js';
-import { holdsLogs } from './log-marker.js';
+import { holdsKind, JOIN_KINDS } from './join-kinds.js';
 
 export const otlpSource: Source = {
   kind: 'otlp',
@@ -15,16 +15,18 @@ export const otlpSource: Source = {
     yield* (await import('./read.js')).readOtlpFile(file, range);
   },
   splits: (file) => byLines(file),
-  // Every OTLP file of the input set whose first bytes hold logs is indexed for every OTLP file's
-  // spans (log-index.ts): logs go to their own file or folder as often as beside the spans.
+  // The OTLP files of the input set whose first bytes hold log records (or Mastra's spans) are
+  // indexed for every OTLP file's spans (join-index.ts): logs go to their own file or folder as
+  // often as beside the spans, and a step span may be in another export batch than its call.
   gather(files) {
     const otlp = files.filter((file) => file.source === 'otlp');
-    const logs = otlp.filter((file) => {
+    const companions: Record<string, string[]> = {};
+    for (const file of otlp) {
       const head = readHead(file.path);
-      return head !== null && holdsLogs(head);
-    });
-    if (logs.length === 0) return;
-    const paths = logs.map((file) => file.path);
-    for (const file of otlp) file.companions = paths;
+      if (head === null) continue;
+      for (const kind of JOIN_KINDS) if (holdsKind(kind, head)) (companions[kind.name] ??= []).push(file.path);
+    }
+    if (Object.keys(companions).length === 0) return;
+    for (const file of otlp) file.companions = companions;
   },
 };

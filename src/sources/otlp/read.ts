@@ -34,7 +34,8 @@ import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
 import { callOfSpan, type SpanCall } from './chain.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
-import { LogIndex } from './log-index.js';
+import { JoinIndex, LOG_RECORDS } from './join-index.js';
+import { MASTRA_SPANS, seedMastra } from './extractors/mastra.js';
 import { logEvents } from './log-events.js';
 import { SpanBag } from './bag.js';
 
@@ -124,8 +125,8 @@ class OtlpReader {
 
   constructor(
     private readonly file: TraceFile,
-    /** The log records of the input set by span (log-index.ts), or null when it holds no log file. */
-    private readonly logs: LogIndex | null = null,
+    /** The records of the input set a span's content may lie in (join-index.ts). */
+    private readonly joins: Joins = NO_JOINS,
   ) {}
 
   batch(): SourceBatch {
@@ -225,7 +226,9 @@ class OtlpReader {
     const spanId = hexId(span.spanId ?? span.span_id) ?? '';
     const attrs = attributeMap(span.attributes);
     const bag = new SpanBag(span, attrs);
-    if (this.logs !== null) bag.seedEvents(logEvents(this.logs.recordsOf(traceId, spanId)));
+    // Content the span's emitter keeps in other records, read as the span's own (bag.ts).
+    if (this.joins.logs !== null) bag.seedEvents(logEvents(this.joins.logs.recordsOf(traceId, spanId)));
+    if (this.joins.mastra !== null) seedMastra(bag, traceId, hexId(span.parentSpanId ?? span.parent_span_id), this.joins.mastra);
     const call = callOfSpan(span, attrs, bag);
     if (call === null) return;
     const parentSpanId = hexId(span.parentSpanId ?? span.parent_span_id);
@@ -343,10 +346,10 @@ function twinIn(spans: ReadonlyMap<string, Kept>, children: ReadonlyMap<string, 
  * The kept LLM-call spans of the line before `offset`, as reading it in order resolves them:
  * a reader that has read just that line, or null when there is no line before.
  */
-async function readerOfLineBefore(file: TraceFile, offset: number, logs: LogIndex | null): Promise<OtlpReader | null> {
+async function readerOfLineBefore(file: TraceFile, offset: number, joins: Joins): Promise<OtlpReader | null> {
   const line = offset > 0 ? await lineBefore(file.path, offset) : null;
   if (line === null) return null;
-  const reader = new OtlpReader(file, logs);
+  const reader = new OtlpReader(file, joins);
   const batch = reader.batch();
   reader.startLine(0, line.tooLong ? 0 : spanKeys(line.bytes, 0, line.bytes.length));
   if (line.tooLong) return reader;
@@ -361,6 +364,24 @@ async function readerOfLineBefore(file: TraceFile, offset: number, logs: LogInde
   return reader;
 }
 
+/** The indexes of the records of the input set a span's content may lie in, by kind; null where it holds none. */
+interface Joins {
+  logs: JoinIndex | null;
+  mastra: JoinIndex | null;
+}
+
+const NO_JOINS: Joins = { logs: null, mastra: null };
+
+async function joinsOf(file: TraceFile): Promise<Joins> {
+  const of = async (reader: typeof LOG_RECORDS): Promise<JoinIndex | null> => {
+    const files = file.companions?.[reader.name];
+    if (files === undefined || files.length === 0) return null;
+    const index = await JoinIndex.of(reader, files);
+    return index.empty ? null : index;
+  };
+  return { logs: await of(LOG_RECORDS), mastra: await of(MASTRA_SPANS) };
+}
+
 /** How many of the LLM-call spans read last a twin is looked for among (at least). */
 const TWIN_WINDOW = 8192;
 
@@ -371,8 +392,8 @@ function withOrdinal(record: RebuiltRecord, line: number): TraceRecord {
 }
 
 export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGenerator<SourceBatch> {
-  const logs = file.companions !== undefined && file.companions.length > 0 ? await LogIndex.of(file.companions) : null;
-  const reader = new OtlpReader(file, logs !== null && !logs.empty ? logs : null);
+  const joins = await joinsOf(file);
+  const reader = new OtlpReader(file, joins);
   if (byLines(file)) {
     let last: SourceBatch | null = null;
     let keysBefore: number | null = null;
@@ -383,7 +404,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
       for (const line of lines) {
         batch.bytes += line.length + 1;
         // The first line read: a share starting mid-file looks back at the line before it (twins across two lines).
-        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset, logs !== null && !logs.empty ? logs : null));
+        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset, joins));
         keysBefore ??= spanKeysBefore(file.path, line.offset);
         const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
         reader.startLine(keysBefore, keys);

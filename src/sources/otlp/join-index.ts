@@ -1,17 +1,19 @@
 /**
- * OTLP log records (`ExportLogsServiceRequest` lines, `resourceLogs`) by the span they were
- * written in: the GenAI instrumentations that write the messages as log events
- * (`gen_ai.system.message` … `gen_ai.choice`) export them apart from the spans, often to another
- * file, and a line of logs may sit in another work share than its span. So before a span file is
- * read, the log lines of the whole input set are indexed once per process: for each
- * (trace id, span id), where its log lines are (file, byte offset, length); a span's records
- * are read back from those lines when the span is read.
+ * Records of the input set that hold a span's content, by the ids of the span they belong to
+ * (join-kinds.ts): OTLP log records (`ExportLogsServiceRequest` lines, `resourceLogs`) by the
+ * span they were written in, since the GenAI instrumentations that write the messages as log
+ * events (`gen_ai.system.message` … `gen_ai.choice`) export them apart from the spans, often to
+ * another file; Mastra's step and tool spans by their trace (extractors/mastra.ts). A line of
+ * them may sit in another file or work share than the span, so before a span file is read, the
+ * lines of the input set's files of that kind are indexed once per process: for each
+ * (trace id, span id), where its lines are (file, byte offset, length); a span's records are
+ * read back from those lines when the span is read.
  *
  * Memory stays flat: the index holds 40 bytes per (span, log line), built in sorted chunks of
  * CHUNK_ENTRIES; one chunk stays in memory, more are spilled to temporary files and searched
  * there (a binary search of each chunk per span), and the parsed log lines last read are kept
  * in a small cache (the records of one export batch belong to neighbouring spans).
- * Lines that are not log lines (spans among them) are passed over on a byte search, unparsed;
+ * Lines that hold no marker of the kind are passed over on a byte search, unparsed;
  * a line a strict parser refuses is left here and reported where the file is read as itself.
  */
 import { mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { parseJsonText } from '../../canonical/json-value.js';
 import { JsonSyntaxError } from '../../canonical/scan.js';
 import { isObject, type Json } from '../json-values.js';
 import { readLineBatches } from '../lines.js';
-import { holdsLogs } from './log-marker.js';
+import { holdsKind, JOIN_KINDS, type JoinKind } from './join-kinds.js';
 import { hexId } from './values.js';
 
 /** A trace id (16 bytes) and span id (8 bytes), then the file's index (u32), the line's offset (f64) and length (u32). */
@@ -32,8 +34,20 @@ export const CHUNK_ENTRIES = Number(process.env.TRACES_LOG_INDEX_CHUNK ?? 200_00
 /** Parsed log lines kept for the spans that follow (one export batch serves a few neighbouring spans). */
 const LINE_CACHE = 8;
 
+/** A record of a line, under the ids of the span it belongs to (hex). */
+export interface Joined {
+  traceId: string;
+  spanId: string;
+  record: Json;
+}
+
+/** What is indexed of one kind: its markers, and the records of one parsed line under their span's ids. */
+export interface JoinReader extends JoinKind {
+  recordsOf(doc: unknown): Iterable<Joined>;
+}
+
 /** The log records of one ExportLogsServiceRequest, each with the ids it names (hex), in order. */
-export function* logRecordsOf(doc: unknown): Generator<{ traceId: string; spanId: string; record: Json }> {
+export function* logRecordsOf(doc: unknown): Generator<Joined> {
   if (!isObject(doc)) return;
   const list = doc.resourceLogs ?? doc.resource_logs;
   if (!Array.isArray(list)) return;
@@ -67,31 +81,34 @@ interface Chunk {
   fd: number | null;
 }
 
-export class LogIndex {
+export class JoinIndex {
   private readonly chunks: Chunk[] = [];
   private readonly fds = new Map<number, number>();
-  private readonly lines = new Map<string, { traceId: string; spanId: string; record: Json }[]>();
+  private readonly lines = new Map<string, Joined[]>();
 
-  private constructor(private readonly files: readonly string[]) {}
+  private constructor(
+    private readonly kind: JoinReader,
+    private readonly files: readonly string[],
+  ) {}
 
-  /** The index of these log files, built once per process and list of files. */
-  static async of(files: readonly string[]): Promise<LogIndex> {
-    const key = files.join('\0');
+  /** The index of these files' records of this kind, built once per process, kind and list of files. */
+  static async of(kind: JoinReader, files: readonly string[]): Promise<JoinIndex> {
+    const key = `${kind.name}\0${files.join('\0')}`;
     let index = BUILT.get(key);
     if (index === undefined) {
-      index = LogIndex.build(files);
+      index = JoinIndex.build(kind, files);
       BUILT.set(key, index);
     }
     return index;
   }
 
-  private static async build(files: readonly string[]): Promise<LogIndex> {
-    const index = new LogIndex(files);
+  private static async build(kind: JoinReader, files: readonly string[]): Promise<JoinIndex> {
+    const index = new JoinIndex(kind, files);
     let pending: { key: Buffer; file: number; offset: number; length: number }[] = [];
     for (let file = 0; file < files.length; file++) {
       for await (const lines of readLineBatches(files[file])) {
         for (const line of lines) {
-          if (line.tooLong || !holdsLogs(line.bytes)) continue;
+          if (line.tooLong || !holdsKind(kind, line.bytes)) continue;
           let doc: unknown;
           try {
             doc = parseJsonText(line.bytes);
@@ -100,7 +117,7 @@ export class LogIndex {
             continue;
           }
           const seen = new Set<string>();
-          for (const { traceId, spanId } of logRecordsOf(doc)) {
+          for (const { traceId, spanId } of kind.recordsOf(doc)) {
             const id = traceId + spanId;
             if (seen.has(id)) continue;
             seen.add(id);
@@ -145,7 +162,7 @@ export class LogIndex {
     this.chunks.push({ count: entries.length, bytes: null, fd });
   }
 
-  /** The log records written in this span, in the order of their lines and of each line. */
+  /** The records under this span's ids, in the order of their lines and of each line. */
   recordsOf(traceId: string, spanId: string): Json[] {
     const key = keyOf(traceId, spanId);
     if (key === null || this.chunks.length === 0) return [];
@@ -180,7 +197,7 @@ export class LogIndex {
     }
   }
 
-  private line(place: { file: number; offset: number; length: number }): { traceId: string; spanId: string; record: Json }[] {
+  private line(place: { file: number; offset: number; length: number }): Joined[] {
     const id = `${place.file}:${place.offset}`;
     const cached = this.lines.get(id);
     if (cached !== undefined) return cached;
@@ -188,9 +205,9 @@ export class LogIndex {
     if (fd === undefined) this.fds.set(place.file, (fd = openSync(this.files[place.file], 'r')));
     const bytes = Buffer.alloc(place.length);
     readSync(fd, bytes, 0, place.length, place.offset);
-    let records: { traceId: string; spanId: string; record: Json }[] = [];
+    let records: Joined[] = [];
     try {
-      records = [...logRecordsOf(parseJsonText(bytes))];
+      records = [...this.kind.recordsOf(parseJsonText(bytes))];
     } catch (error) {
       // The file changed since it was indexed: its records are no longer where the index says.
       if (!(error instanceof JsonSyntaxError)) throw error;
@@ -201,4 +218,7 @@ export class LogIndex {
   }
 }
 
-const BUILT = new Map<string, Promise<LogIndex>>();
+const BUILT = new Map<string, Promise<JoinIndex>>();
+
+/** Log records under the span they were written in. */
+export const LOG_RECORDS: JoinReader = { ...JOIN_KINDS.find((k) => k.name === 'logs')!, recordsOf: logRecordsOf };
