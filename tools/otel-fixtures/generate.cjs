@@ -137,7 +137,8 @@ function startServer(logPath) {
         return;
       }
       const promptTokens = tokens(JSON.stringify(body.messages));
-      const completionTokens = tokens(out.message.content ?? JSON.stringify(out.message.tool_calls));
+      // A cut answer used up the tokens asked, as the real API reports it (sets 1-5 and 7-9 were written before this: their cut answers count by length).
+      const completionTokens = out.finish_reason === 'length' ? (body.max_tokens ?? body.max_completion_tokens) : tokens(out.message.content ?? JSON.stringify(out.message.tool_calls));
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
       const created = 1767225600 + n;
       if (body.stream) {
