@@ -1,6 +1,7 @@
 /** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts; the extractor chain, chain.ts). */
 import type { Source } from '../source.js';
 import { byLines } from './by-lines.js';
+import { spanCensus } from './census.js';
 
 export const otlpSource: Source = {
   kind: 'otlp',
@@ -12,4 +13,5 @@ export const otlpSource: Source = {
     yield* (await import('./read.js')).readOtlpFile(file, range);
   },
   splits: (file) => byLines(file),
+  describeUnread: (file) => spanCensus(file.path),
 };
