@@ -85,7 +85,7 @@ export function spanKind(bag: SpanBag): string {
     const said = extractor.recognize(bag);
     if (said !== null) return said === 'call' ? extractor.name : `${extractor.name} (not an LLM call)`;
   }
-  return fallback.recognize(bag) === 'call' ? 'fallback candidate' : 'none';
+  return fallback.recognize(bag) === 'call' ? 'with input or output attributes of no chat shape' : 'none';
 }
 
 /** Reads the call out of one span, or null when the span is no LLM call. */

@@ -3,6 +3,7 @@ import { readHead } from '../detect.js';
 import type { Source } from '../source.js';
 import { byLines } from './by-lines.js';
 import { holdsKind, JOIN_KINDS } from './join-kinds.js';
+import { spanCensus } from './census.js';
 
 export const otlpSource: Source = {
   kind: 'otlp',
@@ -29,4 +30,5 @@ export const otlpSource: Source = {
     if (Object.keys(companions).length === 0) return;
     for (const file of otlp) file.companions = companions;
   },
+  describeUnread: (file) => spanCensus(file.path),
 };

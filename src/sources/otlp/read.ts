@@ -8,7 +8,7 @@
  * A file read by lines is cut into work shares at line starts, as Synalinks files are.
  *
  * Each LLM-call span (chain.ts) is one record; `ref.line` is its place among the file's
- * spans (span-keys.ts) in a file read by lines, its ordinal among the calls in a document.
+ * spans (span-places.ts: a number unique in the file, growing with it) in a file read by lines, its ordinal among the calls in a document.
  * Spans holding no content (capture off) are records that can never be exported
  * (`no_content`). The same call recorded twice, by two instrumentations wrapping one client
  * call (one span the other's parent, both LLM calls with the same input messages), is kept
@@ -28,7 +28,7 @@ import { isObject, str, type Json } from '../json-values.js';
 import { lineTooLongReason, readLineBatches, type ByteRange } from '../lines.js';
 import { byLines } from './by-lines.js';
 import { lineBefore } from './line-before.js';
-import { rememberKeys, spanKeys, spanKeysBefore, spanKeysInFile } from './span-keys.js';
+import { rememberPlaces, spanPlaces, spanPlacesBefore, spanPlacesInFile } from './span-places.js';
 import { damageReason } from '../read.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
@@ -110,9 +110,9 @@ class OtlpReader {
   private ordinal = 0;
   /**
    * Reading by lines: the ordinal of the line's first span less one, the spans of the line met so
-   * far, and how many `spanId` keys the line holds (no span past that many can be numbered).
+   * far, and how many places (span-places.ts) the line holds: at least as many as its spans.
    */
-  private line: { base: number; index: number; keys: number } | null = null;
+  private line: { base: number; index: number; places: number } | null = null;
   /** The LLM-call spans read last (at most 2 × TWIN_WINDOW), oldest first. */
   private window: Kept[] = [];
   /** Those spans by `trace:span`, and by their parent's `trace:span`. */
@@ -145,9 +145,9 @@ class OtlpReader {
    * then in the line before as it resolved them alone (`endLine`), so what a line yields never
    * depends on where a work share starts.
    */
-  startLine(base: number, keys: number): void {
+  startLine(base: number, places: number): void {
     if (this.line !== null) this.before = { spans: this.spans, children: this.children };
-    this.line = { base, index: 0, keys };
+    this.line = { base, index: 0, places };
     this.window = [];
     this.spans = new Map();
     this.children = new Map();
@@ -210,13 +210,14 @@ class OtlpReader {
     for (const ss of scopes) {
       if (!isObject(ss) || !Array.isArray(ss.spans)) continue;
       for (const span of ss.spans) {
+        if (!isObject(span)) continue;
         let ordinal = 0;
         if (this.line !== null) {
           // Every span of the line takes a number, a call or not, so a number is its place in the file.
-          if (this.line.index >= this.line.keys) continue;
+          if (this.line.index >= this.line.places) continue;
           ordinal = this.line.base + ++this.line.index;
         }
-        if (isObject(span)) this.span(span, service, batch, ordinal);
+        this.span(span, service, batch, ordinal);
       }
     }
   }
@@ -270,7 +271,7 @@ class OtlpReader {
       exception: call.error,
       // A tool result that answers no recorded tool call (OpenLLMetry 0.22 kept neither the calls nor their ids).
       partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
-      notExportable: lacking,
+      notExportable: lacking === null ? null : `${lacking} (mapped by ${call.mappedBy.length > 0 ? call.mappedBy.join(', ') : call.dialect})`,
       stopReason: call.finishReason,
       stopReasonInferred: call.finishInferred,
       mappedBy: call.mappedBy,
@@ -351,7 +352,7 @@ async function readerOfLineBefore(file: TraceFile, offset: number, joins: Joins)
   if (line === null) return null;
   const reader = new OtlpReader(file, joins);
   const batch = reader.batch();
-  reader.startLine(0, line.tooLong ? 0 : spanKeys(line.bytes, 0, line.bytes.length));
+  reader.startLine(0, line.tooLong ? 0 : spanPlaces(line.bytes, 0, line.bytes.length));
   if (line.tooLong) return reader;
   let doc: unknown;
   try {
@@ -396,7 +397,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
   const reader = new OtlpReader(file, joins);
   if (byLines(file)) {
     let last: SourceBatch | null = null;
-    let keysBefore: number | null = null;
+    let placesBefore: number | null = null;
     for await (const lines of readLineBatches(file.path, { range })) {
       if (last !== null) yield last;
       const batch = reader.batch();
@@ -404,11 +405,11 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
       for (const line of lines) {
         batch.bytes += line.length + 1;
         // The first line read: a share starting mid-file looks back at the line before it (twins across two lines).
-        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset, joins));
-        keysBefore ??= spanKeysBefore(file.path, line.offset);
-        const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
-        reader.startLine(keysBefore, keys);
-        keysBefore += keys;
+        if (placesBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset, joins));
+        placesBefore ??= spanPlacesBefore(file.path, line.offset);
+        const places = line.tooLong ? spanPlacesInFile(file.path, line.offset, line.offset + line.length) : spanPlaces(line.bytes, 0, line.bytes.length);
+        reader.startLine(placesBefore, places);
+        placesBefore += places;
         if (line.tooLong) {
           reader.damaged(batch, line.number, line.offset, damageReason(lineTooLongReason(line.length), line.terminated));
           continue;
@@ -424,7 +425,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
         reader.request(doc, batch, line.number, line.offset);
         reader.endLine(batch);
       }
-      if (keysBefore !== null && lines.length > 0) rememberKeys(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, keysBefore);
+      if (placesBefore !== null && lines.length > 0) rememberPlaces(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, placesBefore);
       last = batch;
     }
     yield reader.finish(last ?? reader.batch());

@@ -31,12 +31,12 @@ function request(value: unknown): { messages: Message[]; body: Json | null } | n
 }
 
 function response(value: unknown): { message: Message; body: Json | null } | null {
-  if (isObject(value) && value.role === 'assistant' && knownContent(value.content)) {
-    const message = chatMessages([value])[0];
-    return message !== undefined ? { message, body: null } : null;
-  }
+  if (!isObject(value)) return null;
   const message = responseMessage(value);
-  return message !== null && isObject(value) ? { message, body: value } : null;
+  if (message !== null) return { message, body: value };
+  if (value.role !== 'assistant' || !knownContent(value.content)) return null;
+  const single = chatMessages([value])[0];
+  return single !== undefined ? { message: single, body: null } : null;
 }
 
 /** The span's values under input and output keys, parsed (not taken: the fallback takes only what it reads). */

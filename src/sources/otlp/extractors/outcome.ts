@@ -3,7 +3,7 @@
  * a failed call is one with the span status ERROR, an `error.type`, an exception event, a
  * finish reason `error` (Mastra's chat span has status OK then), or a level ERROR (Langfuse,
  * read by langfuse.ts); the reason said is the first of the exception, the status message, the
- * error type. With no finish reason recorded, an answer whose output tokens equal the
+ * error type. With no finish reason recorded, an answer whose output tokens reach the
  * `max_tokens` asked was cut: finish reason `length`, said to be inferred.
  */
 import { numberValue } from '../../../canonical/json-value.js';
@@ -41,9 +41,10 @@ export const outcome: Extractor = {
       for (const name of MAX_TOKENS) {
         const max = numberValue(call.params[name]);
         if (typeof max !== 'number') continue;
-        if (max > 0 && call.usage.completion_tokens === max) {
+        // Equal on a real server; at least, on one that counts more than it was allowed to send.
+        if (max > 0 && call.usage.completion_tokens >= max) {
           out.finishReason = 'length';
-          out.finishInferred = `no finish reason recorded; the answer's ${max} output tokens are the ${name} asked`;
+          out.finishInferred = `no finish reason recorded; the answer's ${call.usage.completion_tokens} output tokens reach the ${name} of ${max} asked`;
         }
         break;
       }
