@@ -68,9 +68,11 @@ describe('OTLP log records joined to their spans (official and Elastic OpenAI in
     });
   }
 
-  it('a log file alone yields no record and no damaged line', async () => {
+  it('a log file alone yields no record and no damaged line, and the message says what it holds', async () => {
     const { records, damaged } = await readOtlp(fixture('otel-openai-logs.jsonl'));
     assert.deepEqual([records.length, damaged], [0, 0]);
+    const result = runCli(['stats', fixture('otel-openai-logs.jsonl')]);
+    assert.match(result.stderr, /no span, only log records of 11 spans: they are read with their spans, so name the span files with it/);
   });
 
   it('logs beside the spans, in another folder, among the spans in one file, across work shares and a spilled index: the same stats and exports as one pass', () => {

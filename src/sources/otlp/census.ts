@@ -10,6 +10,7 @@ import { plural } from '../../format.js';
 import { isObject } from '../json-values.js';
 import { SpanBag } from './bag.js';
 import { spanKind } from './chain.js';
+import { logRecordsOf } from './join-index.js';
 import { attributeMap } from './values.js';
 
 const CENSUS_BYTES = 64 << 20;
@@ -37,10 +38,11 @@ function head(path: string): { bytes: Buffer; whole: boolean } | null {
   }
 }
 
-function requestSpans(doc: unknown, kinds: Map<string, number>): void {
+function requestSpans(doc: unknown, kinds: Map<string, number>, logged: Set<string>): void {
   const requests = Array.isArray(doc) ? doc : [doc];
   for (const request of requests) {
     if (!isObject(request)) continue;
+    for (const { traceId, spanId } of logRecordsOf(request)) logged.add(traceId + spanId);
     const list = request.resourceSpans ?? request.resource_spans;
     for (const rs of Array.isArray(list) ? list : []) {
       const scopes = isObject(rs) ? (rs.scopeSpans ?? rs.scope_spans ?? rs.instrumentationLibrarySpans) : null;
@@ -60,10 +62,12 @@ export function spanCensus(path: string): string | null {
   const read = head(path);
   if (read === null) return null;
   const kinds = new Map<string, number>();
+  // The spans that log records of the file were written in (an ExportLogsServiceRequest file).
+  const logged = new Set<string>();
   let parsedWhole = false;
   if (read.whole) {
     try {
-      requestSpans(parseJsonText(read.bytes), kinds);
+      requestSpans(parseJsonText(read.bytes), kinds, logged);
       parsedWhole = true;
     } catch {
       // Lines, not one document.
@@ -78,7 +82,7 @@ export function spanCensus(path: string): string | null {
         end = read.bytes.length;
       }
       try {
-        requestSpans(parseJsonText(read.bytes.subarray(start, end)), kinds);
+        requestSpans(parseJsonText(read.bytes.subarray(start, end)), kinds, logged);
       } catch {
         // A damaged line: counted as one by the reader.
       }
@@ -87,6 +91,7 @@ export function spanCensus(path: string): string | null {
   }
   const total = [...kinds.values()].reduce((a, b) => a + b, 0);
   const scope = read.whole ? '' : ` in its first ${CENSUS_BYTES >> 20} MB`;
+  if (total === 0 && logged.size > 0) return `no span${scope}, only log records of ${plural(logged.size, 'span')}: they are read with their spans, so name the span files with it`;
   if (total === 0) return `no span${scope}`;
   const parts = [...kinds]
     .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1))
