@@ -144,6 +144,32 @@ describe('OTLP extractor chain', () => {
     assert.deepEqual(line(record).mapped_by, ['fallback']);
   });
 
+  it('a Google ADK call_llm span (GenAI attributes without content, Gemini contents in its own request and response) is read by the fallback', async () => {
+    const request = {
+      model: 'gemini-2.0-flash',
+      config: { system_instruction: 'Be brief.', temperature: 0.2, max_output_tokens: 100, tools: [{ function_declarations: [{ name: 'get_weather' }] }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        { role: 'model', parts: [{ function_call: { id: 'c1', name: 'get_weather', args: { city: 'Paris' } } }] },
+        { role: 'user', parts: [{ function_response: { id: 'c1', name: 'get_weather', response: { sky: 'rain' } } }] },
+      ],
+    };
+    const response = { content: { role: 'model', parts: [{ text: 'Rain.' }] }, finish_reason: 'STOP', usage_metadata: { prompt_token_count: 30, candidates_token_count: 2 } };
+    const [record] = await readSpans([
+      span({ 'gen_ai.system': 'gcp.vertex.agent', 'gen_ai.request.model': 'gemini-2.0-flash', 'gcp.vertex.agent.llm_request': request, 'gcp.vertex.agent.llm_response': response }),
+    ]);
+    assert.deepEqual(record.messages(), [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+      { role: 'tool', content: '{"sky":"rain"}', tool_call_id: 'c1' },
+      { role: 'assistant', content: 'Rain.' },
+    ]);
+    assert.equal(record.stopReason, 'STOP');
+    assert.equal(record.usage?.completion_tokens, 2);
+    assert.deepEqual(line(record).mapped_by, ['gen_ai', 'fallback']);
+  });
+
   it('a GenAI span whose input messages cannot be read is never exported as system + answer; distinct prompts are no duplicates', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'spans.jsonl');

@@ -11,11 +11,15 @@
 import { isObject, type Json } from '../json-values.js';
 import { structured, type Attributes } from './values.js';
 
+/** A taken attribute's value in the map: overwriting in place costs less than deleting. */
+const TAKEN: unique symbol = Symbol('taken');
+
 export class SpanBag {
   /** What the span's text values said about being cut: the first attribute whose JSON ends early. */
   cutAt: string | null = null;
   private readonly attributes: Map<string, unknown>;
-  private eventList: (Json | null)[];
+  /** The span's events and any seeded, a taken one null. */
+  private readonly eventList: (Json | null)[];
 
   constructor(
     readonly span: Json,
@@ -32,7 +36,8 @@ export class SpanBag {
 
   /** A value no extractor took yet, left in the bag: for markers. */
   peek(key: string): unknown {
-    return this.attributes.get(key);
+    const v = this.attributes.get(key);
+    return v === TAKEN ? undefined : v;
   }
 
   peekStr(key: string): string | null {
@@ -41,13 +46,15 @@ export class SpanBag {
   }
 
   has(key: string): boolean {
-    return this.attributes.has(key);
+    const v = this.attributes.get(key);
+    return v !== undefined && v !== TAKEN;
   }
 
   /** A value, taken out of the bag. */
   take(key: string): unknown {
     const v = this.attributes.get(key);
-    if (v !== undefined) this.attributes.delete(key);
+    if (v === undefined || v === TAKEN) return undefined;
+    this.attributes.set(key, TAKEN);
     return v;
   }
 
@@ -67,38 +74,29 @@ export class SpanBag {
   /** The keys still in the bag that start with `prefix`, in the order written; none taken. */
   keysWith(prefix: string): string[] {
     const keys: string[] = [];
-    for (const key of this.attributes.keys()) if (key.startsWith(prefix)) keys.push(key);
+    for (const [key, value] of this.attributes) if (value !== TAKEN && key.startsWith(prefix)) keys.push(key);
     return keys;
-  }
-
-  /** Whether a key still in the bag starts with one of `prefixes` (one pass over the keys). */
-  hasKeyWith(...prefixes: string[]): boolean {
-    for (const key of this.attributes.keys()) for (const prefix of prefixes) if (key.startsWith(prefix)) return true;
-    return false;
   }
 
   /** Every key still in the bag with `prefix`, taken: [key without the prefix, value] in the order written. */
   takeWith(prefix: string): [string, unknown][] {
     const out: [string, unknown][] = [];
     for (const [key, value] of this.attributes) {
-      if (!key.startsWith(prefix)) continue;
+      if (value === TAKEN || !key.startsWith(prefix)) continue;
       out.push([key.slice(prefix.length), value]);
-      this.attributes.delete(key);
+      this.attributes.set(key, TAKEN);
     }
     return out;
   }
 
   /** The attributes still in the bag. */
-  entries(): IterableIterator<[string, unknown]> {
-    return this.attributes.entries();
+  *entries(): Generator<[string, unknown]> {
+    for (const entry of this.attributes) if (entry[1] !== TAKEN) yield entry;
   }
 
-  /** The events still in the bag, with their index for `takeEvent`. */
-  *events(): Generator<[number, Json]> {
-    for (let i = 0; i < this.eventList.length; i++) {
-      const e = this.eventList[i];
-      if (e !== null) yield [i, e];
-    }
+  /** The events, a taken one null (the index is what `takeEvent` takes). */
+  events(): readonly (Json | null)[] {
+    return this.eventList;
   }
 
   takeEvent(index: number): void {

@@ -9,7 +9,7 @@
  * - Every later extractor that recognizes the span as a call reads what is still in the bag,
  *   and fills only the fields still empty: an attribute an extractor took is never read again,
  *   and a field is written by the first extractor that holds it.
- * - The fallback runs only on a span no named extractor recognized.
+ * - The fallback runs on a span no named extractor recognized, or one they found no input in.
  * - outcome.ts then reads the status the emitter left (failed, cut).
  *
  * The extractors that wrote a field are the call's `mappedBy` (`mapped_by` in record views).
@@ -58,10 +58,13 @@ function emptyCall(dialect: string): SpanCall {
   };
 }
 
+/** The fields an extractor may write (`params` merged by name, the others written when still empty). */
+const FIELDS = ['params', 'inputs', 'system', 'unreadable', 'completion', 'tools', 'model', 'provider', 'usage', 'finishReason', 'finishInferred', 'error', 'cut', 'cost', 'ownIds'] as const;
+
 /** Writes the fields still empty in `call`; true when one was written. */
 function fill(call: SpanCall, fields: CallFields): boolean {
   let wrote = false;
-  for (const key of Object.keys(fields) as (keyof CallFields)[]) {
+  for (const key of FIELDS) {
     const value = fields[key];
     // An empty finish reason is none recorded (OpenLLMetry's Anthropic streams write `""`).
     if (value === null || value === undefined || (key === 'finishReason' && value === '')) continue;
@@ -98,14 +101,15 @@ export function callOfSpan(span: Json, attrs: Attributes, bag = new SpanBag(span
     call ??= emptyCall(extractor.name);
     if (fill(call, extractor.extract(bag, call))) call.mappedBy.push(extractor.name);
   }
-  if (call === null) {
-    if (fallback.recognize(bag) !== 'call') return null;
-    const fields = fallback.extract(bag, emptyCall(fallback.name));
-    if (fields.inputs === undefined || fields.inputs === null) return null;
-    call = emptyCall(fallback.name);
-    fill(call, fields);
-    call.mappedBy.push(fallback.name);
+  // The fallback: on a span no dialect recognized, or one whose dialect found no input in it.
+  if ((call === null || call.inputs === null) && fallback.recognize(bag) === 'call') {
+    const fields = fallback.extract(bag, call ?? emptyCall(fallback.name));
+    if (fields.inputs !== undefined && fields.inputs !== null) {
+      call ??= emptyCall(fallback.name);
+      if (fill(call, fields)) call.mappedBy.push(fallback.name);
+    }
   }
+  if (call === null) return null;
   fill(call, outcome.extract(bag, call));
   return finished(call, bag);
 }

@@ -59,6 +59,7 @@ const PARAM_NAMES: Record<string, string> = {
   max_completion_tokens: 'max_tokens',
   maxTokens: 'max_tokens',
   maxOutputTokens: 'max_tokens',
+  max_output_tokens: 'max_tokens',
   frequency_penalty: 'frequency_penalty',
   frequencyPenalty: 'frequency_penalty',
   presence_penalty: 'presence_penalty',

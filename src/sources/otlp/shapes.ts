@@ -172,10 +172,11 @@ export function typedBlock(b: Json): Json | null {
 
 /**
  * The input messages of a request body kept whole: a chat request (OpenAI or Anthropic, see
- * chatMessages) or LangChain's `{messages: [[serialized message, ...]]}`; null when the body
+ * chatMessages), a Gemini request (`contents`, see geminiMessages) or LangChain's `{messages: [[serialized message, ...]]}`; null when the body
  * is neither, or holds a message of a shape not read here (the attributes are read instead).
  */
 export function requestMessages(request: Json): Message[] | null {
+  if (Array.isArray(request.contents)) return geminiRequest(request);
   const list = request.messages;
   if (!Array.isArray(list) || list.length === 0) return null;
   if (list.length === 1 && Array.isArray(list[0])) return langChainMessages(list[0]);
@@ -211,6 +212,9 @@ export function responseMessage(response: unknown): Message | null {
   if (isObject(response.output) && isObject(response.output.message) && knownContent(response.output.message.content)) {
     return chatMessages([{ role: 'assistant', content: response.output.message.content }])[0] ?? null;
   }
+  // Gemini: a GenerateContentResponse's first candidate, or Google ADK's LlmResponse `{content: {role: 'model', parts}}`.
+  const gemini = Array.isArray(response.candidates) ? response.candidates.find(isObject)?.content : response.content;
+  if (isObject(gemini) && Array.isArray(gemini.parts)) return geminiMessages([{ ...gemini, role: 'model' }])?.[0] ?? null;
   if (Array.isArray(response.generations) && Array.isArray(response.generations[0])) {
     const generation = response.generations[0].find(isObject);
     if (generation === undefined) return null;
@@ -268,3 +272,55 @@ export function bedrockToolSpec(tool: unknown): unknown {
   return out;
 }
 
+
+const GEMINI_ROLES: Record<string, string> = { user: 'user', model: 'assistant', function: 'tool', tool: 'tool', system: 'system' };
+
+/** A Gemini part's field under its JS or Python SDK's name (`functionCall` / `function_call`). */
+function field(part: Json, camel: string, snake: string): unknown {
+  return part[camel] ?? part[snake];
+}
+
+/**
+ * Gemini `contents` (`[{role: 'user' | 'model', parts: [{text} | {functionCall: {id, name,
+ * args}} | {functionResponse: {id, name, response}} | …]}]`, or the Python SDK's snake_case
+ * names) in chat form: a model turn is the assistant's, each function response a tool message
+ * answering its call's id (its name where the call kept no id), thought parts left out as
+ * reasoning is elsewhere. Null when a turn or a part is of a kind not read here.
+ */
+export function geminiMessages(contents: unknown[]): Message[] | null {
+  const out: Message[] = [];
+  for (const turn of contents) {
+    if (!isObject(turn) || !Array.isArray(turn.parts)) return null;
+    const role = GEMINI_ROLES[text(turn.role) ?? 'user'];
+    if (role === undefined) return null;
+    const parts: unknown[] = [];
+    const calls: ToolCall[] = [];
+    const results: Message[] = [];
+    for (const part of turn.parts) {
+      if (!isObject(part)) return null;
+      const call = field(part, 'functionCall', 'function_call');
+      const response = field(part, 'functionResponse', 'function_response');
+      if (part.thought === true) continue;
+      if (typeof part.text === 'string') parts.push(part.text);
+      else if (isObject(call)) calls.push(toolCall(call.id ?? call.name, call.name, call.args ?? {}));
+      else if (isObject(response)) results.push({ role: 'tool', content: toolText(response.response), tool_call_id: text(response.id) ?? text(response.name) ?? '' });
+      else return null;
+    }
+    out.push(...results);
+    if (results.length > 0 && parts.length === 0 && calls.length === 0) continue;
+    out.push(message(role, parts, calls, null));
+  }
+  return out;
+}
+
+/** A Gemini request (`{model, contents, config: {systemInstruction, …}}`, or `systemInstruction` beside the contents): its messages, the system instruction first. */
+function geminiRequest(request: Json): Message[] | null {
+  const messages = geminiMessages(request.contents as unknown[]);
+  if (messages === null || messages.length === 0) return null;
+  const config = isObject(request.config) ? request.config : {};
+  const system = field(config, 'systemInstruction', 'system_instruction') ?? field(request, 'systemInstruction', 'system_instruction');
+  if (system === undefined || system === null) return messages;
+  const instruction = typeof system === 'string' ? system : isObject(system) && Array.isArray(system.parts) ? geminiMessages([{ ...system, role: 'system' }])?.[0]?.content : undefined;
+  if (typeof instruction !== 'string') return null;
+  return [{ role: 'system', content: instruction }, ...messages];
+}

@@ -42,7 +42,7 @@ function eventMessage(role: string, body: Json): Message {
 export const genAiEvents: Extractor = {
   name: 'gen_ai-events',
   recognize(bag) {
-    for (const [, e] of bag.events()) if (isContentEvent(e.name)) return 'call';
+    for (const e of bag.events()) if (e !== null && isContentEvent(e.name)) return 'call';
     return null;
   },
   extract(bag, call) {
@@ -51,8 +51,10 @@ export const genAiEvents: Extractor = {
     let finish: string | null = null;
     let olderPrompt: unknown = undefined;
     let olderCompletion: unknown = undefined;
-    for (const [i, e] of bag.events()) {
-      if (!isContentEvent(e.name)) continue;
+    const events = bag.events();
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      if (e === null || !isContentEvent(e.name)) continue;
       const name = e.name as string;
       const attrs = attributeMap(e.attributes);
       if (name in EVENT_ROLES) {

@@ -73,7 +73,8 @@ export const genAi: Extractor = {
   },
   extract(bag, call) {
     const out: CallFields = {};
-    out.system = systemInstructions(bag.takeParsed('gen_ai.system_instructions'));
+    // What an extractor before this one read is not parsed again (the AI SDK writes both its own and these).
+    if (call.inputs === null) out.system = systemInstructions(bag.takeParsed('gen_ai.system_instructions'));
     if (call.inputs === null && bag.has('gen_ai.input.messages')) {
       const cutBefore = bag.cutAt;
       const input = bag.takeParsed('gen_ai.input.messages');
@@ -82,7 +83,7 @@ export const genAi: Extractor = {
       // Cut at a length limit: the cut says so; anything else that is no message list is unreadable.
       else if (bag.cutAt === cutBefore) out.unreadable = 'gen_ai.input.messages holds no message list read here';
     }
-    const output = bag.takeParsed('gen_ai.output.messages');
+    const output = call.completion === null ? bag.takeParsed('gen_ai.output.messages') : undefined;
     let finish = finishReasonOf(bag.take('gen_ai.response.finish_reasons'));
     if (Array.isArray(output)) {
       out.completion = genAiMessages(output)?.[0] ?? null;
@@ -96,7 +97,7 @@ export const genAi: Extractor = {
       if (value !== undefined) params[name] = value;
     }
     out.params = params;
-    const definitions = bag.takeParsed('gen_ai.tool.definitions');
+    const definitions = call.tools === null ? bag.takeParsed('gen_ai.tool.definitions') : undefined;
     if (Array.isArray(definitions)) out.tools = definitions;
     out.model = bag.takeStr('gen_ai.request.model') ?? bag.takeStr('gen_ai.response.model');
     out.provider = bag.takeStr('gen_ai.provider.name') ?? bag.takeStr('gen_ai.system');

@@ -72,6 +72,12 @@ function body(bag: SpanBag, key: string): unknown {
   return parsed;
 }
 
+/** The provider LangChain names in the run's metadata (`ls_provider`), where OpenInference keeps no `llm.provider`. */
+function langSmithProvider(bag: SpanBag): string | null {
+  const metadata = body(bag, 'metadata');
+  return isObject(metadata) ? text(metadata.ls_provider) : null;
+}
+
 export const openInference: Extractor = {
   name: 'openinference',
   recognize(bag) {
@@ -86,8 +92,9 @@ export const openInference: Extractor = {
     const request = body(bag, 'input.value');
     const fromRequest = isObject(request) ? requestMessages(request) : null;
     const fromResponse = responseMessage(body(bag, 'output.value'));
-    const inputs = messages(bag, 'llm.input_messages.');
-    const outputs = messages(bag, 'llm.output_messages.');
+    // The flattened messages are read (and taken) only where the body gave none: they repeat it.
+    const inputs = fromRequest ?? messages(bag, 'llm.input_messages.');
+    const completion = fromResponse ?? messages(bag, 'llm.output_messages.')?.[0] ?? null;
     const tools = bag
       .keysWith('llm.tools.')
       .filter((k) => k.endsWith('.tool.json_schema'))
@@ -99,14 +106,12 @@ export const openInference: Extractor = {
     // The model and the tools are kept apart from the parameters (config: model, tools, params).
     delete p.model;
     delete p.tools;
-    const metadata = body(bag, 'metadata');
     return {
-      inputs: fromRequest ?? inputs,
-      completion: fromResponse ?? outputs?.[0] ?? null,
+      inputs,
+      completion,
       tools: tools.length > 0 ? tools : null,
       model: bag.takeStr('llm.model_name'),
-      // LangChain names the provider in the run's metadata (`ls_provider`) where OpenInference keeps no `llm.provider`.
-      provider: bag.takeStr('llm.provider') ?? bag.takeStr('llm.system') ?? (isObject(metadata) ? text(metadata.ls_provider) : null),
+      provider: bag.takeStr('llm.provider') ?? bag.takeStr('llm.system') ?? langSmithProvider(bag),
       params: p,
       usage: usageOf(bag.take('llm.token_count.prompt'), bag.take('llm.token_count.completion'), bag.take('llm.token_count.prompt_details.cache_read'), bag.take('llm.token_count.completion_details.reasoning')),
       finishReason: bag.takeStr('llm.finish_reason'),

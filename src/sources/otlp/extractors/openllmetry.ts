@@ -57,10 +57,13 @@ function functions(bag: SpanBag): unknown[] | null {
   return [...byIndex].sort(([a], [b]) => a - b).map(([, fn]) => ({ type: 'function', function: fn }));
 }
 
+/** What an OpenLLMetry span with content always holds (its first message's fields, its first tool): looked up, not searched for. */
+const MARKERS = ['gen_ai.prompt.0.content', 'gen_ai.prompt.0.role', 'gen_ai.completion.0.content', 'gen_ai.completion.0.role', 'gen_ai.completion.0.finish_reason', 'gen_ai.completion.0.tool_calls.0.name', 'llm.request.functions.0.name'];
+
 export const openLlmetry: Extractor = {
   name: 'openllmetry',
   recognize(bag) {
-    if (bag.hasKeyWith('gen_ai.prompt.', 'gen_ai.completion.', 'llm.request.functions.')) return 'call';
+    for (const key of MARKERS) if (bag.has(key)) return 'call';
     return bag.has('traceloop.span.kind') ? 'other' : null;
   },
   extract(bag, call) {

@@ -25,8 +25,8 @@ export const outcome: Extractor = {
     const errorType = bag.peekStr('error.type');
     let exception: string | null = null;
     let excepted = false;
-    for (const [, e] of bag.events()) {
-      if (e.name !== 'exception') continue;
+    for (const e of bag.events()) {
+      if (e === null || e.name !== 'exception') continue;
       excepted = true;
       const ea = attributeMap(e.attributes);
       const parts = [ea.str('exception.type'), ea.str('exception.message')].filter((p) => p !== null);

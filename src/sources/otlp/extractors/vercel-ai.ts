@@ -44,6 +44,7 @@ export const vercelAi: Extractor = {
   name: 'vercel-ai',
   recognize(bag) {
     const operation = bag.peekStr('ai.operationId') ?? bag.name;
+    if (!operation.startsWith('ai.')) return null;
     if (/^ai\.\w+\.do(Generate|Stream)$/.test(operation)) return 'call';
     return operation.startsWith('ai.') && bag.has('ai.operationId') ? 'other' : null;
   },
