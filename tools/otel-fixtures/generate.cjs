@@ -14,7 +14,10 @@
  * and OpenLLMetry, server-log-2.jsonl; set 3: Bedrock Runtime's Converse, ConverseStream and
  * InvokeModel under OpenInference and OpenLLMetry, server-log-3.jsonl; set 4: OpenLLMetry's LangChain and
  * OpenAI instrumentations at once, server-log-4.jsonl; set 5: LangChain.js's ChatAnthropic under
- * OpenInference, server-log-5.jsonl), so adding a set never rewrites the files of another.
+ * OpenInference, server-log-5.jsonl; set 6: Langfuse's OTel SDK 5.x and 4.x; set 7: the official and
+ * Elastic's OpenAI instrumentations, their log events in <emitter>-logs.jsonl as ExportLogsServiceRequest
+ * lines; set 8: a Mastra agent with its OTel exporter; set 9: OpenInference's span processor over
+ * the AI SDK; see test/fixtures/otel/README-sets.md), so adding a set never rewrites the files of another.
  *
  * Each emitter runs in its own child process (an instrumentation patches the `openai`
  * module for the whole process): the `openai` client under OpenInference, under OpenLLMetry
