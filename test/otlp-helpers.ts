@@ -7,10 +7,10 @@ import { discover } from '../src/sources/discover.js';
 import { readFiles } from '../src/sources/read.js';
 import { tempDir } from './helpers.js';
 
-/** Every record of one span file, its damaged lines and its skipped calls by reason. */
-export async function readOtlp(file: string): Promise<{ records: TraceRecord[]; damaged: number; skipped: Record<string, number> }> {
-  const discovery = await discover([file]);
-  assert.equal(discovery.files[0]?.source, 'otlp', file);
+/** Every record of one span file (or of span and log files read together), its damaged lines and its skipped calls by reason. */
+export async function readOtlp(file: string | readonly string[]): Promise<{ records: TraceRecord[]; damaged: number; skipped: Record<string, number> }> {
+  const discovery = await discover(typeof file === 'string' ? [file] : file);
+  assert.ok(discovery.files.length > 0 && discovery.files.every((f) => f.source === 'otlp'), String(file));
   const records: TraceRecord[] = [];
   const skipped: Record<string, number> = {};
   let damaged = 0;

@@ -32,6 +32,12 @@ export interface TraceFile {
   size?: number;
   /** The file as discovery found it, which second reads check they still read (see `changedSince`). */
   stamp?: FileStamp;
+  /**
+   * Other files of the input set whose content the source joins to this file's as it reads it,
+   * by what they hold (OTLP: `logs`, log records joined to the spans they were written in), set
+   * by the source's `gather`; one object shared by the files it is set on.
+   */
+  companions?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface DiscoverOptions {
@@ -390,6 +396,7 @@ export async function discover(roots: readonly string[], options: DiscoverOption
     if (!named_.some((input) => isInside(path.join(real!, path.basename(file.path)), input)) && !result.inputs.includes(real)) result.inputs.push(real);
   }
   result.files = oncePerFile(result.files, (file) => realFolders.get(path.dirname(file.path)) === path.dirname(file.path));
+  for (const source of SOURCES) source.gather?.(result.files);
   for (const input of result.inputs) readsAlso(input);
   return result;
 }

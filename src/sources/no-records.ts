@@ -4,7 +4,7 @@
  * exit 0 would read as success, so every reading command says instead what it found, and
  * whether the file looks like one traces wrote (lines with `messages` and no `call_id`).
  */
-import { sourceLabels } from './registry.js';
+import { sourceLabels, sourceOf } from './registry.js';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { plural, printable } from '../format.js';
 import type { DamagedLine } from '../record.js';
@@ -55,13 +55,23 @@ export function datasetAmong(files: readonly TraceFile[]): string | null {
   return null;
 }
 
+/** What the files that gave nothing hold, as their sources describe them (span files: their spans by kind); null when none can say. */
+function unreadDescribed(files: readonly TraceFile[]): string | null {
+  const said: string[] = [];
+  for (const file of files.slice(0, PROBED_FILES)) {
+    const text = sourceOf(file.source)?.describeUnread?.(file) ?? null;
+    if (text !== null) said.push(files.length === 1 ? text : `${printable(file.display)}: ${text}`);
+  }
+  return said.length > 0 ? said.join('; ') : null;
+}
+
 /**
  * `no record read from ROOTS (1 file: 14 damaged lines, the first …)` and what to do: one
  * line, said on stderr by every reading command, which then exits 2. `damagedLines` null: not
  * counted by the command (runs).
  */
 export function noRecordsMessage(where: string, files: readonly TraceFile[], damagedLines: number | null, firstDamaged?: DamagedLine): string {
-  const lines = damagedLines === null ? '' : `: ${damagedLines === 0 ? 'no line in them' : plural(damagedLines, 'damaged line')}`;
+  const lines = damagedLines === null ? '' : `: ${damagedLines === 0 ? (unreadDescribed(files) ?? 'no line in them') : plural(damagedLines, 'damaged line')}`;
   const found = `${plural(files.length, 'file')}${lines}`;
   const first = firstDamaged !== undefined ? `, the first ${printable(firstDamaged.file)}:${firstDamaged.line}: ${firstDamaged.reason}` : '';
   const dataset = datasetAmong(files);

@@ -36,6 +36,10 @@ export interface RebuiltFields {
   notExportable?: string | null;
   /** The recorded finish or stop reason of the call, when the recorder kept one. */
   stopReason?: string | null;
+  /** How the stop reason was inferred where the recorder kept none (an OTLP answer whose output tokens reached the max_tokens asked), or null. */
+  stopReasonInferred?: string | null;
+  /** What read the record out of the recorder's file (the OTLP extractors that mapped the span), shown as `mapped_by`. */
+  mappedBy?: readonly string[] | null;
   /** The config hashed as config_hash, when the recorder knows more than model and provider (docs/sources.md). */
   config?: Record<string, unknown>;
   /** Which recorded value looks cut at a length limit, or null (the truncated stage reads it). */
@@ -82,6 +86,8 @@ export class RebuiltRecord implements TraceRecord {
   readonly notExportable: string | null;
   readonly stopReason: string | null;
   readonly cutValue: string | null;
+  readonly stopReasonInferred: string | null;
+  readonly mappedBy: readonly string[] | null;
   readonly offeredTools: readonly unknown[] | null;
   private readonly all: Message[];
   private readonly config: Record<string, unknown>;
@@ -109,6 +115,8 @@ export class RebuiltRecord implements TraceRecord {
     this.notExportable = fields.notExportable ?? null;
     this.stopReason = fields.stopReason ?? null;
     this.cutValue = fields.cutValue ?? null;
+    this.stopReasonInferred = fields.stopReasonInferred ?? null;
+    this.mappedBy = fields.mappedBy ?? null;
     this.offeredTools = fields.offeredTools ?? null;
     this.version = fields.version ?? null;
     const outputs = fields.status === 'ok' ? fields.completion : null;
@@ -148,6 +156,8 @@ export class RebuiltRecord implements TraceRecord {
     if (this.partial) line.partial = true;
     if (this.notExportable !== null) line.not_exportable = this.notExportable;
     if (this.cutValue !== null) line.cut_value = this.cutValue;
+    if (this.stopReasonInferred !== null) line.stop_reason_inferred = this.stopReasonInferred;
+    if (this.mappedBy !== null) line.mapped_by = this.mappedBy;
     this.rawLine = Buffer.from(writeJson(line), 'utf8');
     return this.rawLine;
   }

@@ -60,4 +60,15 @@ export interface Source {
    * the range alone; else the share holding the file's start reads it whole. Absent: never.
    */
   splits?(file: TraceFile): boolean;
+  /**
+   * Once discovery has found every file, links files whose content belongs together across the
+   * input set (`TraceFile.companions`: OTLP log records written in spans of another file).
+   */
+  gather?(files: TraceFile[]): void;
+  /**
+   * What the file holds when it gave no record and no damaged line (`3 spans, no LLM call among
+   * them (…)`), for the message that no record was read; null when it cannot say. Absent: the
+   * message says the file has no line.
+   */
+  describeUnread?(file: TraceFile): string | null;
 }

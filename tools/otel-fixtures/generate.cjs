@@ -14,7 +14,10 @@
  * and OpenLLMetry, server-log-2.jsonl; set 3: Bedrock Runtime's Converse, ConverseStream and
  * InvokeModel under OpenInference and OpenLLMetry, server-log-3.jsonl; set 4: OpenLLMetry's LangChain and
  * OpenAI instrumentations at once, server-log-4.jsonl; set 5: LangChain.js's ChatAnthropic under
- * OpenInference, server-log-5.jsonl), so adding a set never rewrites the files of another.
+ * OpenInference, server-log-5.jsonl; set 6: Langfuse's OTel SDK 5.x and 4.x; set 7: the official and
+ * Elastic's OpenAI instrumentations, their log events in <emitter>-logs.jsonl as ExportLogsServiceRequest
+ * lines; set 8: a Mastra agent with its OTel exporter; set 9: OpenInference's span processor over
+ * the AI SDK; see test/fixtures/otel/README-sets.md), so adding a set never rewrites the files of another.
  *
  * Each emitter runs in its own child process (an instrumentation patches the `openai`
  * module for the whole process): the `openai` client under OpenInference, under OpenLLMetry
@@ -137,7 +140,8 @@ function startServer(logPath) {
         return;
       }
       const promptTokens = tokens(JSON.stringify(body.messages));
-      const completionTokens = tokens(out.message.content ?? JSON.stringify(out.message.tool_calls));
+      // A cut answer used up the tokens asked, as the real API reports it (sets 1-5 and 7-9 were written before this: their cut answers count by length).
+      const completionTokens = out.finish_reason === 'length' ? (body.max_tokens ?? body.max_completion_tokens) : tokens(out.message.content ?? JSON.stringify(out.message.tool_calls));
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
       const created = 1767225600 + n;
       if (body.stream) {
@@ -325,27 +329,53 @@ function serveBedrock(modelId, action, body, n, entry, res, log) {
 }
 
 // ---------------------------------------------------------------- OpenTelemetry, to OTLP/JSON lines
-function telemetry(file, spanLimits) {
+/** The child's span file exporter, for an emitter that builds its own provider (Mastra). */
+let fileExporter;
+function telemetry(file, spanLimits, spanProcessor) {
   const api = require('@opentelemetry/api');
   const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
   const { resourceFromAttributes } = require('@opentelemetry/resources');
   const { JsonTraceSerializer } = require('@opentelemetry/otlp-transformer');
   const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
-  const fd = fs.openSync(file, 'w');
+  let fd = fs.openSync(file, 'w');
   // The Collector's file exporter: one ExportTraceServiceRequest per line, OTLP/JSON encoding.
   const exporter = {
     export(spans, done) {
       fs.writeSync(fd, Buffer.from(JsonTraceSerializer.serializeRequest(spans)).toString('utf8') + '\n');
       done({ code: 0 });
     },
-    shutdown: async () => fs.closeSync(fd),
+    // Shut down twice where an emitter's own provider holds it too (Mastra).
+    shutdown: async () => {
+      if (fd !== undefined) fs.closeSync(fd);
+      fd = undefined;
+    },
     forceFlush: async () => {},
   };
-  const processor = new BatchSpanProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
+  fileExporter = exporter;
+  // An emitter that ships its own span processor (Langfuse's, OpenInference's for the AI SDK) gets the same exporter through it.
+  const processor = spanProcessor ? spanProcessor(exporter) : new BatchSpanProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
   const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), spanProcessors: [processor], ...(spanLimits ? { spanLimits } : {}) });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.trace.setGlobalTracerProvider(provider);
   return { api, provider, tracer: api.trace.getTracer('otel-fixtures-agent') };
+}
+
+/** Log records as the Collector's file exporter writes them: one OTLP/JSON ExportLogsServiceRequest per line. */
+function logTelemetry(file) {
+  const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs');
+  const { resourceFromAttributes } = require('@opentelemetry/resources');
+  const { JsonLogsSerializer } = require('@opentelemetry/otlp-transformer');
+  const fd = fs.openSync(file, 'w');
+  const exporter = {
+    export(records, done) {
+      fs.writeSync(fd, Buffer.from(JsonLogsSerializer.serializeRequest(records)).toString('utf8') + '\n');
+      done({ code: 0 });
+    },
+    shutdown: async () => fs.closeSync(fd),
+    forceFlush: async () => {},
+  };
+  const processor = new BatchLogRecordProcessor({ exporter, maxExportBatchSize: 16, scheduledDelayMillis: 60000 });
+  return new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': 'otel-fixtures' }), processors: [processor] });
 }
 
 // ---------------------------------------------------------------- scenarios with the openai client
@@ -354,9 +384,9 @@ const WEATHER_TOOL = {
   function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 
-async function openaiScenarios(emitter, port, tracer, flush, contentOff) {
-  const OpenAI = require('openai');
-  const client = (scenario) => new OpenAI({ apiKey: 'sk-fake', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0, defaultHeaders: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } });
+async function openaiScenarios(emitter, port, tracer, flush, contentOff, wrap = (c) => c, openaiModule = 'openai') {
+  const OpenAI = require(openaiModule);
+  const client = (scenario) => wrap(new OpenAI({ apiKey: 'sk-fake', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0, defaultHeaders: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } }), scenario);
   const system = { role: 'system', content: 'You are a terse geography assistant.' };
   if (contentOff) {
     await client('content-off').chat.completions.create({ model: MODEL, messages: [system, { role: 'user', content: 'What is the capital of France?' }], temperature: 0 });
@@ -593,6 +623,58 @@ async function aiSdkScenarios(emitter, port, tracer, flush, contentOff, provider
   await flush();
 }
 
+// ---------------------------------------------------------------- scenarios with a Mastra agent
+async function mastraScenarios(emitter, port, tracer, flush, contentOff) {
+  const { Mastra } = require('@mastra/core/mastra');
+  const { Agent } = require('@mastra/core/agent');
+  const { createTool } = require('@mastra/core/tools');
+  const { Observability } = require('@mastra/observability');
+  const { OtelExporter } = require('@mastra/otel-exporter');
+  const { z } = require('zod');
+  // Mastra makes its own OTel provider (SDK 2.x) and takes the exporter it is given (the process's file exporter); the
+  // provider entry is required and unused (no request leaves: the exporter given replaces its OTLP one).
+  const exporter = fileExporter;
+  const weather = createTool({
+    id: 'get_weather',
+    description: 'Current weather of a city',
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, sky: city === 'Paris' ? 'rain' : 'snow', celsius: city === 'Paris' ? 11 : -3 }),
+  });
+  const model = (scenario, id = MODEL) => ({ id: `openai/${id}`, url: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-fake', headers: { 'x-fixture-emitter': emitter, 'x-fixture-scenario': scenario } });
+  const agent = (scenario, options = {}) => new Agent({ id: `geo-${scenario}`, name: `geo-${scenario}`, instructions: 'You are a terse geography assistant.', model: model(scenario, options.model), tools: options.tools ?? {} });
+  const agents = {
+    plain: agent('plain'),
+    multi: agent('multi-turn'),
+    tools: agent('tools', { tools: { get_weather: weather } }),
+    stream: agent('stream'),
+    error: agent('error', { model: ERROR_MODEL }),
+    cut: agent('cut'),
+    off: agent('content-off'),
+  };
+  const mastra = new Mastra({
+    agents,
+    logger: false,
+    observability: new Observability({ configs: { otel: { serviceName: 'otel-fixtures', exporters: [new OtelExporter({ exporter, batchSize: 16, provider: { custom: { endpoint: 'http://127.0.0.1:9', protocol: 'http/json' } }, signals: { traces: true, logs: false } })] } } }),
+  });
+  const get = (key) => mastra.getAgent(key);
+  const tracing = contentOff ? { tracingOptions: { hideInput: true, hideOutput: true } } : {};
+  if (contentOff) {
+    await get('off').generate('What is the capital of France?', { modelSettings: { temperature: 0 }, ...tracing });
+  } else {
+    for (let i = 0; i < 3; i++) await get('plain').generate('What is the capital of France?', { modelSettings: { temperature: 0 } });
+    const a1 = await get('multi').generate('Name a large river.');
+    await get('multi').generate([{ role: 'user', content: 'Name a large river.' }, { role: 'assistant', content: a1.text }, { role: 'user', content: 'Which sea does it reach?' }]);
+    await get('tools').generate('Compare the weather in Paris and Oslo.', { maxSteps: 3 });
+    const streamed = await get('stream').stream('Describe Lima in one line.');
+    for await (const _ of streamed.textStream);
+    try {
+      await get('error').generate('What is the capital of Peru?', { modelSettings: { maxRetries: 0 } });
+    } catch {}
+    await get('cut').generate('Tell me everything about Norway.', { modelSettings: { maxOutputTokens: 6 } });
+  }
+  await mastra.shutdown();
+}
+
 // ---------------------------------------------------------------- one emitter per process
 const EMITTERS = {
   openinference: { scenarios: openaiScenarios, instrument: (provider, off) => instrumentOpenInference(provider, off) },
@@ -625,10 +707,50 @@ const EMITTERS = {
   // Set 3 (server-log-3.jsonl): Bedrock Runtime's Converse, ConverseStream and InvokeModel.
   'openinference-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentOpenInferenceBedrock(provider, off) },
   'openllmetry-bedrock': { set: 3, scenarios: bedrockScenarios, instrument: (provider, off) => instrumentTraceloopBedrock(provider, off) },
+  // Set 6 (server-log-6.jsonl): Langfuse's OTel SDK, 5.x and 4.x: observeOpenAI around the openai client, spans through
+  // LangfuseSpanProcessor (given the file exporter instead of its OTLP one). It has no switch for content capture (only a mask function).
+  'langfuse-5': { set: 6, contentOn: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, (c, scenario) => require('@langfuse/openai').observeOpenAI(c, { generationName: scenario })), spanProcessor: (exporter) => langfuseProcessor('@langfuse/otel', exporter), instrument: () => {} },
+  'langfuse-4': { set: 6, contentOn: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, (c, scenario) => require('langfuse-openai-4').observeOpenAI(c, { generationName: scenario })), spanProcessor: (exporter) => langfuseProcessor('langfuse-otel-4', exporter), instrument: () => {} },
+  // Set 7 (server-log-7.jsonl): the GenAI instrumentations that write the messages as log events, beside the spans.
+  'otel-openai': { set: 7, logs: true, scenarios: openaiScenarios, instrument: (provider, off, logs) => instrumentWithLogs('@opentelemetry/instrumentation-openai', provider, off, logs) },
+  // Elastic's supports openai <5 only: it runs on openai 4 (the alias openai-4), patched through its module definition.
+  'elastic-openai': { set: 7, logs: true, scenarios: (e, p, t, f, off) => openaiScenarios(e, p, t, f, off, undefined, 'openai-4'), instrument: (provider, off, logs) => instrumentWithLogs('@elastic/opentelemetry-instrumentation-openai', provider, off, logs, 'openai-4') },
+  // Set 8 (server-log-8.jsonl): a Mastra agent (its model router on the OpenAI-compatible server) with Mastra's OTel exporter,
+  // given the file exporter; content off is the trace's hideInput / hideOutput.
+  mastra: { set: 8, scenarios: mastraScenarios, instrument: () => {} },
+  // Set 9 (server-log-9.jsonl): OpenInference's span processor over the AI SDK 7's GenAI spans.
+  'openinference-vercel': {
+    set: 9,
+    // An ES module with an `import` export only: Node 20 requires its file with this flag.
+    nodeOptions: ['--experimental-require-module'],
+    scenarios: aiSdkScenarios,
+    spanProcessor: (exporter) => new (require(path.join(__dirname, 'node_modules/@arizeai/openinference-vercel/dist/esm/index.js')).OpenInferenceBatchSpanProcessor)({ exporter, config: { maxExportBatchSize: 16, scheduledDelayMillis: 60000 } }),
+    instrument: () => require('ai').registerTelemetry(new (require('@ai-sdk/otel').OpenTelemetry)()),
+  },
 };
 
 /** Each set of emitters writes its own server log and adds its packages to versions.json; `--set N` runs one set, leaving the other's files as they are. */
-const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl', 5: 'server-log-5.jsonl' };
+const SETS = { 1: 'server-log.jsonl', 2: 'server-log-2.jsonl', 3: 'server-log-3.jsonl', 4: 'server-log-4.jsonl', 5: 'server-log-5.jsonl', 6: 'server-log-6.jsonl', 7: 'server-log-7.jsonl', 8: 'server-log-8.jsonl', 9: 'server-log-9.jsonl' };
+
+function langfuseProcessor(name, exporter) {
+  const { LangfuseSpanProcessor } = require(name);
+  return new LangfuseSpanProcessor({ exporter, publicKey: 'pk-lf-fake', secretKey: 'sk-lf-fake', baseUrl: 'http://127.0.0.1:9', flushAt: 16, flushInterval: 60, mediaUploadEnabled: false });
+}
+
+/** An instrumentation that hooks `openai` as it loads and writes its message events through a LoggerProvider. */
+function instrumentWithLogs(name, provider, off, logs, openaiAlias) {
+  const { OpenAIInstrumentation } = require(name);
+  const instrumentation = new OpenAIInstrumentation({ captureMessageContent: !off });
+  instrumentation.setTracerProvider(provider);
+  instrumentation.setLoggerProvider(logs);
+  // Its token histograms exist only once a meter provider is set (the no-op one will do); without them a streamed call throws.
+  instrumentation.setMeterProvider(require('@opentelemetry/api').metrics.getMeterProvider());
+  if (openaiAlias) {
+    // The require hook matches the name `openai` only; an aliased copy is patched as the hook would patch it.
+    const [definition] = instrumentation.getModuleDefinitions();
+    definition.patch(require(openaiAlias), JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', openaiAlias, 'package.json'), 'utf8')).version);
+  }
+}
 
 function instrumentTraceloopBedrock(provider, off) {
   const { BedrockInstrumentation } = require('@traceloop/instrumentation-bedrock');
@@ -691,15 +813,21 @@ function instrumentTraceloop(provider, off, name = '@traceloop/instrumentation-o
 }
 
 async function child(emitter, contentOff, port, file) {
-  const { provider, tracer } = telemetry(file, EMITTERS[emitter].spanLimits);
-  EMITTERS[emitter].instrument(provider, contentOff);
-  await EMITTERS[emitter].scenarios(emitter + (contentOff ? '-content-off' : ''), port, tracer, () => provider.forceFlush(), contentOff);
+  const spec = EMITTERS[emitter];
+  const { provider, tracer } = telemetry(file, spec.spanLimits, spec.spanProcessor);
+  // Log events (gen_ai.*.message, gen_ai.choice) go to a file beside the spans: <emitter>[-content-off]-logs.jsonl.
+  const logs = spec.logs ? logTelemetry(file.replace(/\.jsonl$/, '-logs.jsonl')) : undefined;
+  spec.instrument(provider, contentOff, logs);
+  const flush = () => Promise.all([provider.forceFlush(), logs?.forceFlush()]);
+  await spec.scenarios(emitter + (contentOff ? '-content-off' : ''), port, tracer, flush, contentOff);
   await provider.shutdown();
+  await logs?.shutdown();
+  await spec.after?.();
 }
 
-function run(args) {
+function run(args, nodeOptions = []) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [__filename, ...args], { stdio: 'inherit' });
+    const p = spawn(process.execPath, [...nodeOptions, __filename, ...args], { stdio: 'inherit' });
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
   });
 }
@@ -721,7 +849,7 @@ async function writeSet(set) {
   for (const emitter of Object.keys(EMITTERS).filter((e) => (EMITTERS[e].set ?? 1) === set)) {
     for (const off of EMITTERS[emitter].contentOn ? ['on'] : ['on', 'off']) {
       const file = path.join(OUT, `${emitter}${off === 'off' ? '-content-off' : ''}.jsonl`);
-      await run(['--child', emitter, off, String(server.port), file]);
+      await run(['--child', emitter, off, String(server.port), file], EMITTERS[emitter].nodeOptions);
       process.stderr.write(`wrote ${path.relative(process.cwd(), file)}\n`);
     }
   }

@@ -7,8 +7,8 @@
  *
  * A file read by lines is cut into work shares at line starts, as Synalinks files are.
  *
- * Each LLM-call span (dialects.ts) is one record; `ref.line` is its place among the file's
- * spans (span-keys.ts) in a file read by lines, its ordinal among the calls in a document.
+ * Each LLM-call span (chain.ts) is one record; `ref.line` is its place among the file's
+ * spans (span-places.ts: a number unique in the file, growing with it) in a file read by lines, its ordinal among the calls in a document.
  * Spans holding no content (capture off) are records that can never be exported
  * (`no_content`). The same call recorded twice, by two instrumentations wrapping one client
  * call (one span the other's parent, both LLM calls with the same input messages), is kept
@@ -28,12 +28,16 @@ import { isObject, str, type Json } from '../json-values.js';
 import { lineTooLongReason, readLineBatches, type ByteRange } from '../lines.js';
 import { byLines } from './by-lines.js';
 import { lineBefore } from './line-before.js';
-import { rememberKeys, spanKeys, spanKeysBefore, spanKeysInFile } from './span-keys.js';
+import { rememberPlaces, spanPlaces, spanPlacesBefore, spanPlacesInFile } from './span-places.js';
 import { damageReason } from '../read.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
-import { callOfSpan, type SpanCall } from './dialects.js';
+import { callOfSpan, type SpanCall } from './chain.js';
 import { attributeMap, hexId, nanosToSeconds } from './values.js';
+import { JoinIndex, LOG_RECORDS } from './join-index.js';
+import { MASTRA_SPANS, seedMastra } from './extractors/mastra.js';
+import { logEvents } from './log-events.js';
+import { SpanBag } from './bag.js';
 
 /** The source's kind, as its index.ts registers it. */
 const KIND = 'otlp';
@@ -42,6 +46,7 @@ const KIND = 'otlp';
 export const NO_CONTENT = 'no_content';
 export const DOUBLE_INSTRUMENTED = 'double_instrumented';
 export const CUT_VALUE = 'cut_value';
+export const UNREADABLE_INPUT = 'unreadable_input';
 
 /** Sampling parameters kept in the config, by the names each dialect gives them. */
 const PARAM_NAMES: Record<string, string> = {
@@ -54,6 +59,7 @@ const PARAM_NAMES: Record<string, string> = {
   max_completion_tokens: 'max_tokens',
   maxTokens: 'max_tokens',
   maxOutputTokens: 'max_tokens',
+  max_output_tokens: 'max_tokens',
   frequency_penalty: 'frequency_penalty',
   frequencyPenalty: 'frequency_penalty',
   presence_penalty: 'presence_penalty',
@@ -105,9 +111,9 @@ class OtlpReader {
   private ordinal = 0;
   /**
    * Reading by lines: the ordinal of the line's first span less one, the spans of the line met so
-   * far, and how many `spanId` keys the line holds (no span past that many can be numbered).
+   * far, and how many places (span-places.ts) the line holds: at least as many as its spans.
    */
-  private line: { base: number; index: number; keys: number } | null = null;
+  private line: { base: number; index: number; places: number } | null = null;
   /** The LLM-call spans read last (at most 2 × TWIN_WINDOW), oldest first. */
   private window: Kept[] = [];
   /** Those spans by `trace:span`, and by their parent's `trace:span`. */
@@ -118,7 +124,11 @@ class OtlpReader {
   private readonly skipped: Record<string, number> = {};
   private pending: Kept[] = [];
 
-  constructor(private readonly file: TraceFile) {}
+  constructor(
+    private readonly file: TraceFile,
+    /** The records of the input set a span's content may lie in (join-index.ts). */
+    private readonly joins: Joins = NO_JOINS,
+  ) {}
 
   batch(): SourceBatch {
     for (const kept of this.pending) kept.pending = null;
@@ -136,9 +146,9 @@ class OtlpReader {
    * then in the line before as it resolved them alone (`endLine`), so what a line yields never
    * depends on where a work share starts.
    */
-  startLine(base: number, keys: number): void {
+  startLine(base: number, places: number): void {
     if (this.line !== null) this.before = { spans: this.spans, children: this.children };
-    this.line = { base, index: 0, keys };
+    this.line = { base, index: 0, places };
     this.window = [];
     this.spans = new Map();
     this.children = new Map();
@@ -183,6 +193,8 @@ class OtlpReader {
       return;
     }
     const list = doc.resourceSpans ?? doc.resource_spans;
+    // Log records among the spans (the Collector writing both to one file) are read with their spans, from the log index.
+    if (!Array.isArray(list) && (Array.isArray(doc.resourceLogs) || Array.isArray(doc.resource_logs))) return;
     if (!Array.isArray(list)) {
       this.damaged(batch, line, offset, 'no resourceSpans list: not an OTLP ExportTraceServiceRequest');
       return;
@@ -199,23 +211,28 @@ class OtlpReader {
     for (const ss of scopes) {
       if (!isObject(ss) || !Array.isArray(ss.spans)) continue;
       for (const span of ss.spans) {
+        if (!isObject(span)) continue;
         let ordinal = 0;
         if (this.line !== null) {
           // Every span of the line takes a number, a call or not, so a number is its place in the file.
-          if (this.line.index >= this.line.keys) continue;
+          if (this.line.index >= this.line.places) continue;
           ordinal = this.line.base + ++this.line.index;
         }
-        if (isObject(span)) this.span(span, service, batch, ordinal);
+        this.span(span, service, batch, ordinal);
       }
     }
   }
 
   private span(span: Json, service: string, batch: SourceBatch, ordinal: number): void {
-    const attrs = attributeMap(span.attributes);
-    const call = callOfSpan(span, attrs);
-    if (call === null) return;
     const traceId = hexId(span.traceId ?? span.trace_id) ?? '';
     const spanId = hexId(span.spanId ?? span.span_id) ?? '';
+    const attrs = attributeMap(span.attributes);
+    const bag = new SpanBag(span, attrs);
+    // Content the span's emitter keeps in other records, read as the span's own (bag.ts).
+    if (this.joins.logs !== null) bag.seedEvents(logEvents(this.joins.logs.recordsOf(traceId, spanId)));
+    if (this.joins.mastra !== null) seedMastra(bag, traceId, hexId(span.parentSpanId ?? span.parent_span_id), this.joins.mastra);
+    const call = callOfSpan(span, attrs, bag);
+    if (call === null) return;
     const parentSpanId = hexId(span.parentSpanId ?? span.parent_span_id);
     const start = nanosToSeconds(span.startTimeUnixNano ?? span.start_time_unix_nano);
     const end = nanosToSeconds(span.endTimeUnixNano ?? span.end_time_unix_nano);
@@ -228,7 +245,9 @@ class OtlpReader {
     const lacking =
       call.cut !== null && (call.inputs === null || call.completion === null)
         ? `${CUT_VALUE}: ${call.cut}, so the span's messages cannot be read whole`
-        : noContent
+        : call.unreadable !== null
+          ? `${UNREADABLE_INPUT}: ${call.unreadable}, so the call's input is not known`
+          : noContent
           ? `${NO_CONTENT}: the span (${call.dialect}) holds no message content: content capture was off in its instrumentation, or it records none of this API`
           : call.inputs === null && status === 'ok'
             ? `${NO_CONTENT}: the span (${call.dialect}) holds the answer but not the input messages`
@@ -253,8 +272,10 @@ class OtlpReader {
       exception: call.error,
       // A tool result that answers no recorded tool call (OpenLLMetry 0.22 kept neither the calls nor their ids).
       partial: inputs.some((m) => m.role === 'tool' && (m.tool_call_id === undefined || m.tool_call_id === '')),
-      notExportable: lacking,
+      notExportable: lacking === null ? null : `${lacking} (mapped by ${call.mappedBy.length > 0 ? call.mappedBy.join(', ') : call.dialect})`,
       stopReason: call.finishReason,
+      stopReasonInferred: call.finishInferred,
+      mappedBy: call.mappedBy,
       config,
       cutValue: cut,
       // The tools offered, as the config holds them: exports write these definitions (targets/tools.ts).
@@ -327,12 +348,12 @@ function twinIn(spans: ReadonlyMap<string, Kept>, children: ReadonlyMap<string, 
  * The kept LLM-call spans of the line before `offset`, as reading it in order resolves them:
  * a reader that has read just that line, or null when there is no line before.
  */
-async function readerOfLineBefore(file: TraceFile, offset: number): Promise<OtlpReader | null> {
+async function readerOfLineBefore(file: TraceFile, offset: number, joins: Joins): Promise<OtlpReader | null> {
   const line = offset > 0 ? await lineBefore(file.path, offset) : null;
   if (line === null) return null;
-  const reader = new OtlpReader(file);
+  const reader = new OtlpReader(file, joins);
   const batch = reader.batch();
-  reader.startLine(0, line.tooLong ? 0 : spanKeys(line.bytes, 0, line.bytes.length));
+  reader.startLine(0, line.tooLong ? 0 : spanPlaces(line.bytes, 0, line.bytes.length));
   if (line.tooLong) return reader;
   let doc: unknown;
   try {
@@ -345,6 +366,24 @@ async function readerOfLineBefore(file: TraceFile, offset: number): Promise<Otlp
   return reader;
 }
 
+/** The indexes of the records of the input set a span's content may lie in, by kind; null where it holds none. */
+interface Joins {
+  logs: JoinIndex | null;
+  mastra: JoinIndex | null;
+}
+
+const NO_JOINS: Joins = { logs: null, mastra: null };
+
+async function joinsOf(file: TraceFile): Promise<Joins> {
+  const of = async (reader: typeof LOG_RECORDS): Promise<JoinIndex | null> => {
+    const files = file.companions?.[reader.name];
+    if (files === undefined || files.length === 0) return null;
+    const index = await JoinIndex.of(reader, files);
+    return index.empty ? null : index;
+  };
+  return { logs: await of(LOG_RECORDS), mastra: await of(MASTRA_SPANS) };
+}
+
 /** How many of the LLM-call spans read last a twin is looked for among (at least). */
 const TWIN_WINDOW = 8192;
 
@@ -355,10 +394,11 @@ function withOrdinal(record: RebuiltRecord, line: number): TraceRecord {
 }
 
 export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGenerator<SourceBatch> {
-  const reader = new OtlpReader(file);
+  const joins = await joinsOf(file);
+  const reader = new OtlpReader(file, joins);
   if (byLines(file)) {
     let last: SourceBatch | null = null;
-    let keysBefore: number | null = null;
+    let placesBefore: number | null = null;
     for await (const lines of readLineBatches(file.path, { range })) {
       if (last !== null) yield last;
       const batch = reader.batch();
@@ -366,11 +406,11 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
       for (const line of lines) {
         batch.bytes += line.length + 1;
         // The first line read: a share starting mid-file looks back at the line before it (twins across two lines).
-        if (keysBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset));
-        keysBefore ??= spanKeysBefore(file.path, line.offset);
-        const keys = line.tooLong ? spanKeysInFile(file.path, line.offset, line.offset + line.length) : spanKeys(line.bytes, 0, line.bytes.length);
-        reader.startLine(keysBefore, keys);
-        keysBefore += keys;
+        if (placesBefore === null) reader.lineBefore(await readerOfLineBefore(file, line.offset, joins));
+        placesBefore ??= spanPlacesBefore(file.path, line.offset);
+        const places = line.tooLong ? spanPlacesInFile(file.path, line.offset, line.offset + line.length) : spanPlaces(line.bytes, 0, line.bytes.length);
+        reader.startLine(placesBefore, places);
+        placesBefore += places;
         if (line.tooLong) {
           reader.damaged(batch, line.number, line.offset, damageReason(lineTooLongReason(line.length), line.terminated));
           continue;
@@ -386,7 +426,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
         reader.request(doc, batch, line.number, line.offset);
         reader.endLine(batch);
       }
-      if (keysBefore !== null && lines.length > 0) rememberKeys(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, keysBefore);
+      if (placesBefore !== null && lines.length > 0) rememberPlaces(file.path, lines[lines.length - 1].offset + lines[lines.length - 1].length + 1, placesBefore);
       last = batch;
     }
     yield reader.finish(last ?? reader.batch());
@@ -396,12 +436,13 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
   let documents = 0;
   let sawSpans = false;
   try {
-    for await (const events of streamJson(file.path, { multiple: true, streamed: new Set(['resourceSpans', 'resource_spans']) })) {
+    for await (const events of streamJson(file.path, { multiple: true, streamed: new Set(['resourceSpans', 'resource_spans', 'resourceLogs', 'resource_logs']) })) {
       for (const event of events) {
-        if (event.kind === 'element') {
+        if (event.kind === 'element' && (event.key === 'resourceLogs' || event.key === 'resource_logs')) sawSpans = true;
+        else if (event.kind === 'element') {
           sawSpans = true;
           reader.resourceSpans(event.value, batch);
-        } else if (event.kind === 'member' && (event.key === 'resourceSpans' || event.key === 'resource_spans')) sawSpans = true;
+        } else if (event.kind === 'member' && (event.key === 'resourceSpans' || event.key === 'resource_spans' || event.key === 'resourceLogs' || event.key === 'resource_logs')) sawSpans = true;
         else if (event.kind === 'document') {
           // A list of requests (as some tools save them): each element is one.
           documents++;
