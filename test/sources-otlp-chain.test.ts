@@ -10,6 +10,9 @@ import { describe, it } from 'node:test';
 import type { TraceRecord } from '../src/record.js';
 import { FIXTURES, runCli, tempDir } from './helpers.js';
 import { readOtlp, readSpans } from './otlp-helpers.js';
+import { SpanBag } from '../src/sources/otlp/bag.js';
+import { callOfSpan } from '../src/sources/otlp/chain.js';
+import { attributeMap } from '../src/sources/otlp/values.js';
 
 type Attr = { key: string; value: Record<string, unknown> };
 
@@ -206,6 +209,21 @@ describe('OTLP extractor chain', () => {
     const places = records.map((r) => r.ref.line);
     assert.deepEqual([...places].sort((a, b) => a - b), places);
     assert.equal(new Set(places).size, places.length);
+  });
+
+  it('content a related record holds, seeded into the bag, is read as the span\'s own; the span\'s own attributes win', () => {
+    const chat = span({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm', 'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'text', content: 'Paris.' }] }] });
+    const attributes = attributeMap(chat.attributes);
+    const bag = new SpanBag(chat, attributes);
+    bag.seed([
+      ['gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Capital of France?' }] }])],
+      ['gen_ai.request.model', 'from-the-parent'],
+    ]);
+    bag.seedEvents([{ name: 'exception', attributes: attrs({ 'exception.type': 'Timeout' }) }]);
+    const call = callOfSpan(chat, attributes, bag);
+    assert.deepEqual(call?.inputs, [{ role: 'user', content: 'Capital of France?' }]);
+    assert.equal(call?.model, 'm');
+    assert.equal(call?.error, 'Timeout');
   });
 
   it('a file of spans with no LLM call says how many spans it read and of what kinds, never "no line in them"', () => {

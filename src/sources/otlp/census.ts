@@ -4,9 +4,9 @@
  * instead of seeming empty. Read on the way to the message that no record was read, at most
  * CENSUS_BYTES of the file, line by line (or whole, for a document that fits).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { parseJsonText } from '../../canonical/json-value.js';
 import { plural } from '../../format.js';
+import { readHead } from '../detect.js';
 import { isObject } from '../json-values.js';
 import { SpanBag } from './bag.js';
 import { spanKind } from './chain.js';
@@ -14,29 +14,6 @@ import { logRecordsOf } from './join-index.js';
 import { attributeMap } from './values.js';
 
 const CENSUS_BYTES = 64 << 20;
-
-function head(path: string): { bytes: Buffer; whole: boolean } | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buffer = Buffer.allocUnsafe(CENSUS_BYTES + 1);
-    let got = 0;
-    while (got < buffer.length) {
-      const n = readSync(fd, buffer, got, buffer.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return { bytes: buffer.subarray(0, Math.min(got, CENSUS_BYTES)), whole: got <= CENSUS_BYTES };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function requestSpans(doc: unknown, kinds: Map<string, number>, logged: Set<string>): void {
   const requests = Array.isArray(doc) ? doc : [doc];
@@ -59,8 +36,9 @@ function requestSpans(doc: unknown, kinds: Map<string, number>, logged: Set<stri
 
 /** `3 spans, no LLM call among them (2 langfuse (not an LLM call), 1 with no dialect marker)`, or null when the file cannot be read. */
 export function spanCensus(path: string): string | null {
-  const read = head(path);
-  if (read === null) return null;
+  const bytes = readHead(path, CENSUS_BYTES + 1);
+  if (bytes === null) return null;
+  const read = { bytes: bytes.subarray(0, CENSUS_BYTES), whole: bytes.length <= CENSUS_BYTES };
   const kinds = new Map<string, number>();
   // The spans that log records of the file were written in (an ExportLogsServiceRequest file).
   const logged = new Set<string>();

@@ -7,8 +7,9 @@
  *
  * A file read by lines is cut into work shares at line starts, as Synalinks files are.
  *
- * Each LLM-call span (chain.ts) is one record; `ref.line` is its place among the file's
- * spans (span-places.ts: a number unique in the file, growing with it) in a file read by lines, its ordinal among the calls in a document.
+ * Each LLM-call span (chain.ts) is one record; `ref.line` is, in a file read by lines, the span's
+ * number in the file (span-places.ts: unique, growing with the file), in a document its ordinal
+ * among the calls.
  * Spans holding no content (capture off) are records that can never be exported
  * (`no_content`). The same call recorded twice, by two instrumentations wrapping one client
  * call (one span the other's parent, both LLM calls with the same input messages), is kept

@@ -34,20 +34,37 @@ function isMessageList(list: unknown): list is Json[] {
   return Array.isArray(list) && list.length > 0 && list.every((m) => isObject(m) && typeof m.role === 'string' && knownContent(m.content));
 }
 
-function request(value: unknown): { messages: Message[]; body: Json | null } | null {
-  if (isMessageList(value)) return { messages: chatMessages(value), body: null };
+function readRequest(value: unknown): Read<Message[]> | null {
+  if (isMessageList(value)) return { read: chatMessages(value), body: null };
   if (!isObject(value)) return null;
   const messages = requestMessages(value);
-  return messages !== null && messages.length > 0 ? { messages, body: value } : null;
+  return messages !== null && messages.length > 0 ? { read: messages, body: value } : null;
 }
 
-function response(value: unknown): { message: Message; body: Json | null } | null {
+function readResponse(value: unknown): Read<Message> | null {
   if (!isObject(value)) return null;
   const message = responseMessage(value);
-  if (message !== null) return { message, body: value };
+  if (message !== null) return { read: message, body: value };
   if (value.role !== 'assistant' || !knownContent(value.content)) return null;
   const single = chatMessages([value])[0];
-  return single !== undefined ? { message: single, body: null } : null;
+  return single !== undefined ? { read: single, body: null } : null;
+}
+
+/** What a value was read as, and the body it came from (null for a bare message list or message). */
+interface Read<T> {
+  read: T;
+  body: Json | null;
+}
+
+/** The first candidate `reader` reads, its attribute taken; null when none. */
+function firstRead<T>(bag: SpanBag, list: [string, unknown][], reader: (value: unknown) => Read<T> | null): Read<T> | null {
+  for (const [key, value] of list) {
+    const read = reader(value);
+    if (read === null) continue;
+    bag.take(key);
+    return read;
+  }
+  return null;
 }
 
 /** The span's values under input and output keys, parsed (not taken: the fallback takes only what it reads). */
@@ -74,46 +91,37 @@ export const fallback: Extractor = {
   extract(bag) {
     const { inputs, outputs } = candidates(bag);
     const out: CallFields = {};
-    for (const [key, value] of inputs) {
-      const read = request(value);
-      if (read === null) continue;
-      bag.take(key);
-      out.inputs = read.messages;
-      const body = read.body;
-      if (body !== null) {
-        out.model = text(body.model) ?? text(body.modelId);
-        // Gemini keeps the tools and the sampling parameters in `config`.
-        const config = isObject(body.config) ? body.config : null;
-        const tools = body.tools ?? config?.tools;
-        if (Array.isArray(tools) && tools.length > 0) out.tools = tools;
-        const params: Json = {};
-        for (const [name, v] of Object.entries(body)) if (!NOT_PARAMS.has(name)) params[name] = v;
-        for (const nested of [body.inferenceConfig, config]) if (isObject(nested)) for (const [name, v] of Object.entries(nested)) if (!NOT_PARAMS.has(name)) params[name] = v;
-        out.params = params;
-      }
-      break;
+    const request = firstRead(bag, inputs, readRequest);
+    if (request === null) return {};
+    out.inputs = request.read;
+    if (request.body !== null) {
+      const body = request.body;
+      out.model = text(body.model) ?? text(body.modelId);
+      // Gemini keeps the tools and the sampling parameters in `config`.
+      const config = isObject(body.config) ? body.config : null;
+      const tools = body.tools ?? config?.tools;
+      if (Array.isArray(tools) && tools.length > 0) out.tools = tools;
+      const params: Json = {};
+      for (const [name, v] of Object.entries(body)) if (!NOT_PARAMS.has(name)) params[name] = v;
+      for (const nested of [body.inferenceConfig, config]) if (isObject(nested)) for (const [name, v] of Object.entries(nested)) if (!NOT_PARAMS.has(name)) params[name] = v;
+      out.params = params;
     }
-    if (out.inputs === undefined) return {};
-    for (const [key, value] of outputs) {
-      const read = response(value);
-      if (read === null) continue;
-      bag.take(key);
-      out.completion = read.message;
-      const body = read.body;
-      if (body !== null) {
-        const choice = Array.isArray(body.choices) ? body.choices.find(isObject) : Array.isArray(body.candidates) ? body.candidates.find(isObject) : undefined;
-        out.finishReason = (choice !== undefined ? (text(choice.finish_reason) ?? text(choice.finishReason)) : null) ?? text(body.stop_reason) ?? text(body.stopReason) ?? text(body.finish_reason) ?? text(body.finishReason);
-        const u = isObject(body.usage) ? body.usage : isObject(body.usage_metadata) ? body.usage_metadata : isObject(body.usageMetadata) ? body.usageMetadata : null;
-        if (u !== null) {
-          out.usage = usageOf(
-            u.prompt_tokens ?? u.input_tokens ?? u.inputTokens ?? u.prompt_token_count ?? u.promptTokenCount,
-            u.completion_tokens ?? u.output_tokens ?? u.outputTokens ?? u.candidates_token_count ?? u.candidatesTokenCount,
-            u.cache_read_input_tokens ?? u.cached_content_token_count ?? u.cachedContentTokenCount,
-          );
-        }
-        out.model ??= text(body.model);
+    const response = firstRead(bag, outputs, readResponse);
+    if (response === null) return out;
+    out.completion = response.read;
+    if (response.body !== null) {
+      const body = response.body;
+      const choice = Array.isArray(body.choices) ? body.choices.find(isObject) : Array.isArray(body.candidates) ? body.candidates.find(isObject) : undefined;
+      out.finishReason = (choice !== undefined ? (text(choice.finish_reason) ?? text(choice.finishReason)) : null) ?? text(body.stop_reason) ?? text(body.stopReason) ?? text(body.finish_reason) ?? text(body.finishReason);
+      const u = isObject(body.usage) ? body.usage : isObject(body.usage_metadata) ? body.usage_metadata : isObject(body.usageMetadata) ? body.usageMetadata : null;
+      if (u !== null) {
+        out.usage = usageOf(
+          u.prompt_tokens ?? u.input_tokens ?? u.inputTokens ?? u.prompt_token_count ?? u.promptTokenCount,
+          u.completion_tokens ?? u.output_tokens ?? u.outputTokens ?? u.candidates_token_count ?? u.candidatesTokenCount,
+          u.cache_read_input_tokens ?? u.cached_content_token_count ?? u.cachedContentTokenCount,
+        );
       }
-      break;
+      out.model ??= text(body.model);
     }
     return out;
   },
