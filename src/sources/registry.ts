@@ -7,8 +7,10 @@ import type { Source } from './source.js';
 import { askSource } from './ask/index.js';
 import { klieoSource } from './klieo/index.js';
 import { otlpSource } from './otlp/index.js';
+import { langfuseSource } from './langfuse/index.js';
+import { langsmithSource } from './langsmith/index.js';
 
-export const SOURCES: readonly Source[] = [askSource, klieoSource, otlpSource];
+export const SOURCES: readonly Source[] = [askSource, klieoSource, otlpSource, langfuseSource, langsmithSource];
 
 /** The source named `kind`, or undefined (Synalinks, or unknown). */
 export function sourceOf(kind: string | undefined): Source | undefined {

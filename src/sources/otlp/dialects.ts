@@ -147,7 +147,7 @@ function toolText(value: unknown): string {
   return value === undefined || value === null ? '' : writeJson(value);
 }
 
-function usageOf(input: unknown, output: unknown, cached: unknown = null, reasoning: unknown = null): Usage | null {
+export function usageOf(input: unknown, output: unknown, cached: unknown = null, reasoning: unknown = null): Usage | null {
   const p = numberValue(input);
   const c = numberValue(output);
   const prompt = isTokenCount(p) ? p : null;
@@ -338,7 +338,7 @@ function vercel(attrs: Attributes, cut: CutNote): SpanCall {
  * `tool_use_id`, `thinking` / `reasoning` left out as reasoning is elsewhere, any other block kept
  * as a content part).
  */
-function chatMessages(list: unknown, system: unknown = undefined): Message[] {
+export function chatMessages(list: unknown, system: unknown = undefined): Message[] {
   const out: Message[] = [];
   const instructions = blocksText(system);
   if (instructions !== null) out.push({ role: 'system', content: instructions });
@@ -422,7 +422,7 @@ function typedBlock(b: Json): Json | null {
  * chatMessages) or LangChain's `{messages: [[serialized message, ...]]}`; null when the body
  * is neither, or holds a message of a shape not read here (the attributes are read instead).
  */
-function requestMessages(request: Json): Message[] | null {
+export function requestMessages(request: Json): Message[] | null {
   const list = request.messages;
   if (!Array.isArray(list) || list.length === 0) return null;
   if (list.length === 1 && Array.isArray(list[0])) return langChainMessages(list[0]);
@@ -447,7 +447,7 @@ function knownContent(content: unknown): boolean {
 }
 
 /** The answer in a response body kept whole: OpenAI's `choices`, Anthropic's message (`content` blocks), LangChain's `generations`; else null. */
-function responseMessage(response: unknown): Message | null {
+export function responseMessage(response: unknown): Message | null {
   if (!isObject(response)) return null;
   if (Array.isArray(response.choices)) {
     const choice = response.choices.find(isObject);
@@ -461,7 +461,9 @@ function responseMessage(response: unknown): Message | null {
   if (Array.isArray(response.generations) && Array.isArray(response.generations[0])) {
     const generation = response.generations[0].find(isObject);
     if (generation === undefined) return null;
-    if (isObject(generation.message)) return langChainMessages([generation.message])?.[0] ?? null;
+    // A streamed answer's message is a chunk of no known role (`ChatMessageChunk`): its text is the answer.
+    const message = isObject(generation.message) ? (langChainMessages([generation.message])?.[0] ?? null) : null;
+    if (message !== null) return message;
     return typeof generation.text === 'string' ? { role: 'assistant', content: generation.text } : null;
   }
   return null;
@@ -487,7 +489,7 @@ const LANGCHAIN_ROLES: Record<string, string> = {
  * args}`) are its tool calls, a tool message's `tool_call_id` the call it answers. Null when one
  * is of a kind not known here.
  */
-function langChainMessages(list: unknown[]): Message[] | null {
+export function langChainMessages(list: unknown[]): Message[] | null {
   const chat: Json[] = [];
   for (const m of list) {
     if (!isObject(m)) return null;
