@@ -19,7 +19,7 @@ import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js'
 import { isObject, type Json } from './json-values.js';
 import { lineTooLongReason, readLineBatches } from './lines.js';
 import { damageReason } from './read.js';
-import { PARQUET_MAGIC, readHead } from './detect.js';
+import { headKeys, PARQUET_MAGIC, readHead } from './detect.js';
 
 export interface ExportRow {
   value: Json;
@@ -42,6 +42,8 @@ export function exportFileKind(path: string, head: Buffer): ExportFileKind {
   if (lower.endsWith('.csv')) return 'csv';
   if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'jsonl';
   const newline = head.indexOf(0x0a);
+  // An API page on one line (`{"data": [rows], "meta": …}`) is one document of many rows.
+  if (headKeys(head)[0] === 'data') return 'json';
   if (newline > 0 && head[0] === 0x7b) {
     try {
       parseJsonText(head.subarray(0, newline));
@@ -248,4 +250,12 @@ export async function* readExportRecords(
     }
     yield { records, damaged: batch.damaged };
   }
+}
+
+/** A map cell: a JSON object (text or value), or a Parquet MAP as the engine hands it out (`[{key, value}]`); null for anything else. */
+export function mapCell(value: unknown): Json | null {
+  const parsed = jsonCell(value);
+  if (isObject(parsed)) return parsed;
+  if (!Array.isArray(parsed) || !parsed.every((entry) => isObject(entry) && typeof entry.key === 'string' && 'value' in entry)) return null;
+  return Object.fromEntries((parsed as Json[]).map((entry) => [entry.key as string, entry.value]));
 }

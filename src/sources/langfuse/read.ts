@@ -21,7 +21,7 @@ import { writeJson } from '../../canonical/json-value.js';
 import type { Message, Status, ToolCall, TraceRecord, Usage } from '../../record.js';
 import { epochSecondsOf } from '../../time.js';
 import type { TraceFile } from '../discover.js';
-import { field, ioCell, jsonCell, readExportRecords, textCell } from '../export-rows.js';
+import { field, ioCell, jsonCell, mapCell, readExportRecords, textCell } from '../export-rows.js';
 import { count, isObject, num, str, type Json } from '../json-values.js';
 import { chatMessages, langChainMessages, requestMessages, responseMessage } from '../otlp/dialects.js';
 import { otlpConfig } from '../otlp/read.js';
@@ -98,8 +98,8 @@ function namedCalls(message: Message, row: Json): void {
 
 /** `tool_definitions` (name → JSON `{description, parameters}`, parameters a JSON text) as OpenAI function tools. */
 function columnTools(row: Json): unknown[] | null {
-  const map = jsonCell(field(row, 'tool_definitions', 'toolDefinitions'));
-  if (!isObject(map) || Object.keys(map).length === 0) return null;
+  const map = mapCell(field(row, 'tool_definitions', 'toolDefinitions'));
+  if (map === null || Object.keys(map).length === 0) return null;
   return Object.entries(map).map(([name, raw]) => {
     const definition = jsonCell(raw);
     const fn: Json = { name };
@@ -114,9 +114,9 @@ function columnTools(row: Json): unknown[] | null {
 
 /** Usage from `usage_details` (input, output, total, cache and reasoning details) or the v1 API's `usage`. */
 function usageOfRow(row: Json): Usage | null {
-  const details = jsonCell(field(row, 'usage_details', 'usageDetails'));
-  const v1 = jsonCell(row.usage);
-  const source = isObject(details) && Object.keys(details).length > 0 ? details : isObject(v1) ? v1 : null;
+  const details = mapCell(field(row, 'usage_details', 'usageDetails'));
+  const v1 = mapCell(row.usage);
+  const source = details !== null && Object.keys(details).length > 0 ? details : v1;
   if (source === null) return null;
   const prompt = count(jsonCell(source.input ?? source.promptTokens ?? source.prompt_tokens));
   const completion = count(jsonCell(source.output ?? source.completionTokens ?? source.completion_tokens));
