@@ -107,8 +107,8 @@ for (const kind of SOURCE_KINDS) {
 
       before(() => {
         // The damaged file: the first file read as records, a JSON Lines one when there is one.
-        const files = json<{ file: string }[]>('sql files', runCli(['sql', 'SELECT DISTINCT file FROM records ORDER BY file', tree, '--json']));
-        const paths = files.map((row) => path.resolve(row.file));
+        const files = json<{ root: string; file: string }[]>('sql files', runCli(['sql', 'SELECT DISTINCT root, file FROM records ORDER BY file', tree, '--json']));
+        const paths = files.map((row) => path.resolve(row.root, row.file));
         damagedFile = paths.find((file) => /\.(jsonl|csv)$/i.test(file)) ?? paths[0]!;
         damage(damagedFile);
         const commands: [string, string[]][] = [

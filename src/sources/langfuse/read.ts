@@ -161,8 +161,12 @@ export function recordOfRow(file: TraceFile, row: Json, line: number, offset: nu
   const errorText = textCell(field(row, 'status_message', 'statusMessage'));
 
   const inputs = inputMessages(input);
-  const completion = outputMessage(output);
-  if (completion !== null) {
+  let completion = outputMessage(output);
+  // A streamed answer that only called tools leaves no output text: its calls are in the tool columns.
+  if (completion === null && !failed) {
+    const calls = columnToolCalls(row);
+    if (calls.length > 0) completion = { role: 'assistant', content: '', tool_calls: calls };
+  } else if (completion !== null) {
     if (completion.tool_calls === undefined || completion.tool_calls.length === 0) {
       const calls = columnToolCalls(row);
       if (calls.length > 0) completion.tool_calls = calls;
