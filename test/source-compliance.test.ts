@@ -23,9 +23,12 @@ import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Engine } from '../src/engine/duckdb.js';
+import type { SourceKind } from '../src/record.js';
+import { discover } from '../src/sources/discover.js';
+import { readFiles } from '../src/sources/read.js';
 import { SOURCE_KINDS } from '../src/sources/registry.js';
 import { damage, Planter } from './plant-keys.js';
-import { FIXTURES, runCli, tempDir, type CliResult } from './helpers.js';
+import { FIXTURES, runCliAsync, tempDir, type CliResult } from './helpers.js';
 import { leaksIn, leaksInFiles, secretBodies, writtenFiles } from './leaks.js';
 
 /** Fixture folders named before the test/fixtures/<kind>/ convention (other tests and helpers use them by these names). */
@@ -69,116 +72,132 @@ interface Damaged {
 
 const sameDamage = (list: Damaged[]) => list.map(({ file, line, reason }) => ({ file, line, reason }));
 
+/** The records and damaged lines of a tree, read in this process (the commands are checked against these). */
+async function readTree(tree: string): Promise<{ sources: SourceKind[]; files: string[]; records: number; damaged: number }> {
+  const discovery = await discover([tree]);
+  let records = 0;
+  let damaged = 0;
+  for await (const batch of readFiles(discovery.files)) {
+    records += batch.records.length;
+    damaged += batch.damaged.length;
+  }
+  return { sources: [...new Set(discovery.files.map((file) => file.source))], files: discovery.files.map((file) => file.path), records, damaged };
+}
+
+/** Runs the commands two at a time: each is a process of its own, most of it waiting on its start. */
+async function runAll(commands: [string, string[]][], env: NodeJS.ProcessEnv): Promise<Map<string, CliResult>> {
+  const results = new Map<string, CliResult>();
+  const queue = [...commands];
+  const next = async (): Promise<void> => {
+    for (let command = queue.shift(); command !== undefined; command = queue.shift()) results.set(command[0], await runCliAsync(command[1], { env }));
+  };
+  await Promise.all([next(), next()]);
+  return results;
+}
+
 for (const kind of SOURCE_KINDS) {
   describe(`source compliance: ${kind}`, () => {
     const folder = fixtureFolder(kind);
-    let tree = '';
     let dir = '';
+    let tree = '';
     let planter: Planter;
-    let originalRecords = 0;
+    let original: Awaited<ReturnType<typeof readTree>>;
+    let planted: Awaited<ReturnType<typeof readTree>>;
+    let damagedFile = '';
+    let results = new Map<string, CliResult>();
+    const out = (name: string) => path.join(dir, name);
+    // The commands run with two worker threads; stats and export run again with one.
+    const TWO = { TRACES_WORKERS: '2' };
 
-    before(() => {
+    before(async () => {
       assert.ok(existsSync(folder), `${kind}: no fixtures at ${path.relative(FIXTURES, folder)}/ (a registered source keeps its fixtures at test/fixtures/<kind>/)`);
       dir = tempDir(`traces-compliance-${kind}-`);
-      const original = path.join(dir, 'original');
-      cpSync(folder, original, { recursive: true });
-      const stats = json<{ records: number }>(`${kind} stats --json (fixtures as they are)`, runCli(['stats', original, '--json']));
-      originalRecords = stats.records;
+      original = await readTree(folder);
       tree = path.join(dir, 'tree');
       cpSync(folder, tree, { recursive: true });
       planter = new Planter(kind);
       for (const file of writtenFiles(tree)) planter.file(file);
-    });
-
-    it('reads its fixtures as its own records, and the planted keys leave the records there are', () => {
-      assert.ok(originalRecords > 0, `${kind}: its fixtures hold no record`);
-      const sources = json<{ source: string }[]>('sql source', runCli(['sql', 'SELECT DISTINCT source FROM records', tree, '--json']));
-      assert.deepEqual(sources.map((row) => row.source), [kind]);
-      const planted = json<{ records: number }>('stats --json', runCli(['stats', tree, '--json']));
-      assert.equal(planted.records, originalRecords, `${kind}: planting keys changed the records read`);
-      assert.ok(planter.planted.size > 0, `${kind}: no text field to plant a key in`);
-    });
-
-    describe('on planted fixtures with a damaged file', () => {
-      const bodies = () => secretBodies([...planter.planted.values()]);
-      const out = (name: string) => path.join(dir, name);
-      const results = new Map<string, CliResult>();
-      let damagedFile = '';
-
-      before(() => {
-        // The damaged file: the first file read as records, a JSON Lines one when there is one.
-        const files = json<{ root: string; file: string }[]>('sql files', runCli(['sql', 'SELECT DISTINCT root, file FROM records ORDER BY file', tree, '--json']));
-        const paths = files.map((row) => path.resolve(row.root, row.file));
-        damagedFile = paths.find((file) => /\.(jsonl|csv)$/i.test(file)) ?? paths[0]!;
-        damage(damagedFile);
-        const commands: [string, string[]][] = [
-          ['stats', ['stats', tree]],
+      planted = await readTree(tree);
+      // The damaged file: a file read as this source's, a JSON Lines or CSV one when there is one.
+      damagedFile = planted.files.find((file) => /\.(jsonl|csv)$/i.test(file)) ?? planted.files[0]!;
+      damage(damagedFile);
+      results = await runAll(
+        [
           ['stats --json', ['stats', tree, '--json']],
           ['stats -v', ['stats', tree, '-v']],
           ['runs', ['runs', tree]],
           ['runs --json', ['runs', tree, '--json']],
           ['verify --json', ['verify', tree, '--json']],
           ['scan --json', ['scan', tree, '--json']],
-          ['sql SELECT *', ['sql', 'SELECT * FROM records ORDER BY file, line', tree, '--json']],
           ['export --json', ['export', tree, '--format', 'openai', '--out', out('export'), '--trajectories', 'all', '--json']],
-          ['export --dry-run -v', ['export', tree, '--format', 'openai', '--dry-run', '-v']],
           ['index --json', ['index', tree, '--out', out('index.parquet'), '--json']],
           ['dedupe --json', ['dedupe', tree, '--out', out('dedupe'), '--json']],
           ['filter --json', ['filter', tree, '--out', out('filter'), '--status', 'ok,exception,no_output', '--json']],
-        ];
-        for (const [name, args] of commands) results.set(name, runCli(args));
-        const exported = writtenFiles(out('export')).filter((file) => file.endsWith('.jsonl') && !file.includes('_traces'));
-        results.set('validate --json', runCli(['validate', ...exported, '--format', 'openai', '--json']));
-      });
+        ].map(([name, args]) => [name as string, args as string[]]),
+        TWO,
+      );
+      // The same reads with one thread.
+      results.set('stats --json (one thread)', await runCliAsync(['stats', tree, '--json'], { env: { TRACES_WORKERS: '1' } }));
+      results.set('export (one thread)', await runCliAsync(['export', tree, '--format', 'openai', '--out', out('export-1'), '--trajectories', 'all'], { env: { TRACES_WORKERS: '1' } }));
+      const exported = writtenFiles(out('export')).filter((file) => file.endsWith('.jsonl') && !file.includes('_traces'));
+      results.set('validate --json', await runCliAsync(['validate', ...exported, '--format', 'openai', '--json']));
+    });
 
-      it('every command runs (exit 0 or 1, no stack trace)', () => {
-        for (const [name, result] of results) ran(`${kind}: ${name}`, result);
-      });
+    it('reads its fixtures as its own records, and the planted keys leave the records there are', () => {
+      assert.ok(original.records > 0, `${kind}: its fixtures hold no record`);
+      assert.deepEqual(original.sources, [kind]);
+      assert.equal(planted.records, original.records, `${kind}: planting keys changed the records read`);
+      assert.equal(planted.damaged, original.damaged);
+      assert.ok(planter.planted.size > 0, `${kind}: no text field to plant a key in`);
+    });
 
-      it('names the damaged input the same in every command', () => {
-        const counts = Object.fromEntries(
-          ['stats --json', 'scan --json', 'export --json', 'index --json', 'dedupe --json', 'filter --json'].map((name) => [name, json<{ damaged_lines: number }>(name, results.get(name)!).damaged_lines]),
-        );
-        assert.ok(counts['stats --json']! >= 1, `${kind}: the damaged file ${path.basename(damagedFile)} is read as undamaged`);
-        for (const [name, n] of Object.entries(counts)) assert.equal(n, counts['stats --json'], `${kind}: ${name} counts ${n} damaged, stats ${counts['stats --json']}`);
-        const stats = json<{ damaged: Damaged[] }>('stats', results.get('stats --json')!).damaged;
-        const index = json<{ damaged: Damaged[] }>('index', results.get('index --json')!).damaged;
-        assert.deepEqual(sameDamage(index), sameDamage(stats));
-        assert.ok(stats.some((d) => path.resolve(d.file) === damagedFile), `${kind}: the damage is not named in ${path.basename(damagedFile)}`);
-      });
+    it('every command runs (exit 0 or 1, no stack trace)', () => {
+      for (const [name, result] of results) ran(`${kind}: ${name}`, result);
+    });
 
-      it('one and two threads agree', () => {
-        const [one, two] = ['1', '2'].map((workers) => {
-          const env = { TRACES_WORKERS: workers };
-          const stats = json('stats', runCli(['stats', tree, '--json'], { env }));
-          const target = out(`export-${workers}`);
-          ran('export', runCli(['export', tree, '--format', 'openai', '--out', target, '--trajectories', 'all'], { env }));
-          const files = writtenFiles(target).filter((file) => file.endsWith('.jsonl') && !file.includes('_traces')).map((file) => [path.relative(target, file), readFileSync(file, 'utf8')]);
-          return { stats, files };
-        });
-        assert.deepEqual(two!.stats, one!.stats);
-        assert.deepEqual(two!.files, one!.files);
-        assert.ok(one!.files.length > 0);
-      });
+    it('names the damaged input the same in every command', () => {
+      const counts = Object.fromEntries(
+        ['stats --json', 'scan --json', 'export --json', 'index --json', 'dedupe --json', 'filter --json'].map((name) => [name, json<{ damaged_lines: number }>(name, results.get(name)!).damaged_lines]),
+      );
+      assert.ok(counts['stats --json']! > original.damaged, `${kind}: the damaged file ${path.basename(damagedFile)} is read as undamaged`);
+      for (const [name, n] of Object.entries(counts)) assert.equal(n, counts['stats --json'], `${kind}: ${name} counts ${n} damaged, stats ${counts['stats --json']}`);
+      const stats = json<{ damaged: Damaged[] }>('stats', results.get('stats --json')!).damaged;
+      const index = json<{ damaged: Damaged[] }>('index', results.get('index --json')!).damaged;
+      assert.deepEqual(sameDamage(index), sameDamage(stats));
+      assert.ok(stats.some((d) => path.resolve(d.file) === damagedFile), `${kind}: the damage is not named in ${path.basename(damagedFile)}`);
+    });
 
-      it('a round trip through dedupe keeps the records', () => {
-        const deduped = json<{ kept: number }>('dedupe', results.get('dedupe --json')!);
-        assert.ok(deduped.kept > 0, `${kind}: dedupe kept nothing`);
-        const back = json<{ records: number; damaged_lines: number }>('stats of the copy', runCli(['stats', out('dedupe'), '--json']));
-        assert.equal(back.records, deduped.kept);
-        assert.equal(back.damaged_lines, 0);
-        const again = json<{ kept: number; dropped: Record<string, number> }>('dedupe again', runCli(['dedupe', out('dedupe'), '--dry-run', '--json']));
-        assert.equal(again.kept, deduped.kept);
-        assert.equal(again.dropped.duplicate, 0);
-      });
+    it('one and two threads agree', () => {
+      assert.deepEqual(json('stats, one thread', results.get('stats --json (one thread)')!), json('stats, two threads', results.get('stats --json')!));
+      ran('export, one thread', results.get('export (one thread)')!);
+      const files = (target: string) =>
+        writtenFiles(target)
+          .filter((file) => file.endsWith('.jsonl') && !file.includes('_traces'))
+          .map((file) => [path.relative(target, file), readFileSync(file, 'utf8')]);
+      const two = files(out('export'));
+      assert.ok(two.length > 0, `${kind}: nothing exported`);
+      assert.deepEqual(files(out('export-1')), two);
+    });
 
-      it('no planted key leaves through what a command prints or writes', async () => {
-        const found: string[] = [];
-        for (const [name, result] of results) found.push(...leaksIn(bodies(), [result.stdout, result.stderr], name));
-        found.push(...(await leaksInFiles(bodies(), out('export'))));
-        found.push(...(await leaksInFiles(bodies(), out('index.parquet'), parquetText)));
-        assert.deepEqual(found, [], `${kind}: planted keys found:\n${found.join('\n')}`);
-      });
+    it('a round trip through dedupe keeps the records', async () => {
+      const deduped = json<{ kept: number }>('dedupe', results.get('dedupe --json')!);
+      assert.ok(deduped.kept > 0, `${kind}: dedupe kept nothing`);
+      const [back, again] = await Promise.all([runCliAsync(['stats', out('dedupe'), '--json']), runCliAsync(['dedupe', out('dedupe'), '--dry-run', '--json'])]);
+      const read = json<{ records: number; damaged_lines: number }>('stats of the copy', back);
+      assert.equal(read.records, deduped.kept);
+      assert.equal(read.damaged_lines, 0);
+      const second = json<{ kept: number; dropped: Record<string, number> }>('dedupe again', again);
+      assert.equal(second.kept, deduped.kept);
+      assert.equal(second.dropped.duplicate, 0);
+    });
+
+    it('no planted key leaves through what a command prints or writes', async () => {
+      const bodies = secretBodies([...planter.planted.values()]);
+      const found: string[] = [];
+      for (const [name, result] of results) found.push(...leaksIn(bodies, [result.stdout, result.stderr], name));
+      found.push(...(await leaksInFiles(bodies, out('export'))));
+      found.push(...(await leaksInFiles(bodies, out('index.parquet'), parquetText)));
+      assert.deepEqual(found, [], `${kind}: planted keys found:\n${found.join('\n')}`);
     });
   });
 }
