@@ -1,5 +1,5 @@
 /** Shared test helpers: paths, temp folders and running the real CLI. */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,17 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     maxBuffer: 256 << 20,
   });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** runCli without blocking: several commands can run at once (the compliance test runs a source's commands side by side). */
+export function runCliAsync(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: REPO, env: { ...process.env, ...options.env }, encoding: 'utf8', maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      if (status === null) reject(error);
+      else resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 export function runCliJson<T = Record<string, unknown>>(args: string[], options?: Parameters<typeof runCli>[1]): T {

@@ -3,6 +3,7 @@ import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { discover } from '../src/sources/discover.js';
+import { sourceLabels } from '../src/sources/registry.js';
 import { FIXTURES, runCli, SAMPLES, tempDir } from './helpers.js';
 
 const RAW_MARKER = 'RAW-PROVIDER-BODY-MARKER';
@@ -33,7 +34,7 @@ describe('a folder mixing Synalinks, Ask and klieo', () => {
     const count = (source: string) => files.filter((f) => f.source === source).length;
     assert.deepEqual([count('synalinks'), count('ask'), count('klieo')], [8, 3, 4]);
     const reasons = new Map(skipped.map((s) => [path.relative(dir, s.path), s.reason]));
-    assert.equal(reasons.get('klieo-runs/notes.json'), 'not a .jsonl file; no known recorder format (Ask recording, klieo run, OTLP span file, Claude Code session, Codex session, pi session, Session Traces Format file)');
+    assert.equal(reasons.get('klieo-runs/notes.json'), `not a .jsonl file; no known recorder format (${sourceLabels(false)})`);
     assert.equal(reasons.get('datasets/some_ds/train.jsonl'), 'dataset cache');
   });
 

@@ -6,6 +6,7 @@ import { canonicalValueHash } from '../src/canonical/canonical.js';
 import { JsonNumber } from '../src/canonical/json-value.js';
 import type { DamagedLine, Message, TraceRecord } from '../src/record.js';
 import { discover } from '../src/sources/discover.js';
+import { sourceLabels } from '../src/sources/registry.js';
 import { readFiles } from '../src/sources/read.js';
 import type { SourceRun } from '../src/sources/source-run.js';
 import { FIXTURES, runCli, tempDir } from './helpers.js';
@@ -39,7 +40,7 @@ describe('klieo: detection', () => {
     );
     assert.deepEqual(
       skipped.map((s) => [path.basename(s.path), s.reason]),
-      [['notes.json', 'not a .jsonl file; no known recorder format (Ask recording, klieo run, OTLP span file, Claude Code session, Codex session, pi session, Session Traces Format file)']],
+      [['notes.json', `not a .jsonl file; no known recorder format (${sourceLabels(false)})`]],
     );
   });
 });

@@ -349,6 +349,17 @@ export async function readParquetMetadata(file: string): Promise<Map<string, str
   }
 }
 
+/** The top-level column names of a Parquet file, from its schema alone. */
+export async function parquetColumnNames(file: string): Promise<string[]> {
+  const engine = await Engine.open(null, { threads: 1 });
+  try {
+    const described = await engine.query(`DESCRIBE SELECT * FROM read_parquet(${sqlString(file)})`);
+    return described.rows.map((row) => String(row[0]));
+  } finally {
+    engine.close();
+  }
+}
+
 /** A Parquet file as a reader finds it: its top-level columns and types, row groups, and rows (plain JSON values, in batches). */
 export interface ParquetContent {
   columns: { name: string; type: string }[];

@@ -95,8 +95,36 @@ export function readHead(path: string, bytes = HEAD_BYTES): Buffer | null {
   }
 }
 
-/** The recorder that wrote the file at `path`, from its first bytes; null when none matches. */
+/** The first bytes of every Parquet file (and its last four). */
+export const PARQUET_MAGIC = Buffer.from('PAR1');
+
+/** The column names of a CSV file's header, from its first bytes (empty when it has none). */
+export function csvHeader(head: Buffer): string[] {
+  const end = head.indexOf(0x0a);
+  const first = (end === -1 ? head : head.subarray(0, end)).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
+  const names: string[] = [];
+  // Names are quoted or bare, never holding a line break: split as CSV does.
+  for (const match of first.matchAll(/"((?:[^"]|"")*)"|([^,]+)/g)) names.push((match[1] ?? match[2] ?? '').replaceAll('""', '"').trim());
+  return names;
+}
+
+/** The column names of a Parquet file, or none when the engine cannot read its schema. */
+async function parquetColumns(path: string): Promise<string[]> {
+  try {
+    return await (await import('../engine/duckdb.js')).parquetColumnNames(path);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The recorder that wrote the file at `path`, from its first bytes (a table's column names:
+ * a CSV file's header, a Parquet file's schema); null when none matches.
+ */
 export async function detectSource(path: string): Promise<SourceKind | null> {
   const head = readHead(path);
-  return head === null ? null : kindOfKeys(headKeys(head), head);
+  if (head === null) return null;
+  if (head.subarray(0, 4).equals(PARQUET_MAGIC)) return kindOfKeys(await parquetColumns(path), head);
+  if (path.toLowerCase().endsWith('.csv')) return kindOfKeys(csvHeader(head), head);
+  return kindOfKeys(headKeys(head), head);
 }

@@ -130,8 +130,10 @@ export function whyNotTraceFile(relative: string): string | null {
   return whyNotTraceName(parts[parts.length - 2], name);
 }
 
-/** Extensions of files that may hold another recorder's JSON (Ask writes JSON into `.yml`). */
-const OTHER_CANDIDATE = /\.(json|jsonl|yml|yaml)$/i;
+/** Extensions of files that may hold another recorder's records (Ask writes JSON into `.yml`; platform exports are CSV and Parquet too). */
+const OTHER_CANDIDATE = /\.(json|jsonl|ndjson|yml|yaml|csv|parquet)$/i;
+/** Tables, not JSON: a forced format reads them whatever their first byte. */
+const TABLE_FILE = /\.(csv|parquet)$/i;
 
 /**
  * Which format a file outside the Synalinks layout holds: forced, or from its content. Forced,
@@ -141,7 +143,7 @@ async function otherSource(full: string, forced: SourceKind | undefined): Promis
   if (forced !== undefined) {
     if (forced === 'synalinks' || !OTHER_CANDIDATE.test(full)) return null;
     const head = readHead(full);
-    return head === null || head.length === 0 || startsAsJson(head) ? forced : null;
+    return head === null || head.length === 0 || startsAsJson(head) || TABLE_FILE.test(full) ? forced : null;
   }
   if (!OTHER_CANDIDATE.test(full)) return null;
   const kind = await detectSource(full);

@@ -7,12 +7,14 @@ import type { Source } from './source.js';
 import { askSource } from './ask/index.js';
 import { klieoSource } from './klieo/index.js';
 import { otlpSource } from './otlp/index.js';
+import { langfuseSource } from './langfuse/index.js';
+import { langsmithSource } from './langsmith/index.js';
 import { claudeCodeSource } from './claude-code/index.js';
 import { codexSource } from './codex/index.js';
 import { piSource } from './pi/index.js';
 import { stsSource } from './sts/index.js';
 
-export const SOURCES: readonly Source[] = [askSource, klieoSource, otlpSource, claudeCodeSource, codexSource, piSource, stsSource];
+export const SOURCES: readonly Source[] = [askSource, klieoSource, otlpSource, langfuseSource, langsmithSource, claudeCodeSource, codexSource, piSource, stsSource];
 
 /** The source named `kind`, or undefined (Synalinks, or unknown). */
 export function sourceOf(kind: string | undefined): Source | undefined {

@@ -72,7 +72,7 @@ const PARAM_NAMES: Record<string, string> = {
 };
 
 /** The config hashed as config_hash: the model, the sampling parameters under one name each, the tools offered as OpenAI function tools. */
-export function otlpConfig(call: SpanCall): { model: string | null; params: Record<string, unknown>; tools: unknown[] | null } {
+export function otlpConfig(call: Pick<SpanCall, 'model' | 'params' | 'tools'>): { model: string | null; params: Record<string, unknown>; tools: unknown[] | null } {
   const params: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(call.params)) {
     const canonical = PARAM_NAMES[name];

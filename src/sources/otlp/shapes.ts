@@ -218,7 +218,9 @@ export function responseMessage(response: unknown): Message | null {
   if (Array.isArray(response.generations) && Array.isArray(response.generations[0])) {
     const generation = response.generations[0].find(isObject);
     if (generation === undefined) return null;
-    if (isObject(generation.message)) return langChainMessages([generation.message])?.[0] ?? null;
+    // A streamed answer's message is a chunk of no known role (`ChatMessageChunk`): its text is the answer.
+    const message = isObject(generation.message) ? (langChainMessages([generation.message])?.[0] ?? null) : null;
+    if (message !== null) return message;
     return typeof generation.text === 'string' ? { role: 'assistant', content: generation.text } : null;
   }
   return null;
