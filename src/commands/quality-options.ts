@@ -137,10 +137,15 @@ export function qualityLines(report: QualityReport | null, dropped: Readonly<Rec
   }
   if (total > 0) {
     const found = flagged.filter(([, n]) => n > 0);
+    // Within a key an answer no stage named is kept over a flagged one (dedupe.ts): those flagged records are not kept.
+    const gaveWay = report.flagged_gave_way ?? 0;
     lines.push(
-      `flagged ${formatCount(total)} kept record${total === 1 ? '' : 's'}: ${found.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` +
+      `flagged ${formatCount(total)}${gaveWay === 0 ? ' kept' : ''} record${total === 1 ? '' : 's'}: ${found.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` +
         ` (listed with "flagged": true; --drop ${found.map(([r]) => r).join(',')} drops them)`,
     );
+    if (gaveWay > 0) {
+      lines.push(`  ${formatCount(gaveWay)} of them gave way to an unflagged answer of their key, which is kept (a key keeps a flagged record only when it has no other)`);
+    }
   }
   for (const file of report.evaluation_files) {
     const first = file.overlaps[0];

@@ -37,7 +37,7 @@ import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow, HolderRow } from './collapse.js';
-import { KeyRow, LossRow, OK, partitionOf, planPartitions, resolvePartition, rowFloat, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
+import { FLAGGED, KeyRow, LossRow, OK, partitionOf, planPartitions, resolvePartition, rowFloat, rowStanding, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
 import { CallIdColumn, Column, uuidText, uuidWords } from './columns.js';
 import type { KeyIndex } from './key-index.js';
 import { SIGNATURE_WORDS } from './minhash.js';
@@ -75,8 +75,10 @@ export interface Drop {
 export interface QualityReport {
   modes: Record<string, QualityMode>;
   max_completion_tokens: number | null;
-  /** Kept records a flagging stage found something in, by reason. */
+  /** Records a flagging stage found something in, by reason (listed and kept, unless their key kept another). */
   flagged: Record<string, number>;
+  /** Flagged records dropped as a `duplicate` because their key held an ok record no quality stage named, which is kept. */
+  flagged_gave_way: number;
   /** Per evaluation file (`--decontaminate`): items read, items too short to hold an n-gram, records dropped, items they matched, and the first overlaps. */
   evaluation_files: { file: string; items: number; items_under_8_words: number; contaminated_records: number; items_matched: number; overlaps: { call_id: string; line: number; ngram: string }[] }[];
 }
@@ -369,6 +371,7 @@ export class Curation {
       modes: { ...quality.modes, contaminated: evals === null ? 'off' : 'drop' },
       max_completion_tokens: quality.maxCompletionTokens,
       flagged: Object.fromEntries(QUALITY_FILTERS.filter((name) => quality.modes[name] === 'flag').map((name) => [name, 0])),
+      flagged_gave_way: 0,
       evaluation_files: (evals?.files ?? []).map((file, i) => ({
         file,
         items: evals!.items[i],
@@ -448,7 +451,7 @@ export class Curation {
     row[KeyRow.fileIndex] = candidate.fileIndex;
     row[KeyRow.line] = candidate.line;
     const trajectory = candidate.trajectory;
-    row[KeyRow.flags] = (candidate.status === 'ok' ? OK : 0) | (trajectory !== null ? TRAJECTORY : 0);
+    row[KeyRow.flags] = (candidate.status === 'ok' ? OK : 0) | (trajectory !== null ? TRAJECTORY : 0) | (candidate.flags !== null && candidate.flags.length > 0 ? FLAGGED : 0);
     setRowFloat(row, KeyRow.offset, candidate.offset);
     setRowFloat(row, KeyRow.timestamp, candidate.timestamp);
     row[KeyRow.moduleId] = candidate.moduleId;
@@ -538,6 +541,7 @@ export class Curation {
       keyRows.close(partition);
       for (const block of resolved.keys.keyBlocks()) keptKeys.add(block);
       this.counts.duplicate += resolved.lossCount;
+      if (this.quality !== null) this.quality.flagged_gave_way += resolved.flaggedGaveWay;
       groups += resolved.groups;
       peakBytes = Math.max(peakBytes, resolved.byteSize);
     }
@@ -552,7 +556,7 @@ export class Curation {
   private nearDuplicates(winners: number): { near: NearDuplicates; callIds: CallIdColumn; bytes: number } {
     const signatures = new SignatureStore();
     const timestamps = new Column(Float64Array, 1, winners);
-    const winnerOk = new Column(Uint8Array, 1, winners);
+    const standings = new Column(Uint8Array, 1, winners);
     const callIds = new CallIdColumn();
     let group = 0;
     for (const { row, at, gaveWay } of this.tables.winnersInOrder()) {
@@ -560,12 +564,12 @@ export class Curation {
       const signature = row.subarray(at + KeyRow.words, at + KeyRow.words + SIGNATURE_WORDS);
       signatures.set(group, signature.some((word) => word !== 0) ? signature : null);
       timestamps.data[group] = rowFloat(row, at + KeyRow.timestamp);
-      winnerOk.data[group] = row[at + KeyRow.flags] & OK;
+      standings.data[group] = rowStanding(row[at + KeyRow.flags]);
       callIds.set(group, this.callIdOf(row, at + KeyRow.callId, row[at + KeyRow.seq]));
       group++;
     }
-    const near = nearDuplicateClusters(signatures, { groups: group, timestamps, winnerOk }, this.keep, this.options.nearDuplicates!);
-    return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + winnerOk.byteSize + callIds.byteSize + near.byteSize };
+    const near = nearDuplicateClusters(signatures, { groups: group, timestamps, standings }, this.keep, this.options.nearDuplicates!);
+    return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + standings.byteSize + callIds.byteSize + near.byteSize };
   }
 
   /** The winners that do not give way, as sorted line numbers and byte offsets per file, on disk. */
