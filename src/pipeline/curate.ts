@@ -77,6 +77,8 @@ export interface QualityReport {
   max_completion_tokens: number | null;
   /** Records a flagging stage found something in, by reason (listed and kept, unless their key kept another). */
   flagged: Record<string, number>;
+  /** Ok records the truncated stage could not check: they record no stop reason, and no token limit (recorded or --max-completion-tokens) was there to compare with. */
+  truncated_not_checked: number;
   /** Flagged records dropped as a `duplicate` because their key held an ok record no quality stage named, which is kept. */
   flagged_gave_way: number;
   /** Per evaluation file (`--decontaminate`): items read, items too short to hold an n-gram, records dropped, items they matched, and the first overlaps. */
@@ -372,6 +374,7 @@ export class Curation {
       max_completion_tokens: quality.maxCompletionTokens,
       flagged: Object.fromEntries(QUALITY_FILTERS.filter((name) => quality.modes[name] === 'flag').map((name) => [name, 0])),
       flagged_gave_way: 0,
+      truncated_not_checked: 0,
       evaluation_files: (evals?.files ?? []).map((file, i) => ({
         file,
         items: evals!.items[i],
@@ -421,6 +424,7 @@ export class Curation {
   /** The stages that compare records: exclusion, --against, dedupe and collapse. Candidates come in file order. */
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
+    if (candidate.truncationUnchecked === true && this.quality !== null) this.quality.truncated_not_checked++;
 
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
     const excluded = this.options.exclude?.meet(candidate.callId) === true;
