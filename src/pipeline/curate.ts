@@ -29,7 +29,9 @@
  * (`PlanTables`; docs/performance.md, "The plan on disk"): memory does not follow the tree.
  */
 import { randomUUID } from 'node:crypto';
-import type { IdList } from '../id-list.js';
+import { idFormOf, type IdList } from '../id-list.js';
+import { UserError } from '../errors.js';
+import { plural } from '../format.js';
 import type { DamagedLine } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { fileSizes } from '../parallel/units.js';
@@ -323,6 +325,10 @@ export class Curation {
   /** "program/module" of each module id met, to name the module a duplicate gave way to. */
   private readonly moduleNames = new Map<number, string>();
   private readonly quality: QualityReport | null;
+  /** The first record's call_id: what the records' ids look like, for a list none of whose ids met one. */
+  private sampleCallId: string | null = null;
+  /** Records read whose call_id --scores scores, whatever a stage did with them. */
+  private scoredRead = 0;
   /** Per evaluation file, the items its contaminated records matched. */
   private readonly itemsMatched: Set<number>[] = [];
 
@@ -424,6 +430,8 @@ export class Curation {
   /** The stages that compare records: exclusion, --against, dedupe and collapse. Candidates come in file order. */
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
+    if (this.recordsRead === 1) this.sampleCallId = candidate.callId;
+    if (this.options.pairs?.scores?.byCallId.has(candidate.callId) === true) this.scoredRead++;
     if (candidate.truncationUnchecked === true && this.quality !== null) this.quality.truncated_not_checked++;
 
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
@@ -505,6 +513,30 @@ export class Curation {
       this.pairFinder?.dispose();
       this.tables.dispose();
     }
+  }
+
+  /**
+   * The signals none of whose ids met a record read (--exclude, --scores): each would change
+   * nothing, silently, so the run stops and says what the records' ids look like. A --keep-list
+   * that met none is said on stderr: the run then writes nothing, and exits 1 for that.
+   */
+  signalsMeetingNothing(): string[] {
+    if (this.recordsRead === 0) return [];
+    const lines: string[] = [];
+    const form = idFormOf(this.sampleCallId);
+    const none = (flag: string, listed: number, first: string | undefined, effect: string) =>
+      `${flag}: none of its ${plural(listed, 'call_id')} is the call_id of any of the ${plural(this.recordsRead, 'record')} read (${effect}); ` +
+      `the records' call_ids look like ${form}${first !== undefined ? `, the list's like ${JSON.stringify(first)}` : ''}: list the ids as the records carry them, or name the tree they came from`;
+    const exclude = this.options.exclude;
+    if (exclude != null && exclude.size > 0 && exclude.report().met === 0) lines.push(none('--exclude', exclude.size, exclude.notFound()[0]?.id, 'it would exclude nothing'));
+    // A host of a sharded run may hold none of the list's records: its export writes nothing and says so (exit 1), this line saying why.
+    const list = this.keepList;
+    if (list !== null && list.size > 0 && list.report().met === 0) process.stderr.write(`traces: ${none('--keep-list', list.size, list.notFound()[0]?.id, 'every record is dropped as not_in_keep_list')}\n`);
+    const scores = this.options.pairs?.scores;
+    if (scores != null && this.scoredRead === 0) {
+      lines.push(none(`--scores ${scores.file}`, scores.byCallId.size, scores.byCallId.keys().next().value, 'no score would pair an answer'));
+    }
+    return lines;
   }
 
   /** Removes the plan's files (a run that stops before `finish`). */
@@ -797,6 +829,11 @@ export async function planCuration(
   } catch (error) {
     curation.dispose();
     throw error;
+  }
+  const meetingNothing = curation.signalsMeetingNothing();
+  if (meetingNothing.length > 0) {
+    curation.dispose();
+    throw new UserError(meetingNothing.join('\n'), 1);
   }
   hooks.whenRead?.();
   await pauseForTest('planned');
