@@ -4,6 +4,7 @@ import { scrubSettings } from './scrub-option.js';
 import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
+import { DEFAULT_KEY } from '../pipeline/keys.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
@@ -155,8 +156,10 @@ export function registerExport(program: Command): void {
     .addHelpText(
       'after',
       `
-Defaults for export: --status ok, one record per (inputs, config) keeping the
-first, and agent runs collapsed to their last step (--trajectories last).
+Defaults for export: --status ok, one record per --key ${DEFAULT_KEY}
+(the recorded inputs and config hashes within one program and module), an
+answer no quality stage flagged kept over a flagged one, then the first (--keep
+first), and agent runs collapsed to their last step (--trajectories last).
 Secrets found in messages, reasoning, tool arguments and tool results are
 replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan
 lists them first). Each output file is validated before it is renamed into
