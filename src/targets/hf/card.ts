@@ -129,7 +129,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
   const report = context.report;
   const lines: string[] = [`# Fine-tuning dataset (traces ${TRACES_VERSION})`, ''];
   lines.push(
-    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/llm-traces-to-dataset) (the `traces` command of the npm package llm-traces-to-dataset) as ${layout.rowsAre}${card.schema.tools ? ' with `tools`' : ''}.`,
+    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/llm-traces-to-dataset) (the \`traces\` command of the npm package llm-traces-to-dataset) as ${layout.rowsAre}${card.schema.tools ? ' with `tools`' : ''}.`,
     '',
     '## Licence',
     '',
