@@ -1,6 +1,6 @@
 /** The `traces` command line: one thin module per command, registered here. */
 import { SOURCES } from './sources/registry.js';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { describeFileSystemError, UserError } from './errors.js';
 import { TRACES_VERSION } from './version.js';
 import { JOBS } from './jobs.js';
@@ -76,7 +76,28 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
   for (const register of registers) register(program);
   refuseRepeatedOptions(program);
+  for (const command of program.commands) unknownOptionBeforeMissing(command);
   return program;
+}
+
+/**
+ * A typo in a required option (`--fromat hf`) leaves it missing, and commander says only that
+ * (it checks required options before unknown ones): the unknown option is named first, with
+ * the suggestion commander makes for it (`Did you mean --format?`).
+ */
+function unknownOptionBeforeMissing(command: Command): void {
+  // Commander's own hooks (not in its typings): its error for a missing option, and for an unknown one with the suggestion.
+  const hooks = command as unknown as { missingMandatoryOptionValue(option: Option): void; unknownOption(flag: string): void };
+  if (typeof hooks.missingMandatoryOptionValue !== 'function' || typeof hooks.unknownOption !== 'function') return;
+  const missing = hooks.missingMandatoryOptionValue.bind(command);
+  hooks.missingMandatoryOptionValue = (option) => {
+    const known = new Set(command.options.flatMap((o) => [o.long, o.short]).filter((flag) => flag !== undefined));
+    // Everything after `--` is an operand; a value `--x=1` is the option `--x`.
+    const args = command.args.slice(0, command.args.includes('--') ? command.args.indexOf('--') : undefined);
+    const unknown = args.find((arg) => arg.startsWith('-') && arg !== '-' && !known.has(arg.split('=')[0]));
+    if (unknown !== undefined) hooks.unknownOption(unknown.split('=')[0]);
+    missing(option);
+  };
 }
 
 /**

@@ -136,3 +136,16 @@ export function readIdListFiles(flag: string, files: readonly string[], list = n
   }
   return list;
 }
+
+/**
+ * What a record's call_id looks like, in words, from one of them: the form a list must use to
+ * meet records (an OTLP span's is `<trace id>:<span id>`, a klieo step's `<run_id>:<step>`).
+ */
+export function idFormOf(sample: string | null): string {
+  if (sample === null) return 'nothing (no record was read)';
+  const shown = JSON.stringify(sample.length > 80 ? `${sample.slice(0, 80)}…` : sample);
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(sample)) return `uuids such as ${shown}`;
+  if (/^[0-9a-f]{32}:[0-9a-f]{16}$/i.test(sample)) return `<trace id>:<span id> (an OTLP span's, in hex) such as ${shown}`;
+  if (/^.+:\d+$/.test(sample)) return `<run_id>:<step> such as ${shown}`;
+  return shown;
+}

@@ -84,6 +84,12 @@ export interface TraceRecord {
    * Anthropic's `stop_reason`), or null: Synalinks records none.
    */
   readonly stopReason: string | null;
+  /**
+   * The completion-token limit the request ran with, as recorded (a Synalinks LanguageModel's
+   * `max_tokens` in its config, an OTLP span's `max_tokens` parameter), or absent/null: the
+   * truncated stage compares it with the completion tokens where no stop reason was recorded.
+   */
+  readonly requestMaxTokens?: number | null;
   /** Which recorded value looks cut at the recorder's length limit (an OTLP attribute whose JSON ends early), or absent/null. */
   readonly cutValue?: string | null;
   /**
@@ -114,4 +120,25 @@ export interface DamagedLine {
   readonly line: number;
   readonly offset: number;
   readonly reason: string;
+}
+
+/**
+ * The completion-token limit a recorded config holds: a Synalinks LanguageModel's
+ * (`{config: {max_tokens}}`, its default generation arguments), or the `max_tokens` (or
+ * `max_completion_tokens`) parameter of a config traces made (`{params: {max_tokens}}`, OTLP).
+ * A limit that is no positive whole number is none.
+ */
+export function maxTokensOf(config: unknown): number | null {
+  const object = (value: unknown): Record<string, unknown> | null => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
+  const top = object(config);
+  for (const holder of [object(top?.config), object(top?.params), top]) {
+    for (const name of ['max_tokens', 'max_completion_tokens']) {
+      // A recorded number may be read as its text's holder (JsonNumber, a String): Number() reads both.
+      const value = holder?.[name];
+      // An OTLP int64 may be written as its digits.
+      const limit = typeof value === 'number' || value instanceof String || (typeof value === 'string' && /^[1-9][0-9]*$/.test(value)) ? Number(value) : NaN;
+      if (Number.isInteger(limit) && limit > 0) return limit;
+    }
+  }
+  return null;
 }

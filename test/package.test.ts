@@ -32,6 +32,12 @@ function cloneLike(): string {
   return dir;
 }
 
+/**
+ * The package's name: `traces` on npm is an unrelated package, so this one is published as
+ * its own name; the command it installs is still `traces` (bin).
+ */
+const PACKAGE = 'llm-traces-to-dataset';
+
 const NO_NETWORK = /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/;
 
 describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0 ? false : 'npm is not on PATH' }, () => {
@@ -52,6 +58,7 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
 
     // The tarball's package.json has no script npm would run (or warn about) on install.
     const tarball = path.join(clone, info.filename);
+    assert.equal(info.filename, `${PACKAGE}-${JSON.parse(readFileSync(path.join(clone, 'package.json'), 'utf8')).version}.tgz`);
     const manifest = JSON.parse(spawnSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' }).stdout);
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts?.[script], undefined, script);
     // The clone's own package.json keeps `prepare` (npm ci builds there) once packing is over.
@@ -71,12 +78,12 @@ describe('the npm package', { skip: spawnSync('npm', ['--version']).status === 0
     assert.doesNotMatch(install.stderr, /install-scripts|install script/i);
 
     // Where the installed code looks for its shipped templates (src/targets/model/shipped-templates.ts).
-    assert.ok(existsSync(path.join(prefix, 'lib', 'node_modules', 'traces', 'templates', 'qwen3-training.jinja')));
+    assert.ok(existsSync(path.join(prefix, 'lib', 'node_modules', PACKAGE, 'templates', 'qwen3-training.jinja')));
     const traces = path.join(prefix, 'bin', 'traces');
     const version = spawnSync(traces, ['--version'], { encoding: 'utf8', cwd: prefix });
     assert.equal(version.status, 0, version.stderr);
     assert.equal(version.stdout.trim(), manifest.version);
-    const installed = path.join(prefix, 'lib', 'node_modules', 'traces');
+    const installed = path.join(prefix, 'lib', 'node_modules', PACKAGE);
     assert.ok(!readdirSync(installed).includes('test'));
     const stats = spawnSync(traces, ['stats', path.join(installed, 'samples', 'synalinks'), '--json'], { encoding: 'utf8', cwd: prefix });
     assert.equal(stats.status, 0, stats.stderr);

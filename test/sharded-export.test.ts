@@ -297,7 +297,7 @@ describe('a keep-list and the exports that apply it', () => {
     const engine = await Engine.open(null);
     try {
       await engine.query(
-        `COPY (SELECT * EXCLUDE (trajectory, trajectory_inputs, trajectory_prefixes, minhash, tool_calls, quality, refused, example, fraction) FROM read_parquet(${sqlString(path.join(work, 'plain', '*.parquet'))})) TO ${sqlString(old)} (FORMAT parquet)`,
+        `COPY (SELECT * EXCLUDE (trajectory, trajectory_inputs, trajectory_prefixes, minhash, tool_calls, quality, flagged, refused, example, fraction) FROM read_parquet(${sqlString(path.join(work, 'plain', '*.parquet'))})) TO ${sqlString(old)} (FORMAT parquet)`,
       );
     } finally {
       engine.close();

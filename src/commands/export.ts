@@ -1,9 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { scrubSettings } from './scrub-option.js';
 import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
+import { DEFAULT_KEY } from '../pipeline/keys.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
@@ -102,6 +103,19 @@ function besideData(report: Record<string, unknown>, out: string): string[] {
   return [`beside the data: ${named}${files.length > 4 ? `, … ${formatCount(files.length - 4)} more (report.json lists them)` : ''}`];
 }
 
+/**
+ * `--format`'s value: one of the formats, else, for the name of a trainer that reads one
+ * (`trl`, `axolotl`: a target's `readBy`), the format to give; else the choices.
+ */
+export function formatNamed(value: string, choices: readonly string[] = [...TARGET_NAMES, 'ask-recording']): string {
+  if (choices.includes(value)) return value;
+  const readers = Object.values(TARGETS).filter((target) => choices.includes(target.name) && target.readBy?.includes(value.toLowerCase()));
+  if (readers.length > 0) {
+    throw new InvalidArgumentError(`${value} names no format: ${readers.map((t) => `--format ${t.name} writes what ${value} reads (${t.description ?? t.name})`).join('; ')}.`);
+  }
+  throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')}.`);
+}
+
 export function registerExport(program: Command): void {
   const command = program
     .command('export')
@@ -110,6 +124,7 @@ export function registerExport(program: Command): void {
     .addOption(
       new Option('--format <target>', `the trainer to write for (${Object.values(TARGETS).map((t) => `${t.name}: ${t.description ?? t.name}`).join('; ')}), or ask-recording (Ask recording files for replay tests)`)
         .choices([...TARGET_NAMES, 'ask-recording'])
+        .argParser((value: string) => formatNamed(value))
         .makeOptionMandatory(),
     )
     .option('--out <dir>', 'output folder (required)')
@@ -141,8 +156,10 @@ export function registerExport(program: Command): void {
     .addHelpText(
       'after',
       `
-Defaults for export: --status ok, one record per (inputs, config) keeping the
-first, and agent runs collapsed to their last step (--trajectories last).
+Defaults for export: --status ok, one record per --key ${DEFAULT_KEY}
+(the recorded inputs and config hashes within one program and module), an
+answer no quality stage flagged kept over a flagged one, then the first (--keep
+first), and agent runs collapsed to their last step (--trajectories last).
 Secrets found in messages, reasoning, tool arguments and tool results are
 replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan
 lists them first). Each output file is validated before it is renamed into
@@ -188,7 +205,23 @@ Examples:
       if (preference && curation.nearDuplicates != null) throw new UserError('--near-duplicates compares answers, which is what a preference pair does: leave it out with a preference format');
       if (preference && flags.groupBy === 'module') throw new UserError(`--group-by module: --format ${flags.format} writes one dataset of pairs; export each module with --program and --module instead`);
       const minMargin = flags.minMargin === undefined ? 0 : numberOption('--min-margin', flags.minMargin, (value) => value >= 0, 'a number ≥ 0');
+      // Every option a real run would refuse is refused by a dry run too: checked before either starts.
+      const askRecording = flags.format === 'ask-recording';
+      if (askRecording) refuseTrainingSetOptions(command);
+      const settings = targetSettings(command, flags.format);
+      // 1 would put every group in validation and leave training, the file every trainer needs, empty.
+      const fraction = askRecording ? 0 : numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1 (at 1 nothing trains)');
+      const refusal = askRecording ? undefined : getTarget(flags.format).trainOnLastRefusal;
+      if (flags.trainOn === 'last' && refusal !== undefined) throw new UserError(`--train-on last: ${refusal}`);
+      const tokenizer = askRecording ? null : await parseTokenizer(flags, flags.format as TargetName);
+      const seed = askRecording ? 0 : numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0');
+      const maxExampleTokens = askRecording ? null : positive('--max-example-tokens', flags.maxExampleTokens);
+      const maxFileMb = askRecording ? null : positive('--max-file-mb', flags.maxFileMb);
       if (flags.dryRun) {
+        if (!askRecording) {
+          const { exportInputs } = await import('../export/run.js');
+          await exportInputs({ format: flags.format, targetSettings: settings, reasoning: flags.reasoning, toolsFile: flags.tools, inferredToolsFile: flags.inferredTools });
+        }
         const scrub = scrubSettings(flags);
         const discovery = await findTraceFiles(roots, { ...flags, names: scrub }, false);
         if (preference) {
@@ -197,9 +230,7 @@ Examples:
         }
         return dryRunCuration(discovery, curation, flags, { notCounted: EXPORT_DRY_RUN_NOTE, scrub });
       }
-      if (flags.format === 'ask-recording') {
-        refuseTrainingSetOptions(command);
-        targetSettings(command, flags.format);
+      if (askRecording) {
         const discovered = await findTraceFiles(roots, { ...flags, names: scrubSettings(flags) }, true);
         // Implementations load on use: every other command would pay for them at start-up.
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
@@ -221,12 +252,6 @@ Examples:
         );
         return;
       }
-      // 1 would put every group in validation and leave training, the file every trainer needs, empty.
-      const fraction = numberOption('--validation-fraction', flags.validationFraction, (value) => value >= 0 && value < 1, 'a number from 0 to below 1 (at 1 nothing trains)');
-      const settings = targetSettings(command, flags.format);
-      const refusal = getTarget(flags.format).trainOnLastRefusal;
-      if (flags.trainOn === 'last' && refusal !== undefined) throw new UserError(`--train-on last: ${refusal}`);
-      const tokenizer = await parseTokenizer(flags, flags.format as TargetName);
       const discovery = await findTraceFiles(roots, { ...flags, names: scrubSettings(flags) }, true);
       const { runExport } = await import('../export/run.js');
       const { plan, report, invalid } = await runExport(discovery, curation, {
@@ -238,13 +263,13 @@ Examples:
         toolsFile: flags.tools,
         inferredToolsFile: flags.inferredTools,
         validationFraction: fraction,
-        seed: numberOption('--seed', flags.seed, (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0'),
+        seed,
         invocation: { arguments: process.argv.slice(2) },
-        tokenizer: tokenizer.spec,
-        maxSeqLength: tokenizer.maxSeqLength,
+        tokenizer: tokenizer!.spec,
+        maxSeqLength: tokenizer!.maxSeqLength,
         trainOn: flags.trainOn,
-        maxExampleTokens: positive('--max-example-tokens', flags.maxExampleTokens),
-        maxFileMb: positive('--max-file-mb', flags.maxFileMb),
+        maxExampleTokens,
+        maxFileMb,
         groupBy: flags.groupBy,
         manifest: flags.manifest,
         scrub: scrubSettings(flags),

@@ -101,7 +101,7 @@ recorded none, as dedupe keys it), conversation_hash, prompt_tokens,
 completion_tokens, reasoning_tokens, cached_tokens, total_tokens, cost_usd,
 cost_source, messages, has_tool_calls, and what the keep-list compares (null
 unless ok): trajectory, trajectory_inputs, trajectory_prefixes, minhash,
-tool_calls; with --format, quality, refused, example and fraction (docs/engine.md).
+tool_calls; with --format, quality, flagged, refused, example and fraction (docs/engine.md).
 Names are recorded text: program, module, model, synalinks_version, the tool
 names of tool_calls and the folders of file are scrubbed by --scrub as export
 scrubs the records (default secrets; --scrub none keeps them as recorded).

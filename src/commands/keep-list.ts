@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
-import type { KeepRule } from '../pipeline/dedupe.js';
+import { standingOf, type KeepRule } from '../pipeline/dedupe.js';
 import { DIALECTS, exampleColumns, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../engine/keep-list-sql.js';
 import { addNearDuplicatesOption, nearDuplicateThreshold, parseStatuses, rootsAfterNearDuplicates } from './curation-options.js';
 import { numberOption, printJson } from './common.js';
@@ -28,7 +28,7 @@ import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 
 /** The columns of the index the keep-list reads beyond the first ones (`index/columns.ts`). */
-const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'quality', 'refused', 'example', 'fraction'];
+const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'quality', 'flagged', 'refused', 'example', 'fraction'];
 
 interface KeepListFlags {
   sql?: boolean;
@@ -207,33 +207,33 @@ Examples:
           const [records, status, quality, refused, duplicate, prefix] = counts.map(Number);
           Object.assign(summary, { records, dropped: { status, quality, refused, duplicate, prefix } });
           // Survivors in file order: near-duplicate groups are numbered so, as one machine numbers them.
-          const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, coalesce(timestamp, 0), minhash, ${exampleColumns(query).join(" || chr(0) || ")}, fraction, ${query.groupByModule ? "program || chr(0) || module" : "''"} FROM survivors ORDER BY file, line`);
+          const survivors = await engine.stream(`WITH\n${ctes}\nSELECT call_id, status, flagged IS NOT NULL, coalesce(timestamp, 0), minhash, ${exampleColumns(query).join(" || chr(0) || ")}, fraction, ${query.groupByModule ? "program || chr(0) || module" : "''"} FROM survivors ORDER BY file, line`);
           const ids: string[] = [];
           const exampleKeys: string[] = [];
           const sides: { dataset: string; fraction: number | null }[] = [];
           const signatures = near === null ? null : new SignatureStore();
           const timestamps = new Column(Float64Array, 1, 1024);
-          const ok = new Column(Uint8Array, 1, 1024);
+          const standings = new Column(Uint8Array, 1, 1024);
           for await (const batch of survivors.rows) {
-            for (const [id, status, timestamp, minhash, example, fraction, dataset] of batch) {
+            for (const [id, status, flagged, timestamp, minhash, example, fraction, dataset] of batch) {
               const group = ids.length;
               ids.push(String(id));
               exampleKeys.push(String(example));
               sides.push({ dataset: String(dataset), fraction: typeof fraction === 'number' ? fraction : null });
               if (signatures === null) continue;
               timestamps.ensure(group + 1);
-              ok.ensure(group + 1);
+              standings.ensure(group + 1);
               if (typeof minhash === 'string' && !MINHASH_TEXT.test(minhash)) {
                 throw new UserError(`the index row of call_id ${printable(JSON.stringify(id))} holds a minhash traces index does not write (${SIGNATURE_WORDS * 8} hex digits): index that host again (traces index --format TARGET)`);
               }
               signatures.set(group, typeof minhash === 'string' ? hexWords(minhash) : null);
               timestamps.data[group] = Number(timestamp);
-              ok.data[group] = status === 'ok' ? 1 : 0;
+              standings.data[group] = standingOf(status === 'ok', flagged === true);
             }
           }
           let groups = ids.map((_, group) => group);
           if (signatures !== null) {
-            const clusters = nearDuplicateClusters(signatures, { groups: ids.length, timestamps, winnerOk: ok }, flags.keep, near!);
+            const clusters = nearDuplicateClusters(signatures, { groups: ids.length, timestamps, standings }, flags.keep, near!);
             groups = groups.filter((group) => clusters.keptFor(group) === -1);
             (summary.dropped as Record<string, number>).near_duplicate = ids.length - groups.length;
           }

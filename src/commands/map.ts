@@ -7,6 +7,7 @@
  * the list settles; one not on it is left out. docs/engine.md shows both engines.
  */
 import { Command, Option } from 'commander';
+import { formatNamed } from './export.js';
 import { UserError } from '../errors.js';
 import { PER_RECORD_TARGET_NAMES, loadToolsFile, type ToolDefinition } from '../targets/index.js';
 import { numberOption } from './common.js';
@@ -74,7 +75,7 @@ export function registerMap(program: Command): void {
   const command = program
     .command('map')
     .description('One stage of an engine job: Synalinks trace lines on stdin, the examples of those on the keep-list (or the kept lines) on stdout.')
-    .addOption(new Option('--format <target>', 'the trainer to write examples for (one per record: preference pairs need a whole export)').choices([...PER_RECORD_TARGET_NAMES]).makeOptionMandatory())
+    .addOption(new Option('--format <target>', 'the trainer to write examples for (one per record: preference pairs need a whole export)').choices([...PER_RECORD_TARGET_NAMES]).argParser((value) => formatNamed(value, PER_RECORD_TARGET_NAMES)).makeOptionMandatory())
     .option('--keep-list <file>', 'the list traces keep-list wrote over every host\'s index (required): records not on it are left out')
     .option('--inferred-tools <file>', 'the tool definitions traces keep-list --tools-out wrote, so every task writes the same tools')
     .addOption(new Option('--emit <what>', 'examples: "split<TAB>dataset<TAB>example" lines; kept: the kept trace lines unchanged').choices(['examples', 'kept']).default('examples'))

@@ -8,7 +8,7 @@ import { buildEvalIndex, DEFAULT_FIELDS, NGRAM_WORDS } from '../pipeline/quality
 import { DEFAULT_MODES, QUALITY_FILTERS, type QualityFilter, type QualityMode, type QualitySettings } from '../pipeline/quality/index.js';
 import { foldPhrases, IDENTITY_PHRASES, REFUSAL_PHRASES } from '../pipeline/quality/phrases.js';
 import { numberOption } from './common.js';
-import { formatCount, printable } from '../format.js';
+import { formatCount, plural, printable } from '../format.js';
 import type { QualityReport } from '../pipeline/curate.js';
 
 export interface QualityFlags {
@@ -129,18 +129,28 @@ export function qualityLines(report: QualityReport | null, dropped: Readonly<Rec
   const total = flagged.reduce((sum, [, n]) => sum + n, 0);
   // Stages that ran and found nothing are said so: silence read as "did not run".
   const ran = (mode: string) => Object.entries(report.modes).filter(([, m]) => m === mode).map(([stage]) => stage);
-  const dropping = ran('drop');
+  // Records that hold no stop reason and no token limit: truncated could not look, which is not "found nothing".
+  const unchecked = report.truncated_not_checked ?? 0;
+  const dropping = ran('drop').filter((stage) => !(stage === 'truncated' && unchecked > 0 && (dropped.truncated ?? 0) === 0));
   const dropsFound = dropping.reduce((sum, stage) => sum + (dropped[stage] ?? 0), 0);
   if (total === 0 && dropsFound === 0 && dropping.length + ran('flag').length > 0) {
     const said = [dropping.length > 0 ? `${dropping.join(', ')} dropped none` : '', ran('flag').length > 0 ? `${ran('flag').join(', ')} flagged none` : ''].filter((s) => s !== '');
     lines.push(`the quality stages found nothing: ${said.join('; ')}`);
   }
+  if (unchecked > 0) {
+    lines.push(`truncated: not checked for ${plural(unchecked, 'record')} that record no stop reason; --max-completion-tokens N checks them`);
+  }
   if (total > 0) {
     const found = flagged.filter(([, n]) => n > 0);
+    // Within a key an answer no stage named is kept over a flagged one (dedupe.ts): those flagged records are not kept.
+    const gaveWay = report.flagged_gave_way ?? 0;
     lines.push(
-      `flagged ${formatCount(total)} kept record${total === 1 ? '' : 's'}: ${found.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` +
+      `flagged ${formatCount(total)}${gaveWay === 0 ? ' kept' : ''} record${total === 1 ? '' : 's'}: ${found.map(([r, n]) => `${r} ${formatCount(n)}`).join(', ')}` +
         ` (listed with "flagged": true; --drop ${found.map(([r]) => r).join(',')} drops them)`,
     );
+    if (gaveWay > 0) {
+      lines.push(`  ${formatCount(gaveWay)} of them gave way to an unflagged answer of their key, which is kept (a key keeps a flagged record only when it has no other)`);
+    }
   }
   for (const file of report.evaluation_files) {
     const first = file.overlaps[0];

@@ -29,6 +29,29 @@ export function describeValidation(report: ValidationReport): string {
   return `${printable(lines.join('\n'), true)}\n`;
 }
 
+/**
+ * The data files of an export folder, as its report.json lists them (`files[].file`, every split
+ * and --group-by dataset), or a UserError saying what the folder lacks.
+ */
+function exportFolderFiles(folder: string): string[] {
+  const report = path.join(folder, 'report.json');
+  let listed: unknown;
+  try {
+    listed = (JSON.parse(readFileSync(report, 'utf8')) as { files?: unknown }).files;
+  } catch {
+    throw new UserError(`${folder}: a folder with no export's report.json to list its files: name the JSONL files (traces validate ${path.join(folder, 'training.jsonl')})`);
+  }
+  const files = Array.isArray(listed) ? listed.map((f) => (f as { file?: unknown }).file).filter((f): f is string => typeof f === 'string') : [];
+  if (files.length === 0) throw new UserError(`${report}: lists no data file (files[].file): name the JSONL files to validate`);
+  return files.map((file) => {
+    const at = path.join(folder, file);
+    // The report is an input like any other: a listed path leaving the folder, or gone, is said.
+    if (path.relative(folder, at).startsWith('..') || path.isAbsolute(path.relative(folder, at))) throw new UserError(`${report}: lists ${JSON.stringify(file)}, outside the folder: name the files to validate`);
+    if (!existsSync(at)) throw new UserError(`${at}: listed in ${report} but not there: export again, or name the files to validate`);
+    return at;
+  });
+}
+
 /** What a file says of its format: the export's report.json, else keys only one format writes. */
 function formatOf(file: string): { format: TargetName; from: string } | null {
   // A dataset folder holds its export's report.json; a file sits in it or below it.
@@ -108,7 +131,7 @@ export function registerValidate(program: Command): void {
   const command = program
     .command('validate')
     .description("Check JSONL files against a trainer's rules, the way the trainer would reject them.")
-    .argument('<files...>', 'JSONL files to check, or a dataset folder (--format hf: its card, entries and every Parquet or JSONL file)')
+    .argument('<files...>', 'JSONL files to check, or an export folder (its report.json lists the files; --format hf: its card, entries and every Parquet or JSONL file)')
     .addOption(new Option('--format <target>', "the trainer whose rules apply (default: the export's report.json beside the file says, else the first line's keys where only one format has them)").choices([...TARGET_NAMES]))
     .option('--json', 'print the reports as JSON');
   addTokenizerOptions(command);
@@ -132,6 +155,7 @@ Examples:
   traces validate dataset/training.jsonl --format nemo
   traces validate ft/*.jsonl --format openai --json
   traces validate ds/training.jsonl --format nemo --tokenizer ./Qwen3-0.6B --max-seq-length 8192
+  traces validate ft/
   traces validate hf-out/ --format hf`,
     )
     .action(async (files: string[], flags: TokenizerFlags & { format?: string; json?: boolean }) => {
@@ -142,6 +166,8 @@ Examples:
         process.stderr.write(`validate: --format ${guessed.format} (${guessed.from}; give --format to choose)\n`);
       }
       const target = getTarget(flags.format);
+      // An export folder of a format without a folder check (`validate ft`): the data files its report.json lists.
+      if (target.validateFolder === undefined) files = files.flatMap((file) => (statSync(file).isDirectory() ? exportFolderFiles(file) : [file]));
       for (const file of files) {
         if (statSync(file).isDirectory() && target.validateFolder !== undefined) continue;
         // Read as JSONL, a Parquet file would be a file of damaged lines.

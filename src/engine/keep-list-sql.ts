@@ -3,7 +3,8 @@
  * (curate.ts), made by an engine over every host's index, with the same tie-breaks.
  *
  *   selected   the records the record-local stages keep (--status)
- *   winners    dedupe: one per key; an ok record first, then the earliest timestamp
+ *   winners    dedupe: one per key; an ok record first, of those one no quality stage
+ *              flagged (`flagged` null), then the earliest timestamp
  *              (--keep last: the latest), ties to the earlier file and line (the later with last)
  *   holders    per prefix digest of a winner's conversation, the winner with the most
  *              inputs that holds it (ties: the earlier file and line)
@@ -62,7 +63,8 @@ export function survivorsSql(query: KeepListQuery, dialect: Dialect, source: str
   const direction = query.keep === 'first' ? 'ASC' : 'DESC';
   // `timestamp` is a type name too: quoted, as each dialect quotes a name.
   const timestamp = dialect === 'spark' ? '`timestamp`' : '"timestamp"';
-  const order = `CASE WHEN status = 'ok' THEN 0 ELSE 1 END, coalesce(${timestamp}, 0) ${direction}, file ${direction}, line ${direction}`;
+  // The standing of dedupe.ts: ok and unflagged, ok and flagged, then the rest.
+  const order = `CASE WHEN status <> 'ok' THEN 2 WHEN flagged IS NOT NULL THEN 1 ELSE 0 END, coalesce(${timestamp}, 0) ${direction}, file ${direction}, line ${direction}`;
   // The record-local stages: --status, the quality stages and the target's verdict (an index built with --format; null otherwise).
   const where = `\n  WHERE quality IS NULL AND refused IS NULL${query.statuses === null ? '' : ` AND status IN (${query.statuses.map(quoted).join(', ')})`}`;
   const ctes = [

@@ -98,7 +98,12 @@ export interface ExportResult {
   invalid: ValidationReport[];
 }
 
-export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
+/**
+ * What the export's options name beyond the records: the target, the reasoning mode, the
+ * --tools and --inferred-tools files, each refused as a real run refuses it (a dry run asks
+ * this too).
+ */
+export async function exportInputs(options: Pick<ExportOptions, 'format' | 'targetSettings' | 'reasoning' | 'toolsFile' | 'inferredToolsFile'>): Promise<{ target: Target; reasoning: ReturnType<typeof resolveReasoning>; supplied: ToolDefinition[]; inferredFromFile: ToolDefinition[] | null }> {
   let target: Target;
   try {
     target = getTarget(options.format, options.targetSettings);
@@ -106,25 +111,25 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     throw new UserError(`--format ${options.format}: expected ${TARGET_NAMES.join(', ')}`);
   }
   const reasoning = resolveReasoning(target, options.reasoning);
-  let supplied: ToolDefinition[] = [];
-  if (options.toolsFile !== undefined) {
+  const read = async (flag: string, file: string | undefined): Promise<ToolDefinition[] | null> => {
+    if (file === undefined) return null;
     try {
-      supplied = await loadToolsFile(options.toolsFile);
+      return await loadToolsFile(file);
     } catch (error) {
-      throw new UserError(`--tools ${(error as Error).message}`);
+      throw new UserError(`${flag} ${(error as Error).message}`);
     }
-  }
+  };
+  const supplied = (await read('--tools', options.toolsFile)) ?? [];
+  // A preference export infers no tools of its own from a file.
+  const inferredFromFile = target.preference !== undefined ? null : await read('--inferred-tools', options.inferredToolsFile);
+  return { target, reasoning, supplied, inferredFromFile };
+}
+
+export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
+  const { target, reasoning, supplied, inferredFromFile } = await exportInputs(options);
   if (target.preference !== undefined) {
     const { exportPreference } = await import('./preference-run.js');
     return exportPreference(discovery, curationOptions, options, { target, reasoning, supplied });
-  }
-  let inferredFromFile: ToolDefinition[] | null = null;
-  if (options.inferredToolsFile !== undefined) {
-    try {
-      inferredFromFile = await loadToolsFile(options.inferredToolsFile);
-    } catch (error) {
-      throw new UserError(`--inferred-tools ${(error as Error).message}`);
-    }
   }
   // A keep-list of traces keep-list settles the sides of the whole sharded dataset (its split column).
   const settled = curationOptions.keepListFile ? await settledSides(curationOptions.keepListFile) : null;

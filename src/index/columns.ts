@@ -73,6 +73,8 @@ export const INDEX_COLUMNS: readonly IndexColumn[] = [
   column('tool_calls', 'VARCHAR', false),
   /** With `traces index --format`: the quality stage that drops the record (truncated, empty, broken, …, as export's options say), or null. */
   column('quality', 'VARCHAR', false),
+  /** With `traces index --format`: the flagging quality stages that named a record they keep (refusal, …, comma-separated), or null; dedupe prefers a record none named. */
+  column('flagged', 'VARCHAR', false),
   /** With `traces index --format`: the target's drop reason for the record (not_representable, …), null when it takes it. */
   column('refused', 'VARCHAR', false),
   /** With `traces index --format`: the digest of the record's example line, which duplicate_example compares (32 hex digits). */

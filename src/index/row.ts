@@ -186,7 +186,7 @@ function globalCells(record: TraceRecord, ok: boolean, scrub: ScrubSettings | nu
 }
 
 /** The target's verdict and example digest of a record (`indexProjection`), when the index is built for a target. */
-export type ExampleFacts = (record: TraceRecord) => { quality: string | null; refused: string | null; example: string | null; fraction: number | null };
+export type ExampleFacts = (record: TraceRecord) => { quality: string | null; flagged: string | null; refused: string | null; example: string | null; fraction: number | null };
 
 /**
  * `scrub`: the ids and names of the row (call_id, parent_call_id as export writes them;
@@ -256,7 +256,7 @@ export function addRow(rows: IndexRowWriter, record: TraceRecord, place: RowPlac
       ',' +
       globalCells(record, facts.status === 'ok', scrub) +
       ',' +
-      (example === null ? ',,,' : `${maybeText(example.quality)},${maybeText(example.refused)},${maybeText(example.example)},${num(example.fraction)}`) +
+      (example === null ? ',,,,' : `${maybeText(example.quality)},${maybeText(example.flagged)},${maybeText(example.refused)},${maybeText(example.example)},${num(example.fraction)}`) +
       '\n',
   );
 }

@@ -36,7 +36,14 @@ export async function indexShare({ files, share, prices, rowsFile, projection, q
   const stages = quality != null && !qualityIsOff(quality) ? quality : null;
   // As curation decides: the quality stages read ok records only (candidate.ts).
   const examples: ExampleFacts | null =
-    verdict === null ? null : (record) => ({ quality: stages !== null && record.status === 'ok' ? (qualityOf(record, stages).drop?.reason ?? null) : null, ...verdict(record) });
+    verdict === null
+      ? null
+      : (record) => {
+          const found = stages !== null && record.status === 'ok' ? qualityOf(record, stages) : null;
+          // A record a stage drops is not flagged: it reaches no dedupe.
+          const flagged = found === null || found.drop !== null || found.flags === null ? null : found.flags.map((flag) => flag.reason).join(',');
+          return { quality: found?.drop?.reason ?? null, flagged, ...verdict(record) };
+        };
   const table = new PriceTable(prices.data, prices.origin);
   const rows = new IndexRowWriter(rowsFile);
   const damaged: DamagedLine[] = [];

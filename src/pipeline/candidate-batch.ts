@@ -18,6 +18,8 @@ export interface CandidateBatch {
   offset: Float64Array;
   /** Index into STATUSES. */
   status: Uint8Array;
+  /** 1 where the truncated stage could not tell (`Candidate.truncationUnchecked`). */
+  truncationUnchecked: Uint8Array;
   timestamp: Float64Array;
   /** Per row, a 32-bit id of the record's program and module (`moduleId`), when the key ignores them; else 0. */
   moduleIds: Int32Array;
@@ -59,6 +61,7 @@ export class CandidateBatchWriter {
       line: new Int32Array(this.capacity),
       offset: new Float64Array(this.capacity),
       status: new Uint8Array(this.capacity),
+      truncationUnchecked: new Uint8Array(this.capacity),
       timestamp: new Float64Array(this.capacity),
       moduleIds: new Int32Array(this.capacity),
       moduleNames: new Map(),
@@ -90,6 +93,7 @@ export class CandidateBatchWriter {
     b.line = grown(b.line);
     b.offset = grown(b.offset);
     b.status = grown(b.status);
+    b.truncationUnchecked = grown(b.truncationUnchecked);
     b.timestamp = grown(b.timestamp);
     b.moduleIds = grown(b.moduleIds);
     b.keys = grown(b.keys, 4);
@@ -126,6 +130,7 @@ export class CandidateBatchWriter {
     b.line[row] = candidate.line;
     b.offset[row] = candidate.offset;
     b.status[row] = STATUSES.indexOf(candidate.status);
+    b.truncationUnchecked[row] = candidate.truncationUnchecked === true ? 1 : 0;
     b.timestamp[row] = candidate.timestamp;
     b.moduleIds[row] = candidate.moduleId;
     if (candidate.moduleId !== 0 && !b.moduleNames.has(candidate.moduleId)) b.moduleNames.set(candidate.moduleId, candidate.moduleName);
@@ -153,6 +158,7 @@ export class CandidateBatchWriter {
       line: b.line.slice(0, n),
       offset: b.offset.slice(0, n),
       status: b.status.slice(0, n),
+      truncationUnchecked: b.truncationUnchecked.slice(0, n),
       timestamp: b.timestamp.slice(0, n),
       moduleIds: b.moduleIds.slice(0, n),
       keys: b.keys.slice(0, n * 4),
@@ -212,6 +218,9 @@ class CandidateView implements Candidate {
   }
   get verdict(): Candidate['verdict'] {
     return this.batch.verdicts.get(this.row) ?? null;
+  }
+  get truncationUnchecked(): boolean {
+    return this.batch.truncationUnchecked[this.row] === 1;
   }
   get flags(): Candidate['flags'] {
     return this.batch.flags.size > 0 ? (this.batch.flags.get(this.row) ?? null) : null;

@@ -67,6 +67,8 @@ export interface Candidate {
   verdict: Verdict | null;
   /** What the flagging quality stages (refusal, identity) found in a kept record, or null. */
   flags: QualityVerdict[] | null;
+  /** True when the truncated stage ran on it and nothing it holds could tell (no stop reason, no token limit). */
+  truncationUnchecked?: boolean;
   /** Dedupe key, 4 words (absent when selection drops the record). */
   key: Uint32Array | null;
   trajectory: TrajectoryDigests | null;
@@ -90,6 +92,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     moduleName: '',
     verdict: null,
     flags: null,
+    truncationUnchecked: false,
     key: null,
     trajectory: null,
     toolCalls: null,
@@ -114,6 +117,7 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
   const trajectory = candidate.status === 'ok' && options.collapse ? trajectoryAhead(record) : null;
   if (candidate.status === 'ok' && options.quality != null && !qualityIsOff(options.quality)) {
     const quality = qualityOf(record, options.quality);
+    candidate.truncationUnchecked = quality.truncationUnchecked;
     const answerFault = options.pairs === true ? answerFaultOf(quality) : null;
     if (quality.drop !== null && answerFault === null) {
       candidate.verdict = quality.drop;

@@ -29,7 +29,9 @@
  * (`PlanTables`; docs/performance.md, "The plan on disk"): memory does not follow the tree.
  */
 import { randomUUID } from 'node:crypto';
-import type { IdList } from '../id-list.js';
+import { idFormOf, type IdList } from '../id-list.js';
+import { UserError } from '../errors.js';
+import { plural } from '../format.js';
 import type { DamagedLine } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { fileSizes } from '../parallel/units.js';
@@ -37,7 +39,7 @@ import type { Candidate, CandidateOptions } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow, HolderRow } from './collapse.js';
-import { KeyRow, LossRow, OK, partitionOf, planPartitions, resolvePartition, rowFloat, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
+import { FLAGGED, KeyRow, LossRow, OK, partitionOf, planPartitions, resolvePartition, rowFloat, rowStanding, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
 import { CallIdColumn, Column, uuidText, uuidWords } from './columns.js';
 import type { KeyIndex } from './key-index.js';
 import { SIGNATURE_WORDS } from './minhash.js';
@@ -75,8 +77,12 @@ export interface Drop {
 export interface QualityReport {
   modes: Record<string, QualityMode>;
   max_completion_tokens: number | null;
-  /** Kept records a flagging stage found something in, by reason. */
+  /** Records a flagging stage found something in, by reason (listed and kept, unless their key kept another). */
   flagged: Record<string, number>;
+  /** Ok records the truncated stage could not check: they record no stop reason, and no token limit (recorded or --max-completion-tokens) was there to compare with. */
+  truncated_not_checked: number;
+  /** Flagged records dropped as a `duplicate` because their key held an ok record no quality stage named, which is kept. */
+  flagged_gave_way: number;
   /** Per evaluation file (`--decontaminate`): items read, items too short to hold an n-gram, records dropped, items they matched, and the first overlaps. */
   evaluation_files: { file: string; items: number; items_under_8_words: number; contaminated_records: number; items_matched: number; overlaps: { call_id: string; line: number; ngram: string }[] }[];
 }
@@ -319,6 +325,10 @@ export class Curation {
   /** "program/module" of each module id met, to name the module a duplicate gave way to. */
   private readonly moduleNames = new Map<number, string>();
   private readonly quality: QualityReport | null;
+  /** The first record's call_id: what the records' ids look like, for a list none of whose ids met one. */
+  private sampleCallId: string | null = null;
+  /** Records read whose call_id --scores scores, whatever a stage did with them. */
+  private scoredRead = 0;
   /** Per evaluation file, the items its contaminated records matched. */
   private readonly itemsMatched: Set<number>[] = [];
 
@@ -369,6 +379,8 @@ export class Curation {
       modes: { ...quality.modes, contaminated: evals === null ? 'off' : 'drop' },
       max_completion_tokens: quality.maxCompletionTokens,
       flagged: Object.fromEntries(QUALITY_FILTERS.filter((name) => quality.modes[name] === 'flag').map((name) => [name, 0])),
+      flagged_gave_way: 0,
+      truncated_not_checked: 0,
       evaluation_files: (evals?.files ?? []).map((file, i) => ({
         file,
         items: evals!.items[i],
@@ -418,6 +430,9 @@ export class Curation {
   /** The stages that compare records: exclusion, --against, dedupe and collapse. Candidates come in file order. */
   addCandidate(candidate: Candidate): void {
     this.recordsRead++;
+    if (this.recordsRead === 1) this.sampleCallId = candidate.callId;
+    if (this.options.pairs?.scores?.byCallId.has(candidate.callId) === true) this.scoredRead++;
+    if (candidate.truncationUnchecked === true && this.quality !== null) this.quality.truncated_not_checked++;
 
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
     const excluded = this.options.exclude?.meet(candidate.callId) === true;
@@ -448,7 +463,7 @@ export class Curation {
     row[KeyRow.fileIndex] = candidate.fileIndex;
     row[KeyRow.line] = candidate.line;
     const trajectory = candidate.trajectory;
-    row[KeyRow.flags] = (candidate.status === 'ok' ? OK : 0) | (trajectory !== null ? TRAJECTORY : 0);
+    row[KeyRow.flags] = (candidate.status === 'ok' ? OK : 0) | (trajectory !== null ? TRAJECTORY : 0) | (candidate.flags !== null && candidate.flags.length > 0 ? FLAGGED : 0);
     setRowFloat(row, KeyRow.offset, candidate.offset);
     setRowFloat(row, KeyRow.timestamp, candidate.timestamp);
     row[KeyRow.moduleId] = candidate.moduleId;
@@ -500,6 +515,30 @@ export class Curation {
     }
   }
 
+  /**
+   * The signals none of whose ids met a record read (--exclude, --scores): each would change
+   * nothing, silently, so the run stops and says what the records' ids look like. A --keep-list
+   * that met none is said on stderr: the run then writes nothing, and exits 1 for that.
+   */
+  signalsMeetingNothing(): string[] {
+    if (this.recordsRead === 0) return [];
+    const lines: string[] = [];
+    const form = idFormOf(this.sampleCallId);
+    const none = (flag: string, listed: number, first: string | undefined, effect: string) =>
+      `${flag}: none of its ${plural(listed, 'call_id')} is the call_id of any of the ${plural(this.recordsRead, 'record')} read (${effect}); ` +
+      `the records' call_ids look like ${form}${first !== undefined ? `, the list's like ${JSON.stringify(first)}` : ''}: list the ids as the records carry them, or name the tree they came from`;
+    const exclude = this.options.exclude;
+    if (exclude != null && exclude.size > 0 && exclude.report().met === 0) lines.push(none('--exclude', exclude.size, exclude.notFound()[0]?.id, 'it would exclude nothing'));
+    // A host of a sharded run may hold none of the list's records: its export writes nothing and says so (exit 1), this line saying why.
+    const list = this.keepList;
+    if (list !== null && list.size > 0 && list.report().met === 0) process.stderr.write(`traces: ${none('--keep-list', list.size, list.notFound()[0]?.id, 'every record is dropped as not_in_keep_list')}\n`);
+    const scores = this.options.pairs?.scores;
+    if (scores != null && this.scoredRead === 0) {
+      lines.push(none(`--scores ${scores.file}`, scores.byCallId.size, scores.byCallId.keys().next().value, 'no score would pair an answer'));
+    }
+    return lines;
+  }
+
   /** Removes the plan's files (a run that stops before `finish`). */
   dispose(): void {
     this.pairFinder?.dispose();
@@ -538,6 +577,7 @@ export class Curation {
       keyRows.close(partition);
       for (const block of resolved.keys.keyBlocks()) keptKeys.add(block);
       this.counts.duplicate += resolved.lossCount;
+      if (this.quality !== null) this.quality.flagged_gave_way += resolved.flaggedGaveWay;
       groups += resolved.groups;
       peakBytes = Math.max(peakBytes, resolved.byteSize);
     }
@@ -552,7 +592,7 @@ export class Curation {
   private nearDuplicates(winners: number): { near: NearDuplicates; callIds: CallIdColumn; bytes: number } {
     const signatures = new SignatureStore();
     const timestamps = new Column(Float64Array, 1, winners);
-    const winnerOk = new Column(Uint8Array, 1, winners);
+    const standings = new Column(Uint8Array, 1, winners);
     const callIds = new CallIdColumn();
     let group = 0;
     for (const { row, at, gaveWay } of this.tables.winnersInOrder()) {
@@ -560,12 +600,12 @@ export class Curation {
       const signature = row.subarray(at + KeyRow.words, at + KeyRow.words + SIGNATURE_WORDS);
       signatures.set(group, signature.some((word) => word !== 0) ? signature : null);
       timestamps.data[group] = rowFloat(row, at + KeyRow.timestamp);
-      winnerOk.data[group] = row[at + KeyRow.flags] & OK;
+      standings.data[group] = rowStanding(row[at + KeyRow.flags]);
       callIds.set(group, this.callIdOf(row, at + KeyRow.callId, row[at + KeyRow.seq]));
       group++;
     }
-    const near = nearDuplicateClusters(signatures, { groups: group, timestamps, winnerOk }, this.keep, this.options.nearDuplicates!);
-    return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + winnerOk.byteSize + callIds.byteSize + near.byteSize };
+    const near = nearDuplicateClusters(signatures, { groups: group, timestamps, standings }, this.keep, this.options.nearDuplicates!);
+    return { near, callIds, bytes: signatures.byteSize + timestamps.byteSize + standings.byteSize + callIds.byteSize + near.byteSize };
   }
 
   /** The winners that do not give way, as sorted line numbers and byte offsets per file, on disk. */
@@ -789,6 +829,11 @@ export async function planCuration(
   } catch (error) {
     curation.dispose();
     throw error;
+  }
+  const meetingNothing = curation.signalsMeetingNothing();
+  if (meetingNothing.length > 0) {
+    curation.dispose();
+    throw new UserError(meetingNothing.join('\n'), 1);
   }
   hooks.whenRead?.();
   await pauseForTest('planned');

@@ -1,7 +1,9 @@
 /**
  * Dedupe: one winner per key. An ok record beats a failed one (a call retried after a
- * failure keeps its success); otherwise the first (or last) by timestamp wins, ties going
- * to the earlier file path and line, which is the order records arrive in.
+ * failure keeps its success), and an ok record no quality stage flagged beats a flagged one
+ * (a program that asks again after a refusal keeps the good answer: `standingOf`); otherwise
+ * the first (or last) by timestamp wins, ties going to the earlier file path and line, which
+ * is the order records arrive in.
  *
  * Nothing here is held for the whole tree. Every record that reaches dedupe is a fixed-width
  * row (`KeyRow`), written during the scan to one of several files by a hash of its key
@@ -21,7 +23,7 @@ export const KeyRow = {
   seq: 4,
   fileIndex: 5,
   line: 6,
-  /** `OK` and `TRAJECTORY` bits. */
+  /** `OK`, `TRAJECTORY` and `FLAGGED` bits. */
   flags: 7,
   /** Float64, 2 words: byte offset of the line. */
   offset: 8,
@@ -39,6 +41,22 @@ export const KeyRow = {
 export const OK = 1;
 /** `KeyRow.flags`: an ok record with trajectory digests (collapse). */
 export const TRAJECTORY = 2;
+/** `KeyRow.flags`: an ok record a flagging quality stage named (kept, listed in the manifest). */
+export const FLAGGED = 4;
+
+/**
+ * Which record of a key is preferred before time decides: 2 an ok record no quality stage
+ * flagged, 1 a flagged ok record, 0 any other (failed) record. keep-list's SQL orders by the
+ * same standing (`engine/keep-list-sql.ts`), near-duplicates too.
+ */
+export function standingOf(ok: boolean, flagged: boolean): number {
+  return ok ? (flagged ? 1 : 2) : 0;
+}
+
+/** `standingOf` a `KeyRow.flags` word. */
+export function rowStanding(flags: number): number {
+  return standingOf((flags & OK) !== 0, (flags & FLAGGED) !== 0);
+}
 
 /** A duplicate's loss: the record that lost, and the final winner of its key. */
 export const LossRow = {
@@ -50,6 +68,8 @@ export const LossRow = {
   loserSeq: 4,
   winnerSeq: 5,
   winnerModule: 6,
+  /** The loser's `KeyRow.flags`. */
+  loserFlags: 7,
   loserCallId: 8,
   winnerCallId: 12,
   words: 16,
@@ -101,6 +121,8 @@ export function roomFor(rows: number): number {
 export interface ResolvedPartition {
   groups: number;
   lossCount: number;
+  /** Losses a flagging stage named whose key kept an ok record none named (a refusal asked again). */
+  flaggedGaveWay: number;
   /** The partition's distinct keys. */
   keys: KeyIndex;
   /** Bytes the resolution held. */
@@ -157,10 +179,10 @@ export function resolvePartition(
     }
     const base = group * width;
     const winner = winners.data;
-    const ok = row[KeyRow.flags] & OK;
-    const winnerOk = winner[base + KeyRow.flags] & OK;
+    const standing = rowStanding(row[KeyRow.flags]);
+    const winnerStanding = rowStanding(winner[base + KeyRow.flags]);
     let beats: boolean;
-    if (ok !== winnerOk) beats = ok > winnerOk;
+    if (standing !== winnerStanding) beats = standing > winnerStanding;
     else {
       const timestamp = rowFloat(row, KeyRow.timestamp);
       const winnerTimestamp = rowFloat(winner, base + KeyRow.timestamp);
@@ -172,6 +194,7 @@ export function resolvePartition(
     loss[LossRow.line] = loser[KeyRow.line];
     loss[LossRow.moduleId] = loser[KeyRow.moduleId];
     loss[LossRow.loserSeq] = loser[KeyRow.seq];
+    loss[LossRow.loserFlags] = loser[KeyRow.flags];
     for (let i = 0; i < 4; i++) loss[LossRow.loserCallId + i] = loser[KeyRow.callId + i];
     // The group until its final winner is known.
     loss[LossRow.winnerSeq] = group;
@@ -181,13 +204,15 @@ export function resolvePartition(
   }
   if (!everyRowWins) for (let group = 0; group < groups; group++) onWinner(winners.data.subarray(group * width, (group + 1) * width));
   // The final winners are known: each loss names its key's.
+  let flaggedGaveWay = 0;
   for (const row of losses?.read() ?? []) {
     const base = row[LossRow.winnerSeq] * width;
     const winner = winners.data;
+    if ((row[LossRow.loserFlags] & FLAGGED) !== 0 && rowStanding(winner[base + KeyRow.flags]) === standingOf(true, false)) flaggedGaveWay++;
     row[LossRow.winnerSeq] = winner[base + KeyRow.seq];
     row[LossRow.winnerModule] = winner[base + KeyRow.moduleId];
     for (let w = 0; w < 4; w++) row[LossRow.winnerCallId + w] = winner[base + KeyRow.callId + w];
     onLoss(row);
   }
-  return { groups, lossCount, keys, byteSize: keys.byteSize + winners.byteSize };
+  return { groups, lossCount, flaggedGaveWay, keys, byteSize: keys.byteSize + winners.byteSize };
 }

@@ -13,7 +13,7 @@ export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   excluded: 'its call_id is in the --exclude file',
   not_in_keep_list: 'its call_id is not in the --keep-list',
   seen: 'its key is in the --against output already',
-  truncated: 'the answer stopped at the token limit (a recorded stop reason, or --max-completion-tokens)',
+  truncated: 'the answer stopped at the token limit (a recorded stop reason, the recorded max_tokens, or --max-completion-tokens)',
   empty: 'no messages, or a completion with neither text, tool calls nor structured output (white space only counts as none)',
   broken: 'an unclosed or unopened <think> tag, or the answer left in the reasoning field with the content empty',
   repetition: 'the answer repeats itself (Gopher repetition rules; off unless --quality names it)',

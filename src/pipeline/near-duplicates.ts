@@ -55,7 +55,8 @@ export class SignatureStore {
 interface GroupFacts {
   groups: number;
   timestamps: { data: Float64Array };
-  winnerOk: { data: Uint8Array };
+  /** Each group's `standingOf` (dedupe.ts): the higher is kept first, as within a key. */
+  standings: { data: Uint8Array };
 }
 
 export interface NearDuplicates {
@@ -81,9 +82,9 @@ export function nearDuplicateClusters(signatures: SignatureStore, facts: GroupFa
     const order = new Int32Array(n);
     for (let g = 0; g < n; g++) order[g] = g;
     const ts = facts.timestamps.data;
-    const ok = facts.winnerOk.data;
+    const standing = facts.standings.data;
     order.sort((a, b) => {
-      if (ok[a] !== ok[b]) return ok[b] - ok[a];
+      if (standing[a] !== standing[b]) return standing[b] - standing[a];
       if (ts[a] !== ts[b]) return keep === 'first' ? ts[a] - ts[b] : ts[b] - ts[a];
       return keep === 'first' ? a - b : b - a;
     });

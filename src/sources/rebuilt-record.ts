@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalValueHash } from '../canonical/canonical.js';
 import { writeJson } from '../canonical/json-value.js';
-import type { Message, SourceKind, SourceRef, Status, TraceRecord, Usage } from '../record.js';
+import { maxTokensOf, type Message, type SourceKind, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 import { possibleDuration, possibleTime } from '../time.js';
 
 export interface RebuiltFields {
@@ -89,6 +89,7 @@ export class RebuiltRecord implements TraceRecord {
   readonly stopReasonInferred: string | null;
   readonly mappedBy: readonly string[] | null;
   readonly offeredTools: readonly unknown[] | null;
+  readonly requestMaxTokens: number | null;
   private readonly all: Message[];
   private readonly config: Record<string, unknown>;
   private rawLine: Buffer | null = null;
@@ -126,6 +127,7 @@ export class RebuiltRecord implements TraceRecord {
     const config = fields.config ?? sourceConfig(fields.model, fields.provider);
     this.configHash = canonicalValueHash(config);
     this.config = config;
+    this.requestMaxTokens = maxTokensOf(config);
   }
 
   /**

@@ -8,7 +8,7 @@ import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js
 import { parseCheckedValue, parseJson, parsedEnd } from '../canonical/json-value.js';
 import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, lastSkippedElement, skipWhitespace, startsWithBom, textTooLong } from '../canonical/scan.js';
 import { foldHexBytes } from '../pipeline/key-index.js';
-import { classify, isTokenCount, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
+import { classify, isTokenCount, maxTokensOf, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 import { possibleDuration, possibleTime } from '../time.js';
 
 const FIELDS = [
@@ -42,7 +42,7 @@ function isNullAt(b: Buffer, start: number, end: number): boolean {
 }
 
 /** Config objects repeat across thousands of records: parse each distinct one once. */
-const modelByConfigHash = new Map<string, { model: string | null; provider: string | null }>();
+const modelByConfigHash = new Map<string, { model: string | null; provider: string | null; maxTokens: number | null }>();
 
 /** Spans of a record before its fields are located: all absent. Copied, not filled, per record. */
 const NO_SPANS: readonly number[] = new Array<number>(FIELDS.length * 2).fill(-1);
@@ -332,7 +332,7 @@ export class SynalinksRecord implements TraceRecord {
     return this.status === 'ok' ? this.number(F.cost) : null;
   }
 
-  private modelInfo(): { model: string | null; provider: string | null } {
+  private modelInfo(): { model: string | null; provider: string | null; maxTokens: number | null } {
     const key = this.configHash;
     let info = modelByConfigHash.get(key);
     if (info === undefined) {
@@ -342,7 +342,7 @@ export class SynalinksRecord implements TraceRecord {
       // LiteLLM-style names carry the provider before the first slash.
       const provider =
         typeof config?.provider === 'string' ? config.provider : model !== null && model.includes('/') ? model.slice(0, model.indexOf('/')) : null;
-      info = { model, provider };
+      info = { model, provider, maxTokens: maxTokensOf(config) };
       if (key !== '') modelByConfigHash.set(key, info);
     }
     return info;
@@ -352,6 +352,10 @@ export class SynalinksRecord implements TraceRecord {
   }
   get provider(): string | null {
     return this.modelInfo().provider;
+  }
+  /** The LanguageModel's `max_tokens` (a default generation argument its config records), or null. */
+  get requestMaxTokens(): number | null {
+    return this.modelInfo().maxTokens;
   }
 
   /** Numbers in messages keep their recorded text (`JsonNumber`): they are training data. */

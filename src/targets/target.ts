@@ -207,6 +207,11 @@ export interface Target {
   readonly preference?: PreferenceRows;
   /** One line for --help: the trainer or service that reads it. */
   readonly description?: string;
+  /**
+   * Names a user may give --format for a trainer that reads this format (`trl`, `axolotl`), in
+   * lower case: `--format trl` is answered with the format to give (`export.ts`).
+   */
+  readonly readBy?: readonly string[];
   /** Reasoning modes this format can express; the first is the default. */
   readonly reasoningModes: readonly ReasoningMode[];
   readonly defaultReasoning: ReasoningMode;

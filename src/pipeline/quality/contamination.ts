@@ -235,6 +235,18 @@ export function buildEvalIndex(files: readonly string[], field: string | null, d
       item++;
     }
     shortItems.push(short);
+    // A file that can match no record would decontaminate nothing, silently: a wrong field, or items too short for an n-gram.
+    const shown = display(files[fileIndex]);
+    if (list.length === 0) {
+      throw new UserError(
+        `--decontaminate ${shown}: no evaluation item read (${field !== null ? `no item holds the field ${JSON.stringify(field)}` : `no line is a string, a chat's messages or one of the fields ${DEFAULT_FIELDS.join(', ')}`}), so it can match no record: name the field that holds the question with --decontaminate-field`,
+      );
+    }
+    if (short === list.length) {
+      throw new UserError(
+        `--decontaminate ${shown}: ${list.length === 1 ? 'its one item is' : `each of its ${list.length} items is`} under ${NGRAM_WORDS} words, and a record matches an item by a shared ${NGRAM_WORDS}-word run, so it can match no record: name the field that holds the whole question with --decontaminate-field`,
+      );
+    }
   });
   let capacity = 16;
   while (capacity < grams.length * 2) capacity *= 2;

@@ -11,7 +11,7 @@ import { emptyDetail } from './empty.js';
 import { phraseIn } from './phrases.js';
 import { repetitionDetail } from './repetition.js';
 import { contentText, foldForPhrases, reasoningText } from './text.js';
-import { truncatedDetail } from './truncated.js';
+import { truncatedDetail, truncationUnchecked } from './truncated.js';
 
 /** The filters `--quality` lists, in the order they are applied. `contaminated` runs when `--decontaminate` gives evaluation sets. */
 export const QUALITY_FILTERS = ['truncated', 'broken', 'empty', 'repetition', 'refusal', 'identity'] as const;
@@ -57,6 +57,8 @@ export interface QualityVerdict {
 export interface QualityResult {
   drop: QualityVerdict | null;
   flags: QualityVerdict[] | null;
+  /** True when the truncated stage ran and nothing the record holds could tell it (no stop reason, no token limit). */
+  truncationUnchecked: boolean;
 }
 
 /** True when no stage would look at a record. */
@@ -70,7 +72,7 @@ function userTexts(messages: readonly Message[]): string[] {
 
 /** The quality verdict of an ok record: the first drop, and the flags raised before it. */
 export function qualityOf(record: TraceRecord, settings: QualitySettings): QualityResult {
-  const result: QualityResult = { drop: null, flags: null };
+  const result: QualityResult = { drop: null, flags: null, truncationUnchecked: false };
   const { modes } = settings;
   const raise = (reason: QualityFilter, detail: string | null): boolean => {
     if (detail === null || modes[reason] === 'off') return false;
@@ -82,7 +84,10 @@ export function qualityOf(record: TraceRecord, settings: QualitySettings): Quali
     return false;
   };
   // The stop reason and usage are at hand: the completion is only parsed past this.
-  if (modes.truncated !== 'off' && raise('truncated', truncatedDetail(record, settings.maxCompletionTokens))) return result;
+  if (modes.truncated !== 'off') {
+    if (raise('truncated', truncatedDetail(record, settings.maxCompletionTokens))) return result;
+    result.truncationUnchecked = truncationUnchecked(record, settings.maxCompletionTokens);
+  }
   const completion = record.completion();
   if (completion === null) return result;
   if (modes.broken !== 'off' && raise('broken', brokenDetail(completion))) return result;

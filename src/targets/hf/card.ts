@@ -129,7 +129,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
   const report = context.report;
   const lines: string[] = [`# Fine-tuning dataset (traces ${TRACES_VERSION})`, ''];
   lines.push(
-    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/traces) as ${layout.rowsAre}${card.schema.tools ? ' with `tools`' : ''}.`,
+    `Conversations of recorded LLM calls, exported by [traces](https://www.npmjs.com/package/llm-traces-to-dataset) (the \`traces\` command of the npm package llm-traces-to-dataset) as ${layout.rowsAre}${card.schema.tools ? ' with `tools`' : ''}.`,
     '',
     '## Licence',
     '',
@@ -175,6 +175,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
     for (const [reason, n] of dropped.sort((a, b) => b[1] - a[1])) lines.push(`| ${reason} | ${n} |`);
     lines.push('');
   }
+  lines.push(...flaggedParagraph(report));
   const tokens = tokensOf(report, card.folder);
   const byModel = report.chat_template !== undefined;
   lines.push(
@@ -371,4 +372,23 @@ export function writeCard(context: FinishContext, card: CardDataset, layout: HfD
     context.output.create(at).write(text);
     return at.split(path.sep).join('/');
   });
+}
+
+/**
+ * The records a flagging quality stage (refusal, identity) named and kept: not drops, so not in
+ * the table above, but in training unless the card says so.
+ */
+function flaggedParagraph(report: Record<string, unknown>): string[] {
+  const quality = report.quality as { flagged?: Record<string, number>; flagged_gave_way?: number } | undefined;
+  const found = Object.entries(quality?.flagged ?? {}).filter(([, n]) => n > 0);
+  if (found.length === 0) return [];
+  const total = found.reduce((sum, [, n]) => sum + n, 0);
+  const gaveWay = quality?.flagged_gave_way ?? 0;
+  return [
+    `Flagged and kept in training, not dropped: ${found.map(([reason, n]) => `${reason} ${n}`).join(', ')} ` +
+      `(${total === 1 ? 'a record' : `${total} records`} a flagging quality stage named, listed in \`_traces/manifest.jsonl\` with \`"flagged": true\`` +
+      `${gaveWay > 0 ? `; ${gaveWay} of them gave way to an unflagged answer of their key and are in the table as \`duplicate\`` : ''}` +
+      `; \`--drop ${found.map(([reason]) => reason).join(',')}\` drops them).`,
+    '',
+  ];
 }

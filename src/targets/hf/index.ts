@@ -82,6 +82,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
   return {
     name: 'hf',
     description: 'a Hugging Face dataset folder (Parquet + dataset card) for TRL, Unsloth, Axolotl, LLaMA-Factory',
+    readBy: ['trl', 'sft', 'unsloth', 'axolotl', 'llama-factory', 'llamafactory', 'huggingface', 'hugging-face', 'datasets', 'parquet'],
     reasoningModes: ['keep', 'drop', 'inline'],
     defaultReasoning: 'keep',
     minExamples: 0,

@@ -70,6 +70,7 @@ export const nemoTarget: Target = {
   defaultReasoning: 'keep',
   minExamples: 0,
   description: 'NeMo AutoModel ChatDataset and NeMo-RL (OpenAI-style JSONL, reasoning_content)',
+  readBy: ['automodel', 'nemo-automodel', 'nemo-rl'],
   trainer: autoModelChatDataset,
 
   reportWarnings({ trainOn }) {

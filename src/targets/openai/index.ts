@@ -60,6 +60,7 @@ export const openaiTarget: Target = {
   defaultReasoning: 'drop',
   minExamples: 10,
   description: 'OpenAI supervised fine-tuning (chat JSONL), also read by Together, Fireworks and Azure OpenAI',
+  readBy: ['together', 'fireworks', 'azure', 'azure-openai', 'jsonl', 'chatml'],
   // The Files API's limit.
   defaultFileBytes: 512 * 1024 * 1024,
 
