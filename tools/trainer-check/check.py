@@ -118,9 +118,10 @@ def axolotl(folder, model_dir):
 
 
 def llama_factory(folder, model_dir):
+    from transformers import AutoTokenizer
+
     from llamafactory.data import get_dataset, get_template_and_fix_tokenizer
     from llamafactory.hparams import get_train_args
-    from llamafactory.model import load_tokenizer
 
     entries = json.loads((Path(folder) / "dataset_info.json").read_text())
     train = [name for name in entries if name.startswith("traces_train")]
@@ -140,7 +141,8 @@ def llama_factory(folder, model_dir):
             "use_cpu": True,
         }
     )
-    tokenizer_module = load_tokenizer(model_args)
+    # llamafactory.model's load_tokenizer, less its package (which imports TRL's value-head model, gone from TRL's main).
+    tokenizer_module = {"tokenizer": AutoTokenizer.from_pretrained(model_dir), "processor": None}
     template = get_template_and_fix_tokenizer(tokenizer_module["tokenizer"], data_args)
     module = get_dataset(template, model_args, data_args, training_args, stage="sft", **tokenizer_module)
     return list(module["train_dataset"])
@@ -172,7 +174,11 @@ def main(work, model_dir, result_file):
     template = str(Path(__file__).resolve().parents[2] / "templates" / "qwen3-training.jinja")
     results = []
 
+    only = [name for name in os.environ.get("TRAINER_CHECK_ONLY", "").split(",") if name]
+
     def attempt(trainer, export, fn):
+        if only and not any(trainer.startswith(name) for name in only):
+            return
         entry = {"trainer": trainer, "export": export}
         try:
             entry.update(fn())

