@@ -15,8 +15,8 @@ WORK=${1:?usage: run.sh WORK}
 REPO=$(pwd)
 PY=${TRAINER_PY:-}
 SRC=${TRAINER_SRC:?TRAINER_SRC: the folder of the trainers sources}
-PYPATH="$SRC/huggingface+trl:$SRC/axolotl-ai-cloud+axolotl/src:$SRC/hiyouga+LLaMA-Factory/src:$SRC/NVIDIA-NeMo+Automodel${TRAINER_PYTHONPATH:+:$TRAINER_PYTHONPATH}"
-py() { $PY env PYTHONPATH="$PYPATH" HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_NO_ADVISORY_WARNINGS=1 python3 "$@"; }
+PYPATH="$SRC/huggingface+trl:$SRC/axolotl-ai-cloud+axolotl/src:$SRC/hiyouga+LLaMA-Factory/src:$SRC/NVIDIA-NeMo+Automodel:$SRC/mewwts+addict${TRAINER_PYTHONPATH:+:$TRAINER_PYTHONPATH}"
+py() { $PY env PYTHONPATH="$PYPATH" HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 DISABLE_VERSION_CHECK=1 AXOLOTL_DO_NOT_TRACK=1 DO_NOT_TRACK=1 TRANSFORMERS_NO_ADVISORY_WARNINGS=1 python3 "$@"; }
 
 rm -rf "$WORK" && mkdir -p "$WORK"
 MODEL="$WORK/tiny-qwen3"
