@@ -389,10 +389,11 @@ function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
       : [
           '# TRL\'s prompt-completion tokenization: the prompt with the generation prompt, then prompt + completion;',
           '# only the completion is trained (completion_only_loss).',
+          '# return_dict=True: transformers 5 returns a dict by default, 4.x a list.',
           'def tokenize(row):',
           '    tools = as_tools(row)',
-          '    prompt = tokenizer.apply_chat_template(as_chat(row["prompt"]), tools=tools, tokenize=True, add_generation_prompt=True)',
-          '    whole = tokenizer.apply_chat_template(as_chat(row["prompt"]) + as_chat(row["completion"]), tools=tools, tokenize=True)',
+          '    prompt = tokenizer.apply_chat_template(as_chat(row["prompt"]), tools=tools, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]',
+          '    whole = tokenizer.apply_chat_template(as_chat(row["prompt"]) + as_chat(row["completion"]), tools=tools, tokenize=True, return_dict=True)["input_ids"]',
           '    return {"input_ids": whole, "completion_mask": [0] * len(prompt) + [1] * (len(whole) - len(prompt))}',
         ]),
     '',
