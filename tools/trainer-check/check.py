@@ -159,9 +159,11 @@ def automodel(folder, model_dir, template_file):
     rows = []
     for i in range(len(data)):
         row = data[i]
-        labels = row["labels"]
-        # ChatDataset's labels are shifted by one (the label of token i is token i+1): their count of trained tokens is the same.
-        rows.append({"input_ids": row["input_ids"], "labels": labels})
+        # ChatDataset's rows are shifted (labels[i] is token i+1, input_ids lack the last token): unshifted,
+        # as transformers' causal models take them and as the report counts the whole render.
+        ids, labels = list(row["input_ids"]), list(row["labels"])
+        last = labels[-1] if labels and labels[-1] != -100 else tokenizer.convert_tokens_to_ids("<|im_end|>")
+        rows.append({"input_ids": ids + [last], "labels": [-100] + labels})
     return rows
 
 
