@@ -289,7 +289,7 @@ Examples:
           ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out!),
           `report: ${path.join(flags.out!, REPORT_FILE)}`,
           ...besideData(report, flags.out!),
-          ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl')),
+          ...droppedSummary(report.dropped as Record<string, number>, flags.manifest ?? path.join(flags.out!, META_DIR, 'manifest.jsonl'), (report.drop_fixes as Record<string, string> | undefined) ?? {}),
           redactionSummary(report.scrub as { kinds: string[]; redactions: Record<string, number> } | null),
           ...acrossModulesLines(plan),
           ...qualityLines((report.quality as QualityReport | undefined) ?? null, report.dropped as Record<string, number>),

@@ -8,24 +8,28 @@ import type { Target } from '../targets/target.js';
 import { formatCount, plural, printable } from '../format.js';
 import { glossOf } from '../pipeline/drop-reasons.js';
 
-/** One line per reason that dropped anything, the most first: `  prefix  6  an earlier agent step, …`. */
-export function dropLines(dropped: Readonly<Record<string, number>>, indent = '  '): string[] {
+/**
+ * One line per reason that dropped anything, the most first: `  prefix  6  an earlier agent step, …`,
+ * and below a reason the user can fix, the fix (`fixes`, report.json's `drop_fixes`).
+ */
+export function dropLines(dropped: Readonly<Record<string, number>>, indent = '  ', fixes: Readonly<Record<string, string>> = {}): string[] {
   const rows = Object.entries(dropped)
     .filter(([, n]) => n > 0)
     .sort(([a, x], [b, y]) => y - x || compareText(a, b));
   const nameWidth = Math.max(0, ...rows.map(([reason]) => reason.length));
   const countWidth = Math.max(0, ...rows.map(([, n]) => formatCount(n).length));
-  return rows.map(([reason, n]) => {
+  return rows.flatMap(([reason, n]) => {
     const gloss = glossOf(reason);
-    return `${indent}${reason.padEnd(nameWidth)}  ${formatCount(n).padStart(countWidth)}${gloss === '' ? '' : `  ${gloss}`}`;
+    const line = `${indent}${reason.padEnd(nameWidth)}  ${formatCount(n).padStart(countWidth)}${gloss === '' ? '' : `  ${gloss}`}`;
+    return fixes[reason] === undefined ? [line] : [line, `${indent}${' '.repeat(nameWidth + 2)}fix: ${fixes[reason]}`];
   });
 }
 
 /** `dropped 10 records, each listed with its reason in FILE:` and a line per reason; `dropped nothing` else. */
-export function droppedSummary(dropped: Readonly<Record<string, number>>, manifest: string): string[] {
+export function droppedSummary(dropped: Readonly<Record<string, number>>, manifest: string, fixes: Readonly<Record<string, string>> = {}): string[] {
   const total = Object.values(dropped).reduce((sum, n) => sum + n, 0);
   if (total === 0) return ['dropped nothing'];
-  return [`dropped ${plural(total, 'record')}, each listed with its reason in ${manifest}:`, ...dropLines(dropped)];
+  return [`dropped ${plural(total, 'record')}, each listed with its reason in ${manifest}:`, ...dropLines(dropped, '  ', fixes)];
 }
 
 export interface SplitFile {
@@ -68,6 +72,10 @@ export interface ExportStory {
   refused_by_trainer: { dataset: string | null; files: string[]; reason: string }[];
   /** With a model folder: the --chat-template FILE that replaced the folder's, or null. */
   chat_template?: string | null;
+  /** The encoding or model folder that counted the tokens. */
+  tokenizer?: string;
+  /** Said where it changes the counts (a model folder, or last). */
+  train_on?: string;
 }
 
 /** What each reasoning mode did to the recorded reasoning, in a user's words. */
@@ -110,7 +118,8 @@ export function exportLines(report: ExportStory, target: Target, out: string): s
   if (target.nextSteps !== undefined) {
     const datasets = [...new Set(report.files.map((f) => f.dataset))];
     const of = (split: string) => report.files.filter((f) => f.dataset === datasets[0] && f.split === split).map((f) => path.join(out, f.file));
-    lines.push(...target.nextSteps({ training: of('training'), validation: of('validation'), chatTemplate: report.chat_template }));
+    const modelFolder = report.chat_template !== undefined ? (report.tokenizer ?? null) : null;
+    lines.push(...target.nextSteps({ training: of('training'), validation: of('validation'), chatTemplate: report.chat_template, modelFolder, trainOn: report.train_on ?? 'all' }));
     if (datasets.length > 1) lines.push(`next: the same for each of the ${formatCount(datasets.length)} datasets in ${out} (one folder each)`);
   }
   // Last: the file is written, but the trainer's upload would fail (said once for many --group-by datasets).

@@ -63,7 +63,7 @@ export interface ProjectionSettings {
 }
 
 export type ProjectedItem =
-  | { kind: 'drop'; call_id: string; file: string; line: number; reason: string; detail?: string }
+  | { kind: 'drop'; call_id: string; file: string; line: number; reason: string; detail?: string; fix?: string }
   | {
       kind: 'example';
       /** Length of the example's line in the share's `lines`, which holds them back to back. */
@@ -275,7 +275,7 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-example-tokens ${settings.maxExampleTokens}` };
   }
   const failed = measured.findings.find((f) => f.code === 'template_error');
-  if (failed !== undefined) return { kind: 'drop', ...where, reason: 'template_error', detail: failed.message };
+  if (failed !== undefined) return { kind: 'drop', ...where, reason: 'template_error', detail: failed.message, ...(failed.fix !== undefined ? { fix: failed.fix } : {}) };
   if (settings.maxSeqLength !== null && tokens.total > settings.maxSeqLength) {
     return { kind: 'drop', ...where, reason: 'too_long', detail: `${tokens.total} tokens > --max-seq-length ${settings.maxSeqLength}` };
   }

@@ -168,6 +168,8 @@ async function exportPass(
   try {
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
+    /** The option that fixes a drop reason, where its drops named one. */
+    const dropFixes: Record<string, string> = {};
     const drop = (d: Drop) => {
       pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
@@ -250,9 +252,10 @@ async function exportPass(
       let lineStart = 0;
       for (const item of items) {
         if (item.kind === 'drop') {
-          const { kind, ...dropped } = item;
+          const { kind, fix, ...dropped } = item;
           pass.refuse(dropped);
           addCount(exportDrops, item.reason);
+          if (fix !== undefined) dropFixes[item.reason] ??= fix;
           drop(dropped);
           continue;
         }
@@ -309,7 +312,7 @@ async function exportPass(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     return await completeExport({ output, target, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
@@ -468,6 +471,8 @@ export interface ReportInput {
   /** The dedupe key of the plan. */
   key: KeyKind;
   exportDrops: Record<string, number>;
+  /** The option that fixes a drop reason, where its drops named one (the summary says it beside the reason). */
+  dropFixes?: Record<string, string>;
   /** Records the plan dropped because the target refused them in an earlier pass. */
   refusedUpFront: number;
   /** The target refused an agent step whose earlier steps had given way to it. */
@@ -595,6 +600,7 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
     examples,
     tokens,
     dropped: droppedCounts(EXPORT_REASONS, { ...plan.dropped, ...input.exportDrops }),
+    ...(Object.keys(input.dropFixes ?? {}).length > 0 ? { drop_fixes: input.dropFixes } : {}),
     ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),
     context_limit_warning_tokens: CONTEXT_WARNING,
     scrub: scrubReport(options.scrub, input.redactions),

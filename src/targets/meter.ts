@@ -29,6 +29,8 @@ export interface Finding {
   code: ErrorClass;
   severity: Severity;
   message: string;
+  /** The option that fixes it, where traces knows one (`--chat-template …/qwen3-training.jinja`): a drop's summary line names it. */
+  fix?: string;
 }
 
 export interface ExampleMeasure {

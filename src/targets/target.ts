@@ -240,10 +240,11 @@ export interface Target {
   /**
    * Where the written files go: the lines an export ends with (`next: …`), given the
    * training and validation files as the user would name them (paths as written, empty
-   * when there is none), and the `--chat-template FILE` the trainer must be given too. Absent:
-   * the export names no next step.
+   * when there is none), and what the counts were made with, which the trainer must be given
+   * too: the `--chat-template FILE`, the `--tokenizer` model folder, the `--train-on` choice.
+   * Absent: the export names no next step.
    */
-  nextSteps?(files: { training: readonly string[]; validation: readonly string[]; chatTemplate?: string | null }): string[];
+  nextSteps?(files: { training: readonly string[]; validation: readonly string[]; chatTemplate?: string | null; modelFolder?: string | null; trainOn?: string }): string[];
   /** Checks one parsed line of a file in this format; independent of `project`. */
   validateLine(value: unknown, lineNo: number): ValidationError[];
   /** A split's file is cut into shards past this many bytes when --max-file-mb is not given (absent: never). */

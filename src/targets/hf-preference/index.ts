@@ -13,6 +13,7 @@ import { TRL_DPO_FILE, trlPreference } from './trl.js';
 import { hfNextSteps, hfTarget } from '../hf/index.js';
 import { validateHfFolder } from '../hf/folder.js';
 import { rowMessages } from '../hf/rows.js';
+import { trainerSetup } from '../hf/trainer-setup.js';
 import { messageList, preferenceTarget } from '../preference-rows.js';
 import type { JsonObject, Target } from '../target.js';
 
@@ -71,7 +72,7 @@ function makeHfPreference(fileFormat: FileFormat): Target {
         rowsAre: "preference pairs: `prompt`, `chosen` and `rejected` message lists, TRL's conversational preference rows (report.json's `pairs` says which signal gave each: a quality stage naming the rejected answer, or scores)",
         llamaFactoryRows: false,
         tag: 'dpo',
-        entries: (_context, card) => [[TRL_DPO_FILE, trlPreference(card)]],
+        entries: (context, card) => [[TRL_DPO_FILE, trlPreference(card, trainerSetup(context.report, card.folder))]],
       }),
     nextSteps: ({ training }) => hfNextSteps(training, 'TRL DPOTrainer', TRL_DPO_FILE, false),
     validateFolder: (dir, options) => validateHfFolder(dir, options, { target: hfPreferenceTarget, lists: LISTS }),

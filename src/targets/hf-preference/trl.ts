@@ -1,12 +1,13 @@
 /** hf-preference's entry beside the card: TRL's DPOTrainer on the folder. */
 import type { CardDataset } from '../hf/card.js';
-import { trlData, trlTrainer } from '../hf/card.js';
+import { trlData, trlMaxLength, trlTrainer } from '../hf/card.js';
+import type { TrainerSetup } from '../hf/trainer-setup.js';
 
 /** Not train_trl.py: the card describes that name as hf's SFTTrainer script. */
 export const TRL_DPO_FILE = 'train_dpo.py';
 
-export function trlPreference(card: CardDataset): string {
-  const { load, hasValidation } = trlData(card);
+export function trlPreference(card: CardDataset, setup: TrainerSetup): string {
+  const { load, hasValidation } = trlData(card, setup);
   return [
     '"""TRL DPOTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
     '',
@@ -18,13 +19,13 @@ export function trlPreference(card: CardDataset): string {
     'them, such as Qwen2.5\'s, need a chat-template override), and from Parquet a null for each key a',
     'message lacks, which Qwen3\'s and Llama 3.1\'s templates render as if it were absent.',
     '"""',
+    'from pathlib import Path',
+    '',
     'from datasets import load_dataset',
     'from transformers import AutoTokenizer',
     'from trl import DPOConfig, DPOTrainer',
     '',
-    'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune (an SFT checkpoint, usually)',
-    'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
-    load,
-    ...trlTrainer('DPOTrainer', 'DPOConfig(output_dir="dpo-out")', hasValidation),
+    ...load,
+    ...trlTrainer('DPOTrainer', `DPOConfig(output_dir=str(HERE / "dpo-out"), ${trlMaxLength(setup)})`, hasValidation),
   ].join('\n');
 }

@@ -16,12 +16,16 @@ import type { Split } from '../../pipeline/split.js';
 import type { HfDatasetLayout, RowSchema } from './finish.js';
 import type { Shape } from './rows.js';
 import { SHAREGPT_TAGS } from './llama-factory.js';
+import { GENERATION_BLOCK } from '../model/render.js';
+import { QWEN3_TRAINING_TEMPLATE } from '../model/shipped-templates.js';
+import { quoted, trainerSetup, type TrainerSetup } from './trainer-setup.js';
 
 export interface CardDataset {
   /** Under --out ('' without --group-by). */
   folder: string;
   /** Relative to the dataset folder, `/`-separated. */
-  files: { path: string; split: Split; examples: number }[];
+  /** `tools`: whether the file has a tools column (a JSONL file: whether any row holds one). */
+  files: { path: string; split: Split; examples: number; tools: boolean }[];
   schema: RowSchema;
   sources: SourcesSummary | null;
   /** LLaMA-Factory's own rows, where the examples call tools (llama-factory.ts); null: it reads the data files. */
@@ -29,7 +33,7 @@ export interface CardDataset {
 }
 
 export interface LlamaFactoryFiles {
-  files: { path: string; split: Split; examples: number }[];
+  files: { path: string; split: Split; examples: number; tools: boolean }[];
   /** Rows it could not read whole, by reason. */
   skipped: Record<string, number>;
 }
@@ -151,8 +155,9 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
     '```',
     '',
     ...(entries.has(TRL_FILE) ? [`- TRL SFTTrainer (and Unsloth, which trains through it): \`python ${TRL_FILE}\` (the loader step, then SFTTrainer on the tokenized rows).`] : []),
-    ...(entries.has(AXOLOTL_FILE) ? [`- Axolotl: the \`datasets:\` block in \`${AXOLOTL_FILE}\` (Axolotl parses string arguments and tools itself, and leaves null keys out).`] : []),
-    ...(entries.has(LLAMA_FACTORY_FILE) ? [`- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`${llamaFactoryNote(card)}.`] : []),
+    ...(entries.has(AXOLOTL_FILE) ? [`- Axolotl: \`${AXOLOTL_FILE}\`, its \`base_model\` and \`datasets:\` entries with the chat template the counts used, run from this folder (Axolotl parses string arguments and tools itself, and leaves null keys out).`] : []),
+    ...(layout.lists.includes('completion') && entries.has(TRL_FILE) ? ['- Axolotl: its `chat_template` strategy reads rows of `messages`, which prompt-completion rows are not: export with `--hf-shape messages` (and `--train-on last` to train the last assistant turn only).'] : []),
+    ...(entries.has(LLAMA_FACTORY_FILE) ? [`- LLaMA-Factory: \`dataset_dir\` this folder, \`dataset\` the entries of \`${LLAMA_FACTORY_FILE}\`${llamaFactoryNote(card)}. It renders with a template of its own, not a Jinja one: set \`template:\` in its training config to the model's (\`qwen3\` for Qwen3).`] : []),
     ...[...entries].filter((name) => ![TRL_FILE, AXOLOTL_FILE, LLAMA_FACTORY_FILE].includes(name)).map((name) => `- \`${name}\`: written for this dataset by traces.`),
     '- `datasets`: `load_dataset("path/to/this/folder")` reads the splits above.',
     '',
@@ -185,6 +190,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
       ? `By the model folder's own chat template and tokenizer (\`--tokenizer ${cell(String(report.tokenizer))}\`), after the loader step above, training on ${String(report.train_on)} assistant turns. Axolotl re-serializes parsed arguments before its template (\`json.dumps\`: ", " and ": " separators, non-ASCII escaped), so its counts of tool-calling rows run higher.`
       : `Estimated with the ${cell(String(report.tokenizer))} encoding (give \`--tokenizer DIR\`, a model folder, for the model's own counts).`,
     '',
+    ...(entries.has(TRL_FILE) || entries.has(AXOLOTL_FILE) || entries.has(LLAMA_FACTORY_FILE) ? [WHOSE_COUNTS, ''] : []),
     '| split | tokens | trained tokens |',
     '|---|---|---|',
     ...[...tokens].map(([split, t]) => `| ${hubSplit(split)} | ${t.tokens} | ${t.trained} |`),
@@ -200,6 +206,11 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
   );
   return lines.join('\n');
 }
+
+/** Which trainer the trained-token counts are of: each masks its own way. */
+const WHOSE_COUNTS =
+  "Trained tokens are counted as AutoModel's ChatDataset and this folder's TRL script mask them: the chat template's `{% generation %}` blocks where it has them, else each assistant turn located by rendering the conversation up to it. " +
+  "Axolotl and LLaMA-Factory mask by their own rules, so their counts differ a little: Axolotl finds each assistant turn in the rendered text and leaves out Qwen3's empty `<think>` block; LLaMA-Factory renders with its own template and also trains the line break after each answer.";
 
 /** Where LLaMA-Factory's rows are its own: which, and how many rows it could not read whole. */
 function llamaFactoryNote(card: CardDataset): string {
@@ -252,7 +263,8 @@ function llamaFactory(card: CardDataset): string {
       entries[`traces_${hubSplit(split)}${files.length > 1 ? `_${String(i).padStart(5, '0')}` : ''}`] = {
         file_name: f.path,
         formatting: 'sharegpt',
-        columns: { messages: 'messages', ...(card.schema.tools ? { tools: 'tools' } : {}) },
+        // Only a column the file holds: its loader indexes each declared one in every row (KeyError: 'tools').
+        columns: { messages: 'messages', ...(f.tools ? { tools: 'tools' } : {}) },
         tags: own !== null ? SHAREGPT_TAGS : { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', observation_tag: 'tool', system_tag: 'system' },
       };
     });
@@ -260,36 +272,70 @@ function llamaFactory(card: CardDataset): string {
   return `${JSON.stringify(entries, null, 2)}\n`;
 }
 
-function axolotl(card: CardDataset, trainOn: string): string {
-  const block = (split: string) => [
-    '  - path: .  # this folder: run axolotl from here, or give its path',
-    `    split: ${split}`,
-    '    type: chat_template',
-    '    field_messages: messages',
-    ...(card.schema.tools ? ['    field_tools: tools'] : []),
-    '    roles_to_train: ["assistant"]',
-    '    train_on_eos: turn',
-    ...(trainOn === 'last' ? ['    message_field_training: weight  # --train-on last: earlier assistant turns carry weight 0'] : []),
-  ];
+/**
+ * Axolotl's `datasets:` entries, one per data file: a file path loads as its one split, `train`
+ * (`utils/data/shared.py` `_load_from_local_path`), where the folder itself (`path: .`) reached
+ * `datasets.load_dataset(".")`, which fails. Paths are relative to this folder: run Axolotl here.
+ * The tokenizer and template are the ones the counts used (`base_model`, `chat_template`).
+ */
+function axolotl(card: CardDataset, setup: TrainerSetup): string {
+  const template = setup.template === null ? ['    chat_template: tokenizer_default'] : ['    chat_template: jinja', `    chat_template_jinja: ${quoted(setup.template)}`];
+  const entries = (split: Split) =>
+    card.files
+      .filter((f) => f.split === split)
+      .flatMap((f) => [
+        `  - path: ${f.path}`,
+        `    ds_type: ${f.path.endsWith('.jsonl') ? 'json' : 'parquet'}`,
+        '    split: train  # a single file is one split, train, whatever it holds',
+        '    type: chat_template',
+        ...template,
+        '    field_messages: messages',
+        ...(f.tools ? ['    field_tools: tools'] : []),
+        '    roles_to_train: ["assistant"]',
+        '    train_on_eos: turn',
+        ...(setup.trainOn === 'last' ? ['    message_field_training: weight  # --train-on last: earlier assistant turns carry weight 0'] : []),
+      ]);
   return [
-    '# Axolotl: the dataset entries for this folder (keys of axolotl-ai-cloud/axolotl, see docs/targets.md of traces).',
-    '# Axolotl loads the folder with datasets.load_dataset, which reads the splits of README.md.',
+    '# Axolotl: the model and dataset entries for this folder (keys of axolotl-ai-cloud/axolotl, see docs/targets.md of traces).',
+    '# The paths are relative to this folder: run axolotl from here.',
+    ...(setup.templateFrom !== null ? [`# chat_template_jinja: the template the export counted with (${setup.templateFrom}).`] : []),
+    `base_model: ${quoted(setup.model)}${setup.byModel ? '  # the --tokenizer folder the export counted with' : '  # the model you fine-tune'}`,
     'datasets:',
-    ...block('train'),
-    ...(card.files.some((f) => f.split === 'validation') ? ['test_datasets:', ...block('validation')] : []),
+    ...entries('training'),
+    ...(card.files.some((f) => f.split === 'validation') ? ['test_datasets:', ...entries('validation')] : []),
     '',
   ].join('\n');
 }
 
-/** The folder's splits loaded by `datasets`, in Python, and whether there is a validation split (every TRL entry starts so). */
-export function trlData(card: CardDataset): { load: string; hasValidation: boolean } {
-  const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => q(f.path));
+/**
+ * The opening every TRL entry shares: the folder's splits loaded by `datasets` from the script's
+ * own folder (the printed `next:` command runs it from anywhere), the tokenizer and template the
+ * counts used, and whether there is a validation split.
+ */
+export function trlData(card: CardDataset, setup: TrainerSetup): { load: string[]; hasValidation: boolean } {
+  const files = (split: Split) => card.files.filter((f) => f.split === split).map((f) => `str(HERE / ${q(f.path)})`);
   const hasValidation = card.files.some((f) => f.split === 'validation');
   const format = card.files[0]?.path.endsWith('.jsonl') ? 'json' : 'parquet';
   return {
-    load: `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    load: [
+      '# Paths are this folder\'s, wherever the script is run from; the outputs go beside it.',
+      'HERE = Path(__file__).resolve().parent',
+      '',
+      `MODEL = ${quoted(setup.model)}  # ${setup.byModel ? 'the --tokenizer folder the export counted with' : 'the model you fine-tune'}`,
+      'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
+      ...(setup.template !== null ? [`# The chat template the export counted with (${setup.templateFrom}).`, `tokenizer.chat_template = ${quoted(setup.template)}`] : []),
+      `data = load_dataset(${q(format)}, data_files={"train": [${files('training').join(', ')}]${hasValidation ? `, "validation": [${files('validation').join(', ')}]` : ''}})`,
+    ],
     hasValidation,
   };
+}
+
+/**
+ * The `max_length` of a TRL config: the longest example as the export counted it (the trainers'
+ * default, 1,024, cuts longer ones silently), or none where the counts are an estimate.
+ */
+export function trlMaxLength(setup: TrainerSetup): string {
+  return setup.longest !== null ? `max_length=${setup.longest}` : 'max_length=None';
 }
 
 /** A TRL trainer made and run on the loaded splits (every TRL entry ends so). */
@@ -307,8 +353,8 @@ export function trlTrainer(trainer: string, config: string, hasValidation: boole
   ];
 }
 
-function trl(card: CardDataset, shape: Shape, trainOn: string): string {
-  const { load, hasValidation } = trlData(card);
+function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
+  const { load, hasValidation } = trlData(card, setup);
   return [
     '"""TRL SFTTrainer on this folder (written by traces; the keys are TRL\'s, see docs/targets.md of traces).',
     '',
@@ -317,21 +363,25 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
     '"""',
     ...PY_AS_CHAT,
     '',
+    'import re',
+    'import sys',
+    'from pathlib import Path',
+    '',
     'from datasets import load_dataset',
     'from transformers import AutoTokenizer',
     'from trl import SFTConfig, SFTTrainer',
     '',
-    'MODEL = "Qwen/Qwen3-0.6B"  # the model you fine-tune',
-    'tokenizer = AutoTokenizer.from_pretrained(MODEL)',
-    load,
+    ...load,
     '',
     ...(shape === 'messages'
       ? [
           '# TRL\'s assistant_only_loss, done here: the loss on assistant turns only needs a template with {% generation %}',
-          '# blocks, else every token is trained. SFTTrainer builds labels from the assistant_masks column (leave',
-          '# assistant_only_loss unset: on tokenized rows it refuses them as not conversational).',
-          'ASSISTANT_ONLY = "{% generation %}" in (tokenizer.chat_template or "")',
-          ...(trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
+          '# blocks (in any form: {%- generation %}, {% generation -%}), else every token is trained. SFTTrainer builds labels',
+          '# from the assistant_masks column (leave assistant_only_loss unset: on tokenized rows it refuses them as not conversational).',
+          `ASSISTANT_ONLY = re.search(r"${GENERATION_BLOCK.source}", tokenizer.chat_template or "") is not None`,
+          'if not ASSISTANT_ONLY:',
+          '    print("train_trl.py: the chat template has no {% generation %} blocks: every token is trained, not the assistant tokens the card counts", file=sys.stderr)',
+          ...(setup.trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
           '',
           'def tokenize(row):',
           '    out = tokenizer.apply_chat_template(as_chat(row["messages"]), tools=as_tools(row), tokenize=True, return_dict=True, return_assistant_tokens_mask=ASSISTANT_ONLY)',
@@ -340,27 +390,37 @@ function trl(card: CardDataset, shape: Shape, trainOn: string): string {
       : [
           '# TRL\'s prompt-completion tokenization: the prompt with the generation prompt, then prompt + completion;',
           '# only the completion is trained (completion_only_loss).',
+          '# return_dict=True: transformers 5 returns a dict by default, 4.x a list.',
           'def tokenize(row):',
           '    tools = as_tools(row)',
-          '    prompt = tokenizer.apply_chat_template(as_chat(row["prompt"]), tools=tools, tokenize=True, add_generation_prompt=True)',
-          '    whole = tokenizer.apply_chat_template(as_chat(row["prompt"]) + as_chat(row["completion"]), tools=tools, tokenize=True)',
+          '    prompt = tokenizer.apply_chat_template(as_chat(row["prompt"]), tools=tools, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]',
+          '    whole = tokenizer.apply_chat_template(as_chat(row["prompt"]) + as_chat(row["completion"]), tools=tools, tokenize=True, return_dict=True)["input_ids"]',
           '    return {"input_ids": whole, "completion_mask": [0] * len(prompt) + [1] * (len(whole) - len(prompt))}',
         ]),
     '',
     'data = data.map(tokenize, remove_columns=data["train"].column_names)',
-    ...trlTrainer('SFTTrainer', `SFTConfig(output_dir="sft-out"${shape === 'messages' ? '' : ', completion_only_loss=True'})`, hasValidation),
+    ...trlTrainer('SFTTrainer', `SFTConfig(output_dir=str(HERE / "sft-out"), ${trlMaxLength(setup)}${shape === 'messages' ? '' : ', completion_only_loss=True'})`, hasValidation),
   ].join('\n');
 }
 
 /** The SFT rows' entries: LLaMA-Factory's dataset_info.json, Axolotl's datasets block, TRL's SFTTrainer script. */
 export function sftEntries(context: FinishContext, card: CardDataset, shape: Shape): [string, string][] {
-  // report.json says train_on only where it changes the counts; its absence is the default, all.
-  const trainOn = String(context.report.train_on ?? 'all');
+  const setup = trainerSetup(context.report, card.folder);
+  if (shape === 'messages' && !setup.generationBlocks) noAnswerOnlyMask(context.report);
   return [
     [LLAMA_FACTORY_FILE, llamaFactory(card)],
-    [AXOLOTL_FILE, axolotl(card, trainOn)],
-    [TRL_FILE, trl(card, shape, trainOn)],
+    // Axolotl's chat_template strategy reads a list of messages: prompt-completion rows have none (the card says which shape it needs).
+    ...(shape === 'messages' ? [[AXOLOTL_FILE, axolotl(card, setup)] as [string, string]] : []),
+    [TRL_FILE, trl(card, shape, setup)],
   ];
+}
+
+/** Said once where TRL cannot train what the report counts: a template without generation blocks trains every token. */
+function noAnswerOnlyMask(report: Record<string, unknown>): void {
+  const warning =
+    `${TRL_FILE}: the chat template has no {% generation %} blocks, so TRL's SFTTrainer trains every token, not the trained tokens this report counts; ` +
+    `give --chat-template FILE, a variant with them (for Qwen3: ${QWEN3_TRAINING_TEMPLATE}), or export with --hf-shape prompt-completion`;
+  if (Array.isArray(report.warnings) && !report.warnings.includes(warning)) (report.warnings as string[]).push(warning);
 }
 
 /** Writes the card and the layout's entries of one dataset; returns their paths under --out, `/`-separated. */

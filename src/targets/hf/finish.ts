@@ -40,6 +40,8 @@ export interface RowSchema {
   lists: string[];
   messageKeys: string[];
   tools: boolean;
+  /** Whether any row of each file holds `tools`, in the order of the files: a JSONL file has the column only then. */
+  toolsByFile: boolean[];
 }
 
 export function listColumns(shape: Shape): string[] {
@@ -78,9 +80,10 @@ export function duckdbColumns(schema: RowSchema): Record<string, string> {
 /** Every message key and whether tools appear, over every file of a dataset (one schema for all its files). */
 async function schemaOf(files: readonly FinishedFile[], lists: readonly string[]): Promise<RowSchema> {
   const keys = new Set<string>(['role', 'content']);
-  let tools = false;
   let longestLine = 0;
+  const toolsByFile: boolean[] = [];
   for (const { file } of files) {
+    let tools = false;
     for await (const line of fileLines(file.tempPath)) {
       if (!(line instanceof Buffer) || line.length === 0) continue;
       longestLine = Math.max(longestLine, line.length);
@@ -99,11 +102,12 @@ async function schemaOf(files: readonly FinishedFile[], lists: readonly string[]
         }
       }
     }
+    toolsByFile.push(tools);
   }
   const unknown = [...keys].filter((k) => !MESSAGE_KEYS.includes(k));
   // The line checks refuse any other key before this runs.
   if (unknown.length > 0) throw new Error(`hf rows hold message keys no column declares: ${unknown.join(', ')}`);
-  return { longestLine, lists: [...lists], messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools };
+  return { longestLine, lists: [...lists], messageKeys: MESSAGE_KEYS.filter((k) => keys.has(k)), tools: toolsByFile.includes(true), toolsByFile };
 }
 
 /**
@@ -134,6 +138,7 @@ async function llamaFactoryRows(context: FinishContext, dataset: string, files: 
     // Made at its first row: a file of none would be an entry LLaMA-Factory fails on.
     let out: OutputFile | null = null;
     let rows = 0;
+    let tools = false;
     for await (const line of fileLines(f.file.tempPath)) {
       if (!(line instanceof Buffer) || line.length === 0) continue;
       const converted = sharegptRow(parseJsonText(line.toString('utf8')) as JsonObject);
@@ -142,9 +147,10 @@ async function llamaFactoryRows(context: FinishContext, dataset: string, files: 
         continue;
       }
       (out ??= context.output.create(path.join(dataset, name))).writeLine(writeJson(converted.row));
+      if (converted.row.tools !== undefined) tools = true;
       rows++;
     }
-    if (out !== null) written.files.push({ path: name, split: f.split, examples: rows });
+    if (out !== null) written.files.push({ path: name, split: f.split, examples: rows, tools });
   }
   return written;
 }
@@ -160,8 +166,8 @@ export async function finishHfDataset(context: FinishContext, layout: HfDatasetL
     const files = context.files.filter((f) => f.dataset === dataset);
     const schema = await schemaOf(files, layout.lists);
     // Read from the rows as written, before they become Parquet.
-    // Rows of tool calls, or of prompt and completion, are not messages LLaMA-Factory reads whole: it gets its own.
-    const own = layout.llamaFactoryRows && (schema.messageKeys.includes('tool_calls') || !layout.lists.includes('messages'));
+    // Rows of tool calls, of reasoning, or of prompt and completion, are not messages LLaMA-Factory reads whole: it gets its own.
+    const own = layout.llamaFactoryRows && (schema.messageKeys.includes('tool_calls') || schema.messageKeys.includes('reasoning_content') || !layout.lists.includes('messages'));
     const llamaFactory = own ? await llamaFactoryRows(context, dataset, files) : null;
     if (llamaFactory !== null) {
       madeOwnRows = true;
@@ -172,7 +178,13 @@ export async function finishHfDataset(context: FinishContext, layout: HfDatasetL
     if (layout.fileFormat === 'parquet') for (const file of files) await toParquet(file, schema);
     const card: CardDataset = {
       folder: dataset,
-      files: files.map((f) => ({ path: path.relative(path.join(context.output.dir, dataset), f.file.finalPath).split(path.sep).join('/'), split: f.split, examples: f.examples })),
+      // A Parquet file has every column of the dataset's schema; a JSONL file the keys its rows hold.
+      files: files.map((f, i) => ({
+        path: path.relative(path.join(context.output.dir, dataset), f.file.finalPath).split(path.sep).join('/'),
+        split: f.split,
+        examples: f.examples,
+        tools: layout.fileFormat === 'parquet' ? schema.tools : schema.toolsByFile[i]!,
+      })),
       schema,
       sources: context.sources.get(dataset) ?? null,
       llamaFactory,

@@ -157,29 +157,20 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   const entries = path.join(dir, LLAMA_FACTORY_FILE);
   if (existsSync(entries)) {
     try {
-      for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string }>)) {
+      for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string; columns?: Record<string, string> }>)) {
         if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) {
           problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
         } else if (lstatSync(path.join(dir, entry.file_name)).isSymbolicLink() && !linked.has(entry.file_name)) {
           linked.add(entry.file_name);
           problems.push({ code: 'linked_file', message: linkedMessage(dir, entry.file_name, entry.file_name) });
-        } else if (entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name)) {
-          // LLaMA-Factory's own rows: each must be one its converter reads whole.
-          let n = 0;
-          for await (const line of fileLines(path.join(dir, entry.file_name))) {
-            n++;
-            if (!(line instanceof Buffer)) continue;
-            let row: unknown;
-            try {
-              row = JSON.parse(line.toString('utf8'));
-            } catch {
-              row = null;
-            }
-            const messages = (row as { messages?: unknown } | null)?.messages;
-            if (!Array.isArray(messages) || !alternates(messages as JsonObject[])) {
-              problems.push({ code: 'card_mismatch', message: `${entry.file_name} line ${n}: not messages whose roles alternate as LLaMA-Factory's converter requires (it would skip the row)` });
-              break;
-            }
+        } else {
+          // LLaMA-Factory's own rows must each be read whole by its converter; the data files are checked below.
+          const own = entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name);
+          const { columns, problem } = await entryFileColumns(path.join(dir, entry.file_name), own);
+          if (problem !== null) problems.push({ code: 'card_mismatch', message: `${entry.file_name} ${problem}` });
+          // Its loader indexes every declared column of every row: one no row holds is a KeyError.
+          for (const column of Object.values(entry.columns ?? {})) {
+            if (!columns.has(column)) problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} declares the column ${JSON.stringify(column)}, which no row of ${entry.file_name} holds (LLaMA-Factory raises KeyError: '${column}')` });
           }
         }
       }
@@ -214,6 +205,42 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
 }
 
 /** What a shard that is a symbolic link (or lies in a linked folder, `link`) does to its loaders, and what to do. */
+/**
+ * The columns of a file a LLaMA-Factory entry names, as `datasets` loads it (a JSONL file's: the
+ * keys any row holds), and, for its own rows (`own`), the first row its converter would skip.
+ */
+async function entryFileColumns(file: string, own: boolean): Promise<{ columns: Set<string>; problem: string | null }> {
+  const columns = new Set<string>();
+  if (file.endsWith('.parquet')) {
+    const { readParquetRows } = await import('../../engine/duckdb.js');
+    const content = await readParquetRows(file);
+    try {
+      for (const c of content.columns) columns.add(c.name);
+    } finally {
+      content.close();
+    }
+    return { columns, problem: null };
+  }
+  let problem: string | null = null;
+  let n = 0;
+  for await (const line of fileLines(file)) {
+    n++;
+    if (!(line instanceof Buffer)) continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line.toString('utf8'));
+    } catch {
+      row = null;
+    }
+    if (row !== null && typeof row === 'object' && !Array.isArray(row)) for (const key of Object.keys(row)) columns.add(key);
+    const messages = (row as { messages?: unknown } | null)?.messages;
+    if (own && problem === null && (!Array.isArray(messages) || !alternates(messages as JsonObject[]))) {
+      problem = `line ${n}: not messages whose roles alternate as LLaMA-Factory's converter requires (it would skip the row)`;
+    }
+  }
+  return { columns, problem };
+}
+
 function linkedMessage(dir: string, file: string, link: string): string {
   let target = '';
   try {

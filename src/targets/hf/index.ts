@@ -68,12 +68,12 @@ const SHARD_BYTES = 256 * 1024 * 1024;
  * Where an hf folder goes: the folder of its shards (`data/` in it), its TRL script, and the
  * Axolotl and LLaMA-Factory entries where the target writes them (`sft`).
  */
-export function hfNextSteps(training: readonly string[], trl: string, script: string, sft: boolean): string[] {
+export function hfNextSteps(training: readonly string[], trl: string, script: string, sft: boolean, axolotl = sft): string[] {
   if (training.length === 0) return [];
   const folder = path.dirname(path.dirname(training[0]));
   const hub = `datasets: load_dataset("${folder}"), or push the folder to the Hub as a dataset repository`;
   return [
-    `next: ${trl}: python ${path.join(folder, script)}${sft ? `; Axolotl: the datasets: block of ${path.join(folder, 'axolotl.yaml')}` : ''}`,
+    `next: ${trl}: python ${path.join(folder, script)}${axolotl ? `; Axolotl: ${path.join(folder, 'axolotl.yaml')}, run from ${folder}` : ''}`,
     sft ? `next: LLaMA-Factory: dataset_dir ${folder} with the entries of ${path.join(folder, 'dataset_info.json')}; ${hub}` : `next: ${hub}`,
   ];
 }
@@ -95,7 +95,8 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
       { flags: '--file-format <format>', description: 'the data files: parquet (default) or jsonl, one row per line', choices: FILE_FORMATS, defaultValue: 'parquet' },
       { flags: '--hf-shape <shape>', description: 'rows of messages (default), or prompt-completion: every message before the last assistant turn, and that turn (what TRL trains on alone)', choices: SHAPES, defaultValue: 'messages' },
     ],
-    nextSteps: ({ training }) => hfNextSteps(training, 'TRL SFTTrainer or Unsloth', TRL_FILE, true),
+    // Axolotl's entries read messages rows: prompt-completion writes none (the card names the shape it needs).
+    nextSteps: ({ training }) => hfNextSteps(training, 'TRL SFTTrainer or Unsloth', TRL_FILE, true, shape === 'messages'),
     trainer: {
       name: "the hf loader step (null keys left out, arguments and tools parsed)",
       input: (example) => asChat(example),

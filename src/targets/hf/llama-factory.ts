@@ -9,11 +9,22 @@
  * function_call at odd ones, and the last must be the latter; a row that breaks it is skipped
  * by the converter ("Invalid role tag"). Rows here are written only where they are read whole:
  * one tool result per call turn, no text beside the calls; the card counts the others.
- * Reasoning and weights are not written (LLaMA-Factory reads neither; `mask_history` is its
- * `--train-on last`).
+ * Its converter keeps no reasoning field: recorded reasoning is written into the answer between
+ * its templates' default thought words (`template.py` `thought_words`, `<think>\n` and
+ * `\n</think>\n\n`, Qwen3's own), where its ReasoningTemplate and FunctionFormatter find it.
+ * Weights are not written (`mask_history` is its `--train-on last`).
  */
 import { isJsonObject, parseJsonText, writeJson } from '../../canonical/json-value.js';
 import type { JsonObject } from '../target.js';
+
+/** LLaMA-Factory's default thought words (`template.py`), around the reasoning put before an answer. */
+export const THOUGHT_WORDS = ['<think>\n', '\n</think>\n\n'] as const;
+
+/** An assistant turn's content with its recorded reasoning before it, as LLaMA-Factory's templates read it. */
+function withThought(m: JsonObject, content: string): string {
+  const reasoning = m.reasoning_content;
+  return typeof reasoning === 'string' && reasoning !== '' ? `${THOUGHT_WORDS[0]}${reasoning}${THOUGHT_WORDS[1]}${content}` : content;
+}
 
 export type SharegptRow = { ok: true; row: JsonObject } | { ok: false; reason: string };
 
@@ -48,10 +59,10 @@ export function sharegptRow(row: JsonObject): SharegptRow {
         if (!isJsonObject(args)) return { ok: false, reason: 'tool-call arguments that are no JSON object' };
         parsed.push({ name: fn.name, arguments: args });
       }
-      out.push({ role: 'function_call', content: writeJson(parsed.length === 1 ? parsed[0] : parsed) });
+      out.push({ role: 'function_call', content: withThought(m, writeJson(parsed.length === 1 ? parsed[0] : parsed)) });
     } else if (m.role === 'tool' && out.at(-1)?.role === 'tool') {
       return { ok: false, reason: 'several tool results in a row (one observation a turn)' };
-    } else out.push({ role: m.role, content: m.content ?? '' });
+    } else out.push({ role: m.role, content: m.role === 'assistant' ? withThought(m, String(m.content ?? '')) : (m.content ?? '') });
   }
   if (!alternates(out)) return { ok: false, reason: 'turns that do not alternate (user or tool, then assistant)' };
   return { ok: true, row: { messages: out, ...(typeof row.tools === 'string' ? { tools: row.tools } : {}) } };

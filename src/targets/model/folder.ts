@@ -131,6 +131,11 @@ function chooseTemplate(dir: string, config: Record<string, unknown>, file: stri
   throw new ModelFolderError(`${dir}: no chat template (neither chat_template in tokenizer_config.json nor chat_template.jinja): give one with --chat-template FILE`);
 }
 
+/** The chat template transformers would use for the folder, or the file, and where it came from; the tokenizer is not loaded. */
+export function folderChatTemplate(dir: string, chatTemplateFile: string | null): { template: string; toolTemplate: string; source: string } {
+  return chooseTemplate(dir, readJsonFile(path.join(dir, 'tokenizer_config.json'), 'tokenizer config'), chatTemplateFile);
+}
+
 /** What `--tokenizer DIR` needs before any work starts: the files there, and a template that parses. */
 export async function checkModelFolder(dir: string, chatTemplateFile: string | null): Promise<void> {
   if (!isFolder(dir)) throw new ModelFolderError(`${dir}: not a folder (--tokenizer takes o200k_base, cl100k_base or a local model folder)`);

@@ -12,6 +12,8 @@
  * fails it). OpenAI's `weight: 0` leaves a turn out; `--train-on last` keeps the last turn only
  * (AutoModel's `mask_history`).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ModelSpec, ExampleMeasure, ExampleMeter, Finding } from '../meter.js';
 import { isZeroWeight, TextCounts, type ExampleTokens } from '../tokens.js';
 import { loadModelFolder, type ModelFolder } from './folder.js';
@@ -36,6 +38,8 @@ class ModelMeter implements ExampleMeter {
   private readonly specialToken: RegExp | null;
   /** The trainer's loader when it raises where the assistant spans cannot be located (AutoModel's). */
   private readonly raisingLoader: string | null;
+  /** The shipped training template, made at the first example it could fix. */
+  private shipped: ChatTemplate | undefined;
 
   constructor(
     private readonly spec: ModelSpec,
@@ -134,7 +138,8 @@ class ModelMeter implements ExampleMeter {
           `the first ${k} message(s) rendered alone are no prefix of the whole render: the template renders a turn differently once more messages follow ` +
           "(Qwen3's adds an empty <think></think> block to the last assistant turn and drops reasoning before the last user turn), so the assistant spans cannot be located" +
           `${this.raisingLoader !== null ? ` and ${this.raisingLoader} raises on this example` : ''}; remedy: a chat template with {% generation %} blocks, given with --chat-template FILE and the same file to the trainer (for Qwen3, traces ships one: ${QWEN3_TRAINING_TEMPLATE})`;
-        findings.push(this.raisingLoader !== null ? { code: 'template_error', severity: 'error', message } : { code: 'loss_mask_inconsistent', severity: 'warning', message });
+        const fix = this.shippedFix(input);
+        findings.push(this.raisingLoader !== null ? { code: 'template_error', severity: 'error', message, ...(fix !== null ? { fix } : {}) } : { code: 'loss_mask_inconsistent', severity: 'warning', message });
         return null;
       }
       lengths.set(k, (n = ids.length));
@@ -148,6 +153,26 @@ class ModelMeter implements ExampleMeter {
       spans.push([start, end]);
     }
     return spans;
+  }
+
+  /**
+   * `--chat-template` with the template traces ships, where it is this model's: it renders this
+   * example as the folder's own template does (Qwen3's); null for another model's template.
+   */
+  private shippedFix(input: TrainerInput): string | null {
+    if (this.spec.chatTemplate !== null) return null;
+    this.shipped ??= new ChatTemplate(readFileSync(QWEN3_TRAINING_TEMPLATE, 'utf8'));
+    let same: boolean;
+    try {
+      same = this.shipped.render(input.messages, input.tools, this.folder.specialTokensMap).text === this.render(input.messages, input.tools).text;
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      same = false;
+    }
+    if (!same) return null;
+    // As the user can type it from here: relative inside the working folder, else the whole path.
+    const relative = path.relative(process.cwd(), QWEN3_TRAINING_TEMPLATE);
+    return `--chat-template ${relative.startsWith('..') || path.isAbsolute(relative) ? QWEN3_TRAINING_TEMPLATE : relative}`;
   }
 
   /** Arguments and tool results that are JSON text, rendered as a JSON string literal: the template encoded them again. */

@@ -22,6 +22,9 @@ const CLOSE = '\uFDD1';
 /** The tags with what lstrip_blocks takes before them (at a line's start) and trim_blocks after (one newline). */
 const GENERATION_TAG = /(?:^[ \t]*)?\{%(-?)\s*(end)?generation\s*(-?)%\}\n?/gm;
 
+/** A `{% generation %}` tag in any whitespace-control form (`{%- generation %}`, `{% generation -%}`): the Python of the trainers' scripts uses the same pattern. */
+export const GENERATION_BLOCK = /\{%-?\s*generation\s*-?%\}/;
+
 export interface Rendered {
   text: string;
   /** Character ranges of `{% generation %}` blocks, in order; empty when the template has none. */
@@ -33,7 +36,7 @@ export class ChatTemplate {
   readonly hasGeneration: boolean;
 
   constructor(source: string) {
-    this.hasGeneration = /\{%-?\s*generation\s*-?%\}/.test(source);
+    this.hasGeneration = GENERATION_BLOCK.test(source);
     const marked = this.hasGeneration
       ? source.replace(GENERATION_TAG, (_tag: string, left: string, end: string | undefined, right: string) => `{{${left} "${end === undefined ? OPEN : CLOSE}" ${right}}}`)
       : source;

@@ -28,6 +28,7 @@
  * - Arguments are written as JSON strings (above); content is always a string,
  *   so images are not representable.
  */
+import path from 'node:path';
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
 import { chatProjection } from '../messages.js';
@@ -83,13 +84,19 @@ export const nemoTarget: Target = {
     return chatProjection(messages, resolveReasoning(this, opts));
   },
 
-  /** AutoModel's recipe config: `dataset` and `validation_dataset`, each a ChatDataset reading a path. */
-  nextSteps({ training, validation, chatTemplate }) {
+  /**
+   * AutoModel's recipe config: `dataset` and `validation_dataset`, each a ChatDataset reading a
+   * path, with what the counts were made with: the template (`chat_template`, a path it reads),
+   * `mask_history` for --train-on last, and the model folder whose tokenizer counted.
+   */
+  nextSteps({ training, validation, chatTemplate, modelFolder, trainOn }) {
     const chat = 'nemo_automodel.components.datasets.llm.chat_dataset.ChatDataset';
-    const template = chatTemplate === undefined || chatTemplate === null ? '' : `, chat_template: ${chatTemplate}`;
+    const template = chatTemplate === undefined || chatTemplate === null ? '' : `, chat_template: ${path.resolve(chatTemplate)}`;
+    const history = trainOn === 'last' ? ', mask_history: true' : '';
     return [
-      `next: in the AutoModel recipe, dataset: {_target_: ${chat}, path_or_dataset_id: ${training.length === 1 ? training[0] : `[${training.join(', ')}]`}${template}}`,
+      `next: in the AutoModel recipe, dataset: {_target_: ${chat}, path_or_dataset_id: ${training.length === 1 ? training[0] : `[${training.join(', ')}]`}${template}${history}}`,
       ...(validation.length > 0 ? [`next: and validation_dataset: the same with path_or_dataset_id: ${validation.length === 1 ? validation[0] : `[${validation.join(', ')}]`}`] : []),
+      ...(modelFolder !== undefined && modelFolder !== null ? [`next: and the tokenizer the counts used: model.pretrained_model_name_or_path: ${path.resolve(modelFolder)} (or a model of the same tokenizer)`] : []),
     ];
   },
 
