@@ -11,7 +11,6 @@ import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
 import { readKeptKeys } from '../output/kept-keys.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
-import { readsAlso } from '../output/output-path.js';
 import { numberOption } from './common.js';
 import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
 
@@ -156,8 +155,6 @@ export function parseSelection(flags: CurationFlags): Selection {
 
 export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): CurationOptions {
   if (flags.keepList !== undefined && !existsSync(flags.keepList)) throw new UserError(`--keep-list ${flags.keepList}: no such file`);
-  // Read once the plan starts, after the outputs are checked: noted now.
-  if (flags.keepList !== undefined) readsAlso(flags.keepList);
   return {
     selection: parseSelection(flags),
     dedupe,

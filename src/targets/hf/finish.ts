@@ -141,7 +141,7 @@ async function llamaFactoryRows(context: FinishContext, dataset: string, files: 
         written.skipped[converted.reason] = (written.skipped[converted.reason] ?? 0) + 1;
         continue;
       }
-      (out ??= context.output.create(path.join(dataset, name))).writeLine(writeJson(converted.row));
+      (out ??= context.output.create(path.join(dataset, name))).writeJsonLine(writeJson(converted.row));
       rows++;
     }
     if (out !== null) written.files.push({ path: name, split: f.split, examples: rows });
