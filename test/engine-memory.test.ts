@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO, SAMPLES, tempDir } from './helpers.js';
@@ -39,5 +39,32 @@ describe('the engine under ulimit -v', () => {
       assert.ok(!existsSync(out) || readdirSync(out).length === 0, `ulimit -v ${limit}: ${out} is left half-written`);
     }
     assert.ok(compared > 0, 'the openai export succeeded under none of the limits: raise them');
+  });
+
+  it('an engine task that cannot get memory is one line saying what it wanted and how to give it', { skip: process.platform !== 'linux' && 'ulimit -v is Linux' }, () => {
+    const base = tempDir('traces-engine-memory-');
+    const jsonl = path.join(base, 'rows.jsonl');
+    writeFileSync(jsonl, '{"a":"x"}\n{"a":"y"}\n');
+    const script = path.join(base, 'task.mjs');
+    writeFileSync(
+      script,
+      `import { runEngineTask } from ${JSON.stringify(path.join(REPO, 'dist', 'src', 'engine', 'child.js'))};\n` +
+        `try { console.log(JSON.stringify(await runEngineTask({ kind: 'jsonl-to-parquet', jsonl: process.argv[2], parquet: process.argv[2] + '.parquet', columns: { a: 'VARCHAR' }, longestLine: 10 }, 'writing rows.parquet'))); }\n` +
+        `catch (error) { console.log(error.constructor.name + ': ' + error.message); }\n`,
+    );
+    const seen = { rows: 0, outOfMemory: 0 };
+    // The task's parent is small: between what it needs and what the engine's child needs, the child runs out.
+    for (let limit = 700_000; limit <= 1_400_000; limit += 25_000) {
+      const result = spawnSync('bash', ['-c', `ulimit -v ${limit} && exec "$0" "$@"`, process.execPath, script, jsonl], { encoding: 'utf8' });
+      if (result.status !== 0) continue; // the parent itself could not start under this limit
+      const said = result.stdout.trim();
+      if (said === '{"rows":2}') seen.rows++;
+      else {
+        assert.match(said, /^UserError: writing rows\.parquet: the SQL engine ran out of memory.*it needs .*raise the memory limit \(ulimit -v\)/, `ulimit -v ${limit}`);
+        assert.equal(said.split('\n').length, 1);
+        seen.outOfMemory++;
+      }
+    }
+    assert.ok(seen.rows > 0 && seen.outOfMemory > 0, `no limit between the parent's and the child's needs: ${JSON.stringify(seen)}`);
   });
 });
