@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
 import { whileRunning } from '../output/cleanup.js';
 import { removeFolder, Scratch } from '../output/output-file.js';
@@ -137,7 +138,7 @@ function wanted(said: string): string | null {
 export async function runEngineTask<T>(task: EngineTask, what: string): Promise<T> {
   // Few threads of Node's own, and glibc's arenas (64 MB of address space a thread) at two: under a
   // limit of address space (ulimit -v) the engine's allocations get what the process does not hold.
-  const child = spawn(process.execPath, ['--v8-pool-size=1', new URL('./task-main.js', import.meta.url).pathname, JSON.stringify(task)], {
+  const child = spawn(process.execPath, ['--v8-pool-size=1', fileURLToPath(new URL('./task-main.js', import.meta.url)), JSON.stringify(task)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, MALLOC_ARENA_MAX: '2', UV_THREADPOOL_SIZE: '1' },
   });
