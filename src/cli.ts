@@ -8,6 +8,7 @@ import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
 import { printable } from './format.js';
 import { refuseRepeatedOptions } from './commands/option-repeats.js';
+import { noteInputOptions } from './commands/path-options.js';
 
 type Register = (program: Command) => void;
 
@@ -77,6 +78,7 @@ Exit codes: 0 success, 1 the run found problems (mismatches, invalid files), 2 u
   for (const register of registers) register(program);
   refuseRepeatedOptions(program);
   for (const command of program.commands) unknownOptionBeforeMissing(command);
+  noteInputOptions(program);
   return program;
 }
 

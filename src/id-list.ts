@@ -7,7 +7,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { UserError } from './errors.js';
-import { readsAlso } from './output/output-path.js';
 import { formatCount, plural } from './format.js';
 
 /** Where a listed id was read. */
@@ -131,7 +130,6 @@ export function readIdFileText(flag: string, file: string): string {
 export function readIdListFiles(flag: string, files: readonly string[], list = new IdList()): IdList {
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
-    readsAlso(file);
     for (const { id, line } of idsOfText(readIdFileText(flag, file))) list.add({ id, file, line });
   }
   return list;

@@ -48,7 +48,7 @@ describe('buffered writes', () => {
       '',
       'end',
     ];
-    for (const piece of pieces) out.writeLine(piece);
+    for (const piece of pieces) out.writeLine(Buffer.from(piece));
     out.close();
     const expected = Buffer.concat(pieces.flatMap((p) => [typeof p === 'string' ? Buffer.from(p, 'utf8') : p, Buffer.from('\n')]));
     assert.ok(readFileSync(path.join(dir, 'temp')).equals(expected));
@@ -58,12 +58,12 @@ describe('buffered writes', () => {
   it('name the file when a write fails (a full disk: /dev/full)', (t) => {
     if (!existsSync('/dev/full')) return t.skip('no /dev/full here');
     const full = OutputFile.reopen('/dev/full');
-    full.writeLine('a line the disk has no room for');
+    full.writeLine(Buffer.from('a line the disk has no room for'));
     assert.throws(() => full.close(), { code: 'ENOSPC', path: '/dev/full' });
     // Closed all the same: the next file's writes are its own.
     const dir = tempDir();
     const next = new OutputFile(path.join(dir, 'next'), path.join(dir, 'next.tmp'));
-    next.writeLine('fine');
+    next.writeLine(Buffer.from('fine'));
     next.close();
     assert.equal(readFileSync(next.tempPath, 'utf8'), 'fine\n');
   });
@@ -72,7 +72,7 @@ describe('buffered writes', () => {
     const dir = tempDir();
     const a = new OutputFile(path.join(dir, 'a'), path.join(dir, 'a.tmp'));
     const b = new OutputFile(path.join(dir, 'b'), path.join(dir, 'b.tmp'));
-    for (let i = 0; i < 1000; i++) (i % 3 === 0 ? b : a).writeLine(`line ${i} ${'z'.repeat(i)}`);
+    for (let i = 0; i < 1000; i++) (i % 3 === 0 ? b : a).writeLine(Buffer.from(`line ${i} ${'z'.repeat(i)}`));
     a.close();
     b.close();
     const expect = (keep: (i: number) => boolean) =>
@@ -97,7 +97,7 @@ describe('many files written at once', () => {
     for (let round = 0; round < 3; round++) {
       files.forEach((file, i) => {
         // Big writes too, which go past the shared buffer straight to the descriptor.
-        file.writeLine(i % 50 === 0 ? 'b'.repeat(1 << 21) : `file ${i} round ${round}`);
+        file.writeLine(Buffer.from(i % 50 === 0 ? 'b'.repeat(1 << 21) : `file ${i} round ${round}`));
         if (before !== null && i % 25 === 0) most = Math.max(most, openDescriptors()! - before);
       });
     }
@@ -114,13 +114,13 @@ describe('many files written at once', () => {
     const victim = path.join(dir, 'victim');
     writeFileSync(victim, 'keep me\n');
     const first = new OutputFile(path.join(dir, 'first'), path.join(dir, 'first.tmp'));
-    first.writeLine('before');
+    first.writeLine(Buffer.from('before'));
     // Enough other files to close `first`'s descriptor.
     const others = Array.from({ length: 70 }, (_, i) => new OutputFile(path.join(dir, `o${i}`), path.join(dir, `o${i}.tmp`)));
-    for (const other of others) other.writeLine('x');
+    for (const other of others) other.writeLine(Buffer.from('x'));
     unlinkSync(first.tempPath);
     symlinkSync(victim, first.tempPath);
-    first.writeLine('after');
+    first.writeLine(Buffer.from('after'));
     assert.throws(() => first.close(), { code: 'ELOOP' });
     for (const other of others) other.close();
     assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');

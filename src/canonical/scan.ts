@@ -44,12 +44,14 @@ export const MAX_DEPTH = 1024;
 export const BOM_REASON = 'starts with a byte order mark (BOM), which strict JSON parsers refuse: save the file as UTF-8 without BOM';
 
 /**
- * What a line that is not JSON in UTF-8 may be instead: zero bytes a crash left, or text saved
- * as UTF-16 (Windows PowerShell's `>` writes it), whose first line starts with the byte order
- * mark FF FE or FE FF and whose ASCII characters each sit beside a NUL byte: `reason`, with a
- * hint when the line looks so.
+ * What a line that is not JSON in UTF-8 may be instead: UTF-8 behind a byte order mark (named
+ * as the BOM, not as the parser's "invalid number at byte 0"), zero bytes a crash left, or text
+ * saved as UTF-16 (Windows PowerShell's `>` writes it), whose first line starts with the byte
+ * order mark FF FE or FE FF and whose ASCII characters each sit beside a NUL byte: `reason`,
+ * with a hint when the line looks so. Every reader of lines names a refused line through here.
  */
-export function withUtf16Hint(reason: string, b: Uint8Array): string {
+export function withEncodingHint(reason: string, b: Uint8Array): string {
+  if (startsWithBom(b)) return BOM_REASON;
   // Text in UTF-16 has no two zero bytes in a row before its first character; a crash or a full
   // disk leaves runs of them where a record was being written.
   let zeros = 0;

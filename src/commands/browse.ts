@@ -4,6 +4,7 @@ import { browse, DEFAULT_EXCLUDE_FILE } from '../ui/launch.js';
 import { addSourceOption, ROOTS_DESCRIPTION } from './common.js';
 import { checkOutputPath, realInputs } from '../output/output-path.js';
 import { defaultRoot } from '../sources/discover.js';
+import { outputOption } from './path-options.js';
 
 interface BrowseCommandOptions {
   exclude?: string;
@@ -15,7 +16,7 @@ export function registerBrowse(program: Command): void {
     .command('browse')
     .description('Look through recorded calls in the terminal: tree, record list, runs, chat view; mark calls to exclude.')
     .argument('[roots...]', ROOTS_DESCRIPTION)
-    .option('--exclude <file>', 'exclusion file that w writes (its call_ids start marked when it exists)', DEFAULT_EXCLUDE_FILE);
+    .addOption(outputOption('--exclude <file>', 'exclusion file that w writes (its call_ids start marked when it exists)', DEFAULT_EXCLUDE_FILE));
   addSourceOption(command);
   command
     .addHelpText(

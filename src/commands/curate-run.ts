@@ -18,7 +18,7 @@ import { dropLines } from './run-summary.js';
 import { pairCounts } from '../pipeline/pairs.js';
 import type { ScrubSettings } from '../export/scrub.js';
 import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
-import { jsonLine } from '../canonical/json-value.js';
+import { outputOption } from './path-options.js';
 
 interface OutputFlags extends ScrubFlags {
   out?: string;
@@ -92,9 +92,9 @@ export function registerCurationCommand(
     .command(spec.name)
     .description(spec.description)
     .argument('[roots...]', ROOTS_DESCRIPTION)
-    .option('--out <dir>', 'write the kept records here, same layout and file names (see below for Ask and klieo)')
+    .addOption(outputOption('--out <dir>', 'write the kept records here, same layout and file names (see below for Ask and klieo)'))
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
-    .option('--manifest <file>', `where to list every dropped record (default: DIR/${META_DIR}/manifest.jsonl)`)
+    .addOption(outputOption('--manifest <file>', `where to list every dropped record (default: DIR/${META_DIR}/manifest.jsonl)`))
     .option('--dry-run', 'write nothing; print how many records would be kept and dropped, by reason, with a few examples')
     .option('--json', 'print the summary as JSON on stdout (with --dry-run: every drop too)')
     .option('-v, --verbose', 'with --dry-run, list every dropped record; always, list the files skipped as not being traces');
@@ -115,7 +115,7 @@ export function registerCurationCommand(
     try {
       const manifest = output.manifest(flags.manifest);
       let copy: TreeCopy | null = null;
-      const plan = await planCuration(discovery, options, (drop) => manifest.writeLine(jsonLine(JSON.stringify(drop))), {
+      const plan = await planCuration(discovery, options, (drop) => manifest.writeJsonLine(JSON.stringify(drop)), {
         // The copy starts while the last drops are written (in worker threads, when the run has them).
         whenKept: (kept) => (copy = new TreeCopy(discovery.files, kept.keptLines, kept.keptOffsets, output)),
       });

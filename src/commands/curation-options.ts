@@ -8,10 +8,10 @@ import { STATUSES, type Status } from '../record.js';
 import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
 import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
-import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
+import { everything, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
 import { readKeptKeys } from '../output/kept-keys.js';
+import { nameGlob } from '../pipeline/glob.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
-import { readsAlso } from '../output/output-path.js';
 import { numberOption } from './common.js';
 import { addQualityOptions, parseQualityOptions, type QualityFlags } from './quality-options.js';
 
@@ -128,9 +128,10 @@ export function parseStatuses(text: string): Set<Status> {
 
 export function parseSelection(flags: CurationFlags): Selection {
   const selection = everything(parseStatuses(flags.status));
-  selection.programs = (flags.program ?? []).map((glob) => globToRegExp(glob, '--program'));
-  selection.modules = (flags.module ?? []).map((glob) => globToRegExp(glob, '--module'));
-  selection.models = (flags.model ?? []).map((glob) => globToRegExp(glob, '--model'));
+  // Compiled now to refuse a glob that is none; kept as text for the worker threads.
+  selection.programs = (flags.program ?? []).map((glob) => nameGlob(glob, '--program').text);
+  selection.modules = (flags.module ?? []).map((glob) => nameGlob(glob, '--module').text);
+  selection.models = (flags.model ?? []).map((glob) => nameGlob(glob, '--model').text);
   if (flags.synalinksVersion !== undefined) {
     const ranges = parseVersionSpec(flags.synalinksVersion);
     if (ranges === null) {
@@ -156,8 +157,6 @@ export function parseSelection(flags: CurationFlags): Selection {
 
 export function parseCurationOptions(flags: CurationFlags, dedupe: boolean): CurationOptions {
   if (flags.keepList !== undefined && !existsSync(flags.keepList)) throw new UserError(`--keep-list ${flags.keepList}: no such file`);
-  // Read once the plan starts, after the outputs are checked: noted now.
-  if (flags.keepList !== undefined) readsAlso(flags.keepList);
   return {
     selection: parseSelection(flags),
     dedupe,

@@ -20,6 +20,7 @@ import { qualityLines } from './quality-options.js';
 import type { QualityReport } from '../pipeline/curate.js';
 import { dryRunCuration } from './curate-run.js';
 import { pairsWrittenLine } from '../export/preference-summary.js';
+import { outputOption } from './path-options.js';
 
 interface ExportFlags extends CurationFlags, TokenizerFlags {
   format: string;
@@ -127,7 +128,7 @@ export function registerExport(program: Command): void {
         .argParser((value: string) => formatNamed(value))
         .makeOptionMandatory(),
     )
-    .option('--out <dir>', 'output folder (required)')
+    .addOption(outputOption('--out <dir>', 'output folder (required)'))
     .option('--force', 'write into a non-empty --out, replacing the files this run writes')
     .addOption(new Option('--reasoning <mode>', 'reasoning_content: keep (nemo default), drop (openai), inline as <think>…</think> (customizer default)').choices(['keep', 'drop', 'inline']))
     .option('--tools <file>', 'JSON array of OpenAI-style tool definitions (otherwise inferred from the recorded calls); a record that kept the tools its call was offered (OTLP spans) carries those')
@@ -139,7 +140,7 @@ export function registerExport(program: Command): void {
     .option('--max-example-tokens <n>', 'drop examples longer than this (reason too_long)')
     .option('--max-file-mb <n>', 'split files into numbered shards past this size (default 512 for openai, 256 for hf)')
     .addOption(new Option('--group-by <what>', 'one dataset per program and module under DIR/<program>/<module>/').choices(['none', 'module']).default('none'))
-    .option('--manifest <file>', 'where to list every dropped record (default: DIR/_traces/manifest.jsonl)')
+    .addOption(outputOption('--manifest <file>', 'where to list every dropped record (default: DIR/_traces/manifest.jsonl)'))
     .option('--scrub <kinds>', 'redact what the detectors find: secrets, secrets,pii (adds personal data), or none', 'secrets')
     .option('--scrub-rules <file>', 'extra named regular expressions to redact: [{"name","pattern"}]')
     .addOption(new Option('--drop-on <kinds>', 'drop a whole example holding a secret instead of redacting it (reason secret)').choices(['secrets']))

@@ -1,5 +1,5 @@
 /** `traces index`: one Parquet row per record, for SQL here (`traces sql`) or in any engine. */
-import { createReadStream, lstatSync, readdirSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, readdirSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Command, Option } from 'commander';
 import { PER_RECORD_TARGET_NAMES } from '../targets/index.js';
@@ -17,6 +17,7 @@ import { nameTakenError } from '../output/publish.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
 import { plural } from '../format.js';
+import { outputOption } from './path-options.js';
 
 interface IndexFlags extends ExampleFlags, QualityFlags {
   out?: string;
@@ -78,7 +79,7 @@ export function registerIndex(program: Command): void {
     .command('index')
     .description('Write a Parquet index of every record (one row each: ids, place, status, hashes, tokens, cost) for SQL engines.')
     .argument('[roots...]', ROOTS_DESCRIPTION)
-    .option('--out <path>', 'FILE.parquet; a folder (DIR/ or an existing folder) of part-N.parquet files; or - for stdout')
+    .addOption(outputOption('--out <path>', 'FILE.parquet; a folder (DIR/ or an existing folder) of part-N.parquet files; or - for stdout'))
     .option('--force', 'replace an existing --out')
     .option('--json', 'print a JSON summary on stdout')
     .option('-v, --verbose', 'list the files skipped as not being traces');
@@ -138,7 +139,11 @@ Examples:
         target.kind === 'stdout'
           ? null
           : checkOutputPath({ flag: '--out', given: target.path, kind: target.kind, inputs: discovery.inputs ?? [], force: flags.force === true || emptyFolder }).absolute;
-      if (target.kind === 'folder' && finalPath !== null) checkFolderToReplace(finalPath);
+      if (target.kind === 'folder' && finalPath !== null) {
+        checkFolderToReplace(finalPath);
+        // Refused now, as an existing file --out is: not after the whole tree is read.
+        if (!emptyFolder && flags.force !== true && existsSync(finalPath)) throw new UserError(`--out ${flags.out} already holds an index: pass --force to replace it, or choose another name`);
+      }
       const scratch = finalPath === null ? Scratch.inTemp() : Scratch.beside(finalPath);
       // Loaded here, not at the top: the engine's native library is for this command and `sql` only.
       const { Engine } = await import('../engine/duckdb.js');

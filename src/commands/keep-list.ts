@@ -26,6 +26,7 @@ import { nameTakenError } from '../output/publish.js';
 import { formatCount, plural, printable } from '../format.js';
 import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
+import { outputOption } from './path-options.js';
 
 /** The columns of the index the keep-list reads beyond the first ones (`index/columns.ts`). */
 const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'quality', 'flagged', 'refused', 'example', 'fraction'];
@@ -88,8 +89,8 @@ export function registerKeepList(program: Command): void {
     .argument('[indexes...]', 'index files or folders written by traces index (a folder is read whole, sub-folders too)')
     .option('--sql', 'print the keep-list query for an engine instead of running it')
     .addOption(new Option('--dialect <engine>', 'the SQL dialect --sql prints').choices([...DIALECTS]).default('duckdb'))
-    .option('--out <file>', 'write the list here (Parquet, a call_id column): copy it to every host, and give it to export --keep-list')
-    .option('--tools-out <file>', 'write the tool definitions inferred from every index here (JSON): give it to every host\'s export --inferred-tools')
+    .addOption(outputOption('--out <file>', 'write the list here (Parquet, a call_id column): copy it to every host, and give it to export --keep-list'))
+    .addOption(outputOption('--tools-out <file>', 'write the tool definitions inferred from every index here (JSON): give it to every host\'s export --inferred-tools'))
     .option('--force', 'replace an existing --out or --tools-out')
     .option('--json', 'print a JSON summary on stdout')
     .option('--status <list>', 'statuses kept before dedupe, or all (export keeps ok; dedupe and filter all)', 'ok')

@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { repeatable } from './option-repeats.js';
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
-import { readsAlso } from '../output/output-path.js';
 import { buildEvalIndex, DEFAULT_FIELDS, NGRAM_WORDS } from '../pipeline/quality/contamination.js';
 import { DEFAULT_MODES, QUALITY_FILTERS, type QualityFilter, type QualityMode, type QualitySettings } from '../pipeline/quality/index.js';
 import { foldPhrases, IDENTITY_PHRASES, REFUSAL_PHRASES } from '../pipeline/quality/phrases.js';
@@ -76,7 +75,6 @@ function filterNamed(flag: string, name: string): QualityFilter {
 
 function phrasesFile(flag: string, file: string): string[] {
   if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
-  readsAlso(file);
   const phrases = foldPhrases(
     readFileSync(file, 'utf8')
       .split(/\r?\n/)
@@ -109,7 +107,6 @@ export function parseQualityOptions(flags: QualityFlags): QualitySettings {
   const files = flags.decontaminate ?? [];
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`--decontaminate ${file}: no such file`);
-    readsAlso(file);
   }
   if (flags.decontaminateField !== undefined && files.length === 0) throw new UserError('--decontaminate-field names a field of the --decontaminate files: give those too');
   return {

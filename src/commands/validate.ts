@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { readSmallFile } from '../small-file.js';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
@@ -36,8 +37,10 @@ export function describeValidation(report: ValidationReport): string {
 function exportFolderFiles(folder: string): string[] {
   const report = path.join(folder, 'report.json');
   let listed: unknown;
+  const read = readSmallFile(report, 16 << 20);
   try {
-    listed = (JSON.parse(readFileSync(report, 'utf8')) as { files?: unknown }).files;
+    if (!('bytes' in read)) throw new Error(read.problem);
+    listed = (JSON.parse(read.bytes.toString('utf8')) as { files?: unknown }).files;
   } catch {
     throw new UserError(`${folder}: a folder with no export's report.json to list its files: name the JSONL files (traces validate ${path.join(folder, 'training.jsonl')})`);
   }
@@ -60,8 +63,10 @@ function formatOf(file: string): { format: TargetName; from: string } | null {
   for (let up = 0; up <= 2; up++, dir = path.dirname(dir)) {
     const report = path.join(dir, 'report.json');
     if (!existsSync(report)) continue;
+    const read = readSmallFile(report, 16 << 20);
+    if (!('bytes' in read)) break;
     try {
-      const value = JSON.parse(readFileSync(report, 'utf8')) as { command?: unknown; format?: unknown };
+      const value = JSON.parse(read.bytes.toString('utf8')) as { command?: unknown; format?: unknown };
       if (value.command === 'export' && (TARGET_NAMES as readonly unknown[]).includes(value.format)) {
         const relative = path.relative(process.cwd(), report);
         return { format: value.format as TargetName, from: `the export's ${relative.startsWith('..') ? report : relative}` };
@@ -93,10 +98,11 @@ function formatOf(file: string): { format: TargetName; from: string } | null {
   return null;
 }
 
-/** The first non-blank line of a file, read up to 1 MB; null when there is none. */
+/** The first non-blank line of a regular file, read up to 1 MB; null when there is none. */
 function firstLine(file: string): string | null {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!fstatSync(fd).isFile()) return null;
     const buffer = Buffer.alloc(1 << 20);
     const n = readSync(fd, buffer, 0, buffer.length, 0);
     const line = buffer.subarray(0, n).toString('utf8').split('\n').find((l) => l.trim() !== '');

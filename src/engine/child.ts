@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
 import { whileRunning } from '../output/cleanup.js';
 import { removeFolder, Scratch } from '../output/output-file.js';
@@ -112,4 +113,61 @@ export async function runEngineChild(timeoutSeconds: number | undefined): Promis
   if (timedOut) throw new UserError(`query stopped: it ran longer than --timeout ${timeoutSeconds} s; narrow it, or give it more time`);
   if (aborted !== '' || signal !== null) throw new UserError(`query failed: ${abortLine(aborted, signal)}`);
   process.exitCode = code ?? 2;
+}
+
+/** Work the engine does for a command that is not `sql`, in a child of its own (task-main.ts). */
+export type EngineTask = { kind: 'jsonl-to-parquet'; jsonl: string; parquet: string; columns: Record<string, string>; longestLine: number };
+
+/** What the engine is given for a task (duckdb.ts DATASET_WRITE_MEMORY), for the message of a task that ran out. */
+const TASK_MEMORY = '256 MB of data and about 200 MB for its library and threads';
+
+/** Whether what the engine said is a failure to get memory (an allocation, or mapping its library). */
+const OUT_OF_MEMORY = /Out of Memory|bad_alloc|Allocation failure|failed to (?:map segment|allocate)|Cannot allocate memory|ENOMEM/i;
+
+/** The bytes an engine's allocation error asked for ("Failed to allocate block of 33554432 bytes"), as text, or null. */
+function wanted(said: string): string | null {
+  const bytes = /allocate (?:block |data )?of (?:size )?(\d+) bytes/i.exec(said)?.[1];
+  return bytes === undefined ? null : `${Math.ceil(Number(bytes) / (1 << 20))} MB more`;
+}
+
+/**
+ * Runs an engine task in a child process and returns its result. A child that ran out of
+ * memory (a DuckDB error, std::bad_alloc, a fault, a library it could not map) is one line that
+ * says what it wanted and how to give it; `what` names the work ("writing data/train-….parquet").
+ */
+export async function runEngineTask<T>(task: EngineTask, what: string): Promise<T> {
+  // Few threads of Node's own, and glibc's arenas (64 MB of address space a thread) at two: under a
+  // limit of address space (ulimit -v) the engine's allocations get what the process does not hold.
+  const child = spawn(process.execPath, ['--v8-pool-size=1', fileURLToPath(new URL('./task-main.js', import.meta.url)), JSON.stringify(task)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MALLOC_ARENA_MAX: '2', UV_THREADPOOL_SIZE: '1' },
+  });
+  const release = whileRunning(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (stderr.length < 1 << 16) stderr += chunk.toString('utf8');
+  });
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  release();
+  let answer: { result?: T; error?: string } = {};
+  try {
+    answer = JSON.parse(stdout) as typeof answer;
+  } catch {
+    // Ended before it answered: what it said on stderr, or its signal, says why.
+  }
+  if (code === 0 && answer.result !== undefined) return answer.result;
+  const said = answer.error ?? (stderr.includes(ABORT) ? abortLine(stderr.slice(stderr.indexOf(ABORT)), signal) : stderr.trim().split('\n')[0] ?? '');
+  // An abort or a fault without a word of the engine's is how it fails to get memory under a limit (ulimit -v).
+  if (OUT_OF_MEMORY.test(said) || OUT_OF_MEMORY.test(stderr) || (answer.error === undefined && (signal === 'SIGSEGV' || signal === 'SIGABRT' || signal === 'SIGBUS' || code === 134 || code === 139))) {
+    const more = wanted(said) ?? wanted(stderr);
+    throw new UserError(
+      `${what}: the SQL engine ran out of memory${more === null ? '' : ` (it wanted ${more})`}${said === '' ? ` (${signal ?? `exit ${code}`})` : ` (${said})`}: ` +
+        `it needs ${TASK_MEMORY}: raise the memory limit (ulimit -v) or run fewer threads beside it (fewer jobs at once); nothing of this run was kept`,
+    );
+  }
+  throw new UserError(`${what}: the SQL engine failed: ${said || `it ended with ${signal ?? `exit ${code}`}`}`);
 }

@@ -306,7 +306,8 @@ export async function jsonlToParquet(jsonl: string, parquet: string, columns: Re
     try {
       await engine.connection_().run(`COPY (${rows}) TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${DATASET_ROW_GROUP_ROWS})`);
     } catch (error) {
-      if (/^(IO|Out of Memory) Error/.test(firstLine(error))) throw new UserError(`writing ${parquet}: ${firstLine(error)}: free some space or memory, or write elsewhere`);
+      // Out of memory is said by the task's parent (engine/child.ts), which knows what the engine was given.
+      if (/^IO Error/.test(firstLine(error))) throw new UserError(`writing ${parquet}: ${firstLine(error)}: free some space, or write elsewhere`);
       throw error;
     }
   } finally {

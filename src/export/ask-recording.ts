@@ -20,7 +20,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { jsonLine, parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
+import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
@@ -226,7 +226,7 @@ async function askRecordingPass(
     const drop = (d: Drop) => {
       pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
-      manifest.writeLine(jsonLine(JSON.stringify(d)));
+      manifest.writeJsonLine(JSON.stringify(d));
       provenance.dropped(d);
     };
     const refuse = (d: Drop) => {

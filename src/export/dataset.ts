@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import { sideOf, type Split } from '../pipeline/split.js';
 import { LineValidator, type Inspection, type Target, type ValidationReport } from '../targets/index.js';
-import type { Provenance } from './provenance.js';
+import type { ExampleId, Provenance } from './provenance.js';
 
 export const SPLITS: readonly Split[] = ['training', 'validation'];
 
@@ -63,7 +63,7 @@ class SplitFiles {
   }
 
   /** Writes one example line (UTF-8, no newline), already inspected by `inspectExample`. */
-  write(line: Uint8Array, inspection: Inspection, callId: string): void {
+  write(line: Uint8Array, inspection: Inspection, callId: ExampleId): void {
     let shard = this.shards.at(-1) ?? this.openShard();
     if (shard.examples > 0 && shard.file.bytes + line.length + 1 > this.maxBytes) shard = this.openShard();
     shard.file.writeLine(line);
@@ -125,7 +125,7 @@ class HeldGroup {
     return path.join(this.dir.path, 'lines.bin');
   }
 
-  add(line: Uint8Array, inspection: Inspection, callId: string): void {
+  add(line: Uint8Array, inspection: Inspection, callId: ExampleId): void {
     const header = Buffer.from(JSON.stringify({ callId, inspection }), 'utf8');
     const lengths = Buffer.alloc(8);
     lengths.writeUInt32LE(header.length, 0);
@@ -179,7 +179,7 @@ class HeldGroup {
       };
       while (position < total) {
         const lengths = read(8);
-        const { callId, inspection } = JSON.parse(read(lengths.readUInt32LE(0)).toString('utf8')) as { callId: string; inspection: Inspection };
+        const { callId, inspection } = JSON.parse(read(lengths.readUInt32LE(0)).toString('utf8')) as { callId: ExampleId; inspection: Inspection };
         into.write(read(lengths.readUInt32LE(4)), inspection, callId);
       }
     } finally {
@@ -227,13 +227,13 @@ export class Dataset {
    * in pipeline/keep-list.ts): the side it hashed to unless `forced`. No group waits: this host
    * sees only part of the dataset, and the list decided for all of it.
    */
-  writeSettled(line: Uint8Array, inspection: Inspection, fraction: number, callId: string, forced: Split | undefined): void {
+  writeSettled(line: Uint8Array, inspection: Inspection, fraction: number, callId: ExampleId, forced: Split | undefined): void {
     this.settled = true;
     this.splits[forced ?? sideOf(fraction, this.validationFraction)].write(line, inspection, callId);
   }
 
   /** Writes an example on its group's side; `fraction` is the group's (groupFraction). */
-  write(line: Uint8Array, inspection: Inspection, fraction: number, callId: string): void {
+  write(line: Uint8Array, inspection: Inspection, fraction: number, callId: ExampleId): void {
     const side = sideOf(fraction, this.validationFraction);
     // A fraction of 0 asks for training only (1 is refused: nothing would train).
     if (this.validationFraction === 0) return this.splits[side].write(line, inspection, callId);
@@ -256,7 +256,7 @@ export class Dataset {
     (this.held[side] ??= new HeldGroup(fraction)).add(line, inspection, callId);
   }
 
-  private writeOn(side: Split, line: Uint8Array, inspection: Inspection, callId: string): void {
+  private writeOn(side: Split, line: Uint8Array, inspection: Inspection, callId: ExampleId): void {
     this.splits[side].write(line, inspection, callId);
     this.releaseOther(side);
   }

@@ -33,7 +33,7 @@ import { canonicalValueText } from '../canonical/canonical.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { redactValue } from '../privacy/index.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
-import { pairId, Provenance } from './provenance.js';
+import { Provenance } from './provenance.js';
 import { originOf, redactedInToolName, scrubDefinitions, writeStrictLine, type ExampleOrigin } from './project-share.js';
 import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, type ScrubSettings } from './scrub.js';
 import { Origins } from './origins.js';
@@ -126,7 +126,7 @@ export async function exportPreference(
   try {
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
-    const drop = (d: Drop): void => manifest.writeLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
+    const drop = (d: Drop): void => manifest.writeJsonLine(JSON.stringify(scrubbedDrop(d, options.scrub)));
     const inference = new ToolInference();
     const plan = await planCuration(discovery, curation, drop, { onToolCalls: (facts) => inference.observeFacts(facts) });
     keptFile = plan.keptFile;
@@ -229,7 +229,7 @@ export async function exportPreference(
       if (unwritable !== null) return pairDrop(pair, 'both', 'not_strict_json', unwritable);
       const line = sink.view();
       const digest = createHash('sha256').update(line).digest();
-      const id = pairId(scrubbedCallId(pair.chosen.callId, options.scrub), scrubbedCallId(pair.rejected.callId, options.scrub), pair.signal);
+      const id = { chosen: scrubbedCallId(pair.chosen.callId, options.scrub), rejected: scrubbedCallId(pair.rejected.callId, options.scrub), signal: pair.signal };
       // Noted by the pair's number (not a call_id): an identical row names both records of the pair written.
       const earlierIndex = written.addOrEarlier([digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)], String(index));
       if (earlierIndex !== null) {

@@ -21,19 +21,20 @@ import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { PartitionedSpill, PartitionedTextSpill, RunTempDir, TextSpillFile, type TextRow } from '../pipeline/spill.js';
 import { META_DIR } from '../output/output-dir.js';
-import { jsonLine } from '../canonical/json-value.js';
 
 export const EXAMPLES_FILE = path.join(META_DIR, 'examples.jsonl');
 
-/** Separates the parts of a preference row's id (`pairId`): a call_id never holds it (no control character survives as one). */
-const PAIR_SEPARATOR = '\u0000';
-
 /**
- * The id a preference row is written under: its row in examples.jsonl names both call_ids and
- * the signal (`{"file","line","call_id","rejected_call_id","signal","merged"}`).
+ * What a written line was made from: a record's call_id, or a preference pair (both call_ids and
+ * the signal). Kept apart, never joined into one text: a call_id may hold any character.
  */
-export function pairId(chosen: string, rejected: string, signal: string): string {
-  return `${chosen}${PAIR_SEPARATOR}${rejected}${PAIR_SEPARATOR}${signal}`;
+export type ExampleId = string | PairId;
+
+/** A preference row's parts: its row in examples.jsonl names both call_ids and the signal (`{"file","line","call_id","rejected_call_id","signal","merged"}`). */
+export interface PairId {
+  chosen: string;
+  rejected: string;
+  signal: string;
 }
 
 /** A call_id as 4 words: a uuid's own bits, else the first 16 bytes of its sha256. Returns whether it was a uuid. */
@@ -45,7 +46,7 @@ function callIdWords(callId: string, into: Uint32Array, at = 0): boolean {
 }
 
 /** A written example's row (its text: the call_id when not a uuid); its token counts NO_COUNT when it has none. */
-const WrittenRow = { file: 0, line: 1, callId: 2, tokens: 6, trained: 7, words: 8 } as const;
+const WrittenRow = { file: 0, line: 1, callId: 2, tokens: 6, trained: 7, pair: 8, words: 9 } as const;
 const NO_COUNT = 0xffffffff;
 /** A merge as it happened (its text: the loser's call_id when not a uuid); its number is its place in the file. */
 const MergeRow = { kept: 0, loser: 4, words: 8 } as const;
@@ -149,7 +150,7 @@ export class Provenance {
    * token counts (all of it, and those trained on) when it has them, so that one example's counts
    * can be compared with a trainer's.
    */
-  written(file: OutputFile, line: number, callId: string, tokens: { total: number; assistant: number } | null = null): void {
+  written(file: OutputFile, line: number, id: ExampleId, tokens: { total: number; assistant: number } | null = null): void {
     let number = this.fileNumbers.get(file);
     if (number === undefined) {
       number = this.files.length;
@@ -160,7 +161,16 @@ export class Provenance {
     this.row[WrittenRow.line] = line;
     this.row[WrittenRow.tokens] = tokens === null ? NO_COUNT : Math.min(tokens.total, NO_COUNT - 1);
     this.row[WrittenRow.trained] = tokens === null ? NO_COUNT : Math.min(tokens.assistant, NO_COUNT - 1);
-    this.rows.append(this.row, callIdWords(callId, this.row, WrittenRow.callId) ? null : callId);
+    if (typeof id === 'string') {
+      this.row[WrittenRow.pair] = 0;
+      this.rows.append(this.row, callIdWords(id, this.row, WrittenRow.callId) ? null : id);
+    } else {
+      // A pair's parts as a JSON array: text of its own, whatever characters the call_ids hold.
+      const text = JSON.stringify([id.chosen, id.rejected, id.signal]);
+      this.row[WrittenRow.pair] = 1;
+      callIdWords(text, this.row, WrittenRow.callId);
+      this.rows.append(this.row, text);
+    }
   }
 
   /** A curation drop, as written to the manifest: a duplicate or near-duplicate merges into the record it gave way to. */
@@ -301,13 +311,13 @@ export class Provenance {
             graph.mergedInto(words, list, new Set([callId]));
             merged = JSON.stringify(list.reverse());
           }
-          if (text !== null && text.includes(PAIR_SEPARATOR)) {
-            const [chosen, rejected, signal] = text.split(PAIR_SEPARATOR);
-            file.writeLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${JSON.stringify(chosen)},"rejected_call_id":${JSON.stringify(rejected)},"signal":${JSON.stringify(signal)},"merged":[]}`);
+          if (row[WrittenRow.pair] === 1) {
+            const [chosen, rejected, signal] = JSON.parse(text!) as [string, string, string];
+            file.writeJsonLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${JSON.stringify(chosen)},"rejected_call_id":${JSON.stringify(rejected)},"signal":${JSON.stringify(signal)},"merged":[]}`);
             continue;
           }
           const counts = row[WrittenRow.tokens] === NO_COUNT ? '' : `,"tokens":${row[WrittenRow.tokens]},"trained_tokens":${row[WrittenRow.trained]}`;
-          file.writeLine(jsonLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}${counts}}`));
+          file.writeJsonLine(`{"file":${names[row[WrittenRow.file]]},"line":${row[WrittenRow.line]},"call_id":${text === null ? `"${callId}"` : JSON.stringify(callId)},"merged":${merged}${counts}}`);
         }
       }
     } finally {

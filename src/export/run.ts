@@ -49,7 +49,6 @@ import { JOBS } from '../jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
-import { jsonLine } from '../canonical/json-value.js';
 import { resolveReasoning } from '../commands/example-options.js';
 
 export interface ExportOptions {
@@ -173,7 +172,7 @@ async function exportPass(
     const drop = (d: Drop) => {
       pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
-      manifest.writeLine(jsonLine(JSON.stringify(d)));
+      manifest.writeJsonLine(JSON.stringify(d));
       provenance.dropped(d);
     };
     const inference = new ToolInference();

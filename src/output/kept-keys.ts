@@ -12,7 +12,6 @@ import { DEFAULT_KEY, KEY_KINDS, KEYS_VERSION, type KeyKind } from '../pipeline/
 import { RunTempDir } from '../pipeline/spill.js';
 import { writeAll } from './write-all.js';
 import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
-import { readsAlso } from './output-path.js';
 
 const KEYS_FILE = 'keys.bin';
 const RUN_FILE = 'run.json';
@@ -147,7 +146,6 @@ function readRunInfo(dir: string, runPath: string): RunInfo {
 }
 
 export function readKeptKeys(dir: string, expectedKey: KeyKind): KeyIndex {
-  readsAlso(dir);
   const runPath = path.join(dir, META_DIR, RUN_FILE);
   const keysPath = path.join(dir, META_DIR, KEYS_FILE);
   if (existsSync(path.join(dir, META_DIR)) && !existsSync(path.join(dir, COMPLETE_MARKER))) {

@@ -18,6 +18,7 @@ import { pauseForTestSync } from './test-pause.js';
 import { lstatOrNull, tempStem } from './entry.js';
 import { nameTakenError, publishAll } from './publish.js';
 import { writeAll } from './write-all.js';
+import { jsonLine } from '../canonical/json-value.js';
 
 const TEMP_MARK = '.traces-partial-';
 const WRITE_BUFFER = 1 << 20;
@@ -168,9 +169,18 @@ export class OutputFile {
     this.used += bytes.length;
   }
 
-  /** Writes `line` followed by a newline. */
-  writeLine(line: Uint8Array | string): void {
+  /** Writes a line of bytes as they are (a recorded line, a line `writeStrictLine` made), then a newline. */
+  writeLine(line: Uint8Array): void {
     this.write(line);
+    this.write(NEWLINE);
+  }
+
+  /**
+   * Writes JSON text as one JSONL line, through the one escaping writer (`jsonLine`): NEL,
+   * U+2028 and U+2029 inside strings become escapes, so every reader takes the line whole.
+   */
+  writeJsonLine(json: string): void {
+    this.write(jsonLine(json));
     this.write(NEWLINE);
   }
 

@@ -81,8 +81,8 @@ function identitiesUp(file: string): string[] {
 }
 
 /**
- * What the run reads: its trace roots (noted by discovery) and the files other flags name
- * (--keep-list, --exclude, --against, --tools, --scrub-rules, --prices). No path the run
+ * What the run reads: its trace roots (noted by discovery) and whatever every option naming a
+ * path that is not an output names (`src/commands/path-options.ts`). No path the run
  * writes may be one, be inside one or contain one either, whichever flag names it. Real
  * paths, as `inputs`.
  */

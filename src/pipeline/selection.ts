@@ -2,7 +2,7 @@
  * Per-record selection: which records a run looks at, before dedupe and collapse.
  * Each test says why it drops a record, so the manifest can explain every drop.
  */
-import { UserError } from '../errors.js';
+import { nameGlob, type Glob } from './glob.js';
 import { writeJson } from '../canonical/json-value.js';
 import type { Message, Status, TraceRecord } from '../record.js';
 import { epochSecondsOf } from '../time.js';
@@ -11,9 +11,10 @@ import { costOver, secondsOver } from './limit-text.js';
 
 export interface Selection {
   statuses: ReadonlySet<Status>;
-  programs: RegExp[];
-  modules: RegExp[];
-  models: RegExp[];
+  /** Globs (`nameGlob`), as text: a selection travels to worker threads, which compile them once each. */
+  programs: string[];
+  modules: string[];
+  models: string[];
   versions: VersionRange[];
   /** Epoch seconds, inclusive. */
   since: number | null;
@@ -46,44 +47,6 @@ export function everything(statuses: Iterable<Status>): Selection {
     maxDuration: null,
     grep: null,
   };
-}
-
-/**
- * Shell-style glob (`*`, `?`, `[...]`) as an anchored regular expression; `flag` names it in the
- * error of a glob that is none (`[z-a]`). With `paths`, a glob of `/`-separated paths as Python's
- * glob (and fsspec's, which `datasets` resolves data_files with) reads one: `*` and `?` stay within
- * a name, and a name that is `**` alone stands for any number of folders, none included.
- */
-export function globToRegExp(glob: string, flag: string, { paths = false }: { paths?: boolean } = {}): RegExp {
-  const any = paths ? '[^/]' : '.';
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    const nameStart = i === 0 || glob[i - 1] === '/';
-    if (paths && c === '*' && glob[i + 1] === '*' && nameStart && (i + 2 === glob.length || glob[i + 2] === '/')) {
-      // A whole `**`: any folders (then the rest), or, last, anything below.
-      if (i + 2 === glob.length) source += '.*';
-      else source += '(?:[^/]+/)*';
-      i += 2;
-    } else if (c === '*') {
-      source += `${any}*`;
-      while (glob[i + 1] === '*') i++;
-    } else if (c === '?') source += any;
-    else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close === -1) source += '\\[';
-      else {
-        const body = glob.slice(i + 1, close).replace(/\\/g, '\\\\');
-        source += `[${body.startsWith('!') ? `^${body.slice(1)}` : body}]`;
-        i = close;
-      }
-    } else source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
-  }
-  try {
-    return new RegExp(`^${source}$`, 's');
-  } catch (error) {
-    throw new UserError(`${flag} ${JSON.stringify(glob)}: not a valid pattern (${(error as Error).message.replace(/^Invalid regular expression: \/.*\/s?: /, '')}): use *, ? and [abc] or [a-z]`);
-  }
 }
 
 export function parseVersion(text: string): number[] | null {
@@ -167,8 +130,15 @@ export function* messageTexts(messages: readonly Message[]): Generator<string> {
   }
 }
 
-function anyMatches(patterns: readonly RegExp[], value: string | null): boolean {
-  return value !== null && patterns.some((p) => p.test(value));
+const compiledGlobs = new Map<string, Glob>();
+
+function anyMatches(globs: readonly string[], value: string | null, flag: string): boolean {
+  if (value === null) return false;
+  return globs.some((text) => {
+    let glob = compiledGlobs.get(text);
+    if (glob === undefined) compiledGlobs.set(text, (glob = nameGlob(text, flag)));
+    return glob.test(value);
+  });
 }
 
 /** Why the selection drops the record (`status` or `filter` with a detail), or null to keep it. */
@@ -176,9 +146,9 @@ export function selectionVerdict(selection: Selection, record: TraceRecord): { r
   const status = record.status;
   if (!selection.statuses.has(status)) return { reason: 'status', detail: status };
   const filter = (detail: string) => ({ reason: 'filter' as const, detail });
-  if (selection.programs.length > 0 && !anyMatches(selection.programs, record.program)) return filter(`program ${record.program}`);
-  if (selection.modules.length > 0 && !anyMatches(selection.modules, record.module)) return filter(`module ${record.module}`);
-  if (selection.models.length > 0 && !anyMatches(selection.models, record.model)) return filter(`model ${record.model ?? 'unknown'}`);
+  if (selection.programs.length > 0 && !anyMatches(selection.programs, record.program, '--program')) return filter(`program ${record.program}`);
+  if (selection.modules.length > 0 && !anyMatches(selection.modules, record.module, '--module')) return filter(`module ${record.module}`);
+  if (selection.models.length > 0 && !anyMatches(selection.models, record.model, '--model')) return filter(`model ${record.model ?? 'unknown'}`);
   if (selection.versions.length > 0) {
     // A record of a source that records no Synalinks version is of none asked for: said as such, not as an unknown version.
     if (versionNameOf(record.source) !== 'synalinks') return filter(`no synalinks version: ${record.source} records carry none`);

@@ -19,7 +19,6 @@ import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import type { TraceRecord, Usage } from '../record.js';
 import DEFAULT_TABLE from './default-prices.json' with { type: 'json' };
-import { readsAlso } from '../output/output-path.js';
 
 export interface Price {
   input: number;
@@ -198,7 +197,6 @@ export function defaultPriceTable(): PriceTable {
 /** The table of `--prices FILE`, or the default one. */
 export function loadPriceTable(file?: string): PriceTable {
   if (file === undefined) return defaultPriceTable();
-  readsAlso(file);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));

@@ -1,7 +1,6 @@
 /** User-defined patterns from a JSON rules file: {"rules":[{"name","pattern"}]} or a bare array. */
 import { readFileSync } from 'node:fs';
 import type { CustomRule, Kind } from './types.js';
-import { readsAlso } from '../output/output-path.js';
 
 export class RulesFileError extends Error {
   override name = 'RulesFileError';
@@ -62,7 +61,6 @@ export function parseRules(json: unknown, source: string, reservedNames: Readonl
 
 /** Reads and validates a rules file; every error names the file (and the rule at fault). */
 export function loadRulesFile(path: string, reservedNames?: ReadonlySet<string>): CustomRule[] {
-  readsAlso(path);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

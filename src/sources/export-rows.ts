@@ -11,7 +11,7 @@
 import { parse as parseCsv } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { parseJsonText } from '../canonical/json-value.js';
-import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
+import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import type { SourceBatch } from './source.js';
 import type { TraceFile } from './discover.js';
@@ -77,7 +77,7 @@ async function* jsonLines(file: TraceFile): AsyncGenerator<RowBatch> {
         value = parseJsonText(line.bytes);
       } catch (error) {
         if (!(error instanceof JsonSyntaxError)) throw error;
-        batch.damaged.push({ ...ref, reason: withUtf16Hint(damageReason(error, line.terminated), line.bytes) });
+        batch.damaged.push({ ...ref, reason: withEncodingHint(damageReason(error, line.terminated), line.bytes) });
         continue;
       }
       objectRow(value, line.number, line.offset, file, `line ${line.number}`, batch);

@@ -3,7 +3,7 @@ import { closeSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
-import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
+import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { TraceFile } from './discover.js';
 import { changedSince, fileChanged, lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange, type FileStamp } from './lines.js';
 import type { SourceRun } from './source-run.js';
@@ -43,7 +43,7 @@ export async function* readSynalinksFile(file: TraceFile, range?: ByteRange, tra
         batch.records.push(new SynalinksRecord(line.bytes, ref));
       } catch (error) {
         if (!(error instanceof JsonSyntaxError || error instanceof DamagedRecordError)) throw error;
-        batch.damaged.push({ ...ref, reason: withUtf16Hint(damageReason(error, line.terminated), line.bytes) });
+        batch.damaged.push({ ...ref, reason: withEncodingHint(damageReason(error, line.terminated), line.bytes) });
       }
     }
     yield batch;

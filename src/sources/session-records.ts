@@ -12,7 +12,7 @@
  * that entry, so a record never sees turns of another branch.
  */
 import { parseJsonText } from '../canonical/json-value.js';
-import { JsonSyntaxError, withUtf16Hint } from '../canonical/scan.js';
+import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { DamagedLine, Message, SourceKind, Status, TraceRecord, Usage } from '../record.js';
 import { addCount } from '../own.js';
 import type { TraceFile } from './discover.js';
@@ -266,7 +266,7 @@ export async function* readSessionLines(file: TraceFile, reader: SessionLineRead
         value = parseJsonText(line.bytes);
       } catch (error) {
         if (!(error instanceof JsonSyntaxError)) throw error;
-        damaged(withUtf16Hint(damageReason(error, line.terminated), line.bytes));
+        damaged(withEncodingHint(damageReason(error, line.terminated), line.bytes));
         continue;
       }
       reader.line(value, line.number, out, damaged);

@@ -9,7 +9,6 @@ import { isIntegerText, parseJsonText, writeJson } from '../canonical/json-value
 import type { Message } from '../record.js';
 import { isObject, parseArguments, TOOL_NAME_PATTERN } from './messages.js';
 import type { JsonObject } from './target.js';
-import { readsAlso } from '../output/output-path.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { PartitionedSpill, RunTempDir } from '../pipeline/spill.js';
 
@@ -370,7 +369,6 @@ export class ToolsFileError extends Error {}
  * `{name, description?, parameters?}` form is accepted and wrapped.
  */
 export async function loadToolsFile(path: string): Promise<ToolDefinition[]> {
-  readsAlso(path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

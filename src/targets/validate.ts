@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { parseJsonText } from '../canonical/json-value.js';
-import { isWhitespace, textTooLong, withUtf16Hint } from '../canonical/scan.js';
+import { isWhitespace, textTooLong, withEncodingHint } from '../canonical/scan.js';
 import { lineTooLongDetail, readLineBatches } from '../sources/lines.js';
 import { CountHistogram, type Distribution } from './distribution.js';
 import { isObject } from './messages.js';
@@ -205,7 +205,7 @@ export class LineValidator {
       this.examples += 1;
       const tooLong = textTooLong(e);
       if (tooLong !== null) this.tally.add({ code: 'text_too_long', severity: 'error', line: this.lineNo, message: `${tooLong.message}; no trainer takes an example that long` });
-      else this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: withUtf16Hint((e as Error).message, bytes) });
+      else this.tally.add({ code: 'invalid_json', severity: 'error', line: this.lineNo, message: withEncodingHint((e as Error).message, bytes) });
       return;
     }
     const separator = lineBreakingAt(bytes);

@@ -17,10 +17,13 @@ import { readFile } from '../sources/read.js';
 /** A file read whole: where its records start among the spilled ones, and its damaged lines. */
 export interface OtherFile {
   file: TraceFile;
-  /** Index of its first record among all spilled records; its last is before the next file's first. */
+/** Index of its first record among all spilled records; its last is before the next file's first. */
   firstRecord: number;
   damaged: readonly DamagedLine[];
 }
+
+/** Errors of writes to the spill itself, told from those of reading a trace file. */
+const spillFailures = new WeakSet<object>();
 
 export class OtherRecords {
   readonly path: string;
@@ -74,6 +77,8 @@ export class OtherRecords {
         onProgress?.(this.bytesRead);
       }
     } catch (error) {
+      // The spill could not be written (a full TMPDIR): the temporary folder's fault, not the file's; the run stops there.
+      if (spillFailures.has(error as object)) throw error;
       // A file that cannot be read whole shows none of its records, as before it was read to disk.
       this.count = firstRecord;
       this.written = start;
@@ -88,7 +93,16 @@ export class OtherRecords {
   private append(raw: Buffer, place: number): void {
     const line = Buffer.concat([raw, NEWLINE]);
     let done = 0;
-    while (done < line.length) done += writeSync(this.fd, line, done, line.length - done, this.written + done);
+    try {
+      while (done < line.length) done += writeSync(this.fd, line, done, line.length - done, this.written + done);
+    } catch (error) {
+      // Named by the spill's path, in the temporary folder, so the one line says so and what to do (TMPDIR).
+      if (error !== null && typeof error === 'object') {
+        (error as NodeJS.ErrnoException).path ??= this.path;
+        spillFailures.add(error);
+      }
+      throw error;
+    }
     this.written += line.length;
     if (this.count === this.places.length) {
       const grown = new Uint32Array(this.places.length * 2);

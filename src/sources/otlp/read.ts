@@ -21,7 +21,7 @@
  * (line-before.ts), so what a line yields depends on it and the line before only.
  */
 import { parseJsonText } from '../../canonical/json-value.js';
-import { JsonSyntaxError, withUtf16Hint } from '../../canonical/scan.js';
+import { JsonSyntaxError, withEncodingHint } from '../../canonical/scan.js';
 import type { Message, Status, TraceRecord } from '../../record.js';
 import type { TraceFile } from '../discover.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
@@ -421,7 +421,7 @@ export async function* readOtlpFile(file: TraceFile, range?: ByteRange): AsyncGe
           doc = parseJsonText(line.bytes);
         } catch (error) {
           if (!(error instanceof JsonSyntaxError)) throw error;
-          reader.damaged(batch, line.number, line.offset, withUtf16Hint(damageReason(error, line.terminated), line.bytes));
+          reader.damaged(batch, line.number, line.offset, withEncodingHint(damageReason(error, line.terminated), line.bytes));
           continue;
         }
         reader.request(doc, batch, line.number, line.offset);

@@ -17,7 +17,7 @@
  */
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { globToRegExp } from '../../pipeline/selection.js';
+import { pathGlob, type Glob } from '../../pipeline/glob.js';
 import { compareText } from '../../order.js';
 
 /** Names `resolve_pattern` passes over unless the pattern is that name (data_files.py `FILES_TO_IGNORE`). */
@@ -88,9 +88,9 @@ const specialFolders = (p: string): number => p.split('/').slice(0, -1).filter((
 export function resolvePattern(pattern: string, files: readonly FolderFile[]): FolderFile[] | string {
   const relative = pattern.replace(/^\.\//, '');
   if (path.isAbsolute(relative) || /^[a-z][a-z0-9+.-]*:\/\//i.test(relative)) return `names ${pattern}, which is outside the folder: a copy of it on the Hub has no such file`;
-  let matcher: RegExp;
+  let matcher: Glob;
   try {
-    matcher = globToRegExp(relative, 'data_files', { paths: true });
+    matcher = pathGlob(relative, 'data_files');
   } catch {
     return `names ${JSON.stringify(pattern)}, which is no glob datasets can resolve`;
   }

@@ -117,12 +117,13 @@ async function schemaOf(files: readonly FinishedFile[], lists: readonly string[]
  * (a 216 MB shard: 570 MB of RSS): `traces validate DIR` and the tests read every row back.
  */
 async function toParquet(file: FinishedFile, schema: RowSchema): Promise<void> {
-  const { jsonlToParquet, parquetRowCount } = await import('../../engine/duckdb.js');
+  const { runEngineTask } = await import('../../engine/child.js');
   const jsonl = file.file.tempPath;
   const parquet = `${jsonl}.parquet`;
   try {
-    await jsonlToParquet(jsonl, parquet, duckdbColumns(schema), schema.longestLine);
-    const rows = await parquetRowCount(parquet);
+    // In a child process: out of memory, the engine can abort or fault, which must not end this one.
+    const task = { kind: 'jsonl-to-parquet', jsonl, parquet, columns: duckdbColumns(schema), longestLine: schema.longestLine } as const;
+    const { rows } = await runEngineTask<{ rows: number }>(task, `writing ${path.basename(file.file.finalPath)}`);
     if (rows !== file.examples) throw new Error(`${path.basename(file.file.finalPath)}: Parquet holds ${rows} rows for ${file.examples} examples written (this is a bug in traces: please report it)`);
     renameSync(parquet, jsonl);
   } finally {
@@ -146,7 +147,7 @@ async function llamaFactoryRows(context: FinishContext, dataset: string, files: 
         written.skipped[converted.reason] = (written.skipped[converted.reason] ?? 0) + 1;
         continue;
       }
-      (out ??= context.output.create(path.join(dataset, name))).writeLine(writeJson(converted.row));
+      (out ??= context.output.create(path.join(dataset, name))).writeJsonLine(writeJson(converted.row));
       if (converted.row.tools !== undefined) tools = true;
       rows++;
     }

@@ -8,7 +8,7 @@
  * null key is one a loader added (`invented_key`). A Parquet message struct with fields beyond
  * the writer's is `schema_invented_keys`: a loader inferred one schema for every row.
  */
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReportLike } from '../target.js';
@@ -20,6 +20,12 @@ import { alternates } from './llama-factory.js';
 import { getTarget } from '../index.js';
 import { jsonLine } from '../../canonical/json-value.js';
 import { defaultSplits, folderFiles, resolveSplit, type FolderFile } from './data-files.js';
+import { readSmallFile } from '../../small-file.js';
+
+/** The most of a card (README.md) or dataset_info.json that validate reads: real ones are a few kilobytes. */
+const MAX_CARD_BYTES = 16 << 20;
+/** Aliases a card's front matter may expand (the yaml package's default bound). */
+const MAX_ALIASES = 100;
 
 interface CardFacts {
   /** Split → declared files or globs, relative to the folder, as the card lists them (resolveSplit reads them). */
@@ -39,14 +45,30 @@ interface CardFacts {
 export function readCard(text: string): CardFacts | string {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
   if (match === null) return 'has no YAML front matter (--- … ---)';
-  const document = parseDocument(match[1]!, { uniqueKeys: false });
+  let document: ReturnType<typeof parseDocument>;
+  try {
+    document = parseDocument(match[1]!, { uniqueKeys: false });
+  } catch (error) {
+    return `has front matter the YAML reader gave up on (${(error as Error).message.split('\n')[0]})`;
+  }
   if (document.errors.length > 0) {
     const error = document.errors[0]!;
     // Line 1 of the front matter is line 2 of the file.
     const line = error.linePos?.[0]?.line;
     return `has front matter that is not YAML${line === undefined ? '' : ` (line ${line + 1})`}: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}; the Hub and datasets.load_dataset fail to read it (traces export --format hf writes it again)`;
   }
-  const data: unknown = document.toJS();
+  let data: unknown;
+  try {
+    // toJS expands aliases: at most 100 (the yaml package's bound), as a card of many would expand without end.
+    data = document.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    const why = error instanceof RangeError ? 'nested too deeply to read' : (error as Error).message.split('\n')[0]!;
+    return `has front matter that cannot be read safely: ${why}; a card needs no more than ${MAX_ALIASES} YAML aliases and no deep nesting (traces export --format hf writes it again)`;
+  }
+  // huggingface_hub's RepoCard: "repo card metadata block should be a dict"; an empty block is an empty one.
+  if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
+    return `has front matter that is ${Array.isArray(data) ? 'a YAML list' : 'a YAML scalar'}, not a mapping: the Hub refuses it ("repo card metadata block should be a dict"); traces export --format hf writes it again`;
+  }
   const files = new Map<string, string[]>();
   const sizes = new Map<string, number>();
   const features: string[] = [];
@@ -123,8 +145,11 @@ async function report(target: Target, options: FolderValidation, file: string, l
 export async function validateHfFolder(dir: string, options: FolderValidation, as: { target: Target; lists: readonly string[] } | null = null): Promise<ValidationReportLike[]> {
   const cardPath = path.join(dir, CARD_FILE);
   const problems: { code: ErrorClass; message: string }[] = [];
-  const card = existsSync(cardPath)
-    ? readCard(readFileSync(cardPath, 'utf8'))
+  const cardText = existsSync(cardPath) ? readSmallFile(cardPath, MAX_CARD_BYTES) : null;
+  const card = cardText !== null
+    ? 'bytes' in cardText
+      ? readCard(cardText.bytes.toString('utf8'))
+      : cardText.problem
     : `is missing: ${dir} is no hf dataset folder (traces export --format hf writes one; with --group-by module, each DIR/<program>/<module>/ is one: validate those)`;
   if (typeof card === 'string') problems.push({ code: 'card_mismatch', message: `${CARD_FILE} ${card}` });
   // Each split's entries resolved to files as datasets resolves them (paths and globs).
@@ -155,14 +180,18 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
     problems.push({ code: 'linked_file', message: linkedMessage(dir, f.path, f.link) });
   }
   const entries = path.join(dir, LLAMA_FACTORY_FILE);
-  if (existsSync(entries)) {
+  const entriesText = existsSync(entries) ? readSmallFile(entries, MAX_CARD_BYTES) : null;
+  if (entriesText !== null && !('bytes' in entriesText)) problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE} ${entriesText.problem}` });
+  else if (entriesText !== null) {
     try {
-      for (const [name, entry] of Object.entries(JSON.parse(readFileSync(entries, 'utf8')) as Record<string, { file_name?: string; columns?: Record<string, string> }>)) {
-        if (typeof entry.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) {
-          problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry.file_name)}, which does not exist` });
+      for (const [name, entry] of Object.entries(JSON.parse(entriesText.bytes.toString('utf8')) as Record<string, { file_name?: string; columns?: Record<string, string> }>)) {
+        if (typeof entry?.file_name !== 'string' || !existsSync(path.join(dir, entry.file_name))) {
+          problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${String(entry?.file_name)}, which does not exist` });
         } else if (lstatSync(path.join(dir, entry.file_name)).isSymbolicLink() && !linked.has(entry.file_name)) {
           linked.add(entry.file_name);
           problems.push({ code: 'linked_file', message: linkedMessage(dir, entry.file_name, entry.file_name) });
+        } else if (!statSync(path.join(dir, entry.file_name)).isFile()) {
+          problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE}: ${name} names ${entry.file_name}, which is not a regular file` });
         } else {
           // LLaMA-Factory's own rows must each be read whole by its converter; the data files are checked below.
           const own = entry.file_name.endsWith('.jsonl') && !all.includes(entry.file_name);

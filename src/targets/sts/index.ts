@@ -136,7 +136,7 @@ async function writeSessions(context: FinishContext): Promise<void> {
       if (written.has(relative)) continue;
       written.add(relative);
       const out = context.output.create(relative);
-      for (const sessionLine of lines) out.writeLine(sessionLine);
+      for (const sessionLine of lines) out.writeJsonLine(sessionLine);
     }
     context.output.discard(finished.file);
   }
