@@ -9,7 +9,7 @@ import { isoTime } from '../time.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
 import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
-import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../privacy/scrub.js';
 
 interface RunsFlags extends ScrubFlags {
   json?: boolean;

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
-import { scrubbedCallId, scrubbedPath } from '../export/scrub.js';
+import { scrubbedCallId, scrubbedPath } from '../privacy/scrub.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';

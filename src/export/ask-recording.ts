@@ -37,7 +37,7 @@ import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
 import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
 import { compareText } from '../order.js';
-import { scrubbed, scrubbedCallId, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbed, scrubbedCallId, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from '../privacy/scrub.js';
 import { addCount } from '../own.js';
 import { Provenance } from './provenance.js';
 import { isoTime } from '../time.js';

@@ -33,7 +33,7 @@ import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooL
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { redactValue } from '../privacy/index.js';
-import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from './scrub.js';
+import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from '../privacy/scrub.js';
 import { possibleTime } from '../time.js';
 
 export interface ProjectionSettings {

@@ -38,7 +38,7 @@ import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { specName, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { DEFAULT_TOKEN_LIMIT, tooFewExamples } from '../targets/validate.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
-import { scrubbedCallId, scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbedCallId, scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from '../privacy/scrub.js';
 import { Provenance } from './provenance.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';

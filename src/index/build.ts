@@ -13,7 +13,7 @@ import type { ProjectionSettings } from '../export/project-share.js';
 import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';
 import { JOBS } from '../jobs.js';
-import type { ScrubSettings } from '../export/scrub.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 
 export interface IndexSummary {
   records: number;

@@ -89,7 +89,7 @@ function* acrossTextParts(messages: readonly unknown[], options: PrivacyOptions)
 
 /**
  * The record's program, module and call_id are recorded text too: an export makes folders,
- * class names, manifest paths and ids from them and scrubs them first (src/export/scrub.ts),
+ * class names, manifest paths and ids from them and scrubs them first (src/privacy/scrub.ts),
  * so a key used as a program name is found here as it is redacted there.
  */
 function* inNames(record: Pick<TraceRecord, 'program' | 'module' | 'callId'>, options: PrivacyOptions): Generator<PathFinding> {
