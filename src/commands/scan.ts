@@ -9,7 +9,7 @@ import { JsonLinesSpill } from '../pipeline/spill.js';
 import { appendAll, FirstsByKind } from '../lists.js';
 import { formatCount, plural, printable } from '../format.js';
 import { compareText } from '../order.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 
 const LISTED_PER_DETECTOR = 10;

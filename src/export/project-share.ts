@@ -379,3 +379,9 @@ export async function indexProjection(settings: ProjectionSettings): Promise<(re
     return { refused: null, example: item.digest.map((w) => (w >>> 0).toString(16).padStart(8, '0')).join(''), fraction: item.fraction };
   };
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    project: typeof projectShare;
+  }
+}

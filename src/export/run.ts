@@ -45,7 +45,7 @@ import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
 import { CaseDistinctNames, REPORT_FILE } from './names.js';
 import { WrittenExamples } from './written-examples.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';

@@ -12,7 +12,7 @@ import { IndexParts } from './parts.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import type { ScrubSettings } from '../privacy/scrub.js';
 
 export interface IndexSummary {

@@ -57,3 +57,9 @@ export async function indexShare({ files, share, prices, rowsFile, projection, q
   }
   return { rows: rows.finish(), damaged, bytes };
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    index: typeof indexShare;
+  }
+}

@@ -51,7 +51,7 @@ import { HeldKeys } from '../output/kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { metOnKeepList, readKeepList } from './keep-list.js';
 import type { RefusedRecords } from './refused.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';
 import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
 import { PairFinder, type Pair, type PairSettings, type Unpaired } from './pairs.js';

@@ -97,3 +97,9 @@ function* inNames(record: Pick<TraceRecord, 'program' | 'module' | 'callId'>, op
   yield* scanValue(record.module, options, 'module');
   yield* scanValue(record.callId, options, 'call_id');
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    scan: typeof scanShare;
+  }
+}

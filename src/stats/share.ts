@@ -30,3 +30,9 @@ export async function statsShare({ files, share, prices, key, scrub }: StatsShar
   }
   return stats.snapshot();
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    stats: typeof statsShare;
+  }
+}
