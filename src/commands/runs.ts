@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
-import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
+import { RUN_SORTS, type RunSort } from '../runs/sorts.js';
+import type { Run } from '../runs/runs.js';
 import { formatCount, formatDuration, formatTokens, formatUsd, plural } from '../format.js';
 import { table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
