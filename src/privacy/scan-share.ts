@@ -4,7 +4,7 @@ import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { isJsonObject } from '../canonical/json-value.js';
-import { joinedTextParts } from '../targets/messages.js';
+import { joinedTextParts } from '../message-content.js';
 import { scanValue } from './redact.js';
 import type { PathFinding } from './scan.js';
 import type { PrivacyOptions } from './types.js';
