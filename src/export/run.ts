@@ -98,7 +98,18 @@ export interface ExportResult {
   invalid: ValidationReport[];
 }
 
-export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
+/**
+ * The export of a preference format (export/preference-run.ts), handed in by the command: it
+ * builds on this module's report, so this module does not import it.
+ */
+export type PreferenceExport = (
+  discovery: Discovery,
+  curationOptions: CurationOptions,
+  options: ExportOptions,
+  chosen: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[] },
+) => Promise<ExportResult>;
+
+export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions, exportPreference: PreferenceExport): Promise<ExportResult> {
   let target: Target;
   try {
     target = getTarget(options.format, options.targetSettings);
@@ -115,7 +126,6 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
     }
   }
   if (target.preference !== undefined) {
-    const { exportPreference } = await import('./preference-run.js');
     return exportPreference(discovery, curationOptions, options, { target, reasoning, supplied });
   }
   let inferredFromFile: ToolDefinition[] | null = null;
