@@ -7,30 +7,10 @@
 // Two threads, as many as traces uses on this machine.
 //
 //   node bench/baselines/duckdb-export.mjs TREE OUT [THREADS]
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-
-const NAME = /^(.+)_\d{8}-\d{6}\.jsonl$/;
-
-/** The trace files as bench/baselines/tracetree.py finds them (the baselines agree on the input). */
-function traceFiles(root) {
-  const out = [];
-  const walk = (dir, depth) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (depth < 3) walk(full, depth + 1);
-        continue;
-      }
-      const rel = path.relative(root, full).split(path.sep);
-      const m = NAME.exec(entry.name);
-      if (m && (rel.length === 2 || rel.length === 3) && rel[0] !== 'datasets' && m[1] === rel[rel.length - 2]) out.push(full);
-    }
-  };
-  walk(root, 1);
-  return out.sort();
-}
+import { traceFiles } from './trace-files.mjs';
 
 const quote = (s) => `'${s.replaceAll("'", "''")}'`;
 const [root, outDir, threads = '2'] = process.argv.slice(2);
