@@ -4,7 +4,7 @@ import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan } from '../pipeline/curate.js';
 import type { Discovery } from '../sources/discover.js';
 import { refuseNoRecords } from '../sources/no-records.js';
-import { writeKeptKeys } from '../output/kept-keys.js';
+import { writeKeptKeys } from '../pipeline/kept-keys.js';
 import { META_DIR, OutputDir } from '../output/output-dir.js';
 import { TreeCopy } from '../output/tree-copy.js';
 import { fileSizes } from '../parallel/units.js';

@@ -9,7 +9,7 @@ import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
 import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { everything, globToRegExp, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
-import { readKeptKeys } from '../output/kept-keys.js';
+import { readKeptKeys } from '../pipeline/kept-keys.js';
 import { DEFAULT_NEAR_DUPLICATE_THRESHOLD } from '../pipeline/minhash.js';
 import { readsAlso } from '../output/output-path.js';
 import { numberOption } from './common.js';

@@ -29,7 +29,7 @@ import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 import { reportHead, type Invocation } from './report-head.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
-import { writeKeptKeys, type HeldKeys } from '../output/kept-keys.js';
+import { writeKeptKeys, type HeldKeys } from '../pipeline/kept-keys.js';
 import { OutputDir, OutputFile } from '../output/output-dir.js';
 import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask/read.js';

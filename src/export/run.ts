@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
-import { HeldKeys, writeKeptKeys } from '../output/kept-keys.js';
+import { HeldKeys, writeKeptKeys } from '../pipeline/kept-keys.js';
 import type { KeyKind } from '../pipeline/keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
@@ -50,7 +50,7 @@ import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
 import { jsonLine } from '../canonical/json-value.js';
-import { resolveReasoning } from '../commands/example-options.js';
+import { resolveReasoning } from './reasoning.js';
 
 export interface ExportOptions {
   format: string;

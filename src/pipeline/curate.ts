@@ -47,7 +47,7 @@ import { mergesAcrossModules, type KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { PartitionedSpill, RunTempDir, SpillFile } from './spill.js';
 import { KeptLinesFile } from './kept-lines.js';
-import { HeldKeys } from '../output/kept-keys.js';
+import { HeldKeys } from './kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { metOnKeepList, readKeepList } from './keep-list.js';
 import type { RefusedRecords } from './refused.js';
