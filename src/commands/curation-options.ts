@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { repeatable } from './option-repeats.js';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { readIdListFiles } from '../id-list.js';
+import { readIdListFiles } from '../pipeline/id-list.js';
 import { STATUSES, type Status } from '../record.js';
 import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';

@@ -29,7 +29,7 @@
  * (`PlanTables`; docs/performance.md, "The plan on disk"): memory does not follow the tree.
  */
 import { randomUUID } from 'node:crypto';
-import type { IdList } from '../id-list.js';
+import type { IdList } from './id-list.js';
 import type { DamagedLine } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { fileSizes } from '../parallel/units.js';
