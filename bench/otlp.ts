@@ -88,8 +88,10 @@ function median(values: number[]): number {
 mkdirSync(OUT, { recursive: true });
 const otlp = path.join(OUT, `otlp-${mb}.jsonl`);
 const tree = path.join(OUT, `tree-small-${mb}-1`);
-if (!existsSync(otlp)) writeOtlp(otlp);
-if (!existsSync(tree)) generate({ out: tree, mb, seed: 1, profile: 'small' });
+// Only what this run made is removed at the end: a tree `npm run bench -- --keep` left is reused and kept.
+const made = { otlp: !existsSync(otlp), tree: !existsSync(tree) };
+if (made.otlp) writeOtlp(otlp);
+if (made.tree) generate({ out: tree, mb, seed: 1, profile: 'small' });
 const sizes = { otlp: bytesUnder(otlp), tree: bytesUnder(tree) };
 timeStats(otlp);
 timeStats(tree);
@@ -121,6 +123,6 @@ process.stdout.write(
   ) + '\n',
 );
 if (!keep) {
-  rmSync(otlp, { force: true });
-  rmSync(tree, { recursive: true, force: true });
+  if (made.otlp) rmSync(otlp, { force: true });
+  if (made.tree) rmSync(tree, { recursive: true, force: true });
 }

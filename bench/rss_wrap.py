@@ -1,5 +1,5 @@
 """Runs a Python script (python3 rss_wrap.py SCRIPT ARGS...) and at exit writes its peak RSS
-in KB to the file named by $TRACES_BENCH_RSS_FILE. The Python twin of rss-preload.mjs."""
+in KB and its CPU time (user + system) in microseconds, space-separated, to the file named by $TRACES_BENCH_RSS_FILE. The Python twin of rss-preload.mjs."""
 import atexit
 import os
 import resource
@@ -11,7 +11,8 @@ def _dump():
     path = os.environ.get("TRACES_BENCH_RSS_FILE")
     if path:
         with open(path, "w") as f:
-            f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            f.write(f"{usage.ru_maxrss} {round((usage.ru_utime + usage.ru_stime) * 1e6)}")
 
 
 atexit.register(_dump)

@@ -1,12 +1,14 @@
 /**
  * Benchmarks `traces` against the loops users write without it.
  *
- *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,preference-pairs,index,threads,v8,model,tokenizer,browse,warmup]
+ *   npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] [--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,preference-pairs,index,threads,v8,model,tokenizer,browse,warmup,duckdb,otlp]
  *   npm run bench -- --memory [--memory-mb 1024] [--big-mb 4096] [--trees DIR] [--only stats,dedupe,export]
  *       peak RSS of stats, dedupe and export (one thread and the default threads) on two small-profile trees
  *
  * Two tree profiles (bench/generate.ts): `small`, records of about 2 KB in files of about 10 MB,
  * the common production shape; `default`, every program kind with long records and 1 MB images.
+ * `duckdb` sets export, stats and dedupe beside DuckDB doing the bare dedupe and projection
+ * (wall, CPU and peak RSS ratios); `otlp` runs bench/otlp.ts (stats on a span file against a tree, per byte).
  * `threads` times stats and export with one thread (TRACES_WORKERS=1) against the default.
  * `stages` (only when `--only` names it) times what export is made of, in one alternation with
  * the Python export script: dedupe --status ok (the script's own job), export --dry-run (the
@@ -18,7 +20,7 @@
  * the median wall time is reported. Peak RSS comes from a preload (Node) or wrapper (Python)
  * that writes the process's own maxRSS at exit: nothing needs installing.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,7 +54,7 @@ interface Options {
 const PROFILES: readonly Profile[] = ['small', 'default'];
 const USAGE =
   'usage: npm run bench -- [--mb 200] [--seed 1] [--runs 3] [--keep] [--profile small,default] ' +
-  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,preference-pairs,index,threads,v8,model,tokenizer,browse,warmup] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
+  '[--only stats,verify,dedupe,dedupe-near,export,export-noscrub,stages,export-near,near-quality,failure-quality,preference-pairs,index,threads,v8,model,tokenizer,browse,warmup,duckdb,otlp] [--memory [--memory-mb 1024] [--big-mb 4096]] [--trees DIR]\n';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { mb: 200, bigMb: 4096, memoryMb: 1024, trees: path.join(BENCH, 'out'), seed: 1, runs: 3, keep: false, memory: false, only: null, profiles: [...PROFILES] };
@@ -102,6 +104,8 @@ interface Cmd {
 interface RunResult {
   seconds: number;
   rssKb: number | null;
+  /** CPU seconds of the process, every thread, user and system (null when it wrote none). */
+  cpuSeconds: number | null;
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -149,13 +153,16 @@ function runOnce(cmd: Cmd): Promise<RunResult> {
     child.on('close', (code, signal) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       let rssKb: number | null = null;
+      let cpuSeconds: number | null = null;
       try {
-        rssKb = Number(readFileSync(rssFile, 'utf8'));
+        const [rss, cpu] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
+        rssKb = rss;
+        cpuSeconds = cpu === undefined ? null : cpu / 1e6;
         rmSync(rssFile, { force: true });
       } catch {
         rssKb = null;
       }
-      resolve({ seconds, rssKb, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({ seconds, rssKb, cpuSeconds, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
     });
   });
 }
@@ -848,6 +855,85 @@ async function tokenizerRow(texts: string[]): Promise<Row[]> {
   ];
 }
 
+/**
+ * traces against the embedded engine a data engineer would use for the same job: DuckDB's
+ * read_ndjson_objects -> row_number() dedupe on (inputs_hash, config_hash) -> projection -> COPY,
+ * two threads (bench/baselines/duckdb-export.mjs). One alternation of the DuckDB run with
+ * `export --format openai`, `stats` and `dedupe --status ok`, `runs` times; each figure is a
+ * median (peak RSS: the highest). Ratios are DuckDB's over ours for wall and CPU (>= 1: we are
+ * faster; issue 54's targets: export >= 0.75, dedupe >= 1) and ours over DuckDB's for peak RSS
+ * (issue 54's target for export: <= 0.25).
+ */
+async function engineComparison(tree: string, expected: Expected, runs: number, out: (name: string) => string): Promise<void> {
+  const duckdb: Cmd = { label: 'duckdb dedupe+projection', kind: 'node', script: path.join(BENCH, 'baselines', 'duckdb-export.mjs'), args: [tree, out('duckdb'), '2'], outDir: out('duckdb') };
+  const cmds: Cmd[] = [
+    duckdb,
+    ours('export --format openai', ['export', tree, '--format', 'openai', '--out', out('engine-export'), '--force'], out('engine-export')),
+    ours('stats', ['stats', tree, '--json']),
+    ours('dedupe --status ok', ['dedupe', tree, '--status', 'ok', '--out', out('engine-dedupe'), '--force'], out('engine-dedupe')),
+  ];
+  const seen = new Map(cmds.map((c) => [c, { wall: [] as number[], cpu: [] as number[], rss: [] as number[] }]));
+  log(`engine: ${runs} alternating runs each of ${cmds.map((c) => c.label).join(', ')}`);
+  for (let run = 0; run < runs; run++) {
+    for (const cmd of cmds) {
+      const r = await runOnce(cmd);
+      if (r.code !== 0) {
+        mismatch(`engine: ${cmd.label} failed: exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+        continue;
+      }
+      if (run === 0 && cmd.label === 'stats') checkStats(cmd.label, r.stdout, expected);
+      if (run === 0 && cmd === duckdb) {
+        const written = (JSON.parse(r.stdout) as { written: number }).written;
+        if (written !== expected.unique_ok_keys) mismatch(`engine: DuckDB wrote ${written} rows, expected ${expected.unique_ok_keys} (unique ok keys)`);
+      }
+      const m = seen.get(cmd)!;
+      m.wall.push(r.seconds);
+      if (r.cpuSeconds !== null) m.cpu.push(r.cpuSeconds);
+      if (r.rssKb !== null) m.rss.push(r.rssKb / 1024);
+      log(`  ${cmd.label}: ${r.seconds.toFixed(2)} s wall, ${r.cpuSeconds?.toFixed(2) ?? '?'} s CPU, ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB RSS`);
+    }
+  }
+  const figures = (cmd: Cmd) => {
+    const m = seen.get(cmd)!;
+    return { wall: m.wall.length > 0 ? median(m.wall) : NaN, cpu: m.cpu.length > 0 ? median(m.cpu) : NaN, rss: m.rss.length > 0 ? Math.max(...m.rss) : NaN };
+  };
+  const base = figures(duckdb);
+  const ratio = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '?');
+  const rows: string[][] = [['command', 'wall (s)', 'CPU (s)', 'peak RSS MB', 'duckdb/ours wall', 'duckdb/ours CPU', 'ours/duckdb RSS']];
+  for (const cmd of cmds) {
+    const f = figures(cmd);
+    const isBase = cmd === duckdb;
+    rows.push([cmd.label, f.wall.toFixed(2), f.cpu.toFixed(2), f.rss.toFixed(0), isBase ? '' : ratio(base.wall / f.wall), isBase ? '' : ratio(base.cpu / f.cpu), isBase ? '' : ratio(f.rss / base.rss)]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const fmt = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  process.stdout.write(
+    `\ntraces against DuckDB (@duckdb/node-api, 2 threads: read_ndjson_objects -> row_number() dedupe -> projection -> COPY), ` +
+      `${(expected.trace_bytes / MB).toFixed(0)} MB, median of ${runs} alternating runs (peak RSS: highest):\n` +
+      fmt(rows[0]) + '\n' + widths.map((w) => '-'.repeat(w)).join('  ') + '\n' + rows.slice(1).map(fmt).join('\n') + '\n' +
+      '(issue 54 targets: export >= 0.75x wall and CPU and <= 0.25x RSS; dedupe >= 1x.)\n',
+  );
+}
+
+/** `traces stats` on an OTLP span file against a Synalinks tree of the same size, per byte (bench/otlp.ts, in its own process). */
+function spanFileRatio(mb: number, runs: number, keep: boolean): void {
+  log(`span files: stats on a ${mb} MB OTLP file against a ${mb} MB small-profile tree (bench/otlp.ts)`);
+  const result = spawnSync(process.execPath, [path.join(PROJECT, 'dist', 'bench', 'otlp.js'), '--mb', String(mb), '--runs', String(runs), ...(keep ? ['--keep'] : [])], {
+    cwd: PROJECT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (result.status !== 0) {
+    mismatch(`span files: bench/otlp.ts exited ${result.status ?? result.signal}`);
+    return;
+  }
+  const got = JSON.parse(result.stdout) as { otlp: { mb_per_s: number }; synalinks_small: { mb_per_s: number }; ratio_otlp_per_byte_vs_synalinks: number };
+  process.stdout.write(
+    `\nspan files: stats reads an OTLP file at ${got.otlp.mb_per_s} MB/s, a Synalinks tree at ${got.synalinks_small.mb_per_s} MB/s: ` +
+      `${got.ratio_otlp_per_byte_vs_synalinks}x per byte (issue 54 target: >= 0.5x)\n`,
+  );
+}
+
 async function benchTree(o: Options, profile: Profile, runs: number): Promise<void> {
   const { tree, expected, temporary } = ensureTree(o.mb, o.seed, o.keep, profile);
   try {
@@ -860,6 +946,7 @@ async function benchTree(o: Options, profile: Profile, runs: number): Promise<vo
       if (o.only === null ? op.optIn === true : !o.only.has(op.group ?? op.name)) continue;
       rows.push(...(await runOp(op, runs, expected)));
     }
+    if (o.only === null || o.only.has('duckdb')) await engineComparison(tree, expected, runs, out);
     if (o.only === null || o.only.has('tokenizer')) {
       const texts = exportedTexts(out('export-ours'), 20_000_000);
       if (texts.length > 0) rows.push(...(await tokenizerRow(texts)));
@@ -925,11 +1012,12 @@ async function main(): Promise<void> {
       if (python.code === 0) startup.python.push(python.seconds);
     }
     // The planted-tree measures generate their own trees: asked for alone, no bench tree is made.
-    const ownTrees = new Set(['near-quality', 'failure-quality', 'preference-pairs']);
+    const ownTrees = new Set(['near-quality', 'failure-quality', 'preference-pairs', 'otlp']);
     if (o.only === null || [...o.only].some((name) => !ownTrees.has(name))) for (const profile of o.profiles) await benchTree(o, profile, o.runs);
     if (o.only === null || o.only.has('near-quality')) await nearDuplicateQuality(Math.min(o.mb, 20), o.seed);
     if (o.only === null || o.only.has('failure-quality')) await failureQuality(Math.min(o.mb, 100), o.seed, o.runs);
     if (o.only === null || o.only.has('preference-pairs')) await preferencePairs(Math.min(o.mb, 100), o.seed, o.runs);
+    if (o.only === null || o.only.has('otlp')) spanFileRatio(o.mb, o.runs, o.keep);
     process.stdout.write(
       `\nmedian of ${o.runs} runs, page cache warm; MB = 2^20 bytes of trace files; ` +
         'base/ours > 1 means traces is faster (for the threads rows: what the second thread gains; for the v8 row: what src/v8-tuning.ts gains).\n' +

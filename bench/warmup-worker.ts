@@ -7,7 +7,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkJsonText } from '../src/canonical/scan.js';
-import { JOBS } from '../src/jobs.js';
+import { JOBS } from '../src/parallel/jobs.js';
 import { runJob } from '../src/parallel/job.js';
 import type { TraceFile } from '../src/sources/discover.js';
 import type { WorkShare } from '../src/parallel/units.js';

@@ -3,7 +3,7 @@ import { SOURCES } from './sources/registry.js';
 import { Command, CommanderError, type Option } from 'commander';
 import { describeFileSystemError, UserError } from './errors.js';
 import { TRACES_VERSION } from './version.js';
-import { JOBS } from './jobs.js';
+import { JOBS } from './parallel/jobs.js';
 import type { Job } from './parallel/job.js';
 import { startWorkersEarly } from './parallel/run-shares.js';
 import { printable } from './format.js';

@@ -22,7 +22,7 @@ import {
   DB_PASSWORD,
 } from './fake-secrets.js';
 import { SAMPLES, TEST_CONFIG, runCli, runCliJson, seededRandom, synalinksLine, tempDir } from './helpers.js';
-import { scrubbedCallId } from '../src/export/scrub.js';
+import { scrubbedCallId } from '../src/privacy/scrub.js';
 import { redactValue } from '../src/privacy/index.js';
 
 /** Each planted value, the text that carries it, and the detector that must catch it. */

@@ -26,7 +26,7 @@ import {
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO, SAMPLES, runCli, tempDir, type CliResult } from './helpers.js';
-import { JOBS } from '../src/jobs.js';
+import { JOBS } from '../src/parallel/jobs.js';
 
 const BIN = path.join(REPO, 'bin', 'traces.js');
 const ONE_FILE = path.join('my_program', 'generator', 'generator_20260707-101530.jsonl');

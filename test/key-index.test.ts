@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
-import { uuidText, uuidWords } from '../src/pipeline/columns.js';
+import { uuidText, uuidWords } from '../src/uuid-words.js';
 import { foldHex, foldHexBytes, KeyIndex } from '../src/pipeline/key-index.js';
 import { seededRandom } from './helpers.js';
 

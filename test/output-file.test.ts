@@ -13,7 +13,7 @@ import { copyClaimed, type LineCopyTask } from '../src/output/line-copy.js';
 import { OutputFile } from '../src/output/output-dir.js';
 import { WorkerPool } from '../src/parallel/pool.js';
 import { generatedTree, GOLDEN, REPO, tempDir } from './helpers.js';
-import { JOBS } from '../src/jobs.js';
+import { JOBS } from '../src/parallel/jobs.js';
 
 const MB = 1 << 20;
 

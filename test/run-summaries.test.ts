@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Expected } from '../bench/generate.js';
-import { IdList, isWellFormedId, readIdListFiles } from '../src/id-list.js';
+import { IdList, isWellFormedId, readIdListFiles } from '../src/pipeline/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
 import { FIXTURES, SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';

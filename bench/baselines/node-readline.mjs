@@ -3,29 +3,9 @@
 // `traces stats` replaces. Counts classes and distinct ok (inputs_hash, config_hash) keys.
 //
 //   node bench/baselines/node-readline.mjs TREE
-import { createReadStream, readdirSync } from 'node:fs';
-import path from 'node:path';
+import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
-
-const NAME = /^(.+)_\d{8}-\d{6}\.jsonl$/;
-
-function traceFiles(root) {
-  const out = [];
-  const walk = (dir, depth) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (depth < 3) walk(full, depth + 1);
-        continue;
-      }
-      const rel = path.relative(root, full).split(path.sep);
-      const m = NAME.exec(entry.name);
-      if (m && (rel.length === 2 || rel.length === 3) && rel[0] !== 'datasets' && m[1] === rel[rel.length - 2]) out.push(full);
-    }
-  };
-  walk(root, 1);
-  return out.sort();
-}
+import { traceFiles } from './trace-files.mjs';
 
 const counts = { records: 0, ok: 0, exception: 0, no_output: 0, damaged_lines: 0, unique_ok_keys: 0 };
 const keys = new Set();

@@ -66,3 +66,9 @@ export async function verifyShare({ files, share }: { files: TraceFile[]; share:
   }
   return result;
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    verify: typeof verifyShare;
+  }
+}

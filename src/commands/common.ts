@@ -8,7 +8,7 @@ import { discover, SKIPPED_ALOUD, type Discovery, type UnreadableInput } from '.
 import { SOURCE_KINDS } from '../sources/detect.js';
 import { SOURCES } from '../sources/registry.js';
 import { plural, printable, printableJson } from '../format.js';
-import type { ScrubSettings } from '../export/scrub.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 
 /**
  * Inputs that could not be read in this run. They are reported like damaged lines: named on
@@ -120,7 +120,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
 
 /** File paths as a command names them: scrubbed by its `--scrub` (`names`; undefined: secrets), folder by folder. */
 async function shownPaths(names: ScrubSettings | null | undefined): Promise<(file: string) => string> {
-  const { scrubbedPath, SECRETS_SCRUB } = await import('../export/scrub.js');
+  const { scrubbedPath, SECRETS_SCRUB } = await import('../privacy/scrub.js');
   const scrub = names === undefined ? SECRETS_SCRUB : names;
   return (file) => scrubbedPath(file, scrub);
 }

@@ -4,7 +4,7 @@ import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan } from '../pipeline/curate.js';
 import type { Discovery } from '../sources/discover.js';
 import { refuseNoRecords } from '../sources/no-records.js';
-import { writeKeptKeys } from '../output/kept-keys.js';
+import { writeKeptKeys } from '../pipeline/kept-keys.js';
 import { META_DIR, OutputDir } from '../output/output-dir.js';
 import { TreeCopy } from '../output/tree-copy.js';
 import { fileSizes } from '../parallel/units.js';
@@ -16,7 +16,7 @@ import { formatCount, plural } from '../format.js';
 import { qualityLines } from './quality-options.js';
 import { dropLines } from './run-summary.js';
 import { pairCounts } from '../pipeline/pairs.js';
-import type { ScrubSettings } from '../export/scrub.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
 import { outputOption } from './path-options.js';
 
@@ -158,7 +158,7 @@ export interface DryRunReport {
  * path or call_id can carry a key (a program folder named after one).
  */
 export async function dryRunCuration(discovery: Discovery, options: CurationOptions, flags: { json?: boolean; verbose?: boolean }, report: DryRunReport): Promise<void> {
-  const scrubs = await import('../export/scrub.js');
+  const scrubs = await import('../privacy/scrub.js');
   const scrub = report.scrub;
   const digest = new DropDigest({ all: flags.json === true ? 'keep' : flags.verbose === true ? 'print' : 'none' });
   try {

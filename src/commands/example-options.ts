@@ -5,10 +5,10 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { UserError } from '../errors.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { scrubSettings } from './scrub-option.js';
-import { getTarget, type ReasoningMode, type Target } from '../targets/index.js';
+import { getTarget, type ReasoningMode } from '../targets/index.js';
+import { resolveReasoning } from '../export/reasoning.js';
 import { numberOption } from './common.js';
 
 export interface ExampleFlags {
@@ -17,15 +17,6 @@ export interface ExampleFlags {
   scrubRules?: string;
   dropOn?: string;
   seed: string;
-}
-
-/** The reasoning mode asked for, or the target's default; one the target cannot write is refused. */
-export function resolveReasoning(target: Target, requested: ReasoningMode | undefined): ReasoningMode {
-  const mode = requested ?? target.defaultReasoning;
-  if (!target.reasoningModes.includes(mode)) {
-    throw new UserError(`--reasoning ${mode}: ${target.name} supports ${target.reasoningModes.join(', ')}`);
-  }
-  return mode;
 }
 
 /**

@@ -21,6 +21,10 @@ import type { QualityReport } from '../pipeline/curate.js';
 import { dryRunCuration } from './curate-run.js';
 import { pairsWrittenLine } from '../export/preference-summary.js';
 import { outputOption } from './path-options.js';
+import type { PreferenceExport } from '../export/run.js';
+
+/** The export of a preference format: loaded only when the format is one (export/run.ts calls it, without importing it). */
+const exportPreference: PreferenceExport = async (...args) => (await import('../export/preference-run.js')).exportPreference(...args);
 
 interface ExportFlags extends CurationFlags, TokenizerFlags {
   format: string;
@@ -276,7 +280,7 @@ Examples:
         scrub: scrubSettings(flags),
         scoresFile: flags.scores ?? null,
         minMargin,
-      });
+      }, exportPreference);
       if (invalid.length > 0) {
         for (const r of invalid) process.stderr.write(describeValidation(r));
         process.stderr.write(`traces: export would write files ${flags.format} rejects; nothing was written (this is a bug in traces: please report it with the lines above)\n`);

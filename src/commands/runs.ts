@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
-import { RUN_SORTS, type Run, type RunSort } from '../runs/sorts.js';
+import { RUN_SORTS, type RunSort } from '../runs/sorts.js';
+import type { Run } from '../runs/runs.js';
 import { formatCount, formatDuration, formatTokens, formatUsd, plural } from '../format.js';
 import { table } from '../stats/render.js';
 import { roundUsd } from '../stats/tally.js';
@@ -9,7 +10,7 @@ import { isoTime } from '../time.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJsonArray, ROOTS_DESCRIPTION } from './common.js';
 import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
-import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../privacy/scrub.js';
 
 interface RunsFlags extends ScrubFlags {
   json?: boolean;

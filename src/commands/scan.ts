@@ -2,14 +2,14 @@ import { Command } from 'commander';
 import type { SourceKind } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
-import { scrubbedCallId, scrubbedPath } from '../export/scrub.js';
+import { scrubbedCallId, scrubbedPath } from '../privacy/scrub.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
 import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { appendAll, FirstsByKind } from '../lists.js';
 import { formatCount, plural, printable } from '../format.js';
 import { compareText } from '../order.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 
 const LISTED_PER_DETECTOR = 10;

@@ -1,11 +1,11 @@
 /**
  * `--scrub` and `--scrub-rules` as every command takes them, for the names it shows (program,
  * module, model, tool and service names, file paths under a Synalinks tree, call_ids): recorded
- * text, scrubbed as export scrubs the records (`scrubbedName`, `scrubbedPath`, src/export/scrub.ts).
+ * text, scrubbed as export scrubs the records (`scrubbedName`, `scrubbedPath`, src/privacy/scrub.ts).
  */
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
-import type { ScrubSettings } from '../export/scrub.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 import { parseScrub } from '../privacy/options.js';
 
 export interface ScrubFlags {

@@ -6,7 +6,7 @@ import { loadPriceTable } from '../pricing/table.js';
 import type { SourceKind } from '../record.js';
 import { renderStats } from '../stats/render.js';
 import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { KEY_HELP } from './curation-options.js';
 import { refuseNoRecords } from '../sources/no-records.js';

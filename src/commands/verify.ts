@@ -5,9 +5,9 @@ import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, 
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { plural, printable } from '../format.js';
 import { refuseNoRecords } from '../sources/no-records.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { addScrubOptions, scrubSettings, type ScrubFlags } from './scrub-option.js';
-import { scrubbedCallId, scrubbedPath } from '../export/scrub.js';
+import { scrubbedCallId, scrubbedPath } from '../privacy/scrub.js';
 
 export function registerVerify(program: Command): void {
   const command = program

@@ -35,7 +35,7 @@ import { redactValue } from '../privacy/index.js';
 import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { Provenance } from './provenance.js';
 import { originOf, redactedInToolName, scrubDefinitions, writeStrictLine, type ExampleOrigin } from './project-share.js';
-import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, type ScrubSettings } from './scrub.js';
+import { foundBy, holdsSecret, scrubbedCallId, scrubbedDrop, type ScrubSettings } from '../privacy/scrub.js';
 import { Origins } from './origins.js';
 import { WrittenExamples } from './written-examples.js';
 import { buildReport, completeExport, noExampleWritten, type ExportOptions, type ExportResult, type FolderNote } from './run.js';

@@ -33,7 +33,7 @@ import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooL
 import { safeSegment } from './names.js';
 import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { redactValue } from '../privacy/index.js';
-import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from './scrub.js';
+import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from '../privacy/scrub.js';
 import { possibleTime } from '../time.js';
 
 export interface ProjectionSettings {
@@ -378,4 +378,10 @@ export async function indexProjection(settings: ProjectionSettings): Promise<(re
     if (item.kind === 'drop') return { refused: item.reason, example: null, fraction: null };
     return { refused: null, example: item.digest.map((w) => (w >>> 0).toString(16).padStart(8, '0')).join(''), fraction: item.fraction };
   };
+}
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    project: typeof projectShare;
+  }
 }

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import { sha256OfText } from '../canonical/canonical.js';
-import { uuidText, uuidWords } from '../pipeline/columns.js';
+import { uuidText, uuidWords } from '../uuid-words.js';
 import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { PartitionedSpill, PartitionedTextSpill, RunTempDir, TextSpillFile, type TextRow } from '../pipeline/spill.js';

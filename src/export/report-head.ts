@@ -5,7 +5,7 @@
  */
 import { TRACES_VERSION } from '../version.js';
 import { redactValue } from '../privacy/index.js';
-import type { ScrubSettings } from './scrub.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 
 /** How a report was asked for: the command line after `traces`. */
 export interface Invocation {

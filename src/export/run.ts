@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
-import { HeldKeys, writeKeptKeys } from '../output/kept-keys.js';
+import { HeldKeys, writeKeptKeys } from '../pipeline/kept-keys.js';
 import type { KeyKind } from '../pipeline/keys.js';
 import { OutputDir } from '../output/output-dir.js';
 import type { Discovery } from '../sources/discover.js';
@@ -38,18 +38,18 @@ import { Dataset, SPLITS, type CountsLabel } from './dataset.js';
 import { specName, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
 import { DEFAULT_TOKEN_LIMIT, tooFewExamples } from '../targets/validate.js';
 import { redactedInToolName, scrubDefinitions, type ProjectedShare, type ProjectionSettings } from './project-share.js';
-import { scrubbedCallId, scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from './scrub.js';
+import { scrubbedCallId, scrubbedDrop, scrubbedQualityReport, scrubReport, type ScrubSettings } from '../privacy/scrub.js';
 import { Provenance } from './provenance.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
 import { CaseDistinctNames, REPORT_FILE } from './names.js';
 import { WrittenExamples } from './written-examples.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
-import { resolveReasoning } from '../commands/example-options.js';
+import { resolveReasoning } from './reasoning.js';
 
 export interface ExportOptions {
   format: string;
@@ -98,6 +98,17 @@ export interface ExportResult {
 }
 
 /**
+ * The export of a preference format (export/preference-run.ts), handed in by the command: it
+ * builds on this module's report, so this module does not import it.
+ */
+export type PreferenceExport = (
+  discovery: Discovery,
+  curationOptions: CurationOptions,
+  options: ExportOptions,
+  chosen: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[] },
+) => Promise<ExportResult>;
+
+/**
  * What the export's options name beyond the records: the target, the reasoning mode, the
  * --tools and --inferred-tools files, each refused as a real run refuses it (a dry run asks
  * this too).
@@ -124,10 +135,9 @@ export async function exportInputs(options: Pick<ExportOptions, 'format' | 'targ
   return { target, reasoning, supplied, inferredFromFile };
 }
 
-export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions): Promise<ExportResult> {
+export async function runExport(discovery: Discovery, curationOptions: CurationOptions, options: ExportOptions, exportPreference: PreferenceExport): Promise<ExportResult> {
   const { target, reasoning, supplied, inferredFromFile } = await exportInputs(options);
   if (target.preference !== undefined) {
-    const { exportPreference } = await import('./preference-run.js');
     return exportPreference(discovery, curationOptions, options, { target, reasoning, supplied });
   }
   // A keep-list of traces keep-list settles the sides of the whole sharded dataset (its split column).

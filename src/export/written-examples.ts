@@ -6,7 +6,7 @@
  * for one other example in 2^32. A table of whole digests and call_ids (56-80 bytes an example)
  * was the largest thing export held that grows with the examples.
  */
-import { uuidText, uuidWords } from '../pipeline/columns.js';
+import { uuidText, uuidWords } from '../uuid-words.js';
 import { SpillFile } from '../pipeline/spill.js';
 
 const EMPTY = -1;

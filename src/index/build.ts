@@ -12,8 +12,8 @@ import { IndexParts } from './parts.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';
-import { JOBS } from '../jobs.js';
-import type { ScrubSettings } from '../export/scrub.js';
+import { JOBS } from '../parallel/jobs.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 
 export interface IndexSummary {
   records: number;

@@ -17,7 +17,7 @@ import { trajectoryDigests } from '../pipeline/collapse.js';
 import { conversationWords, signatureOf } from '../pipeline/minhash.js';
 import { toolCallFacts } from '../targets/index.js';
 import { sha256Hex } from '../canonical/canonical.js';
-import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../privacy/scrub.js';
 
 /** Where a file's rows say they come from: its root and its path under it. */
 export interface RowPlace {

@@ -8,7 +8,7 @@ import { IndexRowWriter, type IndexRowFile } from './columns.js';
 import { addRow, placeOf, type ExampleFacts } from './row.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { qualityIsOff, qualityOf, type QualitySettings } from '../pipeline/quality/index.js';
-import { scrubbedDamage, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedDamage, type ScrubSettings } from '../privacy/scrub.js';
 
 export interface IndexSharePayload {
   files: TraceFile[];
@@ -63,4 +63,10 @@ export async function indexShare({ files, share, prices, rowsFile, projection, q
     throw error;
   }
   return { rows: rows.finish(), damaged, bytes };
+}
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    index: typeof indexShare;
+  }
 }

@@ -95,3 +95,9 @@ export async function copyClaimed(tasks: readonly LineCopyTask[], claims: Int32A
 export async function copyShare({ tasks, claims }: { tasks: LineCopyTask[]; claims: Int32Array }): Promise<CopyTotals> {
   return copyClaimed(tasks, claims);
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    copy: typeof copyShare;
+  }
+}

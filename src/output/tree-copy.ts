@@ -14,7 +14,7 @@ import { copyClaimed, type CopyTotals, type LineCopyTask } from './line-copy.js'
 import { CaseDistinctNames, outsideReserved, safeSegment } from '../export/names.js';
 import { OutputFile, type OutputDir } from './output-dir.js';
 import type { Progress } from '../progress.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { isoTime } from '../time.js';
 
 /** The path of a trace file inside an output tree: its path below its root, away from traces' own folders. */

@@ -1,7 +1,7 @@
 /**
  * A job worker threads can run: a function a module exports, named by the module's URL and
  * the export's name, so a thread loads only the modules of the jobs it is handed. This layer
- * knows no job: the commands name theirs (src/jobs.ts). A job takes plain data and returns
+ * imports no job: jobs.ts names them by module path and export. A job takes plain data and returns
  * plain data.
  */
 

@@ -7,7 +7,7 @@ import type { DamagedLine, Status } from '../record.js';
 import { STATUSES } from '../record.js';
 import type { Candidate } from './candidate.js';
 import type { TrajectoryDigests } from './collapse.js';
-import { uuidText, uuidWords } from './columns.js';
+import { uuidText, uuidWords } from '../uuid-words.js';
 import type { PairFacts } from './pairs.js';
 
 export interface CandidateBatch {

@@ -37,3 +37,9 @@ export async function curateShare({ files, share, options }: CurateSharePayload)
   }
   return { batch: candidates.finish(), records, bytes };
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    curate: typeof curateShare;
+  }
+}

@@ -29,7 +29,7 @@
  * (`PlanTables`; docs/performance.md, "The plan on disk"): memory does not follow the tree.
  */
 import { randomUUID } from 'node:crypto';
-import { idFormOf, type IdList } from '../id-list.js';
+import { idFormOf, type IdList } from './id-list.js';
 import { UserError } from '../errors.js';
 import { plural } from '../format.js';
 import type { DamagedLine } from '../record.js';
@@ -40,7 +40,8 @@ import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow, HolderRow } from './collapse.js';
 import { FLAGGED, KeyRow, LossRow, OK, partitionOf, planPartitions, resolvePartition, rowFloat, rowStanding, setRowFloat, TRAJECTORY, type KeepRule } from './dedupe.js';
-import { CallIdColumn, Column, uuidText, uuidWords } from './columns.js';
+import { CallIdColumn, Column } from './columns.js';
+import { uuidText, uuidWords } from '../uuid-words.js';
 import type { KeyIndex } from './key-index.js';
 import { SIGNATURE_WORDS } from './minhash.js';
 import { nearDuplicateClusters, SignatureStore, type NearDuplicates } from './near-duplicates.js';
@@ -48,11 +49,11 @@ import { mergesAcrossModules, type KeyKind } from './keys.js';
 import type { Selection } from './selection.js';
 import { PartitionedSpill, RunTempDir, SpillFile } from './spill.js';
 import { KeptLinesFile } from './kept-lines.js';
-import { HeldKeys } from '../output/kept-keys.js';
+import { HeldKeys } from './kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { metOnKeepList, readKeepList } from './keep-list.js';
 import type { RefusedRecords } from './refused.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';
 import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
 import { PairFinder, type Pair, type PairSettings, type Unpaired } from './pairs.js';

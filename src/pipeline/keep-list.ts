@@ -8,9 +8,9 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from
 import path from 'node:path';
 import { compareText } from '../order.js';
 import { UserError } from '../errors.js';
-import { IdList, readIdListFiles } from '../id-list.js';
+import { IdList, readIdListFiles } from './id-list.js';
 import { sideOf, type Split } from './split.js';
-import { scrubbedCallId, SECRETS_SCRUB } from '../export/scrub.js';
+import { scrubbedCallId, SECRETS_SCRUB } from '../privacy/scrub.js';
 
 const PARQUET_MAGIC = 'PAR1';
 

@@ -25,7 +25,7 @@
  */
 import { STATUSES, type Status } from '../record.js';
 import { partitionOf, rowFloat, setRowFloat } from './dedupe.js';
-import { uuidText, uuidWords } from './columns.js';
+import { uuidText, uuidWords } from '../uuid-words.js';
 import { PartitionedSpill, type RunTempDir } from './spill.js';
 import type { KeepRule } from './dedupe.js';
 import type { Scores } from './scores.js';

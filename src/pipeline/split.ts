@@ -9,7 +9,7 @@
  */
 import { canonicalValueText, sha256OfText } from '../canonical/canonical.js';
 import type { Message } from '../record.js';
-import { normalizeContent } from '../targets/messages.js';
+import { normalizeContent } from '../message-content.js';
 import { singleSpaced } from '../white-space.js';
 
 export type Split = 'training' | 'validation';

@@ -4,7 +4,7 @@ import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import { isJsonObject } from '../canonical/json-value.js';
-import { joinedTextParts } from '../targets/messages.js';
+import { joinedTextParts } from '../message-content.js';
 import { scanValue } from './redact.js';
 import type { PathFinding } from './scan.js';
 import type { PrivacyOptions } from './types.js';
@@ -89,11 +89,17 @@ function* acrossTextParts(messages: readonly unknown[], options: PrivacyOptions)
 
 /**
  * The record's program, module and call_id are recorded text too: an export makes folders,
- * class names, manifest paths and ids from them and scrubs them first (src/export/scrub.ts),
+ * class names, manifest paths and ids from them and scrubs them first (src/privacy/scrub.ts),
  * so a key used as a program name is found here as it is redacted there.
  */
 function* inNames(record: Pick<TraceRecord, 'program' | 'module' | 'callId'>, options: PrivacyOptions): Generator<PathFinding> {
   yield* scanValue(record.program, options, 'program');
   yield* scanValue(record.module, options, 'module');
   yield* scanValue(record.callId, options, 'call_id');
+}
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    scan: typeof scanShare;
+  }
 }

@@ -35,3 +35,9 @@ export async function runsShare({ files, share, prices }: RunsSharePayload): Pro
   }
   return { ...result, calls: calls.columns() };
 }
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    runs: typeof runsShare;
+  }
+}

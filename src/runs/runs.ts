@@ -22,7 +22,7 @@ import { KeyIndex } from '../pipeline/key-index.js';
 import type { RunsShareResult } from './runs-share.js';
 import type { RunSort } from './sorts.js';
 import { addToList, appendAll } from '../lists.js';
-import { JOBS } from '../jobs.js';
+import { JOBS } from '../parallel/jobs.js';
 
 export interface RunCall {
   fileIndex: number;

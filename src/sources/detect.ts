@@ -3,14 +3,12 @@
  * object (or of the first element of a top-level array, or of its first line), read from
  * the first bytes only. File names do not count: Ask writes JSON into `recording.yml`.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { SourceKind } from '../record.js';
 import { decodeString, skipString, skipValue, skipWhitespace } from '../canonical/scan.js';
 import { SOURCES } from './registry.js';
+import { readHead } from './head.js';
 
 export { SOURCE_KINDS } from './registry.js';
-
-const HEAD_BYTES = 64 * 1024;
 
 /** Where the first value in `head` starts, past white space and a byte order mark. */
 function contentStart(head: Buffer): number {
@@ -75,24 +73,6 @@ export function headText(head: Buffer, key: string): string | null {
 export function kindOfKeys(keys: readonly string[], head: Buffer = Buffer.alloc(0)): SourceKind | null {
   if (keys.includes('synalinks_version')) return 'synalinks';
   return SOURCES.find((source) => source.detect(keys, head))?.kind ?? null;
-}
-
-/** The first `bytes` of the file at `path`, or null when it cannot be read. */
-export function readHead(path: string, bytes = HEAD_BYTES): Buffer | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buffer = Buffer.allocUnsafe(bytes);
-    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The first bytes of every Parquet file (and its last four). */

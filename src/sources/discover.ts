@@ -15,30 +15,14 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { identityOfStats, isInside, readsAlso, realInputs } from '../output/output-path.js';
 import type { SourceKind } from '../record.js';
-import { detectSource, headText, readHead, startsAsJson } from './detect.js';
+import { detectSource, headText, startsAsJson } from './detect.js';
+import { readHead } from './head.js';
+import type { TraceFile } from './trace-file.js';
 import { printable } from '../format.js';
-import { fileStamp, type FileStamp } from './lines.js';
+import { fileStamp } from './lines.js';
 import { SOURCES, sourceLabels } from './registry.js';
 
-export interface TraceFile {
-  /** Absolute path. */
-  path: string;
-  /** Path shown to users: relative to the current folder when inside it. */
-  display: string;
-  root: string;
-  /** The recorder that wrote the file. */
-  source: SourceKind;
-  /** Bytes, as discovery found it: the reading plan covers these (a recorder may append more meanwhile). */
-  size?: number;
-  /** The file as discovery found it, which second reads check they still read (see `changedSince`). */
-  stamp?: FileStamp;
-  /**
-   * Other files of the input set whose content the source joins to this file's as it reads it,
-   * by what they hold (OTLP: `logs`, log records joined to the spans they were written in), set
-   * by the source's `gather`; one object shared by the files it is set on.
-   */
-  companions?: Readonly<Record<string, readonly string[]>>;
-}
+export type { TraceFile } from './trace-file.js';
 
 export interface DiscoverOptions {
   /** Read every file as this format instead of detecting it. */

@@ -18,8 +18,9 @@ import type { TraceFile } from './discover.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { isObject, type Json } from './json-values.js';
 import { lineTooLongReason, readLineBatches } from './lines.js';
-import { damageReason } from './read.js';
-import { headKeys, PARQUET_MAGIC, readHead } from './detect.js';
+import { damageReason } from './damage.js';
+import { headKeys, PARQUET_MAGIC } from './detect.js';
+import { readHead } from './head.js';
 
 export interface ExportRow {
   value: Json;

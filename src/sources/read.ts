@@ -4,11 +4,12 @@ import { stat } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
-import type { TraceFile } from './discover.js';
+import type { TraceFile } from './trace-file.js';
 import { changedSince, fileChanged, lineTooLongReason, MAX_LINE_BYTES, openListedFile, readLineBatches, type ByteRange, type FileStamp } from './lines.js';
 import type { SourceRun } from './source-run.js';
 import { sourceOf } from './registry.js';
 import { DamagedRecordError, SynalinksRecord } from './synalinks-record.js';
+import { damageReason } from './damage.js';
 
 export interface RecordBatch {
   file: TraceFile;
@@ -20,12 +21,6 @@ export interface RecordBatch {
   runs?: SourceRun[];
   /** Calls read but holding nothing to learn from (content capture off), by reason. */
   skippedCalls?: Record<string, number>;
-}
-
-/** Why a line is not a record; a last line with no newline is a crash mid-write. */
-export function damageReason(error: unknown, terminated: boolean): string {
-  const detail = error instanceof JsonSyntaxError || error instanceof DamagedRecordError ? error.message : String(error);
-  return terminated ? detail : `truncated last line, no newline at end of file (${detail})`;
 }
 
 /** Records of a Synalinks trace file, or of the lines that start in `range`. */

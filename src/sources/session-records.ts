@@ -18,7 +18,7 @@ import { addCount } from '../own.js';
 import type { TraceFile } from './discover.js';
 import { isObject, type Json } from './json-values.js';
 import { lineTooLongReason, readLineBatches } from './lines.js';
-import { damageReason } from './read.js';
+import { damageReason } from './damage.js';
 import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
 import type { SourceBatch } from './source.js';
 import type { SourceRun } from './source-run.js';

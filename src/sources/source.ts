@@ -5,7 +5,7 @@
  * names it. Synalinks files, read on bytes line by line in parallel, are the built-in case.
  */
 import type { DamagedLine, TraceRecord } from '../record.js';
-import type { TraceFile } from './discover.js';
+import type { TraceFile } from './trace-file.js';
 import type { ByteRange } from './lines.js';
 import type { SourceRun } from './source-run.js';
 

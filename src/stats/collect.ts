@@ -8,7 +8,7 @@ import { DEFAULT_KEY, keyOf, type KeyKind } from '../pipeline/keys.js';
 import type { PriceTable } from '../pricing/table.js';
 import { factsOf, Tally, type TallySnapshot } from './tally.js';
 import { compareText } from '../order.js';
-import { scrubbedDamage, scrubbedName, type ScrubSettings } from '../export/scrub.js';
+import { scrubbedDamage, scrubbedName, type ScrubSettings } from '../privacy/scrub.js';
 import { versionNameOf } from '../sources/registry.js';
 
 export const GROUP_DIMENSIONS = ['program', 'module', 'model', 'version'] as const;

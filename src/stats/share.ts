@@ -5,7 +5,7 @@ import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
 import { StatsCollector, type StatsSnapshot } from './collect.js';
 import type { KeyKind } from '../pipeline/keys.js';
-import type { ScrubSettings } from '../export/scrub.js';
+import type { ScrubSettings } from '../privacy/scrub.js';
 
 export interface StatsSharePayload {
   files: TraceFile[];
@@ -29,4 +29,10 @@ export async function statsShare({ files, share, prices, key, scrub }: StatsShar
     }
   }
   return stats.snapshot();
+}
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    stats: typeof statsShare;
+  }
 }

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { idsOfText, isWellFormedId, readIdFileText } from '../id-list.js';
+import { idsOfText, isWellFormedId, readIdFileText } from '../pipeline/id-list.js';
 import { tempStem } from '../output/entry.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { writeAll } from '../output/write-all.js';

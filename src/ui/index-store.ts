@@ -18,7 +18,7 @@ import { lineTooLongReason, MAX_LINE_BYTES, readLineBatches, type Line } from '.
 
 /** What the browser reads of a line too long to be a record (see MAX_LINE_BYTES). */
 const TOO_LONG_PREVIEW = 64 << 10;
-import { damageReason } from '../sources/read.js';
+import { damageReason } from '../sources/damage.js';
 import { DamagedRecordError, SynalinksRecord } from '../sources/synalinks-record.js';
 import { defaultPriceTable } from '../pricing/table.js';
 import { OtherRecords } from './other-records.js';

@@ -24,7 +24,7 @@ import { canonicalValueText } from '../../canonical/canonical.js';
 import { writeJson } from '../../canonical/json-value.js';
 import { epochSecondsOf } from '../../time.js';
 import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { derivedUuid, RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceRun } from '../source-run.js';
 import { count, isObject, num, str, type Json } from '../json-values.js';

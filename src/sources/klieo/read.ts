@@ -19,7 +19,7 @@
  * `ref.line` is the 1-based position of the llm_call step among the file's llm_call steps.
  */
 import type { DamagedLine, Message, Status, ToolCall, TraceRecord, Usage } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceRun } from '../source-run.js';

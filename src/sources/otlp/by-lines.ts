@@ -1,7 +1,7 @@
 /** How an OTLP file is read: by lines, or as one document (kept apart from read.ts so the registry loads none of it). */
 import { parseJsonText } from '../../canonical/json-value.js';
-import { readHead } from '../detect.js';
-import type { TraceFile } from '../discover.js';
+import { readHead } from '../head.js';
+import type { TraceFile } from '../trace-file.js';
 
 /** Whether the file is read line by line: `.jsonl`, or a file whose first line is a whole JSON value. */
 export function byLines(file: TraceFile): boolean {

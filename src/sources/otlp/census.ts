@@ -6,7 +6,7 @@
  */
 import { parseJsonText } from '../../canonical/json-value.js';
 import { plural } from '../../format.js';
-import { readHead } from '../detect.js';
+import { readHead } from '../head.js';
 import { isObject } from '../json-values.js';
 import { SpanBag } from './bag.js';
 import { spanKind } from './chain.js';

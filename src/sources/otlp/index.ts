@@ -1,5 +1,5 @@
 /** OpenTelemetry spans (OTLP/JSON trace files) whose LLM calls are records (read.ts; the extractor chain, chain.ts), and the records their content lies in outside them (join-index.ts). */
-import { readHead } from '../detect.js';
+import { readHead } from '../head.js';
 import type { Source } from '../source.js';
 import { byLines } from './by-lines.js';
 import { holdsKind, JOIN_KINDS } from './join-kinds.js';

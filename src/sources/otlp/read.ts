@@ -23,14 +23,14 @@
 import { parseJsonText } from '../../canonical/json-value.js';
 import { JsonSyntaxError, withEncodingHint } from '../../canonical/scan.js';
 import type { Message, Status, TraceRecord } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from '../json-stream.js';
 import { isObject, str, type Json } from '../json-values.js';
 import { lineTooLongReason, readLineBatches, type ByteRange } from '../lines.js';
 import { byLines } from './by-lines.js';
 import { lineBefore } from './line-before.js';
 import { rememberPlaces, spanPlaces, spanPlacesBefore, spanPlacesInFile } from './span-places.js';
-import { damageReason } from '../read.js';
+import { damageReason } from '../damage.js';
 import { RebuiltRecord } from '../rebuilt-record.js';
 import type { SourceBatch } from '../source.js';
 import { callOfSpan, type SpanCall } from './chain.js';

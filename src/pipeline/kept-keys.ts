@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { KeyIndex } from '../pipeline/key-index.js';
-import { DEFAULT_KEY, KEY_KINDS, KEYS_VERSION, type KeyKind } from '../pipeline/keys.js';
-import { RunTempDir } from '../pipeline/spill.js';
-import { writeAll } from './write-all.js';
-import { COMPLETE_MARKER, META_DIR, type OutputDir } from './output-dir.js';
+import { KeyIndex } from './key-index.js';
+import { DEFAULT_KEY, KEY_KINDS, KEYS_VERSION, type KeyKind } from './keys.js';
+import { RunTempDir } from './spill.js';
+import { writeAll } from '../output/write-all.js';
+import { COMPLETE_MARKER, META_DIR, type OutputDir } from '../output/output-dir.js';
 
 const KEYS_FILE = 'keys.bin';
 const RUN_FILE = 'run.json';

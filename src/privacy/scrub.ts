@@ -1,8 +1,7 @@
 /** `--scrub` and `--drop-on secrets` as every export format applies them. */
 import { compareText } from '../order.js';
-import { DETECTORS, redactValue, type PrivacyOptions } from '../privacy/index.js';
-import type { QualityReport } from '../pipeline/curate.js';
-import { uuidWords } from '../pipeline/columns.js';
+import { DETECTORS, redactValue, type PrivacyOptions } from './index.js';
+import { uuidWords } from '../uuid-words.js';
 
 export interface ScrubSettings {
   options: PrivacyOptions;
@@ -158,8 +157,13 @@ export function scrubReport(scrub: ScrubSettings | null, redactions: Record<stri
   };
 }
 
+/** What report.json's `quality` section quotes of recorded text: the overlaps with evaluation files. */
+interface QuotedOverlaps {
+  evaluation_files: { overlaps: { call_id: string; ngram: string }[] }[];
+}
+
 /** report.json's `quality` section: the overlaps it quotes are recorded user text, redacted as the examples are. */
-export function scrubbedQualityReport(report: QualityReport | null, scrub: ScrubSettings | null): QualityReport | null {
+export function scrubbedQualityReport<Report extends QuotedOverlaps>(report: Report | null, scrub: ScrubSettings | null): Report | null {
   if (report === null || scrub === null) return report;
   return {
     ...report,

@@ -6,8 +6,8 @@
  * File format: one call_id per line; `#` starts a comment; blank lines are ignored.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { UserError } from './errors.js';
-import { formatCount, plural } from './format.js';
+import { UserError } from '../errors.js';
+import { formatCount, plural } from '../format.js';
 
 /** Where a listed id was read. */
 export interface ListedId {
