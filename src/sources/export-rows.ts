@@ -14,12 +14,12 @@ import { parseJsonText } from '../canonical/json-value.js';
 import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import type { SourceBatch } from './source.js';
-import type { TraceFile } from './discover.js';
+import type { TraceFile } from './trace-file.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { isObject, type Json } from './json-values.js';
 import { lineTooLongReason, readLineBatches } from './lines.js';
 import { damageReason } from './damage.js';
-import { headKeys, PARQUET_MAGIC } from './detect.js';
+import { headKeys, PARQUET_MAGIC } from './head.js';
 import { readHead } from './head.js';
 
 export interface ExportRow {

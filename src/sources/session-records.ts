@@ -15,7 +15,7 @@ import { parseJsonText } from '../canonical/json-value.js';
 import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { DamagedLine, Message, SourceKind, Status, TraceRecord, Usage } from '../record.js';
 import { addCount } from '../own.js';
-import type { TraceFile } from './discover.js';
+import type { TraceFile } from './trace-file.js';
 import { isObject, type Json } from './json-values.js';
 import { lineTooLongReason, readLineBatches } from './lines.js';
 import { damageReason } from './damage.js';

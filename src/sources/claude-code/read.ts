@@ -21,7 +21,7 @@
  * from attachments into the user turn, calls retried after an error, and side calls (titles).
  */
 import type { Message, ToolCall } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { count, isObject, str, type Json } from '../json-values.js';
 import { blockText, contentOf, readSessionLines, sessionTime, sessionUsage, SessionConversation, type SessionLineReader } from '../session-records.js';
 import type { SourceBatch } from '../source.js';

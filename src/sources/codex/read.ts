@@ -21,7 +21,7 @@
  * retried after an error, and what a compaction replaced the history with.
  */
 import type { Message, ToolCall } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { count, isObject, str, type Json } from '../json-values.js';
 import { contentOf, readSessionLines, sessionTime, sessionUsage, SessionConversation, type SessionAnswer, type SessionLineReader } from '../session-records.js';
 import type { SourceBatch } from '../source.js';

@@ -20,7 +20,7 @@
 import { writeJson } from '../../canonical/json-value.js';
 import type { Message, Status, ToolCall, TraceRecord, Usage } from '../../record.js';
 import { epochSecondsOf } from '../../time.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { field, ioCell, jsonCell, mapCell, readExportRecords, textCell } from '../export-rows.js';
 import { count, isObject, num, str, type Json } from '../json-values.js';
 import { chatMessages, langChainMessages, requestMessages, responseMessage } from '../otlp/shapes.js';

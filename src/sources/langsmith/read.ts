@@ -14,7 +14,7 @@
  */
 import type { Message, Status, TraceRecord, Usage } from '../../record.js';
 import { epochSecondsOf } from '../../time.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { field, ioCell, jsonCell, readExportRecords, textCell } from '../export-rows.js';
 import { count, isObject, num, str, type Json } from '../json-values.js';
 import { chatMessages, langChainMessages, requestMessages, responseMessage } from '../otlp/shapes.js';

@@ -18,7 +18,7 @@
  * client retried, the call that wrote a compaction's summary, and pi's version.
  */
 import type { Message, ToolCall } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { count, isObject, num, str, type Json } from '../json-values.js';
 import { blockText, contentOf, readSessionLines, sessionTime, sessionUsage, SessionConversation, type SessionLineReader } from '../session-records.js';
 import type { SourceBatch } from '../source.js';

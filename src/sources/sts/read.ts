@@ -8,7 +8,7 @@
  * the records' offered tools. The format keeps no usage, no stop reason and no failed call.
  */
 import type { Message, ToolCall } from '../../record.js';
-import type { TraceFile } from '../discover.js';
+import type { TraceFile } from '../trace-file.js';
 import { isObject, str } from '../json-values.js';
 import { contentOf, readSessionLines, sessionTime, SessionConversation, type SessionLineReader } from '../session-records.js';
 import type { SourceBatch } from '../source.js';
