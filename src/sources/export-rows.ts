@@ -11,14 +11,13 @@
 import { parse as parseCsv } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { parseJsonText } from '../canonical/json-value.js';
-import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { DamagedLine, TraceRecord } from '../record.js';
 import type { SourceBatch } from './source.js';
 import type { TraceFile } from './trace-file.js';
 import { JsonStreamError, JsonTooLongError, streamJson } from './json-stream.js';
 import { isObject, type Json } from './json-values.js';
-import { lineTooLongReason, readLineBatches } from './lines.js';
-import { damageReason } from './damage.js';
+import { readLineBatches } from './lines.js';
+import { parsedLine } from './damage.js';
 import { headKeys, PARQUET_MAGIC } from './head.js';
 import { readHead } from './head.js';
 
@@ -68,20 +67,9 @@ async function* jsonLines(file: TraceFile): AsyncGenerator<RowBatch> {
     const batch: RowBatch = { rows: [], damaged: [], bytes: 0 };
     for (const line of lines) {
       batch.bytes += line.length + 1;
-      const ref = { file: file.display, line: line.number, offset: line.offset };
-      if (line.tooLong) {
-        batch.damaged.push({ ...ref, reason: damageReason(lineTooLongReason(line.length), line.terminated) });
-        continue;
-      }
-      let value: unknown;
-      try {
-        value = parseJsonText(line.bytes);
-      } catch (error) {
-        if (!(error instanceof JsonSyntaxError)) throw error;
-        batch.damaged.push({ ...ref, reason: withEncodingHint(damageReason(error, line.terminated), line.bytes) });
-        continue;
-      }
-      objectRow(value, line.number, line.offset, file, `line ${line.number}`, batch);
+      const parsed = parsedLine(line);
+      if ('damage' in parsed) batch.damaged.push({ file: file.display, line: line.number, offset: line.offset, reason: parsed.damage });
+      else objectRow(parsed.value, line.number, line.offset, file, `line ${line.number}`, batch);
     }
     yield batch;
   }

@@ -11,14 +11,12 @@
  * one (a rewind, an edited prompt, a branch) goes back to the conversation as it stood after
  * that entry, so a record never sees turns of another branch.
  */
-import { parseJsonText } from '../canonical/json-value.js';
-import { JsonSyntaxError, withEncodingHint } from '../canonical/scan.js';
 import type { DamagedLine, Message, SourceKind, Status, TraceRecord, Usage } from '../record.js';
 import { addCount } from '../own.js';
 import type { TraceFile } from './trace-file.js';
 import { isObject, type Json } from './json-values.js';
-import { lineTooLongReason, readLineBatches } from './lines.js';
-import { damageReason } from './damage.js';
+import { readLineBatches } from './lines.js';
+import { parsedLine } from './damage.js';
 import { derivedUuid, RebuiltRecord } from './rebuilt-record.js';
 import type { SourceBatch } from './source.js';
 import type { SourceRun } from './source-run.js';
@@ -257,19 +255,9 @@ export async function* readSessionLines(file: TraceFile, reader: SessionLineRead
       const damaged = (reason: string): void => {
         out.damaged.push({ file: file.display, line: line.number, offset: line.offset, reason } satisfies DamagedLine);
       };
-      if (line.tooLong) {
-        damaged(damageReason(lineTooLongReason(line.length), line.terminated));
-        continue;
-      }
-      let value: unknown;
-      try {
-        value = parseJsonText(line.bytes);
-      } catch (error) {
-        if (!(error instanceof JsonSyntaxError)) throw error;
-        damaged(withEncodingHint(damageReason(error, line.terminated), line.bytes));
-        continue;
-      }
-      reader.line(value, line.number, out, damaged);
+      const parsed = parsedLine(line);
+      if ('damage' in parsed) damaged(parsed.damage);
+      else reader.line(parsed.value, line.number, out, damaged);
     }
     pending = out;
   }
