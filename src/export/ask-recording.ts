@@ -26,7 +26,8 @@ import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js'
 import { planCuration } from '../pipeline/curate.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
-import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
+import type { RecordVerdict } from '../pipeline/candidate.js';
+import { randomUUID } from 'node:crypto';
 import { reportHead, type Invocation } from './report-head.js';
 import type { Message, ToolCall, TraceRecord } from '../record.js';
 import { writeKeptKeys, type HeldKeys } from '../pipeline/kept-keys.js';
@@ -205,16 +206,45 @@ export async function runAskRecordingExport(
   curationOptions: CurationOptions,
   options: AskRecordingOptions,
 ): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
-  return exportUntilAgreed('ask-recording', discovery.files, curationOptions, (passOptions, pass) => askRecordingPass(discovery, passOptions, options, pass));
+  const verdictOptions: CurationOptions = { ...curationOptions, targetVerdict: { job: 'askRecordingVerdict', settings: { scrub: options.scrub }, run: randomUUID() } };
+  return askRecordingPlanned(discovery, verdictOptions, options);
 }
 
-/** One plan and its recordings; null when a record a drop names could not be written (refused.ts). */
-async function askRecordingPass(
+/** A record's interactions as written (scrubbed), with what redaction found, or why it cannot be written. */
+function recordingInteractions(record: TraceRecord, scrub: ScrubSettings | null): { interactions: Json[]; redactions: Record<string, number> | null } | { reason: string; detail: string } {
+  const read = exportableMessages(record);
+  if ('reason' in read) return read;
+  // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
+  const interactions = conversationInteractions(read.messages, record, scrub);
+  if (scrub === null) return { interactions, redactions: null };
+  const clean = scrubbed(interactions, scrub);
+  if ('secret' in clean) return { reason: 'secret', detail: clean.secret };
+  return { interactions: clean.value, redactions: clean.redactions ?? null };
+}
+
+/**
+ * The plan's record-local verdict of this format (pipeline/candidate.ts): a record it cannot
+ * write as a recording is dropped before any record is compared with it. A job of parallel/jobs.ts.
+ */
+export async function askRecordingVerdict({ scrub }: { scrub: ScrubSettings | null }): Promise<RecordVerdict> {
+  return (record) => {
+    const made = recordingInteractions(record, scrub);
+    return 'reason' in made ? { reason: made.reason, detail: made.detail } : null;
+  };
+}
+
+declare module '../parallel/jobs.js' {
+  interface JobFunctions {
+    askRecordingVerdict: typeof askRecordingVerdict;
+  }
+}
+
+/** One plan, whose verdict drops what cannot be written, then the recordings of the kept records. */
+async function askRecordingPlanned(
   discovery: Discovery,
   curationOptions: CurationOptions,
   options: AskRecordingOptions,
-  pass: ExportPass,
-): Promise<{ plan: CurationPlan; report: Record<string, unknown> } | null> {
+): Promise<{ plan: CurationPlan; report: Record<string, unknown> }> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   let scratch: RunTempDir | null = null;
   let keptKeys: HeldKeys | null = null;
@@ -224,13 +254,11 @@ async function askRecordingPass(
     const manifest = output.manifest(options.manifest);
     const exportDrops: Record<string, number> = {};
     const drop = (d: Drop) => {
-      pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
       manifest.writeJsonLine(JSON.stringify(d));
       provenance.dropped(d);
     };
     const refuse = (d: Drop) => {
-      pass.refuse(d);
       addCount(exportDrops, d.reason);
       drop(d);
     };
@@ -238,7 +266,7 @@ async function askRecordingPass(
     keptKeys = plan.keptKeys;
     keptFile = plan.keptFile;
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
-    for (const [reason, n] of Object.entries(pass.refused.met)) addCount(exportDrops, reason, n);
+    for (const [reason, n] of Object.entries(plan.refusedByTarget)) addCount(exportDrops, reason, n);
     const partial: string[] = [];
     const redactions: Record<string, number> = {};
     const recordings = new Map<string, Recording>();
@@ -247,22 +275,14 @@ async function askRecordingPass(
     for await (const { records } of readSelectedRecords(plan.files, plan.keptLines)) {
       for (const record of records) {
         const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
-        const read = exportableMessages(record);
-        if ('reason' in read) {
-          refuse({ ...where, ...read });
+        // The plan's verdict took it; a record read differently the second time (the file changed) is dropped still.
+        const made = recordingInteractions(record, options.scrub);
+        if ('reason' in made) {
+          refuse({ ...where, reason: made.reason, detail: made.detail });
           continue;
         }
-        // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
-        let interactions = conversationInteractions(read.messages, record, options.scrub);
-        if (options.scrub !== null) {
-          const clean = scrubbed(interactions, options.scrub);
-          if ('secret' in clean) {
-            refuse({ ...where, reason: 'secret', detail: clean.secret });
-            continue;
-          }
-          interactions = clean.value;
-          for (const [name, n] of Object.entries(clean.redactions ?? {})) addCount(redactions, name, n);
-        }
+        const { interactions } = made;
+        for (const [name, n] of Object.entries(made.redactions ?? {})) addCount(redactions, name, n);
         const test = recordingTestName(record.program, record.module, options.scrub);
         let recording = recordings.get(test);
         if (recording === undefined) recordings.set(test, (recording = new Recording(testNames.nameFor(test), scratch, recordings.size, output)));
@@ -270,12 +290,6 @@ async function askRecordingPass(
         provenance.written(recording.file, recording.conversations, scrubbedCallId(record.callId, options.scrub));
         if (record.partial) partial.push(scrubbedCallId(record.callId, options.scrub));
       }
-    }
-    if (pass.mustPlanAgain) {
-      scratch.remove();
-      keptKeys.dispose();
-      output.abort();
-      return null;
     }
     const files: Record<string, unknown>[] = [];
     for (const recording of [...recordings.values()].sort((a, b) => compareText(a.test, b.test))) {
@@ -288,7 +302,8 @@ async function askRecordingPass(
       format: 'ask-recording',
       records_read: plan.recordsRead,
       damaged_lines: plan.damagedLines,
-      kept_after_curation: plan.kept + pass.refused.metCount,
+      // The records handed to the format: those its verdict refused in the plan too.
+      kept_after_curation: plan.kept + Object.values(plan.refusedByTarget).reduce((sum, n) => sum + n, 0),
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
       dropped: droppedCounts(ASK_RECORDING_REASONS, { ...plan.dropped, ...exportDrops }),
       ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),

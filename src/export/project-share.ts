@@ -15,9 +15,12 @@ import {
   inspectExample,
   lastTurnWeighted,
   recordedDefinitions,
+  ToolInference,
+  toolCallFacts,
   toolsFor,
   type Inspection,
   type ReasoningMode,
+  type ExampleTools,
   type Target,
   type ToolDefinition,
 } from '../targets/index.js';
@@ -35,6 +38,7 @@ import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
 import { redactValue } from '../privacy/index.js';
 import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from '../privacy/scrub.js';
 import { possibleTime } from '../time.js';
+import type { RecordVerdict } from '../pipeline/candidate.js';
 
 export interface ProjectionSettings {
   /** Redaction of secrets and personal data, or null for `--scrub none`. */
@@ -56,10 +60,25 @@ export interface ProjectionSettings {
   trainOn: TrainOn;
   groupByModule: boolean;
   /**
-   * The verdict, digest and group only (`traces index --format`): no tokens are counted and the
-   * example is not inspected, which no verdict needs without a token limit or a model folder.
+   * The verdict, digest and group only (`traces index --format`, the plan's verdict): no tokens
+   * are counted and the example is not inspected, which no verdict needs without a token limit
+   * or a model folder.
    */
   verdictOnly?: boolean;
+  /** The plan's verdict alone: the drop, or nothing (no digest, group or origin is made). */
+  verdictAlone?: boolean;
+  /**
+   * The definitions are inferred from the run's tool calls (no --inferred-tools file): set on
+   * the settings the plan's verdict is made with, which the record's own calls stand in for
+   * (`alone`), and carried to the projection as `judged`.
+   */
+  inferredFromCalls?: boolean;
+  /**
+   * What the plan's verdict took the record's tools from (`inferred`, `everyLineTools` before
+   * the run's calls were known): a kept record the run's definitions make the target refuse is
+   * written with these instead, as the plan judged it, rather than dropped after the plan.
+   */
+  judged?: Pick<ProjectionSettings, 'inferred' | 'everyLineTools'> | null;
 }
 
 export type ProjectedItem =
@@ -86,6 +105,11 @@ export type ProjectedItem =
       partial: string | null;
       /** Redactions by detector, or null when nothing was redacted. */
       redactions: Record<string, number> | null;
+      /**
+       * Why the target refused the example with the run's tool definitions, when it was written
+       * with the ones the plan judged it with (`judged`); else null.
+       */
+      judgedTools: string | null;
       /** Where it came from (names scrubbed as the example is), for a dataset card. */
       origin: ExampleOrigin;
     };
@@ -225,11 +249,28 @@ interface ProjectionContext {
   exampleLines: ByteSink;
 }
 
-/** The record as an example, its line appended to `exampleLines`, or why it cannot be one. */
-function projectRecord(record: TraceRecord, { target, meter, settings, exampleLines }: ProjectionContext): ProjectedItem {
-  // Decoded from the line on each read: read once.
-  const callId = record.callId;
-  const where = { call_id: callId, file: record.ref.file, line: record.ref.line };
+type DropItem = Extract<ProjectedItem, { kind: 'drop' }>;
+
+/** What the target made of a record it takes: the example as written (its line appended to `exampleLines`), and what the summary needs of it. */
+interface Judged {
+  messages: Message[];
+  example: Record<string, unknown>;
+  row: Record<string, unknown>;
+  measured: ExampleMeasure;
+  counted: boolean;
+  tools: ExampleTools;
+  redactions: Record<string, number> | null;
+  lineStart: number;
+}
+
+/**
+ * The target's verdict on a record: why it cannot be an example, or the example, its line
+ * appended to `exampleLines`. With `verdictAlone` (the plan's verdict), nothing a verdict does
+ * not read is made: the messages are redacted only when a verdict reads them redacted (a
+ * secret with --drop-on, a count), since a redacted tool name can be seen in the names alone.
+ */
+function judge(record: TraceRecord, { target, meter, settings, exampleLines }: ProjectionContext): DropItem | Judged {
+  const where = { call_id: record.callId, file: record.ref.file, line: record.ref.line };
   if (record.notExportable) {
     return { kind: 'drop', ...where, reason: 'not_exportable', detail: record.notExportable };
   }
@@ -239,24 +280,32 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     return { kind: 'drop', ...where, reason: projection.reason, detail: projection.detail };
   }
   let example = projection.example;
+  const counted = settings.verdictOnly !== true || settings.maxExampleTokens !== null || settings.maxSeqLength !== null || meter.rendersTemplate;
+  const scrub = settings.scrub;
+  const redacting = scrub !== null && (settings.verdictAlone !== true || scrub.dropOnSecrets || counted);
   // The tools the call was offered, when its recorder kept them: scrubbed with the messages.
-  const own = scrubbedRecordedDefinitions(record, settings.scrub);
+  const own = redacting ? scrubbedRecordedDefinitions(record, scrub) : { definitions: recordedDefinitions(record.offeredTools), counts: {} };
+  const redactedName = (): DropItem | null => {
+    const inName = projection.toolNames.map((name) => redactedInToolName(name, scrub)).find((found) => found !== null);
+    return inName === undefined ? null : { kind: 'drop', ...where, reason: 'redacted_tool_name', detail: `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name` };
+  };
   // After dedupe (keys are the recorded hashes), before token counting (counts are of what is written).
   let redactions: Record<string, number> | null = null;
-  if (settings.scrub !== null) {
-    const redacted = redactValue(example.messages, settings.scrub.options);
+  if (redacting) {
+    const redacted = redactValue(example.messages, scrub.options);
     for (const [name, n] of Object.entries(own.counts)) redacted.counts[name] = (redacted.counts[name] ?? 0) + n;
     if (Object.keys(redacted.counts).length > 0) {
-      const inName = projection.toolNames.map((name) => redactedInToolName(name, settings.scrub)).find((found) => found !== null);
-      if (inName !== undefined) {
-        return { kind: 'drop', ...where, reason: 'redacted_tool_name', detail: `a tool's name holds what --scrub redacts (${inName.join(', ')}), and a redacted name is no valid tool name` };
-      }
-      if (settings.scrub.dropOnSecrets && holdsSecret(redacted.counts, settings.scrub)) {
+      const named = redactedName();
+      if (named !== null) return named;
+      if (scrub.dropOnSecrets && holdsSecret(redacted.counts, scrub)) {
         return { kind: 'drop', ...where, reason: 'secret', detail: foundBy(redacted.counts) };
       }
       redactions = redacted.counts;
       example = { ...example, messages: redacted.value };
     }
+  } else if (scrub !== null) {
+    const named = redactedName();
+    if (named !== null) return named;
   }
   const tools = toolsFor(settings.everyLineTools ?? projection.toolNames, settings.supplied, settings.inferred, own.definitions, settings.everyLineTools !== null);
   if (tools.definitions.length > 0) example = target.attachTools(example, tools.definitions);
@@ -268,7 +317,6 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   const weightsToCount = lastTurn && target.trainOnLastTurn === undefined && !meter.rendersTemplate;
   // The row as written (hf: tools as JSON text, prompt and completion), counted as its trainer reads it.
   const row = target.written?.(example) ?? example;
-  const counted = settings.verdictOnly !== true || settings.maxExampleTokens !== null || settings.maxSeqLength !== null || meter.rendersTemplate;
   const measured = counted ? meter.measure(target.rowMessages !== undefined ? target.rowMessages(row) : weightsToCount ? lastTurnWeighted(example) : example) : UNMEASURED;
   const tokens = measured.tokens;
   if (settings.maxExampleTokens !== null && tokens.total > settings.maxExampleTokens) {
@@ -284,6 +332,17 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   if (unwritable !== null) {
     return { kind: 'drop', ...where, reason: 'not_strict_json', detail: unwritable };
   }
+  return { messages, example, row, measured, counted, tools, redactions, lineStart };
+}
+
+/** The record as an example, its line appended to `exampleLines`, or why it cannot be one. */
+function projectRecord(record: TraceRecord, context: ProjectionContext): ProjectedItem {
+  const judged = judge(record, context);
+  if ('kind' in judged) return judged;
+  const { settings, target, meter, exampleLines } = context;
+  const { messages, example, row, measured, counted, tools, redactions, lineStart } = judged;
+  // Decoded from the line on each read: read once.
+  const callId = record.callId;
   const folder = settings.groupByModule
     ? path.join(safeSegment(scrubbedName(record.program, settings.scrub)), safeSegment(scrubbedName(record.module, settings.scrub)))
     : '';
@@ -293,7 +352,9 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
   return {
     kind: 'example',
     bytes: exampleLines.length - lineStart,
-    ...where,
+    call_id: callId,
+    file: record.ref.file,
+    line: record.ref.line,
     // The group of the example as written: after redaction, two questions that differed only in a secret are one.
     fraction: groupFraction(groupKey(record.program, Array.isArray(example.messages) ? (example.messages as Message[]) : messages), settings.seed),
     digest: [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)],
@@ -306,6 +367,73 @@ function projectRecord(record: TraceRecord, { target, meter, settings, exampleLi
     reasoningTurns: messages.reduce((n, m) => n + (m.role === 'assistant' && holdsReasoning(m) ? 1 : 0), 0),
     partial: record.partial ? callId : null,
     redactions,
+    judgedTools: null,
+  };
+}
+
+/**
+ * The settings as the record alone makes them: where the run infers definitions from every
+ * tool call, which only the whole run knows, the record's own calls stand in for them (the
+ * plan's verdict is made before the run's calls are all read).
+ */
+function alone(settings: ProjectionSettings, record: TraceRecord): ProjectionSettings {
+  if (settings.inferredFromCalls !== true || !record.raw.includes(TOOL_CALLS)) return settings;
+  const own = ownDefinitions(toolCallFacts(record.messages()), settings.scrub);
+  if (own.length === 0) return settings;
+  const everyLineTools =
+    settings.everyLineTools === null ? null : [...new Set([...settings.everyLineTools, ...own.map((d) => d.function.name)])];
+  return { ...settings, inferred: [...settings.inferred, ...own], everyLineTools };
+}
+
+/** Definitions inferred from one record's calls, by the calls (an agent run's steps repeat their earlier calls), for one scrub. */
+const ownDefinitionsByCalls = new Map<string, ToolDefinition[]>();
+let ownDefinitionsScrub: ScrubSettings | null | undefined;
+const OWN_DEFINITIONS_HELD = 1024;
+
+function ownDefinitions(facts: string[], scrub: ScrubSettings | null): ToolDefinition[] {
+  if (facts.length === 0) return [];
+  if (scrub !== ownDefinitionsScrub) {
+    ownDefinitionsByCalls.clear();
+    ownDefinitionsScrub = scrub;
+  }
+  const calls = facts.join('\0');
+  let own = ownDefinitionsByCalls.get(calls);
+  if (own === undefined) {
+    const inference = new ToolInference();
+    inference.observeFacts(facts);
+    own = scrubDefinitions(inference.definitions(), scrub);
+    if (ownDefinitionsByCalls.size >= OWN_DEFINITIONS_HELD) ownDefinitionsByCalls.clear();
+    ownDefinitionsByCalls.set(calls, own);
+  }
+  return own;
+}
+
+const TOOL_CALLS = Buffer.from('"tool_calls"');
+
+/**
+ * A kept record's example; the plan's verdict took it, so where the run's tool definitions
+ * make the target refuse it (a token limit, a template), it is written with the definitions
+ * the verdict was made with.
+ */
+function projectKeptRecord(record: TraceRecord, context: ProjectionContext): ProjectedItem {
+  const item = projectRecord(record, context);
+  const judged = context.settings.judged;
+  if (item.kind !== 'drop' || judged == null) return item;
+  const asJudged = projectRecord(record, { ...context, settings: alone({ ...context.settings, ...judged }, record) });
+  return asJudged.kind === 'example' ? { ...asJudged, judgedTools: `${item.reason}: ${item.detail ?? ''}` } : item;
+}
+
+/**
+ * The target's verdict on a record, for the plan (pipeline/candidate.ts): why projecting the
+ * record alone (`alone`) would drop it, or null. A job of parallel/jobs.ts.
+ */
+export async function targetVerdict(settings: ProjectionSettings): Promise<RecordVerdict> {
+  const context: ProjectionContext = { target: getTarget(settings.format, settings.targetSettings), meter: await loadMeter(settings.tokenizer), settings, exampleLines: new ByteSink() };
+  return (record) => {
+    context.exampleLines.reset();
+    const judged = judge(record, { ...context, settings: alone(settings, record) });
+    if (!('kind' in judged)) return null;
+    return { reason: judged.reason, detail: judged.detail ?? '', ...(judged.fix !== undefined ? { fix: judged.fix } : {}) };
   };
 }
 
@@ -333,7 +461,7 @@ export async function projectShare({ files, share, kept, offsets, settings }: Pr
         if (turnDue()) await letEventLoopRun();
         records++;
         const lineStart = exampleLines.length;
-        const item = unlessTooLong(() => projectRecord(record, context));
+        const item = unlessTooLong(() => projectKeptRecord(record, context));
         if (item instanceof TextTooLongError) {
           exampleLines.length = lineStart;
           items.push({ kind: 'drop', call_id: record.callId, file: record.ref.file, line: record.ref.line, reason: 'text_too_long', detail: item.message });
@@ -383,5 +511,6 @@ export async function indexProjection(settings: ProjectionSettings): Promise<(re
 declare module '../parallel/jobs.js' {
   interface JobFunctions {
     project: typeof projectShare;
+    targetVerdict: typeof targetVerdict;
   }
 }

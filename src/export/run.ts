@@ -48,7 +48,7 @@ import { WrittenExamples } from './written-examples.js';
 import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';
 import { pauseForTest } from '../output/test-pause.js';
-import { exportUntilAgreed, type ExportPass } from '../pipeline/refused.js';
+import { randomUUID } from 'node:crypto';
 import { resolveReasoning } from './reasoning.js';
 
 export interface ExportOptions {
@@ -143,20 +143,50 @@ export async function runExport(discovery: Discovery, curationOptions: CurationO
   // A keep-list of traces keep-list settles the sides of the whole sharded dataset (its split column).
   const settled = curationOptions.keepListFile ? await settledSides(curationOptions.keepListFile) : null;
   if (curationOptions.keepListFile) await warnOfOtherOptions(curationOptions, options, curationOptions.keepListFile);
-  return exportUntilAgreed(target.name, discovery.files, curationOptions, (passOptions, pass) =>
-    exportPass(discovery, passOptions, options, pass, { target, reasoning, supplied, inferredFromFile, settled }),
-  );
+  return exportPlanned(discovery, curationOptions, options, { target, reasoning, supplied, inferredFromFile, settled });
 }
 
 /**
- * One plan and its examples; null when the target refused a record that a drop names as
- * `kept` (refused.ts): nothing of this pass is kept, and the caller plans again.
+ * The settings each record's example is made with; the tools known before the plan reads the
+ * calls (`--tools`, `--inferred-tools`) until the run's inferred definitions replace them.
  */
-async function exportPass(
+function projectionSettings(
+  options: ExportOptions,
+  target: Target,
+  reasoning: ReasoningMode,
+  supplied: ToolDefinition[],
+  tools: { inferred: ToolDefinition[]; inferredNames: string[]; fromCalls: boolean },
+): ProjectionSettings {
+  return {
+    scrub: options.scrub,
+    format: target.name,
+    targetSettings: target.settings,
+    reasoning,
+    supplied,
+    inferred: tools.inferred,
+    everyLineTools:
+      target.everyLineTools === true
+        ? [...new Set([...tools.inferredNames.filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
+        : null,
+    maxExampleTokens: options.maxExampleTokens,
+    seed: options.seed,
+    validationFraction: options.validationFraction,
+    tokenizer: options.tokenizer,
+    maxSeqLength: options.maxSeqLength,
+    trainOn: options.trainOn,
+    groupByModule: options.groupBy === 'module',
+    inferredFromCalls: tools.fromCalls,
+  };
+}
+
+/**
+ * One plan, whose record-local stages hold the target's verdict (so no kept record is one the
+ * target refuses), then the examples of the kept records: the input is read twice.
+ */
+async function exportPlanned(
   discovery: Discovery,
   curationOptions: CurationOptions,
   options: ExportOptions,
-  pass: ExportPass,
   {
     target,
     reasoning,
@@ -164,7 +194,7 @@ async function exportPass(
     inferredFromFile,
     settled,
   }: { target: Target; reasoning: ReasoningMode; supplied: ToolDefinition[]; inferredFromFile: ToolDefinition[] | null; settled: Map<string, Split> | null },
-): Promise<ExportResult | null> {
+): Promise<ExportResult> {
   const output = OutputDir.open(options.out, { force: options.force, roots: discovery.inputs ?? [] });
   const provenance = new Provenance();
   const datasets = new Map<string, Dataset>();
@@ -180,7 +210,6 @@ async function exportPass(
     /** The option that fixes a drop reason, where its drops named one. */
     const dropFixes: Record<string, string> = {};
     const drop = (d: Drop) => {
-      pass.noteDrop(d);
       d = scrubbedDrop(d, options.scrub);
       manifest.writeJsonLine(JSON.stringify(d));
       provenance.dropped(d);
@@ -189,6 +218,13 @@ async function exportPass(
     let inferredDefinitions: ToolDefinition[] = [];
     /** Distinct recorded calls behind each inferred definition, in the order of `inferredDefinitions`. */
     let inferredCalls: number[] = [];
+    // What the plan's verdict knows of the tools: the files named; the run's calls stand in for the rest record by record.
+    const fromFile = inferredFromFile === null ? null : scrubDefinitions(inferredFromFile, options.scrub);
+    const judged = projectionSettings(options, target, reasoning, supplied, {
+      inferred: fromFile ?? [],
+      inferredNames: inferredFromFile?.map((d) => d.function.name).sort() ?? [],
+      fromCalls: inferredFromFile === null,
+    });
     const startProjection = (kept: KeptLines): AsyncGenerator<ProjectedShare> => {
       // Every tool call of the plan has been seen: its definitions are final.
       const definitions = inferredFromFile ?? inference.definitions();
@@ -196,27 +232,17 @@ async function exportPass(
       inferredDefinitions = scrubDefinitions(definitions, options.scrub);
       const inferredNames = inferredFromFile?.map((d) => d.function.name).sort() ?? inference.names();
       const settings: ProjectionSettings = {
-        scrub: options.scrub,
-        format: target.name,
-        targetSettings: target.settings,
-        reasoning,
-        supplied,
-        inferred: inferredDefinitions,
-        everyLineTools:
-          target.everyLineTools === true
-            ? [...new Set([...inferredNames.filter((name) => redactedInToolName(name, options.scrub) === null), ...supplied.map((d) => d.function.name)])]
-            : null,
-        maxExampleTokens: options.maxExampleTokens,
-        seed: options.seed,
-        validationFraction: options.validationFraction,
-        tokenizer: options.tokenizer,
-        maxSeqLength: options.maxSeqLength,
-        trainOn: options.trainOn,
-        groupByModule: options.groupBy === 'module',
+        ...projectionSettings(options, target, reasoning, supplied, { inferred: inferredDefinitions, inferredNames, fromCalls: false }),
+        judged: { inferred: judged.inferred, everyLineTools: judged.everyLineTools },
+        inferredFromCalls: judged.inferredFromCalls,
       };
       return projectKept(discovery, kept, settings, stopProjection.signal);
     };
-    const plan = await planCuration(discovery, curationOptions, drop, {
+    const verdictOptions: CurationOptions = {
+      ...curationOptions,
+      targetVerdict: { job: 'targetVerdict', settings: { ...judged, verdictOnly: true, verdictAlone: true }, run: randomUUID() },
+    };
+    const plan = await planCuration(discovery, verdictOptions, drop, {
       // With definitions inferred once from every host's index, this host's calls are not counted.
       onToolCalls: inferredFromFile === null ? (facts) => inference.observeFacts(facts) : undefined,
       whenRead: () => preloadJob(JOBS.project, { tokenizer: options.tokenizer }),
@@ -224,7 +250,8 @@ async function exportPass(
       whenKept: (kept) => (projected = startProjection(kept)),
     });
     // The plan left the kept keys on disk; keys.bin is written from there once the examples are.
-    for (const [reason, n] of Object.entries(pass.refused.met)) addCount(exportDrops, reason, n);
+    for (const [reason, n] of Object.entries(plan.refusedByTarget)) addCount(exportDrops, reason, n);
+    Object.assign(dropFixes, plan.refusalFixes);
     heldKeys = plan.keptKeys;
     keptFile = plan.keptFile;
     // An exported dataset or a text file named as traces: no empty dataset, no exit 0.
@@ -257,12 +284,12 @@ async function exportPass(
     const reasoningSeen = { examples: 0, turns: 0 };
     const redactions: Record<string, number> = {};
     const partial: string[] = [];
+    const judgedTools: ReportInput['judgedTools'] = [];
     for await (const { items, lines } of projected) {
       let lineStart = 0;
       for (const item of items) {
         if (item.kind === 'drop') {
           const { kind, fix, ...dropped } = item;
-          pass.refuse(dropped);
           addCount(exportDrops, item.reason);
           if (fix !== undefined) dropFixes[item.reason] ??= fix;
           drop(dropped);
@@ -291,14 +318,11 @@ async function exportPass(
         }
         if (item.redactions !== null) for (const [name, n] of Object.entries(item.redactions)) addCount(redactions, name, n);
         if (item.partial !== null) partial.push(callId);
+        if (item.judgedTools !== null) judgedTools.push({ call_id: callId, reason: item.judgedTools });
         if (settled !== null) datasetAt(item.folder).writeSettled(line, item.inspection, item.fraction, callId, settled.get(item.call_id));
         else datasetAt(item.folder).write(line, item.inspection, item.fraction, callId);
         if (target.finish !== undefined) origins.add(item.folder, item.origin);
       }
-    }
-    if (pass.mustPlanAgain) {
-      output.abort();
-      return null;
     }
     // Every example is written; what the run holds now is what it held for the whole projection.
     await pauseForTest('projected');
@@ -321,7 +345,7 @@ async function exportPass(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, refusedUpFront: pass.refused.metCount, refusedTrajectoryStep: pass.refused.refusedTrajectoryStep, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, refusedByTarget: plan.refusedByTarget, refusedTrajectoryStep: plan.refusedLaterSteps > 0, judgedTools, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     return await completeExport({ output, target, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
@@ -482,10 +506,12 @@ export interface ReportInput {
   exportDrops: Record<string, number>;
   /** The option that fixes a drop reason, where its drops named one (the summary says it beside the reason). */
   dropFixes?: Record<string, string>;
-  /** Records the plan dropped because the target refused them in an earlier pass. */
-  refusedUpFront: number;
-  /** The target refused an agent step whose earlier steps had given way to it. */
+  /** Records the plan's verdict of the target dropped, by reason. */
+  refusedByTarget: Record<string, number>;
+  /** The target refused a later step of an agent run: the run is exported up to an earlier step. */
   refusedTrajectoryStep: boolean;
+  /** Examples written with the tool definitions the plan judged them with, and why the run's were refused. */
+  judgedTools: { call_id: string; reason: string }[];
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
   supplied: ToolDefinition[];
   /** As the examples carry them (redacted). */
@@ -580,6 +606,11 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
+  if (input.judgedTools.length > 0) {
+    warnings.push(
+      `${formatCount(input.judgedTools.length)} example(s) carry the tool definitions inferred from their own calls: with those inferred from every call the target refused them (${input.judgedTools[0].reason}); see judged_tools_examples`,
+    );
+  }
   const noValidation = 'no validation file written';
   warnings.push(
     ...warningsOnce(
@@ -602,8 +633,8 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
     seed: options.seed,
     records_read: plan.recordsRead,
     damaged_lines: plan.damagedLines,
-    // The records handed to the target: those it refused in an earlier pass too (refused.ts).
-    kept_after_curation: plan.kept + input.refusedUpFront,
+    // The records handed to the target: those its verdict refused in the plan too.
+    kept_after_curation: plan.kept + Object.values(input.refusedByTarget).reduce((sum, n) => sum + n, 0),
     key: input.key,
     ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     examples,
@@ -630,6 +661,8 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
     files: perFile,
     // Training files the trainer refuses as they are (too few examples): written, and said last.
     refused_by_trainer: refused,
+    // Written with the tool definitions the plan's verdict judged them with: the run's made the target refuse them.
+    judged_tools_examples: input.judgedTools,
     partial_examples: input.partial.length,
     partial_call_ids: input.partial,
     warnings,

@@ -32,6 +32,9 @@ const table = {
    * per thread).
    */
   project: defineJob(at('export/project-share.js'), 'projectShare', { warm: 'warmProjection', youngGenerationMb: 16 }),
+  /** The export target's verdict on each record, made where the plan reads them (pipeline/candidate.ts). */
+  targetVerdict: defineJob(at('export/project-share.js'), 'targetVerdict'),
+  askRecordingVerdict: defineJob(at('export/ask-recording.js'), 'askRecordingVerdict'),
   scan: defineJob(at('privacy/scan-share.js'), 'scanShare'),
   runs: defineJob(at('runs/runs-share.js'), 'runsShare'),
   index: defineJob(at('index/share.js'), 'indexShare'),

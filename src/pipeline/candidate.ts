@@ -15,6 +15,7 @@ import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
 import { qualityIsOff, qualityOf, type QualityResult, type QualitySettings, type QualityVerdict } from './quality/index.js';
 import { toolCallFacts } from '../targets/tools.js';
+import type { JobFunctions } from '../parallel/jobs.js';
 
 export interface CandidateOptions {
   selection: Selection;
@@ -37,6 +38,28 @@ export interface CandidateOptions {
    * rather than dropped, and each selected record carries its answer's digest.
    */
   pairs?: boolean;
+  /**
+   * The export target's verdict on each record (a record it cannot represent, a secret with
+   * --drop-on, too long, a template error), or null: run after the quality stages and before
+   * any stage that compares records, so no record others give way to is one the target
+   * refuses. It is a job of parallel/jobs.ts that makes the verdict from plain settings where
+   * the records are read (a worker thread), so this layer imports no target.
+   */
+  targetVerdict?: TargetVerdictStage | null;
+}
+
+/** The target's verdict on one record: why it refuses it, or null. */
+export type RecordVerdict = (record: TraceRecord) => Verdict | null;
+
+/** Jobs (parallel/jobs.ts) whose function makes a `RecordVerdict` from its settings. */
+type VerdictJobName = { [Name in keyof JobFunctions]: JobFunctions[Name] extends (settings: never) => Promise<RecordVerdict> ? Name : never }[keyof JobFunctions];
+
+export interface TargetVerdictStage {
+  job: VerdictJobName;
+  /** The job's payload: what the target's verdict is made with. */
+  settings: unknown;
+  /** An id of the run: a thread makes the verdict once per run, not once per share. */
+  run: string;
 }
 
 /** Why a record is dropped before the comparing stages: selection, a quality stage, or text too long to read. */
@@ -45,6 +68,12 @@ export interface Verdict {
   detail: string;
   /** The evaluation item a `contaminated` record shares an n-gram with. */
   match?: QualityVerdict['match'];
+  /** The option that avoids the drop, where there is one (a template that renders the record). */
+  fix?: string;
+  /** Set on the target's verdict: the export counts these drops with the target's own. */
+  byTarget?: true;
+  /** Set on the target's verdict about a later step of an agent run (one whose earlier steps it holds). */
+  laterStep?: true;
 }
 
 export interface Candidate {
@@ -80,7 +109,7 @@ export interface Candidate {
   pairFacts?: PairFacts | null;
 }
 
-export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions): Candidate {
+export function candidateOf(record: TraceRecord, fileIndex: number, options: CandidateOptions, targetVerdict: RecordVerdict | null = null): Candidate {
   const candidate: Candidate = {
     callId: record.callId,
     line: record.ref.line,
@@ -99,7 +128,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
     signature: null,
     pairFacts: null,
   };
-  const tooLong = unlessTooLong(() => describe(record, candidate, options));
+  const tooLong = unlessTooLong(() => describe(record, candidate, options, targetVerdict));
   if (tooLong instanceof TextTooLongError) {
     // What a stage needs of its text cannot be had: the record is dropped, and says why.
     Object.assign(candidate, { verdict: { reason: 'text_too_long', detail: tooLong.message }, flags: null, key: null, trajectory: null, toolCalls: null, signature: null, pairFacts: null });
@@ -108,7 +137,7 @@ export function candidateOf(record: TraceRecord, fileIndex: number, options: Can
 }
 
 /** Fills in the verdict and, for a selected record, what the comparing stages need. */
-function describe(record: TraceRecord, candidate: Candidate, options: CandidateOptions): void {
+function describe(record: TraceRecord, candidate: Candidate, options: CandidateOptions, targetVerdict: RecordVerdict | null): void {
   candidate.verdict = selectionVerdict(options.selection, record);
   if (candidate.verdict !== null) return;
   messageSpans.length = 0;
@@ -125,6 +154,13 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
     }
     if (options.pairs === true) candidate.pairFacts = { answer: null, fault: answerFault };
     else candidate.flags = quality.flags;
+  }
+  const refusal = targetVerdict?.(record) ?? null;
+  if (refusal !== null) {
+    const laterStep = trajectory !== null && !(trajectory instanceof TextTooLongError) && trajectory.prefixes.length > 0;
+    candidate.verdict = { ...refusal, byTarget: true, ...(laterStep ? { laterStep: true as const } : {}) };
+    candidate.flags = null;
+    return;
   }
   if (options.pairs === true) {
     candidate.pairFacts ??= { answer: null, fault: null };

@@ -2,7 +2,9 @@
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
-import { candidateOf, type CandidateOptions } from './candidate.js';
+import { candidateOf, type CandidateOptions, type RecordVerdict, type TargetVerdictStage } from './candidate.js';
+import { JOBS } from '../parallel/jobs.js';
+import { runJob } from '../parallel/job.js';
 import { CandidateBatchWriter, type CandidateBatch } from './candidate-batch.js';
 
 export interface CurateSharePayload {
@@ -18,7 +20,16 @@ export interface CurateShareResult {
   bytes: number;
 }
 
+/** The target's verdict of the run this thread serves: made once per run (it may load a tokenizer). */
+let verdictOfRun: { run: string; verdict: RecordVerdict } | null = null;
+
+async function targetVerdictOf(stage: TargetVerdictStage): Promise<RecordVerdict> {
+  if (verdictOfRun?.run !== stage.run) verdictOfRun = { run: stage.run, verdict: await runJob(JOBS[stage.job], stage.settings as never) };
+  return verdictOfRun.verdict;
+}
+
 export async function curateShare({ files, share, options }: CurateSharePayload): Promise<CurateShareResult> {
+  const verdict = options.targetVerdict == null ? null : await targetVerdictOf(options.targetVerdict);
   // About one record per 1.5 KB: the columns rarely need to grow.
   const candidates = new CandidateBatchWriter(Math.ceil(share.bytes / 1536));
   let records = 0;
@@ -30,7 +41,7 @@ export async function curateShare({ files, share, options }: CurateSharePayload)
       let d = 0;
       for (const record of batch.records) {
         while (d < batch.damaged.length && batch.damaged[d].line < record.ref.line) candidates.addDamaged(batch.damaged[d++]);
-        candidates.add(candidateOf(record, range.fileIndex, options));
+        candidates.add(candidateOf(record, range.fileIndex, options, verdict));
       }
       while (d < batch.damaged.length) candidates.addDamaged(batch.damaged[d++]);
     }

@@ -3,7 +3,8 @@
  * every record through the stages, in this order:
  *
  *   status/filter (selection) → quality (truncated, broken, empty, repetition, contaminated;
- *     refusal and identity flag: quality/) → the target's refusals (export, refused.ts)
+ *     refusal and identity flag: quality/) → the target's verdict (export: not representable,
+ *     secret with --drop-on, too long, template error; `targetVerdict`)
  *     → excluded (--exclude) → not_in_keep_list (--keep-list) → seen (--against)
  *     → dedupe → prefix (collapse) → near-duplicates (--near-duplicates, near-duplicates.ts)
  *
@@ -12,9 +13,9 @@
  * survivor of its own. A chain of `kept` then always ends at a record in the output, and
  * never loops (docs/curation.md, "The order of the stages"):
  * - Everything a record decides alone comes first, the target's verdict too: a record the
- *   target refuses must not be the one others gave way to. The target's verdict is known only
- *   once a record is written, so export plans again without a refused record that a drop
- *   named (refused.ts).
+ *   target refuses must not be the one others gave way to. The verdict is the example the
+ *   target would make of the record, made where the record is read (export/project-share.ts
+ *   `targetVerdict`), so an export plans once.
  * - Dedupe, then collapse over dedupe's winners only: a step gives way to the winner with the
  *   most inputs holding its conversation, which holds no longer one itself (it would hold the
  *   step too, with more inputs): one survivor, no chain to resolve.
@@ -35,7 +36,7 @@ import { plural } from '../format.js';
 import type { DamagedLine } from '../record.js';
 import { runOverFiles } from '../parallel/run-shares.js';
 import { fileSizes } from '../parallel/units.js';
-import type { Candidate, CandidateOptions } from './candidate.js';
+import type { Candidate, CandidateOptions, TargetVerdictStage } from './candidate.js';
 import { readCandidateBatch } from './candidate-batch.js';
 import type { Discovery, TraceFile } from '../sources/discover.js';
 import { collapseJoin, CONVERSATION, DigestRow, GaveWayRow, HolderRow } from './collapse.js';
@@ -52,7 +53,6 @@ import { KeptLinesFile } from './kept-lines.js';
 import { HeldKeys } from './kept-keys.js';
 import { pauseForTest } from '../output/test-pause.js';
 import { metOnKeepList, readKeepList } from './keep-list.js';
-import type { RefusedRecords } from './refused.js';
 import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';
 import { QUALITY_FILTERS, type QualityMode, type QualitySettings } from './quality/index.js';
@@ -108,8 +108,8 @@ export interface CurationOptions {
   keepListFile?: string | null;
   /** The quality stages, or null (none). */
   quality?: QualitySettings | null;
-  /** Records the export's target refused in an earlier pass: dropped here with its reason, before any comparing stage. */
-  refused?: RefusedRecords | null;
+  /** The export's target's verdict, a stage each record decides alone (candidate.ts), or null. */
+  targetVerdict?: TargetVerdictStage | null;
   /**
    * Preference pairs (pairs.ts) instead of dedupe, collapse and near-duplicates: records of one
    * prompt are paired by the signals they hold, and the records of the pairs are what is kept.
@@ -147,6 +147,12 @@ export interface CurationPlan {
   pairs?: Pair[] | null;
   /** With `pairs`: records met that --scores scores. */
   scoredRecords?: number;
+  /** Records the target's verdict dropped, by reason (the export counts them with the target's own drops). */
+  refusedByTarget: Record<string, number>;
+  /** Per reason of the target's, the option that avoids it, where its drops named one. */
+  refusalFixes: Record<string, string>;
+  /** Later steps of agent runs the target refused: their runs are exported up to an earlier step. */
+  refusedLaterSteps: number;
 }
 
 export type DropSink = (drop: Drop) => void;
@@ -320,6 +326,9 @@ export class Curation {
   /** call_ids that are no uuid, by arrival (rare: a row holds a uuid's 16 bytes). */
   private readonly otherIds = new Map<number, string>();
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
+  private readonly refusedByTarget: Record<string, number> = {};
+  private readonly refusalFixes: Record<string, string> = {};
+  private refusedLaterSteps = 0;
   /** Whether --near-duplicates is on: each row then carries the record's signature. */
   private readonly near: boolean;
   private recordsRead = 0;
@@ -364,8 +373,9 @@ export class Curation {
       collapse: this.collapse,
       toolCalls: onToolCalls !== null,
       nearDuplicates: this.near,
-      // --exclude, --keep-list, --against and the target's earlier refusals drop records after this: each record's turns must come.
-      toolCallsOnce: options.exclude === null && keepList === null && options.seen === null && (options.refused?.count ?? 0) === 0 ? randomUUID() : null,
+      // --exclude, --keep-list and --against drop records after this: each record's turns must come.
+      toolCallsOnce: options.exclude === null && keepList === null && options.seen === null ? randomUUID() : null,
+      targetVerdict: options.targetVerdict ?? null,
       quality,
       pairs: this.pairFinder !== null,
     };
@@ -424,6 +434,16 @@ export class Curation {
     this.drop(drop);
   }
 
+  /** The target's verdict: counted apart, with the target's own drops, whose reasons these are. */
+  private refuseCandidate(candidate: Candidate, verdict: NonNullable<Candidate['verdict']>): void {
+    addCount(this.refusedByTarget, verdict.reason);
+    if (verdict.fix !== undefined) this.refusalFixes[verdict.reason] ??= verdict.fix;
+    if (verdict.laterStep === true) this.refusedLaterSteps++;
+    const drop: Drop = { call_id: candidate.callId, file: this.files[candidate.fileIndex].display, line: candidate.line, reason: verdict.reason };
+    if (verdict.detail !== undefined && verdict.detail !== '') drop.detail = verdict.detail;
+    this.onDrop(drop);
+  }
+
   addDamaged(line: DamagedLine): void {
     this.drop({ file: line.file, line: line.line, reason: 'damaged', detail: line.reason });
   }
@@ -438,13 +458,12 @@ export class Curation {
     // Met before the verdict: a listed id (--exclude, --keep-list) that the selection drops anyway was still found.
     const excluded = this.options.exclude?.meet(candidate.callId) === true;
     const listed = this.keepList === null ? true : metOnKeepList(this.keepList, candidate.callId) !== null;
-    if (candidate.verdict !== null) {
-      if (candidate.verdict.reason === 'contaminated') this.noteContamination(candidate);
-      return this.dropCandidate(candidate, candidate.verdict.reason, candidate.verdict.detail);
+    const verdict = candidate.verdict;
+    if (verdict !== null) {
+      if (verdict.byTarget === true) return this.refuseCandidate(candidate, verdict);
+      if (verdict.reason === 'contaminated') this.noteContamination(candidate);
+      return this.dropCandidate(candidate, verdict.reason, verdict.detail);
     }
-    const refusal = this.options.refused?.meet(candidate.fileIndex, candidate.line);
-    // Counted by the export with the target's own drops, whose reasons these are.
-    if (refusal !== undefined) return this.onDrop({ ...refusal });
     if (excluded) return this.dropCandidate(candidate, 'excluded');
     if (!listed) return this.dropCandidate(candidate, 'not_in_keep_list');
     const key = candidate.key!;
@@ -700,9 +719,10 @@ export class Curation {
   }
 
   /** What every plan reports of its run, whichever stages compared the records. */
-  private planCounts(): Pick<CurationPlan, 'files' | 'recordsRead' | 'damagedLines' | 'dropped' | 'keepList' | 'quality'> {
+  private planCounts(): Pick<CurationPlan, 'files' | 'recordsRead' | 'damagedLines' | 'dropped' | 'keepList' | 'quality' | 'refusedByTarget' | 'refusalFixes' | 'refusedLaterSteps'> {
     const { damaged, ...dropped } = this.counts;
-    return { files: this.files, recordsRead: this.recordsRead, damagedLines: damaged, dropped, keepList: this.keepList, quality: this.quality };
+    const { refusedByTarget, refusalFixes, refusedLaterSteps } = this;
+    return { files: this.files, recordsRead: this.recordsRead, damagedLines: damaged, dropped, keepList: this.keepList, quality: this.quality, refusedByTarget, refusalFixes, refusedLaterSteps };
   }
 
   /**

@@ -157,7 +157,7 @@ export class ToolInference {
   private readonly toolNames = new Set<string>();
   private readonly recent = new Set<string>();
   private readonly key = new Uint32Array(4);
-  private rows = new Uint32Array(CALL_ROW_WORDS * 1024);
+  private rows = new Uint32Array(CALL_ROW_WORDS * 64);
   private rowCount = 0;
   private spill: { dir: RunTempDir; rows: PartitionedSpill } | null = null;
   /** The tools as the calls observed so far describe them; null once another call comes. */
