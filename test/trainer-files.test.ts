@@ -196,6 +196,15 @@ describe("Axolotl's entries load what the rows hold", () => {
     });
   }
 
+  it("the card's token counts claim nothing the trainers' own code contradicts: Axolotl's tokens of tool-calling rows are the report's", () => {
+    // Axolotl json.loads string arguments and renders them with the template's tojson, as the loader step does
+    // (tools/trainer-check: its tokens agree with _traces/examples.jsonl on every genuine agent example).
+    const { out } = exportTo([GENUINE, '--format', 'hf', '--tokenizer', QWEN3, '--chat-template', QWEN3_TRAINING_TEMPLATE]);
+    const card = readFileSync(path.join(out, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    assert.match(card, /## Token counts/);
+    assert.doesNotMatch(card, /Axolotl re-serializes[^\n]*tool-calling rows run higher/);
+  });
+
   it('--hf-shape prompt-completion: no Axolotl entry names a messages column; the card names the shape Axolotl reads', () => {
     const { out } = exportTo([SAMPLES, '--format', 'hf', '--hf-shape', 'prompt-completion', '--file-format', 'jsonl']);
     const rows = readdirSync(path.join(out, 'data')).flatMap((f) => jsonl<Record<string, unknown>>(path.join(out, 'data', f)));
@@ -205,6 +214,18 @@ describe("Axolotl's entries load what the rows hold", () => {
       for (const d of axolotl.datasets ?? []) assert.ok(d.field_messages === undefined || rows.every((r) => d.field_messages! in r));
     }
     assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /Axolotl: [^\n]*--hf-shape messages/);
+  });
+
+  it("every file the printed next: lines name is in the folder, for every shape (the summary reads the target as the options set it)", () => {
+    for (const shape of ['messages', 'prompt-completion']) {
+      const { stderr } = exportTo([SAMPLES, '--format', 'hf', '--hf-shape', shape]);
+      const next = stderr.split('\n').filter((l) => l.startsWith('next:'));
+      assert.ok(next.length > 0, stderr);
+      const named = next.flatMap((l) => l.match(/\/[^\s;,()"]+\.(?:py|yaml|json)\b/g) ?? []);
+      assert.ok(named.some((f) => f.endsWith('train_trl.py')), next.join('\n'));
+      for (const file of named) assert.ok(existsSync(file), `${shape}: ${file} named by: ${next.join(' | ')}`);
+      assert.equal(next.some((l) => l.includes('axolotl.yaml')), shape === 'messages', next.join('\n'));
+    }
   });
 });
 

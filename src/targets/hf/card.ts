@@ -187,7 +187,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
     '## Token counts',
     '',
     byModel
-      ? `By the model folder's own chat template and tokenizer (\`--tokenizer ${cell(String(report.tokenizer))}\`), after the loader step above, training on ${String(report.train_on)} assistant turns. Axolotl re-serializes parsed arguments before its template (\`json.dumps\`: ", " and ": " separators, non-ASCII escaped), so its counts of tool-calling rows run higher.`
+      ? `By the model folder's own chat template and tokenizer (\`--tokenizer ${cell(String(report.tokenizer))}\`), after the loader step above, training on ${String(report.train_on)} assistant turns.`
       : `Estimated with the ${cell(String(report.tokenizer))} encoding (give \`--tokenizer DIR\`, a model folder, for the model's own counts).`,
     '',
     ...(entries.has(TRL_FILE) || entries.has(AXOLOTL_FILE) || entries.has(LLAMA_FACTORY_FILE) ? [WHOSE_COUNTS, ''] : []),
