@@ -39,7 +39,7 @@ def counts(r):
         spread = ", ".join(f"{int(d):+d} ×{k}" for d, k in sorted(c["trained_diff"].items(), key=lambda item: int(item[0])))
         text += f" (trained, trainer − report: {spread})"
     if c["left_out"]:
-        text += f"; {len(c['left_out'])} left out (lines {', '.join(str(e['line']) for e in c['left_out'])})"
+        text += f"; {len(c['left_out'])} left out (line{'s' if len(c['left_out']) > 1 else ''} {', '.join(str(e['line']) for e in c['left_out'])})"
     return text
 
 if __name__ == "__main__":
