@@ -353,6 +353,9 @@ export function trlTrainer(trainer: string, config: string, hasValidation: boole
   ];
 }
 
+/** The script's test for `{% generation %}` blocks, in the meter's own pattern (every whitespace-control form). */
+const ASSISTANT_ONLY_LINE = `ASSISTANT_ONLY = re.search(r"${GENERATION_BLOCK.source}", tokenizer.chat_template or "") is not None`;
+
 function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
   const { load, hasValidation } = trlData(card, setup);
   return [
@@ -378,7 +381,7 @@ function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
           '# TRL\'s assistant_only_loss, done here: the loss on assistant turns only needs a template with {% generation %}',
           '# blocks (in any form: {%- generation %}, {% generation -%}), else every token is trained. SFTTrainer builds labels',
           '# from the assistant_masks column (leave assistant_only_loss unset: on tokenized rows it refuses them as not conversational).',
-          `ASSISTANT_ONLY = re.search(r"${GENERATION_BLOCK.source}", tokenizer.chat_template or "") is not None`,
+          ASSISTANT_ONLY_LINE,
           'if not ASSISTANT_ONLY:',
           '    print("train_trl.py: the chat template has no {% generation %} blocks: every token is trained, not the assistant tokens the card counts", file=sys.stderr)',
           ...(setup.trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
@@ -393,7 +396,7 @@ function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
           '# where the template renders a last assistant turn otherwise (Qwen3 gives it an empty think block), and TRL\'s own',
           '# prompt-then-whole split would train a shifted span. Without blocks, TRL\'s split: the prompt with the generation prompt.',
           '# return_dict=True: transformers 5 returns a dict by default, 4.x a list.',
-          `ASSISTANT_ONLY = re.search(r"${GENERATION_BLOCK.source}", tokenizer.chat_template or "") is not None`,
+          ASSISTANT_ONLY_LINE,
           '',
           'def last_runs(mask, runs):',
           '    """The last `runs` runs of ones in an assistant mask, the rest zero."""',
