@@ -96,6 +96,67 @@ describe('the trainer files use what the report counted with', () => {
     assert.match(readFileSync(QWEN3_TRAINING_TEMPLATE, 'utf8'), /\{%- generation %\}/);
   });
 
+  it("prompt-completion: train_trl.py trains the completion's assistant block, also where the prompt rendered alone is no prefix of the whole", () => {
+    // A tokenizer that renders as Qwen3 does in the way that matters: a conversation's last assistant turn gets an
+    // empty think block (4 tokens), so the prompt ending in an assistant turn renders longer alone than inside the
+    // whole. The completion's block is token 9, every other assistant block token 5; datasets' map prints the rows.
+    const dir = path.join(tempDir(), 'fake');
+    mkdirSync(dir);
+    writeFileSync(
+      path.join(dir, 'transformers.py'),
+      [
+        'class _Tokenizer:',
+        '    chat_template = None',
+        '    def apply_chat_template(self, messages, tools=None, tokenize=True, add_generation_prompt=False, return_dict=True, return_assistant_tokens_mask=False):',
+        '        ids, mask = [], []',
+        '        for i, m in enumerate(messages):',
+        '            last = i == len(messages) - 1',
+        '            body = ([7] * 4 if m["role"] == "assistant" and last else []) + [1] * (1 + len(str(m.get("content") or "")) // 8 + len(m.get("tool_calls") or []))',
+        '            if m["role"] == "assistant":',
+        '                body = [9 if last else 5] * len(body)',
+        '            ids += [0] + body + [2]',
+        '            mask += [0] + [1 if m["role"] == "assistant" else 0] * len(body) + [0]',
+        '        if add_generation_prompt:',
+        '            ids, mask = ids + [3], mask + [0]',
+        '        return {"input_ids": ids, **({"assistant_masks": mask} if return_assistant_tokens_mask else {})}',
+        '',
+        'class AutoTokenizer:',
+        '    @staticmethod',
+        '    def from_pretrained(name):',
+        '        return _Tokenizer()',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'datasets.py'),
+      [
+        'import json, sys',
+        'class _Rows(list):',
+        '    column_names = []',
+        '',
+        'class _Data(dict):',
+        '    def map(self, fn, remove_columns=None):',
+        '        for name, rows in self.items():',
+        '            for row in rows:',
+        '                print(json.dumps(fn(row)))',
+        '        sys.exit(0)',
+        '',
+        'def load_dataset(kind, data_files):',
+        '    return _Data({name: _Rows(json.loads(l) for f in files for l in open(f) if l.strip()) for name, files in data_files.items()})',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(path.join(dir, 'trl.py'), 'SFTConfig = SFTTrainer = None\n');
+    const { out } = exportTo([SAMPLES, '--format', 'hf', '--hf-shape', 'prompt-completion', '--file-format', 'jsonl']);
+    const run = spawnSync('python3', [path.join(out, 'train_trl.py')], { cwd: tempDir(), env: { ...process.env, PYTHONPATH: dir }, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const rows = run.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { input_ids: number[]; completion_mask: number[] });
+    assert.ok(rows.length > 0);
+    const endsWithAnswer = readFileSync(path.join(out, 'data', 'train-00000-of-00001.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { prompt: { role: string }[] }).filter((r) => r.prompt.at(-1)?.role === 'assistant');
+    assert.ok(endsWithAnswer.length > 0, 'the samples hold a prompt that ends in an assistant turn');
+    for (const row of rows) assert.deepEqual(row.completion_mask, row.input_ids.map((id) => (id === 9 ? 1 : 0)));
+  });
+
   it("max_length is the longest example by the model's count: TRL's default of 1,024 would cut it", () => {
     const { out } = exportTo([GENUINE, '--format', 'hf', '--tokenizer', QWEN3, '--chat-template', QWEN3_TRAINING_TEMPLATE]);
     const longest = Math.max(...jsonl<{ tokens: number }>(path.join(out, '_traces', 'examples.jsonl')).map((e) => e.tokens));
@@ -135,6 +196,15 @@ describe("Axolotl's entries load what the rows hold", () => {
     });
   }
 
+  it("the card's token counts claim nothing the trainers' own code contradicts: Axolotl's tokens of tool-calling rows are the report's", () => {
+    // Axolotl json.loads string arguments and renders them with the template's tojson, as the loader step does
+    // (tools/trainer-check: its tokens agree with _traces/examples.jsonl on every genuine agent example).
+    const { out } = exportTo([GENUINE, '--format', 'hf', '--tokenizer', QWEN3, '--chat-template', QWEN3_TRAINING_TEMPLATE]);
+    const card = readFileSync(path.join(out, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    assert.match(card, /## Token counts/);
+    assert.doesNotMatch(card, /Axolotl re-serializes[^\n]*tool-calling rows run higher/);
+  });
+
   it('--hf-shape prompt-completion: no Axolotl entry names a messages column; the card names the shape Axolotl reads', () => {
     const { out } = exportTo([SAMPLES, '--format', 'hf', '--hf-shape', 'prompt-completion', '--file-format', 'jsonl']);
     const rows = readdirSync(path.join(out, 'data')).flatMap((f) => jsonl<Record<string, unknown>>(path.join(out, 'data', f)));
@@ -144,6 +214,18 @@ describe("Axolotl's entries load what the rows hold", () => {
       for (const d of axolotl.datasets ?? []) assert.ok(d.field_messages === undefined || rows.every((r) => d.field_messages! in r));
     }
     assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /Axolotl: [^\n]*--hf-shape messages/);
+  });
+
+  it("every file the printed next: lines name is in the folder, for every shape (the summary reads the target as the options set it)", () => {
+    for (const shape of ['messages', 'prompt-completion']) {
+      const { stderr } = exportTo([SAMPLES, '--format', 'hf', '--hf-shape', shape]);
+      const next = stderr.split('\n').filter((l) => l.startsWith('next:'));
+      assert.ok(next.length > 0, stderr);
+      const named = next.flatMap((l) => l.match(/\/[^\s;,()"]+\.(?:py|yaml|json)\b/g) ?? []);
+      assert.ok(named.some((f) => f.endsWith('train_trl.py')), next.join('\n'));
+      for (const file of named) assert.ok(existsSync(file), `${shape}: ${file} named by: ${next.join(' | ')}`);
+      assert.equal(next.some((l) => l.includes('axolotl.yaml')), shape === 'messages', next.join('\n'));
+    }
   });
 });
 

@@ -304,7 +304,7 @@ Examples:
           ...(report.warnings as string[]).map((w) => `warning: ${w}`),
           ...(plan.keepList?.describe('--keep-list') ?? []),
           ...takeSkippedNote(),
-          ...exportLines(report as unknown as ExportStory, getTarget(flags.format), flags.out!),
+          ...exportLines(report as unknown as ExportStory, getTarget(flags.format, settings), flags.out!),
         ].join('\n') + '\n',
       );
     });

@@ -40,23 +40,59 @@ def expected_rows(folder, prefix):
 
 
 def compare(got, expected):
-    """Examples whose (tokens, trained) the trainer agrees on, in order; a trainer may leave out an example that trains nothing."""
-    agree = 0
-    differ = []
-    i = 0
-    for e in expected:
-        if i < len(got) and (got[i]["tokens"], got[i]["trained"]) == (e["tokens"], e["trained_tokens"]):
-            agree += 1
-            i += 1
-        elif i < len(got) and got[i]["tokens"] == e["tokens"]:
-            differ.append({"file": e["file"], "line": e["line"], "report": [e["tokens"], e["trained_tokens"]], "trainer": [got[i]["tokens"], got[i]["trained"]]})
-            i += 1
-        elif e["trained_tokens"] == 0:
-            continue
+    """Each trainer row set against the report's examples, in file order.
+
+    A trainer may leave examples out (LLaMA-Factory skips a conversation it cannot read whole), so the
+    rows are aligned to the examples first: in order, each row to one example, choosing the alignment
+    whose token counts differ least. Then per aligned example: do the tokens agree, do the trained
+    tokens agree, and by how much the trained tokens differ (trainer minus report), which is how a
+    trainer that counts its own way shows (Axolotl skips Qwen3's empty think block, LLaMA-Factory
+    trains the line break after each answer).
+    """
+    n, m = len(expected), len(got)
+    if m > n:
+        return {"examples": n, "rows": m, "agree": 0, "tokens_agree": 0, "trained_agree": 0, "left_out": [], "trained_diff": {}, "differ": [], "differ_count": n, "note": "more rows than examples"}
+    inf = float("inf")
+    # cost[i][j]: the least total token difference aligning the first j rows with the first i examples.
+    cost = [[inf] * (m + 1) for _ in range(n + 1)]
+    cost[0][0] = 0
+    for i in range(1, n + 1):
+        for j in range(0, min(i, m) + 1):
+            skip = cost[i - 1][j]
+            take = cost[i - 1][j - 1] + abs(got[j - 1]["tokens"] - expected[i - 1]["tokens"]) if j else inf
+            cost[i][j] = min(skip, take)
+    pairs, left_out = [], []
+    i, j = n, m
+    while i > 0:
+        if j and cost[i][j] == cost[i - 1][j - 1] + abs(got[j - 1]["tokens"] - expected[i - 1]["tokens"]):
+            pairs.append((expected[i - 1], got[j - 1]))
+            j -= 1
         else:
-            differ.append({"file": e["file"], "line": e["line"], "report": [e["tokens"], e["trained_tokens"]], "trainer": got[i] if i < len(got) else None})
-            i += 1
-    return {"examples": len(expected), "rows": len(got), "agree": agree, "differ": differ[:5], "differ_count": len(differ)}
+            left_out.append(expected[i - 1])
+        i -= 1
+    pairs.reverse()
+    left_out.reverse()
+    tokens_agree = sum(1 for e, g in pairs if g["tokens"] == e["tokens"])
+    trained_agree = sum(1 for e, g in pairs if g["trained"] == e["trained_tokens"])
+    agree = sum(1 for e, g in pairs if (g["tokens"], g["trained"]) == (e["tokens"], e["trained_tokens"]))
+    diff = {}
+    for e, g in pairs:
+        d = g["trained"] - e["trained_tokens"]
+        if d:
+            diff[str(d)] = diff.get(str(d), 0) + 1
+    differ = [{"file": e["file"], "line": e["line"], "report": [e["tokens"], e["trained_tokens"]], "trainer": [g["tokens"], g["trained"]]} for e, g in pairs if (g["tokens"], g["trained"]) != (e["tokens"], e["trained_tokens"])]
+    return {
+        "examples": n,
+        "rows": m,
+        "agree": agree,
+        "tokens_agree": tokens_agree,
+        "trained_agree": trained_agree,
+        "trained_diff": diff,
+        "left_out": [{"file": e["file"], "line": e["line"], "report": [e["tokens"], e["trained_tokens"]]} for e in left_out],
+        "differ": differ[:8],
+        "differ_count": len(differ),
+        "trainer_rows": [[g["tokens"], g["trained"]] for g in got],  # table.py and a later compare need no rerun
+    }
 
 
 def run_script(folder, script):

@@ -187,7 +187,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
     '## Token counts',
     '',
     byModel
-      ? `By the model folder's own chat template and tokenizer (\`--tokenizer ${cell(String(report.tokenizer))}\`), after the loader step above, training on ${String(report.train_on)} assistant turns. Axolotl re-serializes parsed arguments before its template (\`json.dumps\`: ", " and ": " separators, non-ASCII escaped), so its counts of tool-calling rows run higher.`
+      ? `By the model folder's own chat template and tokenizer (\`--tokenizer ${cell(String(report.tokenizer))}\`), after the loader step above, training on ${String(report.train_on)} assistant turns.`
       : `Estimated with the ${cell(String(report.tokenizer))} encoding (give \`--tokenizer DIR\`, a model folder, for the model's own counts).`,
     '',
     ...(entries.has(TRL_FILE) || entries.has(AXOLOTL_FILE) || entries.has(LLAMA_FACTORY_FILE) ? [WHOSE_COUNTS, ''] : []),
@@ -353,6 +353,9 @@ export function trlTrainer(trainer: string, config: string, hasValidation: boole
   ];
 }
 
+/** The script's test for `{% generation %}` blocks, in the meter's own pattern (every whitespace-control form). */
+const ASSISTANT_ONLY_LINE = `ASSISTANT_ONLY = re.search(r"${GENERATION_BLOCK.source}", tokenizer.chat_template or "") is not None`;
+
 function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
   const { load, hasValidation } = trlData(card, setup);
   return [
@@ -378,7 +381,7 @@ function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
           '# TRL\'s assistant_only_loss, done here: the loss on assistant turns only needs a template with {% generation %}',
           '# blocks (in any form: {%- generation %}, {% generation -%}), else every token is trained. SFTTrainer builds labels',
           '# from the assistant_masks column (leave assistant_only_loss unset: on tokenized rows it refuses them as not conversational).',
-          `ASSISTANT_ONLY = re.search(r"${GENERATION_BLOCK.source}", tokenizer.chat_template or "") is not None`,
+          ASSISTANT_ONLY_LINE,
           'if not ASSISTANT_ONLY:',
           '    print("train_trl.py: the chat template has no {% generation %} blocks: every token is trained, not the assistant tokens the card counts", file=sys.stderr)',
           ...(setup.trainOn === 'last' ? ['# --train-on last: SFTTrainer ignores `weight`; export with --hf-shape prompt-completion to train the last turn only.'] : []),
@@ -388,14 +391,31 @@ function trl(card: CardDataset, shape: Shape, setup: TrainerSetup): string {
           '    return {"input_ids": out["input_ids"], **({"assistant_masks": out["assistant_masks"]} if ASSISTANT_ONLY else {})}',
         ]
       : [
-          '# TRL\'s prompt-completion tokenization: the prompt with the generation prompt, then prompt + completion;',
-          '# only the completion is trained (completion_only_loss).',
+          '# The completion is trained (completion_only_loss). With {% generation %} blocks its tokens are the completion\'s',
+          '# assistant blocks in the whole render, as the card counts them: the prompt rendered alone is no prefix of the whole',
+          '# where the template renders a last assistant turn otherwise (Qwen3 gives it an empty think block), and TRL\'s own',
+          '# prompt-then-whole split would train a shifted span. Without blocks, TRL\'s split: the prompt with the generation prompt.',
           '# return_dict=True: transformers 5 returns a dict by default, 4.x a list.',
+          ASSISTANT_ONLY_LINE,
+          '',
+          'def last_runs(mask, runs):',
+          '    """The last `runs` runs of ones in an assistant mask, the rest zero."""',
+          '    out, seen = [0] * len(mask), 0',
+          '    for i in range(len(mask) - 1, -1, -1):',
+          '        if mask[i] and (i == len(mask) - 1 or not mask[i + 1]):',
+          '            seen += 1',
+          '        out[i] = 1 if mask[i] and seen <= runs else 0',
+          '    return out',
+          '',
           'def tokenize(row):',
           '    tools = as_tools(row)',
-          '    prompt = tokenizer.apply_chat_template(as_chat(row["prompt"]), tools=tools, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]',
-          '    whole = tokenizer.apply_chat_template(as_chat(row["prompt"]) + as_chat(row["completion"]), tools=tools, tokenize=True, return_dict=True)["input_ids"]',
-          '    return {"input_ids": whole, "completion_mask": [0] * len(prompt) + [1] * (len(whole) - len(prompt))}',
+          '    prompt, completion = as_chat(row["prompt"]), as_chat(row["completion"])',
+          '    whole = tokenizer.apply_chat_template(prompt + completion, tools=tools, tokenize=True, return_dict=True, return_assistant_tokens_mask=ASSISTANT_ONLY)',
+          '    if ASSISTANT_ONLY:',
+          '        answers = sum(1 for m in completion if m.get("role") == "assistant")',
+          '        return {"input_ids": whole["input_ids"], "completion_mask": last_runs(whole["assistant_masks"], answers)}',
+          '    head = tokenizer.apply_chat_template(prompt, tools=tools, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]',
+          '    return {"input_ids": whole["input_ids"], "completion_mask": [0] * len(head) + [1] * (len(whole["input_ids"]) - len(head))}',
         ]),
     '',
     'data = data.map(tokenize, remove_columns=data["train"].column_names)',
