@@ -20,7 +20,16 @@ export type JobTable = { readonly [Name in keyof JobFunctions]: JobOf<JobFunctio
 const at = (module: string) => new URL(`../${module}`, import.meta.url);
 
 const table = {
-  stats: defineJob(at('stats/share.js'), 'statsShare'),
+  /**
+   * Reading an OTLP span file builds every line's objects (`JSON.parse`, then the attributes'
+   * JSON texts) and drops them: with the reading jobs' 4 MB young generation its worker ran
+   * 682 scavenges over 64 MB of spans, 101 with 32 (this thread's default size), and under
+   * load (2 cores, load average 25) a scavenge waits for its helper threads: 8.8 s of pauses
+   * against 2.0 s, and 3.5 s of CPU against 1.9 to 2.5 s per pass (docs/performance.md,
+   * issue 54). A Synalinks tree's records are scanned lazily and allocate less: its peak RSS
+   * grew by 2 to 3 MB at 64 MB, 10 to 12 MB at 256 MB (a span file's: 28 MB).
+   */
+  stats: defineJob(at('stats/share.js'), 'statsShare', { youngGenerationMb: 32 }),
   curate: defineJob(at('pipeline/curate-share.js'), 'curateShare'),
   verify: defineJob(at('canonical/verify-share.js'), 'verifyShare'),
   /**
