@@ -508,6 +508,21 @@ export function sha256(bytes: Uint8Array): Buffer {
   return oneShot !== undefined ? (oneShot('sha256', bytes, 'buffer') as Buffer) : createHash('sha256').update(bytes).digest();
 }
 
+/**
+ * sha256 as 32 one-byte characters. Where every record hashes several times (trajectory
+ * digests), the Buffer that native code makes for a digest costs more than hashing a short
+ * record: a call took 1.3-2.0 µs with this output against 4.0-6.5 µs with a Buffer (600 bytes).
+ */
+export function sha256Latin1(bytes: Uint8Array): string {
+  return oneShot !== undefined ? (oneShot('sha256', bytes, 'latin1') as string) : createHash('sha256').update(bytes).digest().toString('latin1');
+}
+
+/** Big-endian 32-bit word `index` of a digest held as latin1 characters (`sha256Latin1`). */
+export function latin1Word(digest: string, index: number): number {
+  const at = index * 4;
+  return ((digest.charCodeAt(at) << 24) | (digest.charCodeAt(at + 1) << 16) | (digest.charCodeAt(at + 2) << 8) | digest.charCodeAt(at + 3)) >>> 0;
+}
+
 /** Canonical text of a JSON text, for tests and tools. */
 export function canonicalize(json: string | Buffer): Buffer {
   const b = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
