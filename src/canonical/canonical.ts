@@ -499,13 +499,25 @@ export function sha256Hex(bytes: Uint8Array): string {
   return oneShot !== undefined ? (oneShot('sha256', bytes, 'hex') as string) : createHash('sha256').update(bytes).digest('hex');
 }
 
-/** sha256 of a text's UTF-8 bytes, without a Buffer of them first. */
-export function sha256OfText(text: string): Buffer {
-  return oneShot !== undefined ? (oneShot('sha256', text as unknown as Uint8Array, 'buffer') as Buffer) : createHash('sha256').update(text, 'utf8').digest();
-}
-
 export function sha256(bytes: Uint8Array): Buffer {
   return oneShot !== undefined ? (oneShot('sha256', bytes, 'buffer') as Buffer) : createHash('sha256').update(bytes).digest();
+}
+
+/**
+ * sha256 as 32 one-byte characters. Where every record hashes (trajectory digests, each
+ * example's split group), the Buffer that native code makes for a digest costs more than
+ * hashing a short record: a call took 1.3-2.0 µs with this output, 4.0-6.5 µs with a Buffer
+ * (600 bytes).
+ */
+export function sha256Latin1(data: Uint8Array | string): string {
+  // A string is hashed as its UTF-8 bytes, without a Buffer of them first.
+  return oneShot !== undefined ? (oneShot('sha256', data as Uint8Array, 'latin1') as string) : createHash('sha256').update(data).digest().toString('latin1');
+}
+
+/** Big-endian 32-bit word `index` of a digest held as latin1 characters (`sha256Latin1`). */
+export function latin1Word(digest: string, index: number): number {
+  const at = index * 4;
+  return ((digest.charCodeAt(at) << 24) | (digest.charCodeAt(at + 1) << 16) | (digest.charCodeAt(at + 2) << 8) | digest.charCodeAt(at + 3)) >>> 0;
 }
 
 /** Canonical text of a JSON text, for tests and tools. */

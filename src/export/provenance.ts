@@ -15,7 +15,7 @@
  */
 import path from 'node:path';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
-import { sha256OfText } from '../canonical/canonical.js';
+import { latin1Word, sha256Latin1 } from '../canonical/canonical.js';
 import { uuidText, uuidWords } from '../uuid-words.js';
 import { partitionOf } from '../pipeline/dedupe.js';
 import { KeyIndex } from '../pipeline/key-index.js';
@@ -40,8 +40,8 @@ export interface PairId {
 /** A call_id as 4 words: a uuid's own bits, else the first 16 bytes of its sha256. Returns whether it was a uuid. */
 function callIdWords(callId: string, into: Uint32Array, at = 0): boolean {
   if (uuidWords(callId, into, at)) return true;
-  const digest = sha256OfText(callId);
-  for (let i = 0; i < 4; i++) into[at + i] = digest.readUInt32BE(i * 4);
+  const digest = sha256Latin1(callId);
+  for (let i = 0; i < 4; i++) into[at + i] = latin1Word(digest, i);
   return false;
 }
 

@@ -10,7 +10,7 @@
  * conversation, which ends with the completion).
  */
 import { ByteSink } from '../canonical/byte-sink.js';
-import { canonicalValueText, lastArrayWrite, sha256, writeArray } from '../canonical/canonical.js';
+import { canonicalValueText, lastArrayWrite, latin1Word, sha256Latin1, writeArray } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { Column } from './columns.js';
@@ -29,8 +29,8 @@ export interface TrajectoryDigests {
   prefixes: ArrayLike<number>;
 }
 
-function pushWords(digest: Buffer, into: number[]): void {
-  for (let i = 0; i < 4; i++) into.push(digest.readUInt32BE(i * 4));
+function pushWords(digest: string, into: number[]): void {
+  for (let i = 0; i < 4; i++) into.push(latin1Word(digest, i));
 }
 
 const sink = new ByteSink();
@@ -88,22 +88,22 @@ export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): 
   const count = elementEnds.length;
   if (count === 0) return null;
   let segmentStart = DIGEST_ROOM;
-  let previous: Buffer | null = null;
+  let previous: string | null = null;
   let reused = 0;
   const digestTo = (element: number, into: number[]): void => {
     const end = elementEnds[element];
     const known = chain !== null && element < reusable ? chainAt(chain, element, reused) : -1;
     if (known !== -1) {
       reused = known;
-      previous = chain![known + 1] as Buffer;
+      previous = chain![known + 1] as string;
     } else {
       let from = segmentStart;
       if (previous !== null) {
         // The bytes before the segment are hashed already: the previous digest takes their place.
         from -= previous.length;
-        previous.copy(bytes, from);
+        for (let i = 0; i < previous.length; i++) bytes[from + i] = previous.charCodeAt(i);
       }
-      previous = sha256(bytes.subarray(from, end));
+      previous = sha256Latin1(bytes.subarray(from, end));
     }
     segmentStart = end;
     chained.digests.push(element, previous);
@@ -125,10 +125,10 @@ export function trajectoryDigests(record: TraceRecord, sourceSpans?: number[]): 
  * The chain of the record digested last: (element index, digest) pairs in element order, the
  * generation of its `writeArray` (-1 when it wrote none) and its program.
  */
-const chained: { digests: (number | Buffer)[]; generation: number; program: string } = { digests: [], generation: -1, program: '' };
+const chained: { digests: (number | string)[]; generation: number; program: string } = { digests: [], generation: -1, program: '' };
 
 /** Where in `chain`, searched from `from` on, the digest ending at `element` is, or -1. */
-function chainAt(chain: (number | Buffer)[], element: number, from: number): number {
+function chainAt(chain: (number | string)[], element: number, from: number): number {
   for (let i = from; i < chain.length; i += 2) {
     if (chain[i] === element) return i;
     if ((chain[i] as number) > element) break;

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ByteSink } from '../canonical/byte-sink.js';
-import { canonicalValueText, sha256, writeCanonical } from '../canonical/canonical.js';
+import { canonicalValueText, latin1Word, sha256Latin1, writeCanonical } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import { foldHex } from './key-index.js';
@@ -34,11 +34,9 @@ export function mergesAcrossModules(kind: KeyKind): boolean {
  */
 export const KEYS_VERSION = 3;
 
-function digestWords(digest: Buffer, into: Uint32Array): Uint32Array {
-  into[0] = digest.readUInt32BE(0);
-  into[1] = digest.readUInt32BE(4);
-  into[2] = digest.readUInt32BE(8);
-  into[3] = digest.readUInt32BE(12);
+/** The first 16 bytes of a digest held as latin1 characters (`sha256Latin1`), as 4 words. */
+function digestWords(digest: string, into: Uint32Array): Uint32Array {
+  for (let i = 0; i < 4; i++) into[i] = latin1Word(digest, i);
   return into;
 }
 
@@ -48,7 +46,8 @@ function hashOf(parts: (string | Uint8Array)[], into: Uint32Array): Uint32Array 
     hash.update(part);
     hash.update('\0');
   }
-  return digestWords(hash.digest(), into);
+  // 'binary' is Node's name for latin1.
+  return digestWords(hash.digest('binary'), into);
 }
 
 /** The key of recorded hex hashes, each folded (two 64-bit halves, or the inputs hash alone to 128 bits); hashed when a hash is not 64 hex digits. */
@@ -128,7 +127,7 @@ export function conversationKey(canonicalMessages: Uint8Array, into: Uint32Array
  */
 export function conversationKeyInSink(sink: ByteSink, into: Uint32Array = new Uint32Array(4)): Uint32Array {
   sink.byte(0);
-  const digest = sha256(sink.view());
+  const digest = sha256Latin1(sink.view());
   sink.length--;
   return digestWords(digest, into);
 }

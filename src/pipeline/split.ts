@@ -7,7 +7,7 @@
  * exception, an export whose groups all hash to training, is settled by the
  * writer (export/dataset.ts), which moves the group nearest to validation.
  */
-import { canonicalValueText, sha256OfText } from '../canonical/canonical.js';
+import { canonicalValueText, latin1Word, sha256Latin1 } from '../canonical/canonical.js';
 import type { Message } from '../record.js';
 import { normalizeContent } from '../message-content.js';
 import { singleSpaced } from '../white-space.js';
@@ -77,7 +77,8 @@ export function sideOf(fraction: number, validationFraction: number): Split {
 
 /** sha256 of seed and group, first 8 bytes read as a fraction in [0, 1). */
 export function groupFraction(group: string, seed: number | string): number {
-  const digest = sha256OfText(`${seed}\u0000${group}`);
-  // 53 bits: the most a double holds exactly, so the result is uniform and never 1.
-  return Number(digest.readBigUInt64BE(0) >> 11n) / 2 ** 53;
+  const digest = sha256Latin1(`${seed}\u0000${group}`);
+  // 53 bits: the most a double holds exactly, so the result is uniform and never 1. The first
+  // 64 bits shifted right by 11, from two words: exact, as each part is below 2^53.
+  return (latin1Word(digest, 0) * 2 ** 21 + (latin1Word(digest, 1) >>> 11)) / 2 ** 53;
 }

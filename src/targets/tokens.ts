@@ -9,7 +9,7 @@
  * tokens per message; the figure is for spotting over-long examples, not billing.
  */
 import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
-import { isJsonObject, writeJson } from '../canonical/json-value.js';
+import { isJsonObject, writeRecordJson } from '../canonical/json-value.js';
 import { PieceCounts } from './piece-counts.js';
 import { PieceSplitter, referenceSplitRegex } from './token-pieces.js';
 import { loadRanks } from './token-ranks.js';
@@ -186,7 +186,7 @@ export function countExampleTokens(counter: TokenCounter, example: unknown): Exa
     // OpenAI's weight 0 (what --train-on last writes on the earlier turns) leaves the turn out of the loss.
     if (message.role === 'assistant' && !isZeroWeight(message.weight)) assistant += body;
   }
-  if (Array.isArray(example.tools) && example.tools.length > 0) total += counter.count(writeJson(example.tools));
+  if (Array.isArray(example.tools) && example.tools.length > 0) total += counter.count(writeRecordJson(example.tools));
   return { total, assistant };
 }
 
@@ -206,7 +206,7 @@ function messageBodyTokens(counter: TokenCounter, message: Record<string, unknow
       const fn = isRecord(call) && isRecord(call.function) ? call.function : null;
       if (fn === null) continue;
       n += counter.count(String(fn.name ?? ''));
-      n += counter.count(typeof fn.arguments === 'string' ? fn.arguments : writeJson(fn.arguments ?? {}));
+      n += counter.count(typeof fn.arguments === 'string' ? fn.arguments : writeRecordJson(fn.arguments ?? {}));
     }
   }
   return n;
@@ -215,12 +215,12 @@ function messageBodyTokens(counter: TokenCounter, message: Record<string, unknow
 function contentTokens(counter: TokenCounter, content: unknown): number {
   if (typeof content === 'string') return counter.count(content);
   if (content === null || content === undefined) return 0;
-  if (!Array.isArray(content)) return counter.count(writeJson(content));
+  if (!Array.isArray(content)) return counter.count(writeRecordJson(content));
   let n = 0;
   for (const part of content) {
     if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') n += counter.count(part.text);
     else if (isRecord(part) && part.type === 'image_url') n += TOKENS_PER_IMAGE;
-    else n += counter.count(writeJson(part));
+    else n += counter.count(writeRecordJson(part));
   }
   return n;
 }
