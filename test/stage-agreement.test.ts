@@ -137,7 +137,9 @@ describe('the curation stages agree: every drop that names a kept record leads t
     const reads = opens.counts();
     const recordFiles = Object.keys(reads).filter((file) => file.includes(`${path.sep}math_agent${path.sep}`));
     assert.equal(recordFiles.length, 2, JSON.stringify(reads));
-    for (const file of recordFiles) assert.equal(reads[file], 2, `${file} read ${reads[file]} times`);
+    // A file with kept records is read twice; one whose records the target all refused, once.
+    for (const file of recordFiles) assert.ok(reads[file] === 1 || reads[file] === 2, `${file} read ${reads[file]} times`);
+    assert.equal(reads[recordFiles.find((file) => file.includes('tool_calls_generator'))!], 2);
     const exported = readFileSync(path.join(out, '_traces', 'examples.jsonl'), 'utf8');
     // The two runs' first steps, which end at the tool call (their call_ids in samples/synalinks/math_agent).
     for (const id of ['5ab33be9-979d-454a-b42a-b7a512a4c08f', 'cc4eadc0-55db-4156-946a-bfb3cb1c7f3e']) assert.ok(exported.includes(id), id);

@@ -429,9 +429,11 @@ function projectKeptRecord(record: TraceRecord, context: ProjectionContext): Pro
  */
 export async function targetVerdict(settings: ProjectionSettings): Promise<RecordVerdict> {
   const context: ProjectionContext = { target: getTarget(settings.format, settings.targetSettings), meter: await loadMeter(settings.tokenizer), settings, exampleLines: new ByteSink() };
+  // Definitions change a verdict only through a count (a token limit, a template): without one, those of the names do.
+  const counts = settings.maxExampleTokens !== null || settings.maxSeqLength !== null || context.meter.rendersTemplate;
   return (record) => {
     context.exampleLines.reset();
-    const judged = judge(record, { ...context, settings: alone(settings, record) });
+    const judged = judge(record, counts ? { ...context, settings: alone(settings, record) } : context);
     if (!('kind' in judged)) return null;
     return { reason: judged.reason, detail: judged.detail ?? '', ...(judged.fix !== undefined ? { fix: judged.fix } : {}) };
   };

@@ -230,8 +230,10 @@ export class ToolInference {
   private resolve(): Map<string, ToolObservations> {
     if (this.resolved !== null) return this.resolved;
     const distinct = new Float64Array(this.signatures.length);
+    // Sized for the rows in memory when none are on disk: one record's calls need a small table.
+    const slots = this.spill === null ? this.rowCount * 2 : undefined;
     const count = (rows: Iterable<Uint32Array>): void => {
-      const seen = new KeyIndex();
+      const seen = new KeyIndex(slots);
       const key = new Uint32Array(4);
       for (const row of rows) {
         for (let i = 0; i < 4; i++) key[i] = row[i];
