@@ -13,15 +13,18 @@ import type { Message, TraceRecord } from '../record.js';
 import {
   getTarget,
   inspectExample,
+  loadMeter,
   lastTurnWeighted,
   recordedDefinitions,
   toolsFor,
+  type ExampleMeasure,
+  type ExampleMeter,
   type Inspection,
   type ReasoningMode,
   type Target,
   type ToolDefinition,
 } from '../targets/index.js';
-import { loadMeter, type ExampleMeasure, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import type { TokenizerSpec, TrainOn } from '../targets/meter.js';
 import { holdsReasoning } from '../targets/messages.js';
 
 /** What `verdictOnly` stands in for a count it does not make: no limit or finding reads it. */

@@ -8,21 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { isIntegerText, parseJsonText, writeJson } from '../canonical/json-value.js';
 import type { Message } from '../record.js';
 import { isObject, parseArguments, TOOL_NAME_PATTERN } from './messages.js';
-import type { JsonObject } from './target.js';
+import type { JsonObject, ToolDefinition } from './target.js';
 import { KeyIndex } from '../pipeline/key-index.js';
 import { PartitionedSpill, RunTempDir } from '../pipeline/spill.js';
 
 export type JsonSchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
 
-export interface ToolDefinition {
-  type: 'function';
-  function: {
-    name: string;
-    description?: string;
-    parameters?: JsonObject;
-    strict?: boolean;
-  };
-}
 
 /** Per tool name: which argument names and value types the recorded calls used. */
 interface ToolObservations {

@@ -27,8 +27,7 @@ import {
   type NormalToolCall,
 } from '../messages.js';
 import { findSpecialTokensDeep } from '../special-tokens.js';
-import { lastTurnWeighted, namedFiles, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from '../target.js';
-import type { ToolDefinition } from '../tools.js';
+import { lastTurnWeighted, namedFiles, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target, type ToolDefinition } from '../target.js';
 
 const RULES: LineRules = {
   roles: ['system', 'user', 'assistant', 'tool'],
