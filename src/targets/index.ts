@@ -78,7 +78,6 @@ export {
   parseToolDefinitions,
   recordedDefinitions,
   ToolInference,
-  toolCallFacts,
   ToolsFileError,
   toolsFor,
   type ExampleTools,
