@@ -1,7 +1,9 @@
 /**
  * The contract every export format implements: turn recorded messages into one
  * training example (a JSONL line), attach tool definitions, and check lines of
- * a file someone hands us. One module per format implements it.
+ * a file someone hands us. One module per format implements it. With the contract live the
+ * types the shared modules pass each other (tool definitions, meters, validation reports), so
+ * this module imports no other module of targets/ but leaf types, and any of them may import it.
  */
 import type { Message } from '../record.js';
 import type { ImageFailure } from './images.js';
@@ -126,6 +128,7 @@ export interface TrainerLoader {
   readonly raisesOnInconsistentMask: boolean;
 }
 
+/** A tool's definition in OpenAI's shape, as every target declares tools (tools.ts reads, infers and completes them). */
 export interface ToolDefinition {
   type: 'function';
   function: {
@@ -206,7 +209,6 @@ export interface ValidationReport {
   /** True when no error was found (warnings allowed). */
   ok: boolean;
 }
-
 
 /** What a report's target-specific warnings are made from. */
 export interface ReportFacts {
