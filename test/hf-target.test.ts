@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { readParquetRows, type JsonValue } from '../src/engine/duckdb.js';
 import { loadModelFolder } from '../src/targets/model/folder.js';
 import { ChatTemplate } from '../src/targets/model/render.js';
+import { getTarget } from '../src/targets/index.js';
 import { trainerInput } from '../src/targets/model/trainer.js';
 import { asChat } from '../src/targets/hf/rows.js';
 import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, synalinksLine, tempDir } from './helpers.js';
@@ -364,7 +365,7 @@ print(json.dumps(out, ensure_ascii=False))
       const template = new ChatTemplate(source);
       rows.forEach((row, i) => {
         // What --tokenizer DIR renders for hf: the same loader step in TypeScript.
-        const input = trainerInput('hf', row);
+        const input = trainerInput(getTarget('hf').trainer, row);
         assert.deepEqual(input, asChat(row));
         const text = template.render(input.messages, input.tools, qwen3.specialTokensMap).text;
         assert.equal(text, rendered[name]![i], `${name}, row ${i}`);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { generate } from '../bench/generate.js';
 import { Engine, sqlString, type QueryResult } from '../src/engine/duckdb.js';
-import { INDEX_COLUMNS } from '../src/index/columns.js';
+import { INDEX_COLUMNS } from '../src/engine/index-columns.js';
 import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
 
 /** Runs SQL over Parquet files in a fresh in-memory engine. */

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { uuidText, uuidWords } from '../src/uuid-words.js';
-import { foldHex, foldHexBytes, KeyIndex } from '../src/pipeline/key-index.js';
+import { KeyIndex } from '../src/pipeline/key-index.js';
+import { foldHex, foldHexBytes } from '../src/canonical/fold-hex.js';
 import { seededRandom } from './helpers.js';
 
 describe('KeyIndex', () => {

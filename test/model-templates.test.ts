@@ -10,8 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseJsonText } from '../src/canonical/json-value.js';
-import { getTarget, validateLines } from '../src/targets/index.js';
-import { loadMeter, type ModelSpec } from '../src/targets/meter.js';
+import { getTarget, loadMeter, validateLines } from '../src/targets/index.js';
+import type { ModelSpec } from '../src/targets/meter.js';
 import { loadModelFolder } from '../src/targets/model/folder.js';
 import { pythonFloatRepr, pythonJsonDumps, trainerInput } from '../src/targets/model/trainer.js';
 import { ChatTemplate } from '../src/targets/model/render.js';
@@ -80,7 +80,7 @@ describe('model folders: the real tokenizers', () => {
 describe('model folders: rendering as transformers does', () => {
   it("renders a tool call with Qwen3's template exactly as its documented format", () => {
     const folder = loadModelFolder(QWEN3, null);
-    const input = trainerInput('nemo', TOOL_EXAMPLE);
+    const input = trainerInput(getTarget('nemo').trainer, TOOL_EXAMPLE);
     const { text } = new ChatTemplate(folder.template).render(input.messages, input.tools, folder.specialTokensMap);
     assert.equal(
       text,
@@ -96,7 +96,7 @@ describe('model folders: rendering as transformers does', () => {
 
   it("normalizes nemo lines as AutoModel's ChatDataset does: json.dumps of object arguments", () => {
     const example = parseJsonText('{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f","arguments":{"city":"Zürich","value":1e16,"n":100,"x":1E+2}}}]}]}') as Record<string, unknown>;
-    const { messages } = trainerInput('nemo', example);
+    const { messages } = trainerInput(getTarget('nemo').trainer, example);
     assert.equal(messages[0].content, 'a b');
     assert.equal(messages[1].content, '');
     assert.deepEqual((messages[1].tool_calls as unknown[])[0], {
@@ -104,7 +104,7 @@ describe('model folders: rendering as transformers does', () => {
       type: 'function',
       function: { name: 'f', arguments: '{"city": "Z\\u00fcrich", "value": 1e+16, "n": 100, "x": 100.0}' },
     });
-    assert.throws(() => trainerInput('nemo', { messages: [{ role: 'developer', content: 'x' }] }), /Unsupported role in messages: 'developer'/);
+    assert.throws(() => trainerInput(getTarget('nemo').trainer, { messages: [{ role: 'developer', content: 'x' }] }), /Unsupported role in messages: 'developer'/);
   });
 
   it("writes floats as Python's repr does", () => {
@@ -190,7 +190,7 @@ describe('model folders: loss mask', () => {
     assert.equal(ownTemplate.hasGeneration, false);
     let multiTurn = 0;
     for (const example of examples) {
-      const input = trainerInput('nemo', example);
+      const input = trainerInput(getTarget('nemo').trainer, example);
       if (input.messages.filter((m) => m.role === 'assistant').length > 1) multiTurn++;
       for (let k = 1; k <= input.messages.length; k++) {
         const messages = input.messages.slice(0, k);
@@ -237,7 +237,7 @@ describe('model folders: real templates from llama.cpp', () => {
     const measured = meter.measure(TOOL_EXAMPLE);
     assert.deepEqual(measured.findings.map((f) => f.code), ['double_encoded']);
     const folder = loadModelFolder(LLAMA31, LLAMA31_INSTRUCT);
-    const input = trainerInput('nemo', TOOL_EXAMPLE);
+    const input = trainerInput(getTarget('nemo').trainer, TOOL_EXAMPLE);
     const { text } = new ChatTemplate(folder.template).render(input.messages, input.tools, folder.specialTokensMap);
     assert.ok(text.includes('{"name": "get_weather", "parameters": "{\\"city\\":\\"Zürich\\"}"}<|eot_id|>'), text);
     // Parallel calls raise in the template itself: the message is the template's.
@@ -263,7 +263,7 @@ describe('model folders: a real Nemotron template from llama.cpp', () => {
       messages: [...TOOL_EXAMPLE.messages, { role: 'tool', content: '{"temp_c":3}', tool_call_id: 'c1' }, { role: 'assistant', content: '3 °C.' }],
       tools: TOOL_EXAMPLE.tools,
     };
-    const input = trainerInput('nemo', example);
+    const input = trainerInput(getTarget('nemo').trainer, example);
     const { text } = new ChatTemplate(folder.template).render(input.messages, input.tools, folder.specialTokensMap);
     assert.ok(
       text.endsWith(

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { copyClaimed, type LineCopyTask } from '../src/output/line-copy.js';
+import { copyClaimed, type LineCopyTask } from '../src/pipeline/line-copy.js';
 import { OutputFile } from '../src/output/output-dir.js';
 import { WorkerPool } from '../src/parallel/pool.js';
 import { generatedTree, GOLDEN, REPO, tempDir } from './helpers.js';

@@ -194,7 +194,7 @@ describe('results in order, this thread reading only while it would wait', () =>
 
   it("hands the other lanes their next payloads while this thread's own payload runs", async () => {
     const { inOrder } = await import('../src/parallel/pool.js');
-    const { letEventLoopRun } = await import('../src/parallel/cooperate.js');
+    const { letEventLoopRun } = await import('../src/cooperate.js');
     // A worker's answer arrives as an event: it is only seen when this thread's event loop turns.
     const remoteDone: number[] = [];
     const remote = (payload: unknown) =>

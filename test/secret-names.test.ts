@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { safeSegment } from '../src/export/names.js';
+import { safeSegment } from '../src/output/names.js';
 import {
   ANTHROPIC_KEY,
   AWS_SECRET,

@@ -16,10 +16,10 @@ import {
   recordedDefinitions,
   summarize,
   ToolInference,
-  toolCallFacts,
   ToolsFileError,
   toolsFor,
 } from '../src/targets/index.js';
+import { toolCallFacts } from '../src/tool-calls.js';
 import { tempDir } from './helpers.js';
 
 function step(calls: Array<{ id?: string; name: string; arguments: unknown }>): Message {

@@ -6,7 +6,7 @@ import type { Discovery } from '../sources/discover.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { writeKeptKeys } from '../pipeline/kept-keys.js';
 import { META_DIR, OutputDir } from '../output/output-dir.js';
-import { TreeCopy } from '../output/tree-copy.js';
+import { TreeCopy } from '../pipeline/tree-copy.js';
 import { fileSizes } from '../parallel/units.js';
 import { Progress } from '../progress.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';

@@ -13,7 +13,7 @@ import { formatCount, plural } from '../format.js';
 import path from 'node:path';
 import { droppedSummary, exportLines, writtenSummary, type ExportStory, type SplitFile } from './run-summary.js';
 import { SPLITS } from '../export/dataset.js';
-import { REPORT_FILE } from '../export/names.js';
+import { REPORT_FILE } from '../output/names.js';
 import { META_DIR } from '../output/output-dir.js';
 import { compareText } from '../order.js';
 import { qualityLines } from './quality-options.js';

@@ -11,15 +11,15 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { standingOf, type KeepRule } from '../pipeline/dedupe.js';
-import { DIALECTS, exampleColumns, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../engine/keep-list-sql.js';
+import { DIALECTS, exampleColumns, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../pipeline/keep-list-sql.js';
 import { addNearDuplicatesOption, nearDuplicateThreshold, parseStatuses, rootsAfterNearDuplicates } from './curation-options.js';
 import { numberOption, printJson } from './common.js';
 import { SIGNATURE_WORDS } from '../pipeline/minhash.js';
 import { nearDuplicateClusters, SignatureStore } from '../pipeline/near-duplicates.js';
 import { Column } from '../pipeline/columns.js';
-import { INDEX_COLUMNS } from '../index/columns.js';
+import { INDEX_COLUMNS } from '../engine/index-columns.js';
 import { ToolInference } from '../targets/index.js';
-import { parseToolCallFacts } from '../targets/tools.js';
+import { parseToolCallFacts } from '../tool-calls.js';
 import { checkDistinctOutputs, checkOutputPath } from '../output/output-path.js';
 import { Scratch } from '../output/output-file.js';
 import { nameTakenError } from '../output/publish.js';
@@ -28,7 +28,7 @@ import { STATUSES } from '../record.js';
 import { forcedSides, KEEP_LIST_OPTIONS_KEY, type KeepListOptions } from '../pipeline/keep-list.js';
 import { outputOption } from './path-options.js';
 
-/** The columns of the index the keep-list reads beyond the first ones (`index/columns.ts`). */
+/** The columns of the index the keep-list reads beyond the first ones (`engine/index-columns.ts`). */
 const GLOBAL_COLUMNS = ['trajectory', 'trajectory_inputs', 'trajectory_prefixes', 'minhash', 'tool_calls', 'quality', 'flagged', 'refused', 'example', 'fraction'];
 
 interface KeepListFlags {

@@ -2,7 +2,8 @@
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
 import { ENCODING_NAMES, type EncodingName, type TargetName } from '../targets/index.js';
-import { loadMeter, TRAIN_ON, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { TRAIN_ON, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import { loadMeter, type ExampleMeter } from '../targets/index.js';
 import { numberOption } from './common.js';
 
 export interface TokenizerFlags {

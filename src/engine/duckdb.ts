@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { INDEX_COLUMNS } from '../index/columns.js';
-import { ROW_GROUP_ROWS, type IndexParts } from '../index/parts.js';
+import { INDEX_COLUMNS } from './index-columns.js';
+import { ROW_GROUP_ROWS, type IndexParts } from './index-parts.js';
 import { holdsNoStatement, INDEX_TABLE, NO_STATEMENT } from './statements.js';
 
 type DuckDB = typeof import('@duckdb/node-api');

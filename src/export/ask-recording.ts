@@ -36,7 +36,7 @@ import { RunTempDir } from '../pipeline/spill.js';
 import { classOfToolName } from '../sources/ask/read.js';
 import type { Discovery } from '../sources/discover.js';
 import { readFull, readSelectedRecords } from '../sources/read.js';
-import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from './names.js';
+import { CaseDistinctNames, joinedSegment, REPORT_FILE, safeSegment } from '../output/names.js';
 import { compareText } from '../order.js';
 import { scrubbed, scrubbedCallId, scrubbedDrop, scrubbedName, scrubbedQualityReport, scrubReport, type ScrubSettings } from '../privacy/scrub.js';
 import { addCount } from '../own.js';

@@ -13,18 +13,21 @@ import type { Message, TraceRecord } from '../record.js';
 import {
   getTarget,
   inspectExample,
+  loadMeter,
   lastTurnWeighted,
   recordedDefinitions,
   ToolInference,
-  toolCallFacts,
   toolsFor,
+  type ExampleMeasure,
+  type ExampleMeter,
   type Inspection,
   type ReasoningMode,
   type ExampleTools,
   type Target,
   type ToolDefinition,
 } from '../targets/index.js';
-import { loadMeter, type ExampleMeasure, type ExampleMeter, type TokenizerSpec, type TrainOn } from '../targets/meter.js';
+import type { TokenizerSpec, TrainOn } from '../targets/meter.js';
+import { toolCallFacts } from '../tool-calls.js';
 import { holdsReasoning } from '../targets/messages.js';
 
 /** What `verdictOnly` stands in for a count it does not make: no limit or finding reads it. */
@@ -33,8 +36,8 @@ import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256 } from '../canonical/canonical.js';
 import { jsonLine, lastWrittenDepth, writeRecordJson } from '../canonical/json-value.js';
 import { checkJsonText, JsonSyntaxError, MAX_DEPTH, TextTooLongError, unlessTooLong } from '../canonical/scan.js';
-import { safeSegment } from './names.js';
-import { letEventLoopRun, turnDue } from '../parallel/cooperate.js';
+import { safeSegment } from '../output/names.js';
+import { letEventLoopRun, turnDue } from '../cooperate.js';
 import { redactValue } from '../privacy/index.js';
 import { foundBy, holdsSecret, scrubbedName, type ScrubSettings } from '../privacy/scrub.js';
 import { possibleTime } from '../time.js';

@@ -43,7 +43,7 @@ import { Provenance } from './provenance.js';
 import { compareText } from '../order.js';
 import { addToList } from '../lists.js';
 import { formatCount } from '../format.js';
-import { CaseDistinctNames, REPORT_FILE } from './names.js';
+import { CaseDistinctNames, REPORT_FILE } from '../output/names.js';
 import { WrittenExamples } from './written-examples.js';
 import { JOBS } from '../parallel/jobs.js';
 import { addCount } from '../own.js';

@@ -8,7 +8,7 @@ import { releaseWorkers, runOverFiles } from '../parallel/run-shares.js';
 import type { PriceTable } from '../pricing/table.js';
 import type { DamagedLine } from '../record.js';
 import type { Discovery } from '../sources/discover.js';
-import { IndexParts } from './parts.js';
+import { IndexParts } from '../engine/index-parts.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import type { QualitySettings } from '../pipeline/quality/index.js';
 import { formatCount, printable } from '../format.js';

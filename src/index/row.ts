@@ -12,10 +12,10 @@ import { writeArray } from '../canonical/canonical.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
 import type { TraceFile } from '../sources/discover.js';
 import { factsOf } from '../stats/tally.js';
-import type { IndexRowWriter } from './columns.js';
+import type { IndexRowWriter } from '../engine/index-columns.js';
 import { trajectoryDigests } from '../pipeline/collapse.js';
 import { conversationWords, signatureOf } from '../pipeline/minhash.js';
-import { toolCallFacts } from '../targets/index.js';
+import { toolCallFacts } from '../tool-calls.js';
 import { sha256Hex } from '../canonical/canonical.js';
 import { scrubbedCallId, scrubbedName, scrubbedPath, type ScrubSettings } from '../privacy/scrub.js';
 

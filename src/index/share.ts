@@ -4,7 +4,7 @@ import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { PriceTable, type PriceTableData } from '../pricing/table.js';
-import { IndexRowWriter, type IndexRowFile } from './columns.js';
+import { IndexRowWriter, type IndexRowFile } from '../engine/index-columns.js';
 import { addRow, placeOf, type ExampleFacts } from './row.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import { qualityIsOff, qualityOf, type QualitySettings } from '../pipeline/quality/index.js';

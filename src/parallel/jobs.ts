@@ -31,7 +31,7 @@ const table = {
    */
   stats: defineJob(at('stats/share.js'), 'statsShare', { youngGenerationMb: 32 }),
   curate: defineJob(at('pipeline/curate-share.js'), 'curateShare'),
-  verify: defineJob(at('canonical/verify-share.js'), 'verifyShare'),
+  verify: defineJob(at('verify/share.js'), 'verifyShare'),
   /**
    * A projection builds and drops objects for every message: its worker spent 1.2 s of 6.7 in
    * scavenges with a young generation of 4 MB and 0.6 s with 32 on the 200 MB bench tree.
@@ -47,7 +47,7 @@ const table = {
   scan: defineJob(at('privacy/scan-share.js'), 'scanShare'),
   runs: defineJob(at('runs/runs-share.js'), 'runsShare'),
   index: defineJob(at('index/share.js'), 'indexShare'),
-  copy: defineJob(at('output/line-copy.js'), 'copyShare'),
+  copy: defineJob(at('pipeline/line-copy.js'), 'copyShare'),
 } satisfies Record<keyof JobFunctions, Job>;
 
 export const JOBS = table as unknown as JobTable;

@@ -14,7 +14,7 @@ import { ANSWER_FAULTS, type PairFacts } from './pairs.js';
 import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
 import { qualityIsOff, qualityOf, type QualityResult, type QualitySettings, type QualityVerdict } from './quality/index.js';
-import { toolCallFacts } from '../targets/tools.js';
+import { toolCallFacts } from '../tool-calls.js';
 import type { JobFunctions } from '../parallel/jobs.js';
 
 export interface CandidateOptions {

@@ -47,7 +47,7 @@ export const FLAGGED = 4;
 /**
  * Which record of a key is preferred before time decides: 2 an ok record no quality stage
  * flagged, 1 a flagged ok record, 0 any other (failed) record. keep-list's SQL orders by the
- * same standing (`engine/keep-list-sql.ts`), near-duplicates too.
+ * same standing (`keep-list-sql.ts`), near-duplicates too.
  */
 export function standingOf(ok: boolean, flagged: boolean): number {
   return ok ? (flagged ? 1 : 2) : 0;

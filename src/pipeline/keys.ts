@@ -7,7 +7,7 @@ import { ByteSink } from '../canonical/byte-sink.js';
 import { canonicalValueText, latin1Word, sha256Latin1, writeCanonical } from '../canonical/canonical.js';
 import type { TraceRecord } from '../record.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
-import { foldHex } from './key-index.js';
+import { foldHex } from '../canonical/fold-hex.js';
 
 export const KEY_KINDS = ['inputs,config,module', 'inputs,config', 'inputs', 'conversation'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];

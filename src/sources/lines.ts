@@ -3,7 +3,7 @@
  * exceed V8's string limit, and a single line can hold tens of MB of base64 image.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { letEventLoopRun } from '../parallel/cooperate.js';
+import { letEventLoopRun } from '../cooperate.js';
 import { listedFileGone, UserError } from '../errors.js';
 import { formatBytes } from '../format.js';
 

@@ -7,7 +7,7 @@ import { ByteSink } from '../canonical/byte-sink.js';
 import { sha256Hex, writeArray, writeCanonical } from '../canonical/canonical.js';
 import { parseCheckedValue, parseJson, parsedEnd } from '../canonical/json-value.js';
 import { BOM_REASON, checkTextRules, decodeString, forEachElement, forEachMember, KeyMatcher, lastSkippedElement, skipWhitespace, startsWithBom, textTooLong } from '../canonical/scan.js';
-import { foldHexBytes } from '../pipeline/key-index.js';
+import { foldHexBytes } from '../canonical/fold-hex.js';
 import { classify, isTokenCount, maxTokensOf, type Message, type SourceRef, type Status, type TraceRecord, type Usage } from '../record.js';
 import { possibleDuration, possibleTime } from '../time.js';
 

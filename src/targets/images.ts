@@ -5,7 +5,7 @@
  * (an error of the same name). Only data URLs can be checked here: an http(s) URL is fetched
  * by the trainer, and its size and format are not known without fetching it.
  */
-import { isObject } from './messages.js';
+import { isJsonObject as isObject } from '../canonical/json-value.js';
 
 /** Images one example may hold. */
 export const MAX_IMAGES_PER_EXAMPLE = 64;

@@ -12,7 +12,9 @@ import { openaiPreferenceTarget } from './openai-preference/index.js';
 import { hfPreferenceTarget } from './hf-preference/index.js';
 import { nemoPreferenceTarget } from './nemo-preference/index.js';
 import { stsTarget } from './sts/index.js';
-import type { Target, TargetName, TargetOption } from './target.js';
+import type { ExampleMeter, Target, TargetName, TargetOption } from './target.js';
+import { encodingMeter, type TokenizerSpec } from './meter.js';
+import { loadTokenCounter } from './tokens.js';
 
 export const TARGETS: Readonly<Record<TargetName, Target>> = {
   openai: openaiTarget,
@@ -49,6 +51,24 @@ export function targetOptions(): { target: Target; option: TargetOption }[] {
   return Object.values(TARGETS).flatMap((target) => (target.options ?? []).map((option) => ({ target, option })));
 }
 
+const modelMeters = new Map<string, Promise<ExampleMeter>>();
+
+/**
+ * The meter of a spec, loaded once per process and spec (a model folder takes a few seconds to
+ * read); a model folder's meter gets the trainer of the target the spec names.
+ */
+export async function loadMeter(spec: TokenizerSpec): Promise<ExampleMeter> {
+  if (typeof spec === 'string') return encodingMeter(await loadTokenCounter(spec));
+  const key = JSON.stringify([spec.folder, spec.chatTemplate, spec.target, spec.trainOn]);
+  let pending = modelMeters.get(key);
+  if (pending === undefined) {
+    // Only a --tokenizer DIR run pays for loading the template engine and the tokenizer.
+    pending = import('./model/meter.js').then(({ loadModelMeter }) => loadModelMeter(spec, getTarget(spec.target).trainer));
+    modelMeters.set(key, pending);
+  }
+  return pending;
+}
+
 export * from './target.js';
 export { findSpecialTokens, findSpecialTokensDeep, KNOWN_SPECIAL_TOKENS } from './special-tokens.js';
 export {
@@ -58,11 +78,9 @@ export {
   parseToolDefinitions,
   recordedDefinitions,
   ToolInference,
-  toolCallFacts,
   ToolsFileError,
   toolsFor,
   type ExampleTools,
-  type ToolDefinition,
 } from './tools.js';
 export {
   countExampleTokens,
@@ -84,7 +102,5 @@ export {
   LineValidator,
   inspectExample,
   type Inspection,
-  type ErrorClassSummary,
   type ValidateOptions,
-  type ValidationReport,
 } from './validate.js';

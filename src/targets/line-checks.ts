@@ -7,7 +7,8 @@
  */
 import { isJsonNumber, parseJsonText } from '../canonical/json-value.js';
 import { imageProblem } from './images.js';
-import { isObject, TOOL_NAME_PATTERN, toolSequenceProblem, type SequenceTurn } from './messages.js';
+import { isObject, toolSequenceProblem, type SequenceTurn } from './messages.js';
+import { TOOL_NAME_PATTERN } from '../tool-calls.js';
 import { findSpecialTokensDeep } from './special-tokens.js';
 import type { ErrorClass, JsonObject, Severity, ValidationError } from './target.js';
 

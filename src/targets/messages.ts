@@ -4,10 +4,11 @@
  * roles, tool results without ids). `normalizeMessages` turns them into one
  * strict shape; each target module then only decides how to write it.
  */
-import { isJsonObject, parseJsonText, writeJson } from '../canonical/json-value.js';
+import { isJsonObject, writeJson } from '../canonical/json-value.js';
 import type { Message, ToolCall } from '../record.js';
 import type { JsonObject, Projection, ReasoningMode } from './target.js';
 import { NotRepresentable, normalizeContent, type ContentPart } from '../message-content.js';
+import { parseArguments, TOOL_NAME_PATTERN } from '../tool-calls.js';
 
 export type NormalRole = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -129,23 +130,6 @@ function normalizeToolCall(call: ToolCall, index: number, j: number): NormalTool
 }
 
 /**
- * Arguments as an object: a dict as is, a string when it parses as a JSON
- * object. Absent, null and "" mean a call without arguments (some providers
- * send "" for those). Anything else (a JSON array, broken JSON) returns null.
- */
-export function parseArguments(args: unknown): { value: JsonObject; text: string | null } | null {
-  if (args === undefined || args === null || args === '') return { value: {}, text: null };
-  if (isObject(args)) return { value: args, text: null };
-  if (typeof args !== 'string') return null;
-  try {
-    const value: unknown = parseJsonText(args);
-    return isObject(value) ? { value, text: args } : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
  * Gives every tool result without an id the id of the call it answers: the next
  * unanswered call of the latest assistant turn, preferring a call of the same name
  * when the result is a legacy `function` message carrying `name`. A result that
@@ -199,9 +183,6 @@ export function isObject(value: unknown): value is JsonObject {
 export function argumentsString(call: NormalToolCall): string {
   return call.argumentsText ?? writeJson(call.arguments);
 }
-
-/** OpenAI's rule for tool and function names. */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The NeMo formats hold content as strings only: the first message with image parts makes the example unrepresentable. */
 export function imageFailure(messages: readonly NormalMessage[]): { ok: false; reason: 'not_representable'; detail: string } | null {

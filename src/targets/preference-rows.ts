@@ -6,8 +6,7 @@
  */
 import type { Message } from '../record.js';
 import { isObject } from './messages.js';
-import type { ErrorClass, JsonObject, PairRow, PreferenceRows, ProjectOptions, Projection, Target, TargetName, ValidationError } from './target.js';
-import type { ToolDefinition } from './tools.js';
+import type { ErrorClass, JsonObject, PairRow, PreferenceRows, ProjectOptions, Projection, Target, TargetName, ToolDefinition, ValidationError } from './target.js';
 
 export interface PreferenceSpec {
   name: TargetName;

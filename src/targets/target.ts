@@ -1,13 +1,16 @@
 /**
  * The contract every export format implements: turn recorded messages into one
  * training example (a JSONL line), attach tool definitions, and check lines of
- * a file someone hands us. One module per format implements it.
+ * a file someone hands us. One module per format implements it. With the contract live the
+ * types the shared modules pass each other (tool definitions, meters, validation reports), so
+ * this module imports no other module of targets/ but leaf types, and any of them may import it.
  */
 import type { Message } from '../record.js';
 import type { ImageFailure } from './images.js';
-import type { ToolDefinition } from './tools.js';
 import type { OutputDir, OutputFile } from '../output/output-dir.js';
 import type { Split } from '../pipeline/split.js';
+import type { Distribution } from './distribution.js';
+import type { ExampleTokens } from './tokens.js';
 
 /** A target's name as the registry (index.ts) lists it: `--format NAME`. */
 export type TargetName = string;
@@ -125,6 +128,17 @@ export interface TrainerLoader {
   readonly raisesOnInconsistentMask: boolean;
 }
 
+/** A tool's definition in OpenAI's shape, as every target declares tools (tools.ts reads, infers and completes them). */
+export interface ToolDefinition {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string;
+    parameters?: JsonObject;
+    strict?: boolean;
+  };
+}
+
 /** An option of one target's own (`--file-format`), added to `export`; given with another target, it is refused. */
 export interface TargetOption {
   /** As commander takes it: `--file-format <format>`. */
@@ -136,12 +150,65 @@ export interface TargetOption {
 
 /** What `validateFolder` gets: the meter and the token limit, as for files. */
 export interface FolderValidation {
-  meter: import('./meter.js').ExampleMeter | null;
+  meter: ExampleMeter | null;
   tokenLimit: number;
 }
 
-/** A report as validate prints it (validate.ts's ValidationReport). */
-export type ValidationReportLike = import('./validate.js').ValidationReport;
+/** A problem found in one example; the validator adds the line. */
+export interface Finding {
+  code: ErrorClass;
+  severity: Severity;
+  message: string;
+  /** The option that fixes it, where traces knows one (`--chat-template …/qwen3-training.jinja`): a drop's summary line names it. */
+  fix?: string;
+}
+
+export interface ExampleMeasure {
+  /** `assistant` is the tokens trained on. */
+  tokens: ExampleTokens;
+  findings: Finding[];
+}
+
+export interface ExampleMeter {
+  /** What reports name the counts by: the encoding, or the model folder as given. */
+  readonly name: string;
+  /** True when the counts are of the rendered chat template (exact), false for the encoding estimate. */
+  readonly rendersTemplate: boolean;
+  /** Never throws on a malformed example (validation reports those). */
+  measure(example: unknown): ExampleMeasure;
+}
+
+export interface ErrorClassSummary {
+  code: ErrorClass;
+  severity: Severity;
+  /** Lines with this class (a line counts once however many messages have it). */
+  count: number;
+  /** The first few line numbers, ascending. */
+  lines: number[];
+  /** The message of the first occurrence. */
+  message: string;
+}
+
+/** A file's report as validate prints it (validate.ts). */
+export interface ValidationReport {
+  file: string;
+  target: TargetName;
+  /** Non-blank lines: each is meant to be one example. */
+  examples: number;
+  /** Summaries with severity error, in order of first occurrence. */
+  errors: ErrorClassSummary[];
+  warnings: ErrorClassSummary[];
+  /** Lines with at least one error. */
+  linesWithErrors: number;
+  missingSystem: number;
+  missingUser: number;
+  /** `encoding` names the encoding, or the model folder whose template and tokenizer counted; `assistant` is the tokens trained on. */
+  tokens: { encoding: string; total: Distribution; assistant: Distribution };
+  tokenLimit: number;
+  overTokenLimit: number;
+  /** True when no error was found (warnings allowed). */
+  ok: boolean;
+}
 
 /** What a report's target-specific warnings are made from. */
 export interface ReportFacts {
@@ -276,7 +343,7 @@ export interface Target {
    * `traces validate DIR`: a dataset folder this target writes, checked whole (its files, and
    * what describes them); absent: validate takes files only.
    */
-  validateFolder?(dir: string, options: FolderValidation): Promise<ValidationReportLike[]>;
+  validateFolder?(dir: string, options: FolderValidation): Promise<ValidationReport[]>;
   /** Report warnings of its own. */
   reportWarnings?(facts: ReportFacts): string[];
   /**

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { parseJsonText } from '../canonical/json-value.js';
 import { isWhitespace, textTooLong, withEncodingHint } from '../canonical/scan.js';
 import { lineTooLongDetail, readLineBatches } from '../sources/lines.js';
-import { CountHistogram, type Distribution } from './distribution.js';
+import { CountHistogram } from './distribution.js';
 import { isObject } from './messages.js';
-import type { ErrorClass, Severity, Target, TargetName, ValidationError } from './target.js';
-import { encodingMeter, type ExampleMeasure, type ExampleMeter } from './meter.js';
+import type { ErrorClass, ErrorClassSummary, ExampleMeasure, ExampleMeter, Severity, Target, ValidationError, ValidationReport } from './target.js';
+import { encodingMeter } from './meter.js';
 import { plural } from '../format.js';
 import { loadTokenCounter, type EncodingName, type ExampleTokens, type TokenCounter } from './tokens.js';
 
@@ -26,17 +26,6 @@ export interface ValidateOptions {
   counter?: TokenCounter;
   /** Counts and render checks of a model folder (`--tokenizer DIR`); replaces `encoding` and `counter`. */
   meter?: ExampleMeter;
-}
-
-export interface ErrorClassSummary {
-  code: ErrorClass;
-  severity: Severity;
-  /** Lines with this class (a line counts once however many messages have it). */
-  count: number;
-  /** The first few line numbers, ascending. */
-  lines: number[];
-  /** The message of the first occurrence. */
-  message: string;
 }
 
 /**
@@ -58,26 +47,6 @@ export function validationJson(report: ValidationReport): Record<string, unknown
     token_limit: report.tokenLimit,
     over_token_limit: report.overTokenLimit,
   };
-}
-
-export interface ValidationReport {
-  file: string;
-  target: TargetName;
-  /** Non-blank lines: each is meant to be one example. */
-  examples: number;
-  /** Summaries with severity error, in order of first occurrence. */
-  errors: ErrorClassSummary[];
-  warnings: ErrorClassSummary[];
-  /** Lines with at least one error. */
-  linesWithErrors: number;
-  missingSystem: number;
-  missingUser: number;
-  /** `encoding` names the encoding, or the model folder whose template and tokenizer counted; `assistant` is the tokens trained on. */
-  tokens: { encoding: string; total: Distribution; assistant: Distribution };
-  tokenLimit: number;
-  overTokenLimit: number;
-  /** True when no error was found (warnings allowed). */
-  ok: boolean;
 }
 
 /**

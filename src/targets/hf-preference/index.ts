@@ -8,7 +8,8 @@
  * example: the same messages, reasoning as `reasoning_content`, arguments as JSON text.
  */
 import { writeJson } from '../../canonical/json-value.js';
-import { finishHfDataset, hfFileName, type FileFormat } from '../hf/finish.js';
+import { finishHfDataset, hfFileName } from '../hf/finish.js';
+import type { FileFormat } from '../hf/card.js';
 import { TRL_DPO_FILE, trlPreference } from './trl.js';
 import { hfNextSteps, hfTarget } from '../hf/index.js';
 import { validateHfFolder } from '../hf/folder.js';
@@ -75,7 +76,7 @@ function makeHfPreference(fileFormat: FileFormat): Target {
         entries: (context, card) => [[TRL_DPO_FILE, trlPreference(card, trainerSetup(context.report, card.folder))]],
       }),
     nextSteps: ({ training }) => hfNextSteps(training, 'TRL DPOTrainer', TRL_DPO_FILE, false),
-    validateFolder: (dir, options) => validateHfFolder(dir, options, { target: hfPreferenceTarget, lists: LISTS }),
+    validateFolder: (dir, options) => validateHfFolder(dir, options, { target: makeHfPreference, lists: LISTS }),
   };
 }
 

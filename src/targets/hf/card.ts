@@ -13,12 +13,42 @@ import { TRACES_VERSION } from '../../version.js';
 import { printable } from '../../format.js';
 import type { FinishContext, SourcesSummary } from '../target.js';
 import type { Split } from '../../pipeline/split.js';
-import type { HfDatasetLayout, RowSchema } from './finish.js';
 import type { Shape } from './rows.js';
 import { SHAREGPT_TAGS } from './llama-factory.js';
 import { GENERATION_BLOCK } from '../model/render.js';
 import { QWEN3_TRAINING_TEMPLATE } from '../model/shipped-templates.js';
 import { quoted, trainerSetup, type TrainerSetup } from './trainer-setup.js';
+
+export type FileFormat = 'parquet' | 'jsonl';
+
+/** The columns of a dataset's files: its list columns and the message keys they use, and whether rows have tools. */
+export interface RowSchema {
+  /** Bytes of the longest line of the dataset's files. */
+  longestLine: number;
+  lists: string[];
+  messageKeys: string[];
+  tools: boolean;
+  /** Whether any row of each file holds `tools`, in the order of the files: a JSONL file has the column only then. */
+  toolsByFile: boolean[];
+}
+
+/**
+ * How a target lays out an hf dataset folder (this target's SFT rows, or another's, such as
+ * preference pairs): what `finishHfDataset` converts and describes.
+ */
+export interface HfDatasetLayout {
+  fileFormat: FileFormat;
+  /** The columns holding lists of messages, in order: ['messages'], ['prompt', 'completion'], ['prompt', 'chosen', 'rejected']. */
+  lists: readonly string[];
+  /** What one row is, for the card's first line (Markdown). */
+  rowsAre: string;
+  /** Whether LLaMA-Factory gets rows of its own where the examples call tools (llama-factory.ts reads `messages`, or `prompt` + `completion`). */
+  llamaFactoryRows: boolean;
+  /** The card's tag for the kind of training (default `sft`; `dpo` for preference pairs). */
+  tag?: string;
+  /** The trainers' entries beside the card: [file name, text]. */
+  entries(context: FinishContext, card: CardDataset): [string, string][];
+}
 
 export interface CardDataset {
   /** Under --out ('' without --group-by). */

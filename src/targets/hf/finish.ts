@@ -15,11 +15,10 @@ import { compareText } from '../../order.js';
 import type { FinishContext, FinishedFile, JsonObject } from '../target.js';
 import type { OutputFile } from '../../output/output-dir.js';
 import { fileLines } from '../validate.js';
-import { LLAMA_FACTORY_DIR, writeCard, type CardDataset, type LlamaFactoryFiles } from './card.js';
+import { LLAMA_FACTORY_DIR, writeCard, type CardDataset, type FileFormat, type HfDatasetLayout, type LlamaFactoryFiles, type RowSchema } from './card.js';
 import { sharegptRow } from './llama-factory.js';
 import type { Shape } from './rows.js';
 
-export type FileFormat = 'parquet' | 'jsonl';
 
 /** Message keys in the order a struct holds them, with their column types. */
 const MESSAGE_COLUMNS: readonly [string, string][] = [
@@ -33,38 +32,11 @@ const MESSAGE_COLUMNS: readonly [string, string][] = [
 export const MESSAGE_KEYS: readonly string[] = MESSAGE_COLUMNS.map(([k]) => k);
 const CALL_KEYS: readonly string[] = ['id', 'type', 'function'];
 
-/** The columns of a dataset's files: its list columns and the message keys they use, and whether rows have tools. */
-export interface RowSchema {
-  /** Bytes of the longest line of the dataset's files. */
-  longestLine: number;
-  lists: string[];
-  messageKeys: string[];
-  tools: boolean;
-  /** Whether any row of each file holds `tools`, in the order of the files: a JSONL file has the column only then. */
-  toolsByFile: boolean[];
-}
 
 export function listColumns(shape: Shape): string[] {
   return shape === 'messages' ? ['messages'] : ['prompt', 'completion'];
 }
 
-/**
- * How a target lays out an hf dataset folder (this target's SFT rows, or another's, such as
- * preference pairs): what `finishHfDataset` converts and describes.
- */
-export interface HfDatasetLayout {
-  fileFormat: FileFormat;
-  /** The columns holding lists of messages, in order: ['messages'], ['prompt', 'completion'], ['prompt', 'chosen', 'rejected']. */
-  lists: readonly string[];
-  /** What one row is, for the card's first line (Markdown). */
-  rowsAre: string;
-  /** Whether LLaMA-Factory gets rows of its own where the examples call tools (llama-factory.ts reads `messages`, or `prompt` + `completion`). */
-  llamaFactoryRows: boolean;
-  /** The card's tag for the kind of training (default `sft`; `dpo` for preference pairs). */
-  tag?: string;
-  /** The trainers' entries beside the card: [file name, text]. */
-  entries(context: FinishContext, card: CardDataset): [string, string][];
-}
 
 /** The name of shard `index` of `count` (0-based) of a split, as the Hub lays a dataset out. */
 export function hfFileName(split: 'training' | 'validation', index: number, count: number, fileFormat: FileFormat): string {

@@ -11,13 +11,12 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReportLike } from '../target.js';
+import type { ErrorClass, FolderValidation, JsonObject, Target, ValidationReport } from '../target.js';
 import { fileLines, validateLines } from '../validate.js';
-import { CARD_FILE, LLAMA_FACTORY_FILE } from './card.js';
+import { CARD_FILE, LLAMA_FACTORY_FILE, type FileFormat } from './card.js';
 import { listColumns, MESSAGE_KEYS } from './finish.js';
-import { withoutNulls } from './rows.js';
+import { withoutNulls, type Shape } from './rows.js';
 import { alternates } from './llama-factory.js';
-import { getTarget } from '../index.js';
 import { jsonLine } from '../../canonical/json-value.js';
 import { defaultSplits, folderFiles, resolveSplit, type FolderFile } from './data-files.js';
 import { readSmallFile } from '../../small-file.js';
@@ -131,7 +130,7 @@ export function structFields(type: string): string[] | null {
   return fields;
 }
 
-async function report(target: Target, options: FolderValidation, file: string, lines: AsyncIterable<string | Buffer> | Iterable<string>, extra: { code: ErrorClass; message: string }[]): Promise<ValidationReportLike> {
+async function report(target: Target, options: FolderValidation, file: string, lines: AsyncIterable<string | Buffer> | Iterable<string>, extra: { code: ErrorClass; message: string }[]): Promise<ValidationReport> {
   const r = await validateLines(lines, target, { ...(options.meter !== null ? { meter: options.meter } : {}), tokenLimit: options.tokenLimit }, file);
   if (extra.length === 0) return r;
   const errors = [...r.errors, ...extra.map((e) => ({ code: e.code, severity: 'error' as const, count: 1, lines: [], message: e.message }))];
@@ -139,10 +138,16 @@ async function report(target: Target, options: FolderValidation, file: string, l
 }
 
 /**
- * `as`: a target that writes its own rows through hf's files and card (hf-preference), with
- * their list columns; absent, the hf target the card's features say.
+ * How a folder's rows were written: the target for its files' format and its card's shape, and
+ * the list columns (absent: the shape's own). The target passes itself in (hf, or hf-preference
+ * writing its own rows through hf's files and card): this module knows no registry.
  */
-export async function validateHfFolder(dir: string, options: FolderValidation, as: { target: Target; lists: readonly string[] } | null = null): Promise<ValidationReportLike[]> {
+export interface FolderWriter {
+  target(fileFormat: FileFormat, shape: Shape): Target;
+  lists?: readonly string[];
+}
+
+export async function validateHfFolder(dir: string, options: FolderValidation, writer: FolderWriter): Promise<ValidationReport[]> {
   const cardPath = path.join(dir, CARD_FILE);
   const problems: { code: ErrorClass; message: string }[] = [];
   const cardText = existsSync(cardPath) ? readSmallFile(cardPath, MAX_CARD_BYTES) : null;
@@ -166,9 +171,9 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
   // The target as the card's files say it was written: shape from the features, format from the names.
   const all = [...new Set([...declared.values()].flat().map((f) => f.path))];
   const shape = typeof card !== 'string' && card.features.includes('prompt') ? 'prompt-completion' : 'messages';
-  const lists = as?.lists ?? listColumns(shape);
+  const lists = writer.lists ?? listColumns(shape);
   const fileFormat = all.some((f) => f.endsWith('.jsonl')) ? 'jsonl' : 'parquet';
-  const target = as !== null ? (as.target.configure?.({ fileFormat }) ?? as.target) : getTarget('hf', { fileFormat, hfShape: shape });
+  const target = writer.target(fileFormat, shape);
   // The data folder's files (hidden ones aside, as datasets passes over them).
   const present = files.filter((f) => f.path.startsWith('data/') && !f.path.split('/').some((part) => part.startsWith('.')));
   for (const f of present) if (!all.includes(f.path)) problems.push({ code: 'card_mismatch', message: `${f.path} is in no split of ${CARD_FILE}: a loader of the card never reads it` });
@@ -207,13 +212,13 @@ export async function validateHfFolder(dir: string, options: FolderValidation, a
       problems.push({ code: 'card_mismatch', message: `${LLAMA_FACTORY_FILE} is not JSON (${(error as Error).message})` });
     }
   }
-  const reports: ValidationReportLike[] = [];
+  const reports: ValidationReport[] = [];
   const rows = new Map<string, number>();
   for (const [split, splitFiles] of declared) {
     for (const { path: f } of splitFiles) {
       const file = path.join(dir, f);
       if (!existsSync(file) || !statSync(file).isFile()) continue;
-      let r: ValidationReportLike;
+      let r: ValidationReport;
       if (f.endsWith('.parquet')) r = await parquetReport(target, options, file, lists);
       else r = await report(target, options, file, (async function* () {
         for await (const line of fileLines(file)) if (line instanceof Buffer) yield line;
@@ -283,7 +288,7 @@ function linkedMessage(dir: string, file: string, link: string): string {
   );
 }
 
-async function parquetReport(target: Target, options: FolderValidation, file: string, lists: readonly string[]): Promise<ValidationReportLike> {
+async function parquetReport(target: Target, options: FolderValidation, file: string, lists: readonly string[]): Promise<ValidationReport> {
   const { readParquetRows } = await import('../../engine/duckdb.js');
   const content = await readParquetRows(file);
   const problems: { code: ErrorClass; message: string }[] = [];

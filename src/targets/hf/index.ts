@@ -28,11 +28,11 @@ import {
   type ProjectOptions,
   type Projection,
   type Target,
+  type ToolDefinition,
   type ValidationError,
 } from '../target.js';
-import type { ToolDefinition } from '../tools.js';
-import { finishHfDataset, hfFileName, listColumns, type FileFormat } from './finish.js';
-import { sftEntries, TRL_FILE } from './card.js';
+import { finishHfDataset, hfFileName, listColumns } from './finish.js';
+import { sftEntries, TRL_FILE, type FileFormat } from './card.js';
 import { asChat, rowMessages, SHAPES, writtenRow, type Shape } from './rows.js';
 import { validateHfFolder } from './folder.js';
 
@@ -144,7 +144,7 @@ function makeHf(fileFormat: FileFormat, shape: Shape): Target {
         llamaFactoryRows: true,
         entries: (c, card) => sftEntries(c, card, shape),
       }),
-    validateFolder: (dir, options) => validateHfFolder(dir, options),
+    validateFolder: (dir, options) => validateHfFolder(dir, options, { target: makeHf }),
   };
 }
 

@@ -14,19 +14,20 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ModelSpec, ExampleMeasure, ExampleMeter, Finding } from '../meter.js';
+import type { ModelSpec } from '../meter.js';
+import type { ExampleMeasure, ExampleMeter, Finding, TrainerLoader } from '../target.js';
 import { isZeroWeight, TextCounts, type ExampleTokens } from '../tokens.js';
 import { loadModelFolder, type ModelFolder } from './folder.js';
 import { ChatTemplate, TemplateError, type Rendered } from './render.js';
 import { TrainerRejects, trainerInput, type TrainerInput } from './trainer.js';
-import { getTarget } from '../index.js';
 import { QWEN3_TRAINING_TEMPLATE } from './shipped-templates.js';
 
 const NOTHING: ExampleTokens = { total: 0, assistant: 0 };
 
-export function loadModelMeter(spec: ModelSpec): ExampleMeter {
+/** `trainer`: the loader of the target `spec` names (`Target.trainer`), absent where the template gets the line as written. */
+export function loadModelMeter(spec: ModelSpec, trainer: TrainerLoader | undefined): ExampleMeter {
   const folder = loadModelFolder(spec.folder, spec.chatTemplate);
-  return new ModelMeter(spec, folder);
+  return new ModelMeter(spec, folder, trainer);
 }
 
 class ModelMeter implements ExampleMeter {
@@ -44,10 +45,10 @@ class ModelMeter implements ExampleMeter {
   constructor(
     private readonly spec: ModelSpec,
     private readonly folder: ModelFolder,
+    private readonly trainer: TrainerLoader | undefined,
   ) {
     this.name = spec.folder;
-    const loader = getTarget(spec.target).trainer;
-    this.raisingLoader = loader?.raisesOnInconsistentMask === true ? loader.name : null;
+    this.raisingLoader = trainer?.raisesOnInconsistentMask === true ? trainer.name : null;
     this.plain = new ChatTemplate(folder.template);
     this.withTools = folder.toolTemplate === folder.template ? this.plain : new ChatTemplate(folder.toolTemplate);
     const tokens = [...folder.specialTokens].sort((a, b) => b.length - a.length);
@@ -77,7 +78,7 @@ class ModelMeter implements ExampleMeter {
     let input: TrainerInput;
     let rendered: Rendered;
     try {
-      input = trainerInput(this.spec.target, example as Record<string, unknown>);
+      input = trainerInput(this.trainer, example as Record<string, unknown>);
       rendered = this.render(input.messages, input.tools);
     } catch (error) {
       if (!(error instanceof TrainerRejects || error instanceof TemplateError)) throw error;

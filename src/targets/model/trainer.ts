@@ -4,7 +4,7 @@
  * Python's `json.dumps`, `str` and `repr` of JSON values, which loaders apply.
  */
 import { isIntegerText, isJsonNumber, isJsonObject } from '../../canonical/json-value.js';
-import { getTarget } from '../index.js';
+import type { TrainerLoader } from '../target.js';
 
 export class TrainerRejects extends Error {}
 
@@ -14,11 +14,10 @@ export interface TrainerInput {
 }
 
 /**
- * What the template gets from a line of `target` (a registry name): its trainer's loader's
- * input (`Target.trainer`), else the line as written. Throws `TrainerRejects` where the loader raises.
+ * What the template gets from a line: its target's trainer's loader's input (`Target.trainer`),
+ * else, without one, the line as written. Throws `TrainerRejects` where the loader raises.
  */
-export function trainerInput(target: string, example: Record<string, unknown>): TrainerInput {
-  const loader = getTarget(target).trainer;
+export function trainerInput(loader: TrainerLoader | undefined, example: Record<string, unknown>): TrainerInput {
   if (loader !== undefined) return loader.input(example);
   const messages = (example.messages as unknown[]).filter(isJsonObject);
   const tools: unknown = example.tools ?? null;

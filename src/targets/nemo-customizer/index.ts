@@ -23,8 +23,9 @@ import {
   type Projection,
   type ReasoningMode,
   type Target,
+  type ToolDefinition,
 } from '../target.js';
-import { completeForCustomizer, customizerGaps, type ToolDefinition } from '../tools.js';
+import { completeForCustomizer, customizerGaps } from '../tools.js';
 
 const MESSAGE_KEYS = ['role', 'content', 'thinking', 'tool_calls'];
 

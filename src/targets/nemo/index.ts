@@ -38,8 +38,8 @@ import {
   type ProjectOptions,
   type Projection,
   type Target,
+  type ToolDefinition,
 } from '../target.js';
-import type { ToolDefinition } from '../tools.js';
 import { autoModelChatDataset } from './trainer.js';
 
 const RULES: LineRules = {

@@ -22,13 +22,12 @@ import {
   argumentsString,
   calledToolNames,
   normalizeMessages,
-  TOOL_NAME_PATTERN,
   type NormalMessage,
   type NormalToolCall,
 } from '../messages.js';
 import { findSpecialTokensDeep } from '../special-tokens.js';
-import { lastTurnWeighted, namedFiles, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target } from '../target.js';
-import type { ToolDefinition } from '../tools.js';
+import { TOOL_NAME_PATTERN } from '../../tool-calls.js';
+import { lastTurnWeighted, namedFiles, resolveReasoning, type JsonObject, type ProjectOptions, type Projection, type Target, type ToolDefinition } from '../target.js';
 
 const RULES: LineRules = {
   roles: ['system', 'user', 'assistant', 'tool'],

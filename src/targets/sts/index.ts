@@ -19,9 +19,8 @@ import { parseJsonText, writeJson } from '../../canonical/json-value.js';
 import type { Message } from '../../record.js';
 import { checkLine, type LineRules } from '../line-checks.js';
 import { chatProjection, isObject } from '../messages.js';
-import { resolveReasoning, type FinishContext, type JsonObject, type ProjectOptions, type Projection, type Target, type ValidationError } from '../target.js';
-import type { ToolDefinition } from '../tools.js';
-import { fileLines, LineTooLong, validateFile, type ValidationReport } from '../validate.js';
+import { resolveReasoning, type FinishContext, type JsonObject, type ProjectOptions, type Projection, type Target, type ToolDefinition, type ValidationError, type ValidationReport } from '../target.js';
+import { fileLines, LineTooLong, validateFile } from '../validate.js';
 
 const ROW_RULES: LineRules = {
   roles: ['system', 'user', 'assistant', 'tool'],

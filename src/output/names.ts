@@ -1,7 +1,7 @@
 /** Folder names built from record fields, made safe: they can never leave the output folder. */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { META_DIR } from '../output/output-dir.js';
+import { META_DIR } from './output-dir.js';
 
 const UNSAFE = /[^A-Za-z0-9._-]/g;
 const MAX_KEPT = 120;

@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import type { IndexRowFile } from './columns.js';
+import type { IndexRowFile } from './index-columns.js';
 
 /** Rows per Parquet row group: large enough for engines to scan well, small enough to read in parallel. */
 export const ROW_GROUP_ROWS = 131_072;

@@ -1,11 +1,11 @@
 /** `verify` over one share of the files, in a worker thread. */
-import { ByteSink } from './byte-sink.js';
+import { ByteSink } from '../canonical/byte-sink.js';
 import type { WorkShare } from '../parallel/units.js';
 import type { TraceFile } from '../sources/discover.js';
 import { readFileRange } from '../sources/read.js';
 import { SynalinksRecord } from '../sources/synalinks-record.js';
-import { sha256Hex, writeCanonical } from './canonical.js';
-import { ORJSON_READINGS, withOrjsonNumbers } from './orjson-numbers.js';
+import { sha256Hex, writeCanonical } from '../canonical/canonical.js';
+import { ORJSON_READINGS, withOrjsonNumbers } from '../canonical/orjson-numbers.js';
 
 export interface Mismatch {
   call_id: string;

@@ -3,11 +3,11 @@
  * the part of a tree copy (tree-copy.ts) that worker threads take. Kept small, as a worker
  * loads it when the copy starts.
  */
-import { letEventLoopRun } from '../parallel/cooperate.js';
+import { letEventLoopRun } from '../cooperate.js';
 import type { Progress } from '../progress.js';
 import { readLinesAt, type LineAt } from '../sources/read.js';
 import type { FileStamp } from '../sources/lines.js';
-import { OutputFile } from './output-dir.js';
+import { OutputFile } from '../output/output-dir.js';
 
 /** The kept lines of one output file: its temporary name (made by OutputDir) and the lines to copy into it, in order. */
 export interface LineCopyTask {

@@ -1,7 +1,7 @@
 /**
  * Reads are synchronous and a share's loop never waits, so a long run would never give its
  * thread's event loop a turn. On this (the main) thread that matters twice over: Ctrl-C and
- * SIGTERM would wait for the end of the run, and this thread runs shares too (pool.ts,
+ * SIGTERM would wait for the end of the run, and this thread runs shares too (parallel/pool.ts,
  * `inOrder`), so while one of them ran, a worker's finished result waited unread and the
  * worker got no next share (on the 200 MB bench tree the export's worker sat idle 2.6 s of
  * 8.5 s). Long loops therefore let the event loop run every few milliseconds here; workers

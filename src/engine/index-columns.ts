@@ -112,7 +112,7 @@ export class IndexRowWriter {
     spare = null;
   }
 
-  /** A row as one line of CSV text, its newline included (see row.ts). */
+  /** A row as one line of CSV text, its newline included (see index/row.ts). */
   addLine(line: string): void {
     // Room for the worst case (3 UTF-8 bytes per UTF-16 unit), so the write is never cut short.
     const most = line.length * 3;

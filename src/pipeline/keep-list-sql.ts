@@ -18,8 +18,8 @@
  * rows (DuckDB `unnest`, Spark `explode`, Trino `CROSS JOIN UNNEST`) and how a
  * list-valued string is split (`string_split`, `split`, `split`).
  */
-import type { KeyKind } from '../pipeline/keys.js';
-import type { KeepRule } from '../pipeline/dedupe.js';
+import type { KeyKind } from './keys.js';
+import type { KeepRule } from './dedupe.js';
 
 export const DIALECTS = ['duckdb', 'spark', 'trino'] as const;
 export type Dialect = (typeof DIALECTS)[number];
