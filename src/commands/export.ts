@@ -8,7 +8,7 @@ import { DEFAULT_KEY, KEY_MEANING } from '../pipeline/keys.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
-import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION, takeSkippedNote } from './common.js';
+import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION, takeSkippedNote, writeSummary } from './common.js';
 import { formatCount, paragraph, plural } from '../format.js';
 import path from 'node:path';
 import { droppedSummary, exportLines, writtenSummary, type ExportStory, type SplitFile } from './run-summary.js';
@@ -223,7 +223,7 @@ Examples:
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags), invocation: { arguments: process.argv.slice(2) } });
         if (flags.json) printJson(report);
-        process.stderr.write(
+        writeSummary(
           [
             readLine(plan),
             `wrote ${plural(report.conversations as number, 'conversation')} in ${plural((report.files as unknown[]).length, 'Ask recording')} to ${flags.out}`,
@@ -235,7 +235,7 @@ Examples:
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
-          ].join('\n') + '\n',
+          ],
         );
         return;
       }
@@ -270,7 +270,7 @@ Examples:
         return;
       }
       if (flags.json) printJson(report);
-      process.stderr.write(
+      writeSummary(
         [
           readLine(plan),
           ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out!),
@@ -287,7 +287,7 @@ Examples:
           ...(plan.keepList?.describe('--keep-list') ?? []),
           ...takeSkippedNote(),
           ...exportLines(report as unknown as ExportStory, getTarget(flags.format), flags.out!),
-        ].join('\n') + '\n',
+        ],
       );
     });
 }
