@@ -141,12 +141,13 @@ export function formatDuration(seconds: number | null, approximate = false): str
   return mark(text, approximate);
 }
 
-/** The width summaries wrap at: 80 columns, or a wider terminal's (tests and pipes get 80). */
+/** The width summaries wrap at: 80 columns, or a wider terminal's (pipes and tests get 80). */
 export const SUMMARY_WIDTH = 80;
 
+/** 80, or more where the terminal (or the COLUMNS a shell exports, as `ls` reads it) is wider. */
 export function summaryWidth(stream: NodeJS.WriteStream = process.stderr): number {
-  const columns = stream.isTTY ? stream.columns : undefined;
-  return columns !== undefined && columns > SUMMARY_WIDTH ? columns : SUMMARY_WIDTH;
+  const columns = stream.isTTY ? stream.columns : Number(process.env.COLUMNS);
+  return Number.isInteger(columns) && columns > SUMMARY_WIDTH ? columns : SUMMARY_WIDTH;
 }
 
 /** Columns a text takes: one per code point (a surrogate pair is one character on screen). */
