@@ -145,6 +145,16 @@ describe("Axolotl's entries load what the rows hold", () => {
     }
     assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /Axolotl: [^\n]*--hf-shape messages/);
   });
+
+  it("the card says TRL trains one token more per prompt-completion example (the line break after <|im_end|>), and only for that shape", () => {
+    const whose = (shape: string) => {
+      const card = readFileSync(path.join(exportTo([SAMPLES, '--format', 'hf', '--hf-shape', shape, '--file-format', 'jsonl']).out, 'README.md'), 'utf8');
+      const section = card.slice(card.indexOf('## Token counts'), card.indexOf('| split | tokens |'));
+      return section.replace(/\s+/g, ' ');
+    };
+    assert.match(whose('prompt-completion'), /TRL's SFTTrainer trains one token more per example than the trained tokens counted here: the line break [^.]*after the completion's end-of-turn token \(`<\|im_end\|>` and a newline/);
+    assert.doesNotMatch(whose('messages'), /one token more per example/);
+  });
 });
 
 describe("LLaMA-Factory's entries", () => {

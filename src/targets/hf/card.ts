@@ -191,6 +191,7 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
       : `Estimated with the ${cell(String(report.tokenizer))} encoding (give \`--tokenizer DIR\`, a model folder, for the model's own counts).`,
     '',
     ...(entries.has(TRL_FILE) || entries.has(AXOLOTL_FILE) || entries.has(LLAMA_FACTORY_FILE) ? [WHOSE_COUNTS, ''] : []),
+    ...(layout.lists.includes('completion') && entries.has(TRL_FILE) ? [TRL_COMPLETION_COUNTS, ''] : []),
     '| split | tokens | trained tokens |',
     '|---|---|---|',
     ...[...tokens].map(([split, t]) => `| ${hubSplit(split)} | ${t.tokens} | ${t.trained} |`),
@@ -206,6 +207,13 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
   );
   return lines.join('\n');
 }
+
+/**
+ * Seen running TRL on prompt-completion rows (the trainer check of issue 52): the completion is
+ * what the template writes after the prompt, and a ChatML template ends a turn with a line break.
+ */
+const TRL_COMPLETION_COUNTS =
+  "With these prompt-completion rows TRL's SFTTrainer trains one token more per example than the trained tokens counted here: the line break the chat template writes after the completion's end-of-turn token (`<|im_end|>` and a newline in ChatML templates such as Qwen3's), which TRL takes as part of the completion.";
 
 /** Which trainer the trained-token counts are of: each masks its own way. */
 const WHOSE_COUNTS =
