@@ -5,7 +5,7 @@
  * second run's, in order (wrapping split none and lost none).
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SUMMARY_WIDTH, wrap, wrapLine } from '../src/format.js';
@@ -129,6 +129,25 @@ describe('every summary line fits 80 columns, on the samples and on long names',
       assert.deepEqual(overWide(checked.narrow), [], checked.narrow);
       assert.deepEqual(words(checked.narrow), words(checked.wide));
     }
+  });
+
+  it('index, keep-list and map on long names', () => {
+    const tree = longNamesTree();
+    const work = tempDir();
+    const index = path.join(work, 'a-folder-of-indexes-one-per-host-of-the-sharded-run/');
+    assert.equal(runCli(['index', tree, '--format', 'nemo', '--out', index]).status, 0);
+    const list = bothWidths((out) => ['keep-list', index, '--out', `${out}-keep-list-of-the-whole-run.txt`, '--tools-out', `${out}-tools-inferred-once.json`]);
+    assert.equal(list.status, 0, list.narrow);
+    assert.deepEqual(overWide(list.narrow), [], list.narrow);
+    assert.deepEqual(words(list.narrow), words(list.wide));
+    assert.ok(overWide(list.wide).length > 0, list.wide);
+    const keepList = path.join(work, 'keep.txt');
+    const tools = path.join(work, 'tools.json');
+    assert.equal(runCli(['keep-list', index, '--out', keepList, '--tools-out', tools]).status, 0);
+    const file = path.join(tree, ...readdirSync(tree, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).slice(0, 1));
+    const mapped = runCli(['map', '--format', 'nemo', '--keep-list', keepList, '--inferred-tools', tools], { input: readFileSync(file, 'utf8') });
+    assert.equal(mapped.status, 0, mapped.stderr);
+    assert.deepEqual(overWide(mapped.stderr), [], mapped.stderr);
   });
 
   it('--json is not wrapped', () => {
