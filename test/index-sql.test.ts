@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { generate } from '../bench/generate.js';
 import { Engine, sqlString, type QueryResult } from '../src/engine/duckdb.js';
 import { INDEX_COLUMNS } from '../src/index/columns.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir, flat } from './helpers.js';
+import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir, flat, UNWRAPPED } from './helpers.js';
 
 /** Runs SQL over Parquet files in a fresh in-memory engine. */
 async function query(sql: string): Promise<QueryResult> {
@@ -650,7 +650,7 @@ describe('traces sql: the engine cannot take the command with it (issue 39)', ()
       for (const where of [['--index', idx], [SAMPLES]]) {
         for (const form of [[], ['--json'], ['--csv']]) {
           const tmp = tempDir('traces-sql-tmp-');
-          const run = runCli(['sql', query, ...where, ...form], { env: { TMPDIR: tmp } });
+          const run = runCli(['sql', query, ...where, ...form], { env: { ...UNWRAPPED.env, TMPDIR: tmp } });
           assert.equal(run.status, 2, `${query}: ${run.stderr}`);
           const lines = run.stderr.trim().split('\n').filter((l) => !/damaged line|skipped \d+ files/.test(l));
           assert.equal(lines.length, 1, run.stderr);
