@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildProgram } from '../src/cli.js';
 import { KEY_KINDS, KEY_MEANING, type KeyKind } from '../src/pipeline/keys.js';
-import { REPO, runCli, SAMPLES, tempDir } from './helpers.js';
+import { flat, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
 
 describe('the everyday path', () => {
   it('a typo in a required option names the unknown option and the suggestion', () => {
@@ -38,8 +38,8 @@ describe('the everyday path', () => {
       assert.equal(runCli(['export', SAMPLES, '--format', format, '--out', out]).status, 0);
       const result = runCli(['validate', out]);
       assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, new RegExp(`training\\.jsonl: \\d+ examples, valid for ${format}`));
-      assert.match(result.stdout, new RegExp(`validation\\.jsonl: \\d+ examples?, valid for ${format}`));
+      assert.match(flat(result.stdout), new RegExp(`training\\.jsonl: \\d+ examples, valid for ${format}`));
+      assert.match(flat(result.stdout), new RegExp(`validation\\.jsonl: \\d+ examples?, valid for ${format}`));
     }
     const bare = runCli(['validate', tempDir(), '--format', 'openai']);
     assert.equal(bare.status, 2);
