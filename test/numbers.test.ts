@@ -71,7 +71,7 @@ describe('what commands print', () => {
   it('stats tokens say they are recorded usage, export tokens that they are of the written text, by which encoding', () => {
     assert.match(runCli(['stats', SAMPLES], UNWRAPPED).stdout, /^tokens \(ok\) .*, as recorded \(usage\)$/m);
     const exported = runCli(['export', SAMPLES, '--format', 'openai', '--out', path.join(tempDir(), 'ft')]);
-    assert.match(flat(exported.stderr), /^wrote \d+ examples \([\d,]+ tokens of written text by o200k_base\) to /m);
+    assert.match(flat(exported.stderr), / wrote \d+ examples \([\d,]+ tokens of written text by o200k_base\) to /);
   });
 
   it('stats: costs as money, counts grouped, nouns singular for one', () => {
