@@ -140,3 +140,74 @@ export function formatDuration(seconds: number | null, approximate = false): str
   else text = `${Math.round(seconds / 3600)}h`;
   return mark(text, approximate);
 }
+
+/** The width summaries wrap at: 80 columns, or a wider terminal's (pipes and tests get 80). */
+export const SUMMARY_WIDTH = 80;
+
+/** 80, or more where the terminal (or the COLUMNS a shell exports, as `ls` reads it) is wider. */
+export function summaryWidth(stream: NodeJS.WriteStream = process.stderr): number {
+  const columns = stream.isTTY ? stream.columns : Number(process.env.COLUMNS);
+  return Number.isInteger(columns) && columns > SUMMARY_WIDTH ? columns : SUMMARY_WIDTH;
+}
+
+/** Columns a text takes: one per code point (a surrogate pair is one character on screen). */
+function columnsOf(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * Where a line's words start and its continuations go: after its label columns (`label  value`,
+ * `  reason  6  gloss`: the last gap of two or more spaces in the line's first half), with the
+ * label kept as it is; else after the line's own indent, continuations two columns further in.
+ */
+function lineHead(line: string, width: number): { head: string; hang: number } {
+  const lead = line.length - line.trimStart().length;
+  let at = -1;
+  for (const gap of line.matchAll(/ {2,}(?=\S)/g)) {
+    const end = gap.index + gap[0].length;
+    if (gap.index > lead && end <= width / 2) at = end;
+  }
+  return at > 0 ? { head: line.slice(0, at), hang: at } : { head: line.slice(0, lead), hang: lead + 2 };
+}
+
+/**
+ * One summary line as lines of at most `width` columns, broken only between words, each
+ * continuation under the line's text (`lineHead`). A word longer than the room (a path, a
+ * call_id) is never cut: it stands whole on a line of its own. A line that fits is left as it is.
+ */
+export function wrapLine(line: string, width = SUMMARY_WIDTH, hanging = true): string[] {
+  if (columnsOf(line) <= width) return [line];
+  const { head, hang } = hanging ? lineHead(line, width) : { head: '', hang: 0 };
+  const indent = ' '.repeat(hang);
+  const lines: string[] = [];
+  let current = head;
+  let bare = true;
+  for (const word of line.slice(head.length).split(/ +/)) {
+    if (word === '') continue;
+    const candidate = bare ? `${current}${word}` : `${current} ${word}`;
+    if (columnsOf(candidate) <= width || current.trim() === '') {
+      current = candidate;
+    } else {
+      lines.push(current.trimEnd());
+      current = `${indent}${word}`;
+    }
+    bare = false;
+  }
+  lines.push(current.trimEnd());
+  return lines;
+}
+
+/** Each line of `text` wrapped by `wrapLine` (a trailing newline stays). */
+export function wrap(text: string, width = SUMMARY_WIDTH): string {
+  return text
+    .split('\n')
+    .flatMap((line) => wrapLine(line, width))
+    .join('\n');
+}
+
+/** A paragraph of help as lines of at most `width` columns, flush left. */
+export function paragraph(text: string, width = SUMMARY_WIDTH): string {
+  return wrapLine(text, width, false).join('\n');
+}

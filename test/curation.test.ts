@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
-import { FIXTURES, SAMPLES, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
+import { FIXTURES, SAMPLES, runCli, runCliJson, synalinksLine, tempDir, flat } from './helpers.js';
 
 const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'samples-expected.json'), 'utf8'));
 
@@ -248,7 +248,7 @@ describe('output safety', () => {
     const result = runCli(['dedupe', SAMPLES, '--status', 'ok', '--out', out, '--dry-run']);
     assert.equal(result.status, 0);
     assert.equal(existsSync(out), false);
-    assert.match(result.stdout, /generator_20260707-143002\.jsonl:1 d4e45dfd-1936-406d-a55e-7617346d3387: duplicate of 08ad8811/);
+    assert.match(flat(result.stdout), /generator_20260707-143002\.jsonl:1 d4e45dfd-1936-406d-a55e-7617346d3387: duplicate of 08ad8811/);
     assert.match(result.stderr, /dry run: nothing written/);
   });
   // Interruption (signals, kills) is covered in fs-safety.test.ts, which waits for the run's state.
@@ -331,7 +331,7 @@ describe('records that recorded no hashes', () => {
     assert.deepEqual([stats.unique_ok_keys, stats.duplicate_ok_records], [4, 1]);
     const dry = runCli(['dedupe', tree, '--dry-run']);
     assert.match(dry.stdout + dry.stderr, /would drop 1 record as duplicate/);
-    assert.match(dry.stdout + dry.stderr, /00000000-0000-4000-8000-000000000001: duplicate of /);
+    assert.match(flat(dry.stdout + dry.stderr), /00000000-0000-4000-8000-000000000001: duplicate of /);
     const index = path.join(tempDir(), 'index.parquet');
     assert.equal(runCli(['index', tree, '--out', index]).status, 0);
     const rows = runCliJson<{ call_id: string; inputs_hash: string; config_hash: string }[]>(['sql', 'SELECT call_id, inputs_hash, config_hash FROM records ORDER BY line', '--index', index, '--json']);

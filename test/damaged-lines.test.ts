@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalize } from '../src/canonical/canonical.js';
 import { checkJsonText, MAX_DEPTH } from '../src/canonical/scan.js';
-import { FIXTURES, runCli, SAMPLES, tempDir, type CliResult } from './helpers.js';
+import { FIXTURES, runCli, SAMPLES, tempDir, type CliResult, flat } from './helpers.js';
 import { hasOrjson, NO_ORJSON, strictVerdicts, unloadableLines } from './strict-reference.js';
 
 const skip = hasOrjson() ? false : NO_ORJSON;
@@ -398,7 +398,7 @@ describe('a trace file saved as UTF-16', () => {
     assert.equal(report.damaged_lines, 2 * lines.length + 1, 'every line, and the NUL byte after the last newline');
     for (const damaged of report.damaged) assert.match(damaged.reason, /: the file looks UTF-16, not UTF-8 \(as Windows PowerShell's > writes it\): save it as UTF-8$/);
     const validate = runCli(['validate', file, '--format', 'nemo', '--json']);
-    assert.match(validate.stdout, /the file looks UTF-16, not UTF-8/);
+    assert.match(flat(validate.stdout), /the file looks UTF-16, not UTF-8/);
   });
 });
 
@@ -423,7 +423,7 @@ describe('a line of zero bytes between records (what a crash or a full disk leav
       ],
     );
     const validate = runCli(['validate', file, '--format', 'openai']);
-    assert.match(validate.stdout, /the line is 4096 zero bytes, as a crash or a full disk leaves/);
+    assert.match(flat(validate.stdout), /the line is 4096 zero bytes, as a crash or a full disk leaves/);
     assert.doesNotMatch(validate.stdout, /UTF-16/);
   });
 });

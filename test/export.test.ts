@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { countExampleTokens, loadTokenCounter } from '../src/targets/tokens.js';
-import { SAMPLES, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
+import { SAMPLES, runCli, runCliJson, synalinksLine, tempDir, UNWRAPPED } from './helpers.js';
 
 type Example = { messages: { role: string; content?: unknown; tool_calls?: unknown[]; reasoning_content?: string }[]; tools?: unknown[] };
 
@@ -146,7 +146,7 @@ describe('traces export', () => {
       writeFileSync(path.join(tree, 'p', module, `${module}_20260707-101530.jsonl`), `${own}\n`);
     });
     const out = path.join(tempDir(), 'out');
-    const result = runCli(['export', tree, '--out', out, '--format', 'openai', '--group-by', 'module']);
+    const result = runCli(['export', tree, '--out', out, '--format', 'openai', '--group-by', 'module'], UNWRAPPED);
     assert.equal(result.status, 0, result.stderr);
     const warnings = result.stderr.split('\n').filter((l) => l.startsWith('warning: '));
     assert.deepEqual(

@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { REPO, SAMPLES, runCli, tempDir, type CliResult } from './helpers.js';
+import { REPO, SAMPLES, runCli, tempDir, type CliResult, flat } from './helpers.js';
 import { JOBS } from '../src/parallel/jobs.js';
 
 const BIN = path.join(REPO, 'bin', 'traces.js');
@@ -371,8 +371,8 @@ describe('unreadable inputs and unwritable outputs', () => {
       for (const cmd of [['stats'], ['verify'], ['scan'], ['runs'], ['dedupe', '--dry-run']]) {
         const result = run([...cmd, tree, '--json']);
         assert.equal(result.status, 1, `${cmd[0]}: ${result.stderr}`);
-        assert.match(result.stderr, /generator_20260707-101530\.jsonl: cannot read: permission denied \(EACCES\)/);
-        assert.match(result.stderr, /final_generator_math_agent: cannot read: permission denied/);
+        assert.match(flat(result.stderr), /generator_20260707-101530\.jsonl: cannot read: permission denied \(EACCES\)/);
+        assert.match(flat(result.stderr), /final_generator_math_agent: cannot read: permission denied/);
         assert.doesNotMatch(result.stderr, /\n\s+at /);
         if (cmd[0] !== 'runs') {
           const json = JSON.parse(result.stdout) as { unreadable_inputs: { path: string }[] };
@@ -675,7 +675,7 @@ describe('interruption', () => {
     const result = runCli(['stats', tree, '--json']);
     rmSync(loop);
     assert.equal(result.status, 1, result.stderr);
-    assert.match(result.stderr, /loop: cannot read: too many symbolic links \(ELOOP\)/);
+    assert.match(flat(result.stderr), /loop: cannot read: too many symbolic links \(ELOOP\)/);
     assert.equal((JSON.parse(result.stdout) as { records: number }).records, 24);
     check();
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO, runCli, SAMPLES, tempDir } from './helpers.js';
+import { REPO, runCli, SAMPLES, tempDir, flat } from './helpers.js';
 
 const COMMANDS = ['stats', 'verify', 'dedupe', 'filter', 'export', 'validate', 'scan', 'browse', 'runs'];
 
@@ -70,13 +70,13 @@ describe('validate without --format', () => {
       assert.equal(runCli(['export', SAMPLES, '--format', format, '--out', out]).status, 0);
       const result = runCli(['validate', path.join(out, 'training.jsonl')]);
       assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, new RegExp(`valid for ${format}\\n`));
-      assert.match(result.stderr, new RegExp(`^validate: --format ${format} \\(the export's .*report\\.json; give --format to choose\\)$`, 'm'));
+      assert.match(flat(result.stdout), new RegExp(`valid for ${format} `));
+      assert.match(flat(result.stderr), new RegExp(`^validate: --format ${format} \\(the export's .*report\\.json; give --format to choose\\) $`));
       // Away from its report, the first line's keys tell where only one format writes them.
       const alone = path.join(work, `${format}.jsonl`);
       copyFileSync(path.join(out, 'training.jsonl'), alone);
       const guessed = runCli(['validate', alone]);
-      if (guessed.status === 0) assert.match(guessed.stdout, new RegExp(`valid for ${format}\\n`));
+      if (guessed.status === 0) assert.match(flat(guessed.stdout), new RegExp(`valid for ${format} `));
       else assert.match(guessed.stderr, /^traces: .*validate needs --format openai\|nemo\|nemo-customizer/m);
     }
     const plain = path.join(work, 'plain.jsonl');

@@ -176,3 +176,14 @@ export function bytesHeld(): number {
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.arrayBuffers;
 }
+
+/**
+ * A command's human output with its wrapping undone: every run of white space one space. For
+ * tests of what a summary says, not of its layout (summaries wrap at 80 columns).
+ */
+export function flat(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+/** runCli's options for a test of a summary's logical lines (the last line, a line per reason): no wrapping. */
+export const UNWRAPPED = { env: { ...process.env, COLUMNS: String(2 ** 20) } };

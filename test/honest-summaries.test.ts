@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { DROP_REASON_GLOSS, EXPORT_REASONS } from '../src/pipeline/drop-reasons.js';
-import { chatTree, REPO, SAMPLES, runCli, tempDir } from './helpers.js';
+import { chatTree, REPO, SAMPLES, runCli, tempDir, flat } from './helpers.js';
 
 describe('a run that reads no record', () => {
   let work = '';
@@ -99,7 +99,8 @@ describe('the export summary', () => {
     for (const [reason, n] of dropped) {
       const gloss = DROP_REASON_GLOSS[reason];
       assert.ok(gloss, `${reason} has a gloss`);
-      assert.ok(stderr.split('\n').some((line) => line.startsWith(`  ${reason} `) && line.includes(` ${n}  ${gloss}`)), `${reason}: ${stderr}`);
+      assert.ok(stderr.split('\n').some((line) => line.startsWith(`  ${reason} `)), `${reason} starts a line: ${stderr}`);
+      assert.ok(flat(stderr).includes(` ${reason} ${n} ${flat(gloss)}`), `${reason}: ${stderr}`);
     }
     assert.match(stderr, /prefix +\d+ +an earlier agent step, contained in a later one/);
   });
@@ -116,7 +117,8 @@ describe('the export summary', () => {
     const tree = chatTree(['Write to alice.martin@example.com about the invoice', 'What is 2 + 2?', 'Name three rivers']);
     const secretsOnly = runCli(['export', tree, '--format', 'nemo', '--out', path.join(tempDir('traces-honest-'), 'ds')]);
     assert.equal(secretsOnly.status, 0, secretsOnly.stderr);
-    assert.match(secretsOnly.stderr, /^redacted nothing: no secret found; personal data \(email addresses, phone numbers, …\) is not checked unless --scrub secrets,pii$/m);
+    assert.match(secretsOnly.stderr, /^redacted nothing: no secret found;/m);
+    assert.match(flat(secretsOnly.stderr), / redacted nothing: no secret found; personal data \(email addresses, phone numbers, …\) is not checked unless --scrub secrets,pii /);
     const withPii = runCli(['export', tree, '--format', 'nemo', '--out', path.join(tempDir('traces-honest-'), 'ds'), '--scrub', 'secrets,pii']);
     assert.equal(withPii.status, 0, withPii.stderr);
     assert.match(withPii.stderr, /^redacted 1 value by kind: email 1$/m);

@@ -14,7 +14,7 @@ import { fitSegs } from '../src/ui/rows.js';
 import { IndexStore } from '../src/ui/index-store.js';
 import { chatRows } from '../src/ui/chat-lines.js';
 import { segsToAnsi } from '../src/ui/ansi.js';
-import { runCli, runCliJson, tempDir } from './helpers.js';
+import { runCli, runCliJson, tempDir, flat } from './helpers.js';
 
 const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -190,7 +190,7 @@ describe('recorded text never reaches a terminal as a control sequence', () => {
     for (const result of runs) {
       assert.doesNotMatch(result.stdout + result.stderr, RAW_CONTROL, result.stdout + result.stderr);
     }
-    assert.match(runs[2].stdout, /mod\\x1b\[31m_20260101-000000\.jsonl:2: damaged/);
+    assert.match(flat(runs[2].stdout), /mod\\x1b\[31m_20260101-000000\.jsonl:2: damaged/);
     assert.match(runs[4].stderr, /no\\x1b\]0;such\\x07: no such file or folder/);
   });
 

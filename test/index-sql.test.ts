@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { generate } from '../bench/generate.js';
 import { Engine, sqlString, type QueryResult } from '../src/engine/duckdb.js';
 import { INDEX_COLUMNS } from '../src/engine/index-columns.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir, flat, UNWRAPPED } from './helpers.js';
 
 /** Runs SQL over Parquet files in a fresh in-memory engine. */
 async function query(sql: string): Promise<QueryResult> {
@@ -145,7 +145,7 @@ describe('traces index', () => {
       assert.equal(row.unpriced, t.ok_records_unpriced);
       const damaged = runCli(['index', root, '--out', path.join(work, `again-${which.replace(' ', '-')}.parquet`), '--json']);
       assert.equal(JSON.parse(damaged.stdout).damaged_lines, stats.damaged_lines);
-      if (stats.damaged_lines > 0) assert.match(damaged.stderr, /damaged line, not indexed/);
+      if (stats.damaged_lines > 0) assert.match(flat(damaged.stderr), /damaged line, not indexed/);
     });
   }
 
@@ -371,7 +371,7 @@ describe('--keep-list', () => {
       summary.keep_list.not_found_ids.map((e: { id: string; file: string; line: number }) => `${e.file}:${e.line} ${e.id}`),
       [`${list}:10 no-such-call-1`, `${list}:11 no-such-call-2`],
     );
-    assert.match(result.stderr, /--keep-list: 2 of 9 listed call_ids not found in these records: no-such-call-1, no-such-call-2/);
+    assert.match(flat(result.stderr), /--keep-list: 2 of 9 listed call_ids not found in these records: no-such-call-1, no-such-call-2/);
     const manifest = readFileSync(path.join(out, '_traces', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const notListed = manifest.filter((d) => d.reason === 'not_in_keep_list');
     assert.equal(notListed.length, summary.dropped.not_in_keep_list);
@@ -650,7 +650,7 @@ describe('traces sql: the engine cannot take the command with it (issue 39)', ()
       for (const where of [['--index', idx], [SAMPLES]]) {
         for (const form of [[], ['--json'], ['--csv']]) {
           const tmp = tempDir('traces-sql-tmp-');
-          const run = runCli(['sql', query, ...where, ...form], { env: { TMPDIR: tmp } });
+          const run = runCli(['sql', query, ...where, ...form], { env: { ...UNWRAPPED.env, TMPDIR: tmp } });
           assert.equal(run.status, 2, `${query}: ${run.stderr}`);
           const lines = run.stderr.trim().split('\n').filter((l) => !/damaged line|skipped \d+ files/.test(l));
           assert.equal(lines.length, 1, run.stderr);

@@ -112,6 +112,29 @@ describe('model folders: rendering as transformers does', () => {
     assert.equal(pythonJsonDumps(['é', null, true, { a: [] }]), '["\\u00e9", null, true, {"a": []}]');
   });
 
+  it('counts a recorded 153126.0 as the trainer renders it: Python spells the parsed float 153126.0, not 153126', async () => {
+    // The hf loader step parses string arguments (json.loads): floats, 20-digit integers and exponents as Python prints them.
+    const recorded = (result: string) =>
+      parseJsonText(
+        line({
+          messages: [
+            { role: 'user', content: 'What is 1234*124+117?' },
+            { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calculate', arguments: `{"result":${result},"eps":1e-5,"big":18446744073709551615,"n":7}` } }] },
+          ],
+        }),
+      ) as Record<string, unknown>;
+    const template = withTemplate(`${ALWAYS_TOJSON}{% for m in messages %}{% for c in m.tool_calls or [] %}[{{ c.function.arguments.result }}]{% endfor %}{% endfor %}`);
+    const folder = loadModelFolder(QWEN3, template);
+    const input = trainerInput(getTarget('hf').trainer, recorded('153126.0'));
+    const { text } = new ChatTemplate(folder.template).render(input.messages, input.tools, folder.specialTokensMap);
+    assert.ok(text.includes('"arguments": {"result": 153126.0, "eps": 1e-05, "big": 18446744073709551615, "n": 7}'), text);
+    assert.ok(text.endsWith('[153126.0]'), text);
+    const meter = await loadMeter(spec(QWEN3, { chatTemplate: template, target: 'hf' }));
+    const counted = meter.measure(recorded('153126.0')).tokens.total;
+    assert.equal(counted, folder.tokenizer.encode(text, { add_special_tokens: false }).ids.length);
+    assert.ok(counted > meter.measure(recorded('153126')).tokens.total, 'the recorded ".0" is counted');
+  });
+
   it('a template that always applies tojson double-encodes string arguments: warned, with the remedy', async () => {
     const meter = await loadMeter(spec(QWEN3, { chatTemplate: withTemplate(ALWAYS_TOJSON) }));
     const found = meter.measure(TOOL_EXAMPLE).findings;

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_KEY } from '../src/pipeline/keys.js';
-import { REPO, runCli, SAMPLES, tempDir } from './helpers.js';
+import { buildProgram } from '../src/cli.js';
+import { KEY_KINDS, KEY_MEANING, type KeyKind } from '../src/pipeline/keys.js';
+import { flat, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
 
 describe('the everyday path', () => {
   it('a typo in a required option names the unknown option and the suggestion', () => {
@@ -37,8 +38,8 @@ describe('the everyday path', () => {
       assert.equal(runCli(['export', SAMPLES, '--format', format, '--out', out]).status, 0);
       const result = runCli(['validate', out]);
       assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, new RegExp(`training\\.jsonl: \\d+ examples, valid for ${format}`));
-      assert.match(result.stdout, new RegExp(`validation\\.jsonl: \\d+ examples?, valid for ${format}`));
+      assert.match(flat(result.stdout), new RegExp(`training\\.jsonl: \\d+ examples, valid for ${format}`));
+      assert.match(flat(result.stdout), new RegExp(`validation\\.jsonl: \\d+ examples?, valid for ${format}`));
     }
     const bare = runCli(['validate', tempDir(), '--format', 'openai']);
     assert.equal(bare.status, 2);
@@ -62,11 +63,20 @@ describe('the everyday path', () => {
     }
   });
 
-  it("export --help's defaults paragraph names the --key default", () => {
+  it("export --help's defaults paragraph names the --key default the option definition holds, and what it means", async () => {
+    const program = await buildProgram(['node', 'traces', 'export']);
+    const key = program.commands.find((c) => c.name() === 'export')?.options.find((o) => o.long === '--key');
+    assert.ok(key !== undefined, 'export has a --key option');
+    const defaultKey = key.defaultValue as KeyKind;
+    assert.ok((KEY_KINDS as readonly string[]).includes(defaultKey), String(defaultKey));
     const help = runCli(['export', '--help']).stdout;
-    const paragraph = help.slice(help.indexOf('Defaults for export'), help.indexOf('Secrets found'));
-    assert.match(paragraph.replace(/\s+/g, ' '), new RegExp(`one record per --key ${DEFAULT_KEY.replaceAll(',', ',')} `));
-    assert.match(help.replace(/\s+/g, ' '), new RegExp(`default: "${DEFAULT_KEY}"`));
+    const paragraph = help.slice(help.indexOf('Defaults for export'), help.indexOf('Secrets found')).replace(/\s+/g, ' ');
+    assert.ok(paragraph.includes(`one record per --key ${defaultKey} (${KEY_MEANING[defaultKey]})`), paragraph);
+    const preference = help.slice(help.indexOf('Preference formats'), help.indexOf('--format ask-recording')).replace(/\s+/g, ' ');
+    assert.ok(preference.includes(`one --key, by default ${defaultKey}`), preference);
+    assert.ok(help.replace(/\s+/g, ' ').includes(`default: "${defaultKey}"`));
+    const prose = help.slice(help.indexOf('Defaults for export'), help.indexOf('Examples:'));
+    for (const line of prose.split('\n')) assert.ok(line.length <= 80, `over 80 columns: ${line}`);
   });
 
   it('the package is not published as npm\'s unrelated traces, keeps the traces command, and the card links to it', () => {

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalValueHash } from '../src/canonical/canonical.js';
-import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, runCli, runCliJson, tempDir, flat } from './helpers.js';
 
 type Drop = { call_id?: string; reason: string; detail?: string; flagged?: true };
 type DryRun = { dropped: Record<string, number>; drops: Drop[]; quality: { truncated_not_checked: number } };
@@ -65,7 +65,7 @@ describe('truncated, where the recorder keeps no stop reason', () => {
     const run = runCliJson<DryRun>(['export', root, '--format', 'openai', '--dry-run', '--json']);
     assert.equal(run.quality.truncated_not_checked, 2);
     const text = runCli(['export', root, '--format', 'openai', '--dry-run']);
-    assert.match(text.stderr, /truncated: not checked for 2 records that record no stop reason; --max-completion-tokens N checks them/);
+    assert.match(flat(text.stderr), /truncated: not checked for 2 records that record no stop reason; --max-completion-tokens N checks them/);
     assert.doesNotMatch(text.stderr, /truncated[^\n]*dropped none/);
     // The option checks them: none is left unchecked.
     const checked = runCliJson<DryRun>(['export', root, '--format', 'openai', '--dry-run', '--json', '--max-completion-tokens', '64']);

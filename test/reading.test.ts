@@ -8,7 +8,7 @@ import { discover, whyNotTraceFile } from '../src/sources/discover.js';
 import { readFiles, readSynalinksLinesAt } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
 import { possibleDuration } from '../src/time.js';
-import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, synalinksLine, tempDir } from './helpers.js';
+import { GOLDEN, runCli, runCliJson, SAMPLES, seededRandom, synalinksLine, tempDir, flat } from './helpers.js';
 
 async function rangeLines(file: string, start: number, end: number, chunkSize?: number): Promise<Line[]> {
   const lines: Line[] = [];
@@ -70,7 +70,7 @@ describe('line splitting on bytes', () => {
     assert.equal(stats.records, 1);
     assert.equal(stats.damaged_lines, 1);
     const said = runCli(['stats', root]);
-    assert.match(said.stdout + said.stderr, /m_20260101-000000\.jsonl:1: .*byte order mark \(BOM\).*UTF-8 without BOM/);
+    assert.match(flat(said.stdout + said.stderr), /m_20260101-000000\.jsonl:1: .*byte order mark \(BOM\).*UTF-8 without BOM/);
     assert.match(runCli(['verify', root]).stdout, /1 record checked, 0 mismatches, 1 damaged line/);
     const out = path.join(tempDir(), 'out');
     runCliJson(['dedupe', root, '--out', out]);
@@ -235,7 +235,7 @@ describe('finding trace files', () => {
     const got = JSON.parse(run.stdout) as { records: number; files: number; unreadable_inputs: { path: string; reason: string }[] };
     assert.equal(got.unreadable_inputs.length, 2, run.stderr);
     for (const entry of got.unreadable_inputs) assert.match(entry.reason, /name is not valid UTF-8.*rename it/);
-    assert.equal(run.stderr.match(/name is not valid UTF-8/g)?.length, 2, run.stderr);
+    assert.equal(flat(run.stderr).match(/name is not valid UTF-8/g)?.length, 2, run.stderr);
     const without = runCliJson<{ records: number; files: number }>(['stats', removed]);
     assert.equal(got.records, without.records);
     assert.equal(got.files, without.files);
@@ -446,10 +446,10 @@ describe('compressed trace files (issue 39)', () => {
     writeFileSync(path.join(dir, 'gen_20260103-000000.jsonl.zst'), Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0]));
     for (const args of [['stats', tree], ['verify', tree], ['scan', tree], ['dedupe', tree, '--dry-run']]) {
       const result = runCli(args);
-      assert.match(result.stderr, /gen_20260102-000000\.jsonl\.gz: compressed \(\.gz\), not read: its records are not counted; decompress it \(gunzip -k FILE\)/, args.join(' '));
-      assert.match(result.stderr, /gen_20260103-000000\.jsonl\.zst: compressed \(\.zst\)/, args.join(' '));
+      assert.match(flat(result.stderr), /gen_20260102-000000\.jsonl\.gz: compressed \(\.gz\), not read: its records are not counted; decompress it \(gunzip -k FILE\)/, args.join(' '));
+      assert.match(flat(result.stderr), /gen_20260103-000000\.jsonl\.zst: compressed \(\.zst\)/, args.join(' '));
     }
     // Named as a file too.
-    assert.match(runCli(['stats', path.join(dir, 'gen_20260102-000000.jsonl.gz')]).stderr, /compressed \(\.gz\), not read/);
+    assert.match(flat(runCli(['stats', path.join(dir, 'gen_20260102-000000.jsonl.gz')]).stderr), /compressed \(\.gz\), not read/);
   });
 });

@@ -12,7 +12,7 @@ import type { Expected } from '../bench/generate.js';
 import { IdList, isWellFormedId, readIdListFiles } from '../src/pipeline/id-list.js';
 import { roundAgainst } from '../src/pipeline/limit-text.js';
 import { GITHUB_TOKEN, OPENAI_KEY } from './fake-secrets.js';
-import { FIXTURES, SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir } from './helpers.js';
+import { FIXTURES, SAMPLES, chatTree, generatedTree, runCli, runCliJson, synalinksLine, tempDir, flat, UNWRAPPED } from './helpers.js';
 
 interface Drop {
   call_id?: string;
@@ -36,7 +36,7 @@ describe('dry runs on a 3,000-record tree', () => {
   });
 
   it('prints a summary by reason with the first few examples, not a line per drop, and says nothing was written', () => {
-    const result = runCli(['dedupe', tree, ...args, '--dry-run']);
+    const result = runCli(['dedupe', tree, ...args, '--dry-run'], UNWRAPPED);
     assert.equal(result.status, 0, result.stderr);
     const summary = runCliJson<{ dropped: Record<string, number>; damaged_lines: number; drops: Drop[] }>(['dedupe', tree, ...args, '--dry-run']);
     assert.ok(summary.drops.length > 100, `the tree drops many records (${summary.drops.length})`);
@@ -69,7 +69,7 @@ describe('dry runs on a 3,000-record tree', () => {
     const real = runCli(['filter', tree, ...args, '--out', out]);
     assert.equal(real.status, 0, real.stderr);
     const manifestPath = path.join(out, '_traces', 'manifest.jsonl');
-    assert.match(real.stderr, new RegExp(`listed in ${manifestPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(flat(real.stderr), new RegExp(`listed in ${manifestPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const manifest = readFileSync(manifestPath, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Drop);
     const key = (d: Drop) => `${d.file}:${d.line}:${d.reason}:${d.detail ?? ''}`;
     assert.deepEqual(json.drops.map(key).sort(), manifest.map(key).sort());
@@ -77,7 +77,7 @@ describe('dry runs on a 3,000-record tree', () => {
   });
 
   it('stats lists models and synalinks versions by count, most first, ties by name', () => {
-    const result = runCli(['stats', tree]);
+    const result = runCli(['stats', tree], UNWRAPPED);
     const json = runCliJson<{ models: Record<string, number>; synalinks_versions: Record<string, number> }>(['stats', tree]);
     for (const [label, counts] of [['models', json.models], ['synalinks', json.synalinks_versions]] as const) {
       const line = result.stdout.split('\n').find((l) => l.startsWith(`${label} `));
@@ -142,7 +142,7 @@ describe('ids listed in a file but never met', () => {
     // One real id (a status-dropped record still counts as found), two unknown, one malformed.
     writeFileSync(file, '08ad8811-dff0-4419-b934-5695fb1686c2\nno-such-id-1\nno-such-id-2\nid1, id2\n');
     for (const command of ['filter', 'dedupe']) {
-      const result = runCli([command, SAMPLES, '--exclude', file, '--dry-run']);
+      const result = runCli([command, SAMPLES, '--exclude', file, '--dry-run'], UNWRAPPED);
       assert.equal(result.status, 0, result.stderr);
       assert.match(result.stderr, /--exclude: 2 of 3 listed call_ids not found in these records: no-such-id-1, no-such-id-2\n/);
       assert.match(result.stderr, /--exclude: 1 line that cannot be a call_id .*exclude\.txt:4 "id1, id2"/);
@@ -212,7 +212,7 @@ describe('end-of-run summaries', () => {
   it('export says how many values of which kinds it redacted, like report.json', () => {
     const tree = chatTree([`key ${OPENAI_KEY}`, `again ${OPENAI_KEY} and ${GITHUB_TOKEN}`, 'nothing here']);
     const out = path.join(tempDir(), 'ft');
-    const result = runCli(['export', tree, '--format', 'nemo', '--out', out, '--validation-fraction', '0']);
+    const result = runCli(['export', tree, '--format', 'nemo', '--out', out, '--validation-fraction', '0'], UNWRAPPED);
     assert.equal(result.status, 0, result.stderr);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     const redactions = report.scrub.redactions as Record<string, number>;
@@ -222,15 +222,15 @@ describe('end-of-run summaries', () => {
     assert.match(result.stderr, new RegExp(`^redacted ${total} values by kind: .*; personal data .* is not checked unless --scrub secrets,pii$`, 'm'));
     for (const kind of kinds) assert.ok(result.stderr.includes(kind), `${kind} in ${result.stderr}`);
 
-    const clean = runCli(['export', chatTree(['What is 2 + 2?', 'Name three rivers']), '--format', 'nemo', '--out', path.join(tempDir(), 'clean')]);
+    const clean = runCli(['export', chatTree(['What is 2 + 2?', 'Name three rivers']), '--format', 'nemo', '--out', path.join(tempDir(), 'clean')], UNWRAPPED);
     assert.match(clean.stderr, /^redacted nothing: no secret found; personal data \(.*\) is not checked unless --scrub secrets,pii$/m);
-    const none = runCli(['export', tree, '--format', 'nemo', '--scrub', 'none', '--out', path.join(tempDir(), 'none')]);
+    const none = runCli(['export', tree, '--format', 'nemo', '--scrub', 'none', '--out', path.join(tempDir(), 'none')], UNWRAPPED);
     assert.match(none.stderr, /^redacted nothing \(--scrub none\): neither secrets nor personal data were checked$/m);
   });
 
   it('an openai export under 10 training examples says on its last line that OpenAI will refuse the file, once, and never of the validation file', () => {
     const out = path.join(tempDir(), 'ft');
-    const result = runCli(['export', SAMPLES, '--format', 'openai', '--out', out, '--validation-fraction', '0.5']);
+    const result = runCli(['export', SAMPLES, '--format', 'openai', '--out', out, '--validation-fraction', '0.5'], UNWRAPPED);
     assert.equal(result.status, 0, result.stderr);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     assert.ok(report.examples.training < 10, 'the samples give fewer than 10 training examples');
@@ -250,7 +250,7 @@ describe('end-of-run summaries', () => {
       ['nemo-customizer', /^next: register the dataset in the Entity Store and name it in the customization job/],
     ] as const) {
       const out = path.join(tempDir(), format);
-      const result = runCli(['export', SAMPLES, '--format', format, '--out', out]);
+      const result = runCli(['export', SAMPLES, '--format', format, '--out', out], UNWRAPPED);
       assert.equal(result.status, 0, result.stderr);
       const lines = result.stderr.trimEnd().split('\n');
       assert.match(lines.at(-1)!, pattern, result.stderr);
@@ -264,7 +264,7 @@ describe('end-of-run summaries', () => {
       ['hf-preference', path.join(FIXTURES, 'genuine-pairs', 'tree'), 1],
     ] as const) {
       const out = path.join(tempDir(), format);
-      const result = runCli(['export', tree, '--format', format, '--out', out]);
+      const result = runCli(['export', tree, '--format', format, '--out', out], UNWRAPPED);
       assert.equal(result.status, 0, result.stderr);
       const next = result.stderr.trimEnd().split('\n').filter((line) => line.startsWith('next: '));
       assert.equal(next.length, 2, result.stderr);
@@ -276,7 +276,7 @@ describe('end-of-run summaries', () => {
 
   it('says what the file holds that the records did not: inferred tool definitions with their call counts, and what became of reasoning', () => {
     const out = path.join(tempDir(), 'nc');
-    const result = runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--out', out]);
+    const result = runCli(['export', SAMPLES, '--format', 'nemo-customizer', '--out', out], UNWRAPPED);
     assert.equal(result.status, 0, result.stderr);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     const inferred = report.tools.inferred_definitions as { function: { name: string; description: string } }[];
@@ -296,7 +296,7 @@ describe('end-of-run summaries', () => {
     assert.ok(report.reasoning_recorded.examples > 0);
     assert.ok(withThink <= report.reasoning_recorded.examples && withThink > 0);
     assert.match(result.stderr, new RegExp(`^reasoning: recorded in ${report.reasoning_recorded.examples} examples? \\(${report.reasoning_recorded.turns} assistant turns?\\); nemo-customizer: inlined as <think>…</think> before the answer`, 'm'));
-    const openai = runCli(['export', SAMPLES, '--format', 'openai', '--out', path.join(tempDir(), 'oa')]);
+    const openai = runCli(['export', SAMPLES, '--format', 'openai', '--out', path.join(tempDir(), 'oa')], UNWRAPPED);
     assert.match(openai.stderr, /^reasoning: recorded in \d+ examples? \(\d+ assistant turns?\); openai: left out$/m);
   });
 });

@@ -12,7 +12,7 @@ import { discover } from '../src/sources/discover.js';
 import { readFiles } from '../src/sources/read.js';
 import type { SourceRun } from '../src/sources/source-run.js';
 import { checkSessionLine } from '../src/targets/sts/index.js';
-import { FIXTURES, runCli, runCliJson, tempDir } from './helpers.js';
+import { FIXTURES, runCli, runCliJson, tempDir, flat } from './helpers.js';
 
 const HARNESSES = [
   ['claude-code', '.claude/projects'],
@@ -86,7 +86,7 @@ describe('agent sessions: discovery from the home folder', () => {
     const dir = home();
     const stats = runCli(['stats', dir, '--json']);
     assert.equal(stats.status, 0, stats.stderr);
-    assert.match(stats.stderr, /1 hidden folder not entered \(.*\.git\): name one to read it/);
+    assert.match(flat(stats.stderr), /1 hidden folder not entered \(.*\.git\): name one to read it/);
     const json = JSON.parse(stats.stdout) as Record<string, unknown>;
     assert.equal(json.hidden_folders_not_entered, 1);
     const runs = runCliJson<{ source: string }[]>(['runs', dir]);

@@ -10,7 +10,7 @@ import { headKeys, kindOfKeys } from '../src/sources/detect.js';
 import { discover } from '../src/sources/discover.js';
 import { readFiles, readSelectedRecords } from '../src/sources/read.js';
 import { SynalinksRecord } from '../src/sources/synalinks-record.js';
-import { FIXTURES, runCli, tempDir } from './helpers.js';
+import { FIXTURES, runCli, tempDir, flat, UNWRAPPED } from './helpers.js';
 
 const ASK = path.join(FIXTURES, 'ask');
 const RAW_MARKER = 'RAW-PROVIDER-BODY-MARKER';
@@ -67,7 +67,7 @@ describe('Ask recordings: detection', () => {
     const named = runCli(['stats', path.join(dir, 'some-test', 'recording.yml'), '--json']);
     // Skipped, not fatal: said, and, with nothing else to read, no table of zeros but exit 2.
     assert.equal(named.status, 2);
-    assert.match(named.stderr, /skipped .*recording\.yml: no known recorder format/);
+    assert.match(flat(named.stderr), /skipped .*recording\.yml: no known recorder format/);
     assert.match(named.stderr, /no trace file found under .*recording\.yml/);
   });
 
@@ -355,7 +355,7 @@ describe('Ask recordings: outputs', () => {
     cpSync(ASK, path.join(dir, 'recordings'), { recursive: true });
     for (const format of ['nemo', 'openai']) {
       const out = path.join(dir, `out-${format}`);
-      const result = runCli(['export', path.join(dir, 'recordings'), '--format', format, '--out', out, '--validation-fraction', '0']);
+      const result = runCli(['export', path.join(dir, 'recordings'), '--format', format, '--out', out, '--validation-fraction', '0'], UNWRAPPED);
       assert.equal(result.status, 0, result.stderr);
       const validate = runCli(['validate', path.join(out, 'training.jsonl'), '--format', format, '--json']);
       const errors = (JSON.parse(validate.stdout).errors as { code: string }[]).map((e) => e.code);

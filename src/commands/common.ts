@@ -7,7 +7,7 @@ import { UserError } from '../errors.js';
 import { discover, SKIPPED_ALOUD, type Discovery, type UnreadableInput } from '../sources/discover.js';
 import { SOURCE_KINDS } from '../sources/detect.js';
 import { SOURCES } from '../sources/registry.js';
-import { plural, printable, printableJson } from '../format.js';
+import { plural, printable, printableJson, summaryWidth, wrap } from '../format.js';
 import type { ScrubSettings } from '../privacy/scrub.js';
 
 /**
@@ -88,7 +88,7 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   for (const found of discovery.unreadable ?? []) {
     const unreadable = { ...found, path: shown(found.path) };
     unreadableInputs.push(unreadable);
-    process.stderr.write(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)\n`);
+    writeSummary(`traces: ${printable(unreadable.path)}: ${unreadable.reason}; its records are not counted (make it readable and rerun)`);
   }
   discovery.where = rootsNamed(roots);
   skippedFiles += discovery.skipped.length;
@@ -96,15 +96,15 @@ export async function findTraceFiles(roots: readonly string[], options: ReadOpti
   hiddenFolders += hidden.length;
   if (hidden.length > 0) {
     const named = hidden.slice(0, 3).map((folder) => printable(shown(folder))).join(', ');
-    process.stderr.write(`traces: ${plural(hidden.length, 'hidden folder')} not entered (${named}${hidden.length > 3 ? ', …' : ''}): name one to read it\n`);
+    writeSummary(`traces: ${plural(hidden.length, 'hidden folder')} not entered (${named}${hidden.length > 3 ? ', …' : ''}): name one to read it`);
   }
   if (options.verbose) {
-    for (const skipped of discovery.skipped) process.stderr.write(`skipped ${printable(shown(skipped.path))}: ${skipped.reason}\n`);
-    process.stderr.write(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped\n`);
+    for (const skipped of discovery.skipped) writeSummary(`skipped ${printable(shown(skipped.path))}: ${skipped.reason}`);
+    writeSummary(`${plural(discovery.files.length, 'trace file')}, ${plural(discovery.skipped.length, 'other file')} skipped`);
   } else {
     // A file named on the command line that no reader knows, or a compressed trace file, is worth saying, not failing over.
     for (const skipped of discovery.skipped) {
-      if (SKIPPED_ALOUD.test(skipped.reason)) process.stderr.write(`traces: skipped ${printable(shown(skipped.path))}: ${skipped.reason}\n`);
+      if (SKIPPED_ALOUD.test(skipped.reason)) writeSummary(`traces: skipped ${printable(shown(skipped.path))}: ${skipped.reason}`);
     }
     skippedUnlisted += discovery.skipped.length;
   }
@@ -140,6 +140,15 @@ export function withInputsReport<T>(value: T): T {
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${printableJson(JSON.stringify(withInputsReport(value), null, 2))}\n`);
+}
+
+/**
+ * Lines a person reads (a command's summary, its notes), wrapped to the width a summary takes
+ * (`summaryWidth`: 80 unless a wider terminal) without cutting a word. JSON is never wrapped.
+ */
+export function writeSummary(lines: string | readonly string[], stream: NodeJS.WriteStream = process.stderr): void {
+  const text = typeof lines === 'string' ? lines.replace(/\n$/, '') : lines.join('\n');
+  stream.write(`${wrap(text, summaryWidth(stream))}\n`);
 }
 
 /** Writes to stdout, waiting while the reader is behind: output never piles up in memory. */

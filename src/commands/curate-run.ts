@@ -11,7 +11,7 @@ import { fileSizes } from '../parallel/units.js';
 import { Progress } from '../progress.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { DropDigest } from './drop-digest.js';
-import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION, writeSummary } from './common.js';
 import { formatCount, plural } from '../format.js';
 import { qualityLines } from './quality-options.js';
 import { dropLines } from './run-summary.js';
@@ -134,7 +134,7 @@ export function registerCurationCommand(
       if (flags.json) printJson(summaryJson(plan, extra));
       const lines = [summaryText(plan, null), ...(options.exclude?.describe('--exclude') ?? [])];
       lines.push(`wrote ${flags.out} (dropped records and damaged lines listed in ${manifest.finalPath})`);
-      process.stderr.write(`${lines.join('\n')}\n`);
+      writeSummary(lines);
     } catch (error) {
       planned?.keptKeys.dispose();
       output.abort();
@@ -170,7 +170,7 @@ export async function dryRunCuration(discovery: Discovery, options: CurationOpti
     refuseNoRecords(discovery, plan.recordsRead, plan.damagedLines);
     const extra = { out: null, dry_run: true, ...(options.exclude !== null ? { exclude: options.exclude.report() } : {}) };
     if (flags.json) await digest.printJson(summaryJson(plan, extra));
-    else if (!flags.verbose) process.stdout.write(digest.examples());
+    else if (!flags.verbose) writeSummary(digest.examples(), process.stdout);
     const listedIn = flags.json ? 'listed in the JSON "drops"' : 'see above';
     const lines = [summaryText(plan, listedIn), ...(options.exclude?.describe('--exclude') ?? [])];
     if (report.notCounted !== undefined) lines.push(report.notCounted);
@@ -179,7 +179,7 @@ export async function dryRunCuration(discovery: Discovery, options: CurationOpti
         ? 'dry run: nothing written'
         : `dry run: nothing written; -v lists all ${formatCount(digest.total)} dropped records and damaged lines, --json gives them as JSON`,
     );
-    process.stderr.write(`${lines.join('\n')}\n`);
+    writeSummary(lines);
   } catch (error) {
     digest.dispose();
     throw error;

@@ -7,7 +7,7 @@ import { readIdListFiles } from '../pipeline/id-list.js';
 import { STATUSES, type Status } from '../record.js';
 import type { CurationOptions } from '../pipeline/curate.js';
 import type { KeepRule } from '../pipeline/dedupe.js';
-import { DEFAULT_KEY, KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
+import { DEFAULT_KEY, KEY_KINDS, KEY_MEANING, type KeyKind } from '../pipeline/keys.js';
 import { everything, parseTime, parseVersionSpec, type Selection } from '../pipeline/selection.js';
 import { readKeptKeys } from '../pipeline/kept-keys.js';
 import { nameGlob } from '../pipeline/glob.js';
@@ -38,11 +38,13 @@ export interface CurationFlags extends QualityFlags {
   nearDuplicates?: boolean | string;
 }
 
-export const KEY_HELP =
-  'what makes two records duplicates: inputs,config,module = same prompt and model config in the same program and module ' +
-  '(the default: the recorded hashes cover neither tools nor output schema, so an agent\'s last tool step and its final answer share them); ' +
-  'inputs,config = same prompt and model config in any module (the run says how many records it merged across modules); ' +
-  'inputs = same prompt; conversation = same messages, answer included';
+/** Said of a key kind in --help beyond what its records share. */
+const KEY_NOTES: Partial<Record<KeyKind, string>> = {
+  [DEFAULT_KEY]: "the default: the recorded hashes cover neither tools nor output schema, so an agent's last tool step and its final answer share them",
+  'inputs,config': 'the run says how many records it merged across modules',
+};
+
+export const KEY_HELP = `what makes two records duplicates: ${KEY_KINDS.map((kind) => `${kind} = ${KEY_MEANING[kind]}${KEY_NOTES[kind] === undefined ? '' : ` (${KEY_NOTES[kind]})`}`).join('; ')}`;
 
 export function addCurationOptions(command: Command, defaults: { status: string; trajectories: 'all' | 'last' }): Command {
   addSelectionOptions(command, defaults);

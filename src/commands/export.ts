@@ -4,12 +4,12 @@ import { scrubSettings } from './scrub-option.js';
 import { getTarget, TARGET_NAMES, TARGETS, type ReasoningMode, type TargetName } from '../targets/index.js';
 import { addTargetOptions, targetSettings } from './target-options.js';
 import { addTokenizerOptions, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
-import { DEFAULT_KEY } from '../pipeline/keys.js';
+import { DEFAULT_KEY, KEY_MEANING } from '../pipeline/keys.js';
 import { addCurationOptions, addNearDuplicatesOption, parseCurationOptions, rootsAfterNearDuplicates, type CurationFlags } from './curation-options.js';
 import { describeValidation } from './validate.js';
 import { acrossModulesLines } from './curate-run.js';
-import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION, takeSkippedNote } from './common.js';
-import { formatCount, plural } from '../format.js';
+import { addSourceOption, findTraceFiles, numberOption, printJson, ROOTS_DESCRIPTION, takeSkippedNote, writeSummary } from './common.js';
+import { formatCount, paragraph, plural } from '../format.js';
 import path from 'node:path';
 import { droppedSummary, exportLines, writtenSummary, type ExportStory, type SplitFile } from './run-summary.js';
 import { SPLITS } from '../export/dataset.js';
@@ -161,27 +161,9 @@ export function registerExport(program: Command): void {
     .addHelpText(
       'after',
       `
-Defaults for export: --status ok, one record per --key ${DEFAULT_KEY}
-(the recorded inputs and config hashes within one program and module), an
-answer no quality stage flagged kept over a flagged one, then the first (--keep
-first), and agent runs collapsed to their last step (--trajectories last).
-Secrets found in messages, reasoning, tool arguments and tool results are
-replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan
-lists them first). Each output file is validated before it is renamed into
-place: export fails (exit 1, nothing written) rather than leave a file the
-trainer would reject. The summary says what the files hold that the records did
-not (tool definitions inferred from calls, what became of reasoning) and ends
-with where they go (next: …); a training file the trainer refuses as it is
-(OpenAI: fewer than 10 examples) is written, and the last line says so.
+${paragraph(`Defaults for export: --status ok, one record per --key ${DEFAULT_KEY} (${KEY_MEANING[DEFAULT_KEY]}), an answer no quality stage flagged kept over a flagged one, then the first (--keep first), and agent runs collapsed to their last step (--trajectories last). Secrets found in messages, reasoning, tool arguments and tool results are replaced by [REDACTED:<detector>] (--scrub secrets is the default; traces scan lists them first). Each output file is validated before it is renamed into place: export fails (exit 1, nothing written) rather than leave a file the trainer would reject. The summary says what the files hold that the records did not (tool definitions inferred from calls, what became of reasoning) and ends with where they go (next: …); a training file the trainer refuses as it is (OpenAI: fewer than 10 examples) is written, and the last line says so.`)}
 
-Preference formats (openai-preference, hf-preference, nemo-preference) write
-pairs of answers to one prompt (one --key: the default is one program and
-module's inputs and config hashes): a good answer chosen over one a quality
-stage names (empty, broken, truncated, repetition, refusal, identity), and with
---scores the highest-scored answer over the lowest (one pair per prompt, at
-least --min-margin apart). Two different answers with no signal are no pair;
-a failed call is never the rejected answer; every record in no pair is in the
-manifest as no_pair, with why. Agent steps are kept whole (--trajectories all).
+${paragraph(`Preference formats (openai-preference, hf-preference, nemo-preference) write pairs of answers to one prompt (one --key, by default ${DEFAULT_KEY}): a good answer chosen over one a quality stage names (empty, broken, truncated, repetition, refusal, identity), and with --scores the highest-scored answer over the lowest (one pair per prompt, at least --min-margin apart). Two different answers with no signal are no pair; a failed call is never the rejected answer; every record in no pair is in the manifest as no_pair, with why. Agent steps are kept whole (--trajectories all).`)}
 
 --format ask-recording writes the curated conversations back as Ask recordings,
 one per program and module: DIR/<program>__<module>/recording.yml (JSON, like
@@ -241,7 +223,7 @@ Examples:
         const { runAskRecordingExport } = await import('../export/ask-recording.js');
         const { plan, report } = await runAskRecordingExport(discovered, curation, { out: flags.out!, force: flags.force === true, manifest: flags.manifest, scrub: scrubSettings(flags), invocation: { arguments: process.argv.slice(2) } });
         if (flags.json) printJson(report);
-        process.stderr.write(
+        writeSummary(
           [
             readLine(plan),
             `wrote ${plural(report.conversations as number, 'conversation')} in ${plural((report.files as unknown[]).length, 'Ask recording')} to ${flags.out}`,
@@ -253,7 +235,7 @@ Examples:
             ...(curation.exclude?.describe('--exclude') ?? []),
             ...(report.warnings as string[]).map((w) => `warning: ${w}`),
             ...(plan.keepList?.describe('--keep-list') ?? []),
-          ].join('\n') + '\n',
+          ],
         );
         return;
       }
@@ -288,7 +270,7 @@ Examples:
         return;
       }
       if (flags.json) printJson(report);
-      process.stderr.write(
+      writeSummary(
         [
           readLine(plan),
           ...writtenSummary(report.files as SplitFile[], SPLITS, flags.out!),
@@ -305,7 +287,7 @@ Examples:
           ...(plan.keepList?.describe('--keep-list') ?? []),
           ...takeSkippedNote(),
           ...exportLines(report as unknown as ExportStory, getTarget(flags.format, settings), flags.out!),
-        ].join('\n') + '\n',
+        ],
       );
     });
 }

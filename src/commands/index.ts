@@ -15,7 +15,7 @@ import { Scratch } from '../output/output-file.js';
 import { checkOutputPath } from '../output/output-path.js';
 import { nameTakenError } from '../output/publish.js';
 import { pauseForTest } from '../output/test-pause.js';
-import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION } from './common.js';
+import { addPricesOption, addSourceOption, findTraceFiles, printJson, ROOTS_DESCRIPTION, writeSummary } from './common.js';
 import { plural } from '../format.js';
 import { outputOption } from './path-options.js';
 
@@ -172,10 +172,10 @@ Examples:
         if (flags.json) {
           printJson({ records: summary.records, files: summary.files, damaged_lines: summary.damagedLines, damaged: summary.damaged, bytes: summary.bytes, out: finalPath });
         }
-        process.stderr.write(
+        writeSummary(
           `indexed ${plural(summary.records, 'record')} from ${plural(summary.files, 'file')}` +
             (summary.damagedLines > 0 ? ` (${plural(summary.damagedLines, 'damaged line')} not indexed)` : '') +
-            ` into ${where}\n`,
+            ` into ${where}`,
         );
       } catch (error) {
         (engine ?? (await opening.catch(() => null)))?.close();

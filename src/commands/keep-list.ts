@@ -13,7 +13,7 @@ import { KEY_KINDS, type KeyKind } from '../pipeline/keys.js';
 import { standingOf, type KeepRule } from '../pipeline/dedupe.js';
 import { DIALECTS, exampleColumns, keepListStatement, survivorsSql, type Dialect, type KeepListQuery } from '../pipeline/keep-list-sql.js';
 import { addNearDuplicatesOption, nearDuplicateThreshold, parseStatuses, rootsAfterNearDuplicates } from './curation-options.js';
-import { numberOption, printJson } from './common.js';
+import { numberOption, printJson, writeSummary } from './common.js';
 import { SIGNATURE_WORDS } from '../pipeline/minhash.js';
 import { nearDuplicateClusters, SignatureStore } from '../pipeline/near-duplicates.js';
 import { Column } from '../pipeline/columns.js';
@@ -121,7 +121,7 @@ Examples:
       const near = nearDuplicateThreshold(flags.nearDuplicates);
       const { validationFraction } = query;
       if (flags.sql) {
-        if (near !== null) process.stderr.write('traces: near-duplicates are clustered by traces keep-list itself, not by the SQL (docs/engine.md)\n');
+        if (near !== null) writeSummary('traces: near-duplicates are clustered by traces keep-list itself, not by the SQL (docs/engine.md)');
         process.stdout.write(keepListStatement(query, flags.dialect));
         return;
       }
@@ -168,8 +168,8 @@ Examples:
         const [[withExamples]] = (await engine.query(`SELECT count(fraction) FROM ${source}`)).rows;
         const forTarget = Number(withExamples) > 0;
         if (!forTarget) {
-          process.stderr.write(
-            'traces: the indexes were built without --format: the target\'s refusals, repeated examples (duplicate_example) and the split\'s moved groups are not in the list, so the hosts\' exports may differ from one machine\'s; build them with traces index --format TARGET\n',
+          writeSummary(
+            "traces: the indexes were built without --format: the target's refusals, repeated examples (duplicate_example) and the split's moved groups are not in the list, so the hosts' exports may differ from one machine's; build them with traces index --format TARGET",
           );
         }
         const ctes = survivorsSql(query, 'duckdb', source);
@@ -289,7 +289,7 @@ Examples:
           );
         }
         if (summary.tools !== undefined) parts.push(`inferred ${plural((summary.tools as string[]).length, 'tool')} into ${flags.toolsOut}`);
-        process.stderr.write(`${parts.join('; ')}\n`);
+        writeSummary(parts.join('; '));
       } catch (error) {
         engine.close();
         scratch.discard();

@@ -10,7 +10,7 @@ import { Command, Option } from 'commander';
 import { formatNamed } from './export.js';
 import { UserError } from '../errors.js';
 import { PER_RECORD_TARGET_NAMES, loadToolsFile, type ToolDefinition } from '../targets/index.js';
-import { numberOption } from './common.js';
+import { numberOption, writeSummary } from './common.js';
 import { addExampleOptions, exampleSettings, type ExampleFlags } from './example-options.js';
 import { metOnKeepList, readForcedSides, readKeepList } from '../pipeline/keep-list.js';
 import { sideOf } from '../pipeline/split.js';
@@ -155,8 +155,8 @@ Examples:
     if (flags.json) process.stderr.write(`${JSON.stringify(counts)}\n`);
     else {
       const refused = Object.entries(counts.refused).map(([reason, n]) => `${reason} ${formatCount(n)}`);
-      process.stderr.write(
-        `traces map: ${plural(counts.lines, 'line')}, ${flags.emit === 'kept' ? `${formatCount(counts.kept)} kept` : plural(counts.examples, 'example')}, ${formatCount(counts.not_in_keep_list)} not on the list, ${formatCount(counts.damaged)} damaged${refused.length > 0 ? `, refused: ${refused.join(', ')}` : ''}\n`,
+      writeSummary(
+        `traces map: ${plural(counts.lines, 'line')}, ${flags.emit === 'kept' ? `${formatCount(counts.kept)} kept` : plural(counts.examples, 'example')}, ${formatCount(counts.not_in_keep_list)} not on the list, ${formatCount(counts.damaged)} damaged${refused.length > 0 ? `, refused: ${refused.join(', ')}` : ''}`,
       );
     }
   });

@@ -4,7 +4,7 @@ import { runOverFiles } from '../parallel/run-shares.js';
 import { parseScrub } from '../privacy/options.js';
 import { scrubbedCallId, scrubbedPath } from '../privacy/scrub.js';
 import type { RecordFinding, UnscannedRecord } from '../privacy/scan-share.js';
-import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION } from './common.js';
+import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, writeSummary } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { appendAll, FirstsByKind } from '../lists.js';
 import { formatCount, plural, printable } from '../format.js';
@@ -80,7 +80,7 @@ Examples:
           }
         }
         if (options !== null) refuseNoRecords(discovery, records, damaged);
-        for (const r of notScanned) process.stderr.write(`traces: ${printable(r.file)}:${r.line}: ${printable(r.call_id)}: not scanned: ${r.reason}\n`);
+        for (const r of notScanned) writeSummary(`traces: ${printable(r.file)}:${r.line}: ${printable(r.call_id)}: not scanned: ${r.reason}`);
         if (details !== null) {
           const summary = {
             records,
@@ -94,15 +94,20 @@ Examples:
         } else {
           for (const [detector, count] of [...byDetector.counts].sort(([a], [b]) => compareText(a, b))) {
             const first = byDetector.firsts.get(detector)!;
-            process.stdout.write(`${printable(detector)} (${first[0].kind}): ${formatCount(count)}\n`);
-            for (const f of first) process.stdout.write(`  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${previewText(f)}\n`);
-            if (count > first.length) process.stdout.write(`  … ${formatCount(count - first.length)} more (--json lists all)\n`);
+            writeSummary(
+              [
+                `${printable(detector)} (${first[0].kind}): ${formatCount(count)}`,
+                ...first.map((f) => `  ${printable(f.file)}:${f.line} ${printable(f.call_id)} ${printable(f.path)}: ${previewText(f)}`),
+                ...(count > first.length ? [`  … ${formatCount(count - first.length)} more (--json lists all)`] : []),
+              ],
+              process.stdout,
+            );
           }
-          process.stdout.write(
+          writeSummary(
             `${plural(records - notScanned.length, 'record')} scanned, ${plural(found, 'finding')}` +
               (notScanned.length > 0 ? `, ${plural(notScanned.length, 'record')} not scanned (listed above)` : '') +
-              (damaged > 0 ? `, ${plural(damaged, 'damaged line')} not scanned (see traces stats)` : '') +
-              '\n',
+              (damaged > 0 ? `, ${plural(damaged, 'damaged line')} not scanned (see traces stats)` : ''),
+            process.stdout,
           );
         }
       } finally {

@@ -1,3 +1,4 @@
+import { summaryWidth } from '../format.js';
 import { Command, Option } from 'commander';
 import { StatsCollector, GROUP_DIMENSIONS, type GroupDimension } from '../stats/collect.js';
 import { runOverFiles } from '../parallel/run-shares.js';
@@ -75,6 +76,6 @@ Examples:
       // With no record, the JSON still says what was found (damaged lines); a table of zeros would not.
       if (options.json) printJson(stats.toJSON());
       refuseNoRecords(discovery, stats.total.records, stats.damagedCount, stats.damagedListed[0]);
-      if (!options.json) process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module']));
+      if (!options.json) process.stdout.write(renderStats(stats, options.by ? [options.by] : ['program', 'module'], summaryWidth(process.stdout)));
     });
 }

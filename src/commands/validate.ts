@@ -7,7 +7,7 @@ import { ENCODING_NAMES, fileLines, getTarget, TARGET_NAMES, validateLines, vali
 import { addTokenizerOptions, loadCheckedMeter, parseTokenizer, type TokenizerFlags } from './tokenizer-option.js';
 import type { Distribution } from '../targets/tokens.js';
 import { Progress } from '../progress.js';
-import { printJson } from './common.js';
+import { printJson, writeSummary } from './common.js';
 import { formatCount, plural, printable } from '../format.js';
 
 function distribution(d: Distribution): string {
@@ -169,7 +169,7 @@ Examples:
       if (flags.format === undefined) {
         const guessed = guessFormat(files);
         flags.format = guessed.format;
-        process.stderr.write(`validate: --format ${guessed.format} (${guessed.from}; give --format to choose)\n`);
+        writeSummary(`validate: --format ${guessed.format} (${guessed.from}; give --format to choose)`);
       }
       const target = getTarget(flags.format);
       // An export folder of a format without a folder check (`validate ft`): the data files its report.json lists.
@@ -204,7 +204,7 @@ Examples:
         progress.done();
       }
       if (flags.json) printJson(reports.length === 1 ? validationJson(reports[0]) : reports.map(validationJson));
-      else for (const report of reports) process.stdout.write(describeValidation(report));
+      else for (const report of reports) writeSummary(describeValidation(report), process.stdout);
       process.exitCode = reports.every((r) => r.ok) ? 0 : 1;
     });
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { runOverFiles } from '../parallel/run-shares.js';
 import type { SourceKind } from '../record.js';
-import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, writeOut } from './common.js';
+import { addSourceOption, findTraceFiles, printJsonWithList, ROOTS_DESCRIPTION, writeOut, writeSummary } from './common.js';
 import { JsonLinesSpill } from '../pipeline/spill.js';
 import { plural, printable } from '../format.js';
 import { refuseNoRecords } from '../sources/no-records.js';
@@ -75,12 +75,12 @@ Examples:
         if (spilled !== null) {
           await printJsonWithList({ checked, edited: mismatches, reserialized, mismatches: null, damaged_lines: damaged, files_without_hashes: unhashed.length }, 'mismatches', spilled.lines(), true);
         } else {
-          process.stdout.write(
+          writeSummary(
             `${plural(checked, 'record')} checked, ${plural(mismatches, 'mismatch', 'mismatches')}` +
               (reserialized > 0 ? `, ${plural(reserialized, 'reserialized hash', 'reserialized hashes')} (values unchanged)` : '') +
               (damaged > 0 ? `, ${plural(damaged, 'damaged line')} not checked (see traces stats)` : '') +
-              (unhashed.length > 0 ? `, ${plural(unhashed.length, 'file')} of other recorders not checked (they record no hashes)` : '') +
-              '\n',
+              (unhashed.length > 0 ? `, ${plural(unhashed.length, 'file')} of other recorders not checked (they record no hashes)` : ''),
+            process.stdout,
           );
         }
       } finally {

@@ -11,7 +11,7 @@ import type { Discovery } from '../sources/discover.js';
 import { IndexParts } from '../engine/index-parts.js';
 import type { ProjectionSettings } from '../export/project-share.js';
 import type { QualitySettings } from '../pipeline/quality/index.js';
-import { formatCount, printable } from '../format.js';
+import { formatCount, printable, summaryWidth, wrap } from '../format.js';
 import { JOBS } from '../parallel/jobs.js';
 import type { ScrubSettings } from '../privacy/scrub.js';
 
@@ -70,7 +70,8 @@ export async function buildIndex(
 
 /** The damaged lines as `stats` and the other commands word them, on stderr. */
 export function reportDamage(summary: IndexSummary): void {
-  for (const line of summary.damaged) process.stderr.write(`traces: ${printable(line.file)}:${line.line}: damaged line, not indexed: ${line.reason}\n`);
+  const width = summaryWidth(process.stderr);
+  for (const line of summary.damaged) process.stderr.write(`${wrap(`traces: ${printable(line.file)}:${line.line}: damaged line, not indexed: ${line.reason}`, width)}\n`);
   const more = summary.damagedLines - summary.damaged.length;
   if (more > 0) process.stderr.write(`traces: … ${formatCount(more)} more damaged lines not listed\n`);
 }

@@ -1,3 +1,5 @@
+import { DEFAULT_KEY, KEY_MEANING } from './keys.js';
+
 /**
  * Every reason a record can be dropped for, in the order the pipeline meets them, with the
  * few words a summary prints beside its count: `prefix` alone tells a newcomer nothing.
@@ -20,7 +22,7 @@ export const DROP_REASON_GLOSS: Readonly<Record<string, string>> = {
   refusal: 'the answer refuses (--drop refusals; flagged and kept by default)',
   identity: 'the answer speaks as another model (--drop identity; flagged and kept by default)',
   contaminated: 'its user text shares a word 8-gram with an evaluation item (--decontaminate)',
-  duplicate: 'the same key (--key, default: prompt and model config in one program and module) as a kept record',
+  duplicate: `the same key as a kept record (--key, default: ${KEY_MEANING[DEFAULT_KEY]})`,
   near_duplicate: 'nearly the same text as a kept record (--near-duplicates)',
   prefix: 'an earlier agent step, contained in a later one that is kept (--trajectories last)',
   not_exportable: 'the recorder kept no LLM input or output for this step',

@@ -23,6 +23,14 @@ export type KeyKind = (typeof KEY_KINDS)[number];
  */
 export const DEFAULT_KEY: KeyKind = 'inputs,config,module';
 
+/** What two records of one key share, in the words of --help, the drop gloss and the summaries. */
+export const KEY_MEANING: Readonly<Record<KeyKind, string>> = {
+  'inputs,config,module': 'same prompt and model config in the same program and module',
+  'inputs,config': 'same prompt and model config in any module',
+  inputs: 'same prompt',
+  conversation: 'same messages, answer included',
+};
+
 /** The key kinds that ignore the program and module: a run with one of them counts what it merged across modules. */
 export function mergesAcrossModules(kind: KeyKind): boolean {
   return kind === 'inputs,config' || kind === 'inputs';

@@ -1,7 +1,7 @@
 /** The human-readable `stats` report. */
 import type { DamagedLine } from '../record.js';
 import { versionsByRecorder, type GroupDimension, type StatsCollector } from './collect.js';
-import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, plural, printable } from '../format.js';
+import { formatBytes, formatCount, formatDuration, formatTokens, formatUsd, plural, printable, SUMMARY_WIDTH, wrap } from '../format.js';
 import type { QuantileSketch } from './quantiles.js';
 import type { Tally } from './tally.js';
 import { isoTime } from '../time.js';
@@ -81,7 +81,8 @@ function damageList(lines: readonly DamagedLine[], notListed: number): string {
   return listed.join('\n');
 }
 
-export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['program', 'module']): string {
+/** The summary's lines and the damaged lines wrap at `width` (the tables are as wide as their cells). */
+export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['program', 'module'], width = SUMMARY_WIDTH): string {
   const t = stats.total;
   const out: string[] = [];
   const summary: [string, string][] = [
@@ -113,11 +114,11 @@ export function renderStats(stats: StatsCollector, by: GroupDimension[] = ['prog
   if (Object.keys(stats.notExportable).length > 0) summary.push(['not exportable', counts(stats.notExportable)]);
   if (Object.keys(stats.skippedCalls).length > 0) summary.push(['calls not kept', counts(stats.skippedCalls)]);
   const labelWidth = Math.max(...summary.map(([label]) => label.length));
-  out.push(summary.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`).join('\n'));
+  out.push(wrap(summary.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`).join('\n'), width));
   for (const dimension of by) {
     if (dimension === 'version' && stats.groups.version.size === 0) out.push('version: no record read carries its recorder\'s version');
     else out.push(groupTable(dimension, dimension === 'version' ? versionGroups(stats.groups.version) : stats.groups[dimension]));
   }
-  if (stats.damagedCount > 0) out.push(`damaged lines\n${damageList(stats.damagedListed, stats.damagedCount - stats.damagedListed.length)}`);
+  if (stats.damagedCount > 0) out.push(wrap(`damaged lines\n${damageList(stats.damagedListed, stats.damagedCount - stats.damagedListed.length)}`, width));
   return `${out.join('\n\n')}\n`;
 }

@@ -221,6 +221,8 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
       : `Estimated with the ${cell(String(report.tokenizer))} encoding (give \`--tokenizer DIR\`, a model folder, for the model's own counts).`,
     '',
     ...(entries.has(TRL_FILE) || entries.has(AXOLOTL_FILE) || entries.has(LLAMA_FACTORY_FILE) ? [WHOSE_COUNTS, ''] : []),
+    // With generation blocks train_trl.py trains the completion's block, which is what is counted.
+    ...(layout.lists.includes('completion') && entries.has(TRL_FILE) && !trainerSetup(report, card.folder).generationBlocks ? [TRL_COMPLETION_COUNTS, ''] : []),
     '| split | tokens | trained tokens |',
     '|---|---|---|',
     ...[...tokens].map(([split, t]) => `| ${hubSplit(split)} | ${t.tokens} | ${t.trained} |`),
@@ -236,6 +238,14 @@ function body(context: FinishContext, card: CardDataset, layout: HfDatasetLayout
   );
   return lines.join('\n');
 }
+
+/**
+ * Seen running TRL on prompt-completion rows (the trainer check of issue 52) with a template
+ * without generation blocks: TRL's split makes the completion what the template writes after
+ * the prompt, and a ChatML template ends a turn with a line break.
+ */
+const TRL_COMPLETION_COUNTS =
+  "With these prompt-completion rows and a chat template without `{% generation %}` blocks, TRL's SFTTrainer trains one token more per example than the trained tokens counted here: the line break the chat template writes after the completion's end-of-turn token (`<|im_end|>` and a newline in ChatML templates such as Qwen3's), which TRL takes as part of the completion.";
 
 /** Which trainer the trained-token counts are of: each masks its own way. */
 const WHOSE_COUNTS =

@@ -14,6 +14,7 @@
  */
 import { Template } from '@huggingface/jinja';
 import { isJsonNumber } from '../../canonical/json-value.js';
+import { pythonNumber } from './python-numbers.js';
 
 export class TemplateError extends Error {}
 
@@ -50,17 +51,19 @@ export class ChatTemplate {
   /** Throws `TemplateError` with the template's own message when rendering raises. */
   render(messages: unknown[], tools: unknown[] | null, specialTokens: Record<string, unknown>): Rendered {
     let text: string;
+    const spelled = new PythonSpelling();
     try {
       text = this.compiled.render({
         ...specialTokens,
-        messages: templateValue(messages),
-        tools: tools === null ? null : templateValue(tools),
+        messages: templateValue(messages, spelled),
+        tools: tools === null ? null : templateValue(tools, spelled),
         documents: null,
         add_generation_prompt: false,
       });
     } catch (error) {
       throw new TemplateError((error as Error).message);
     }
+    text = spelled.restore(text);
     if (!this.hasGeneration) return { text, generation: [] };
     const generation: [number, number][] = [];
     let out = '';
@@ -81,13 +84,39 @@ export class ChatTemplate {
   }
 }
 
-/** A parsed line as the template sees it: numbers (kept as their recorded text) become numbers. */
-export function templateValue(value: unknown): unknown {
-  if (isJsonNumber(value)) return Number(value.valueOf());
-  if (Array.isArray(value)) return value.map(templateValue);
+/**
+ * The numbers a JavaScript Jinja would print otherwise than the Python trainer does: the
+ * trainer's `json.loads` makes `153126.0` a float, which its template prints as `153126.0`,
+ * where a JavaScript number prints `153126` (and `1e-05`, 20-digit integers differ too). Each
+ * goes into the template as a placeholder float of its own, printed alike by `{{ }}` and
+ * `tojson`, and the rendered text gets the Python spelling back: the tokens counted are those
+ * of the text the trainer tokenizes, whose numbers are the recorded ones.
+ */
+class PythonSpelling {
+  private readonly texts = new Map<string, string>();
+
+  /** The value to render for a number's recorded text. */
+  value(recorded: string): number {
+    const js = Number(recorded);
+    const python = pythonNumber(recorded);
+    if (String(js) === python) return js;
+    const placeholder = Number(`1.${String(this.texts.size).padStart(6, '0')}987654321e-300`);
+    this.texts.set(String(placeholder), python);
+    return placeholder;
+  }
+
+  restore(text: string): string {
+    return this.texts.size === 0 ? text : text.replace(/1\.\d{6}987654321e-300/g, (placeholder) => this.texts.get(placeholder) ?? placeholder);
+  }
+}
+
+/** A parsed line as the template sees it: numbers (kept as their recorded text) become numbers, spelled as Python prints them. */
+function templateValue(value: unknown, spelled: PythonSpelling): unknown {
+  if (isJsonNumber(value)) return spelled.value(value.valueOf());
+  if (Array.isArray(value)) return value.map((item) => templateValue(item, spelled));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = templateValue(v);
+    for (const [k, v] of Object.entries(value)) out[k] = templateValue(v, spelled);
     return out;
   }
   return value;

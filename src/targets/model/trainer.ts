@@ -3,8 +3,11 @@
  * (`Target.trainer`, e.g. nemo/trainer.ts) where it has one, else the line as written; and
  * Python's `json.dumps`, `str` and `repr` of JSON values, which loaders apply.
  */
-import { isIntegerText, isJsonNumber, isJsonObject } from '../../canonical/json-value.js';
+import { isJsonNumber, isJsonObject } from '../../canonical/json-value.js';
 import type { TrainerLoader } from '../target.js';
+import { pythonNumber } from './python-numbers.js';
+
+export { pythonFloatRepr } from './python-numbers.js';
 
 export class TrainerRejects extends Error {}
 
@@ -40,31 +43,6 @@ export function pythonJsonDumps(value: unknown): string {
 
 function asciiOnly(json: string): string {
   return json.replace(/[\u007f-\uffff]/g, (c) => (c === '\u007f' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
-}
-
-/** A JSON number's text as Python reads and writes it back: an integer stays exact, anything else is a float. */
-function pythonNumber(text: string): string {
-  if (isIntegerText(text)) return BigInt(text).toString();
-  return pythonFloatRepr(Number(text));
-}
-
-/** `repr(float)`: the shortest digits that read back, in exponent form below 1e-4 and from 1e16 on. */
-export function pythonFloatRepr(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const sign = x < 0 ? '-' : '';
-  const [mantissa, expText] = Math.abs(x).toExponential().split('e');
-  const exp = Number(expText);
-  const digits = mantissa.replace('.', '');
-  if (exp < -4 || exp >= 16) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  const whole = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
-  const fraction = digits.slice(exp + 1);
-  return `${sign}${whole}.${fraction === '' ? '0' : fraction}`;
 }
 
 /** Python's `str()` of a JSON value, as AutoModel applies it to content that is not a string. */
