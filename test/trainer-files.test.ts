@@ -24,7 +24,8 @@ function jsonl<T>(file: string): T[] {
 
 function exportTo(args: string[]): { out: string; stderr: string } {
   const out = path.join(tempDir(), 'ds');
-  const run = runCli(['export', ...args, '--out', out]);
+  // Unwrapped: a next: line is read whole.
+  const run = runCli(['export', ...args, '--out', out], UNWRAPPED);
   assert.equal(run.status, 0, run.stderr);
   return { out, stderr: run.stderr };
 }

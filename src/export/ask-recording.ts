@@ -20,7 +20,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
+import { isJsonObject, parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
 import { planCuration } from '../pipeline/curate.js';
@@ -52,8 +52,8 @@ export interface AskRecordingOptions {
   invocation: Invocation;
 }
 
-/** What an Ask-recording export drops for, beyond curation: a step without I/O, a call without completion, a secret. */
-const ASK_RECORDING_REASONS = [...CURATION_REASONS, 'not_exportable', 'no_completion', 'secret'];
+/** What an Ask-recording export drops for, beyond curation: a step without I/O, a call without completion, a message no interaction can hold, a secret. */
+const ASK_RECORDING_REASONS = [...CURATION_REASONS, 'not_exportable', 'no_completion', 'not_representable', 'secret'];
 
 type Json = Record<string, unknown>;
 
@@ -195,6 +195,8 @@ function exportableMessages(record: TraceRecord): { messages: Message[] } | { re
   if (record.notExportable) return { reason: 'not_exportable', detail: record.notExportable };
   const messages = unlessTooLong(() => record.messages());
   if (messages instanceof TextTooLongError) return { reason: 'text_too_long', detail: messages.message };
+  const misshapen = messages.findIndex((m) => !isJsonObject(m) || (Array.isArray(m.tool_calls) && !m.tool_calls.every(isJsonObject)));
+  if (misshapen !== -1) return { reason: 'not_representable', detail: `message ${misshapen + 1} (or one of its tool calls) is not a JSON object, which an Ask interaction needs` };
   if (record.status !== 'ok' || messages.length === 0 || messages[messages.length - 1].role !== 'assistant') {
     return { reason: 'no_completion', detail: `status ${record.status}` };
   }
@@ -214,8 +216,15 @@ export async function runAskRecordingExport(
 function recordingInteractions(record: TraceRecord, scrub: ScrubSettings | null): { interactions: Json[]; redactions: Record<string, number> | null } | { reason: string; detail: string } {
   const read = exportableMessages(record);
   if ('reason' in read) return read;
-  // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
-  const interactions = conversationInteractions(read.messages, record, scrub);
+  let interactions: Json[];
+  try {
+    // Scrubbed as written (text parts joined, tool arguments as text), as the other formats scrub their lines.
+    interactions = conversationInteractions(read.messages, record, scrub);
+  } catch (error) {
+    // A field of a type no Ask interaction holds (JSON allows it, the recorder wrote it): the record is dropped and says so.
+    if (!(error instanceof TypeError)) throw error;
+    return { reason: 'not_representable', detail: `a field holds a value of a type an Ask interaction cannot hold (${error.message})` };
+  }
   if (scrub === null) return { interactions, redactions: null };
   const clean = scrubbed(interactions, scrub);
   if ('secret' in clean) return { reason: 'secret', detail: clean.secret };

@@ -345,7 +345,7 @@ async function exportPlanned(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, refusedByTarget: plan.refusedByTarget, refusedTrajectoryStep: plan.refusedLaterSteps > 0, judgedTools, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, refusedByTarget: plan.refusedByTarget, refusedTrajectoryStep: plan.refusedLaterStep, judgedTools, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     return await completeExport({ output, target, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.

@@ -72,8 +72,11 @@ export interface Verdict {
   fix?: string;
   /** Set on the target's verdict: the export counts these drops with the target's own. */
   byTarget?: true;
-  /** Set on the target's verdict about a later step of an agent run (one whose earlier steps it holds). */
-  laterStep?: true;
+  /**
+   * On the target's verdict about a record whose prompt holds earlier assistant turns: the
+   * digests its run's earlier steps would have (4 words each), to learn whether one was read.
+   */
+  earlierSteps?: number[];
 }
 
 export interface Candidate {
@@ -158,7 +161,7 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
   const refusal = targetVerdict?.(record) ?? null;
   if (refusal !== null) {
     const laterStep = trajectory !== null && !(trajectory instanceof TextTooLongError) && trajectory.prefixes.length > 0;
-    candidate.verdict = { ...refusal, byTarget: true, ...(laterStep ? { laterStep: true as const } : {}) };
+    candidate.verdict = { ...refusal, byTarget: true, ...(laterStep ? { earlierSteps: Array.from(trajectory.prefixes) } : {}) };
     candidate.flags = null;
     return;
   }

@@ -151,11 +151,55 @@ export interface CurationPlan {
   refusedByTarget: Record<string, number>;
   /** Per reason of the target's, the option that avoids it, where its drops named one. */
   refusalFixes: Record<string, string>;
-  /** Later steps of agent runs the target refused: their runs are exported up to an earlier step. */
-  refusedLaterSteps: number;
+  /** Whether the target refused a later step of an agent run one of whose earlier steps was read: that run is exported up to an earlier step. */
+  refusedLaterStep: boolean;
 }
 
 export type DropSink = (drop: Drop) => void;
+
+/**
+ * Whether the target refused a later step of an agent run one of whose earlier steps reached
+ * the comparing stages: a run then ends, in the output, at an earlier step than it was
+ * recorded to (a target such as NeMo Customizer says so). A record refused alone, whose
+ * prompt holds turns no record read answers, has no run to fall back on. Steps come in any
+ * order across files, so both sides are held until one meets the other: digests as text, at
+ * most HELD of each (the answer can only be missed past that, never wrongly given).
+ */
+class RefusedStepRuns {
+  found = false;
+  private readonly earlierOfRefused = new Set<string>();
+  private readonly conversationsRead = new Set<string>();
+  private static readonly HELD = 1 << 16;
+
+  private static text(words: ArrayLike<number>, at: number): string {
+    let text = '';
+    for (let i = at; i < at + 4; i++) text += (words[i] >>> 0).toString(36) + ',';
+    return text;
+  }
+
+  /** A refused later step: the digests of its earlier steps. */
+  refused(earlierSteps: ArrayLike<number>): void {
+    for (let at = 0; at < earlierSteps.length && !this.found; at += 4) {
+      const digest = RefusedStepRuns.text(earlierSteps, at);
+      if (this.conversationsRead.has(digest)) this.meet();
+      else if (this.earlierOfRefused.size < RefusedStepRuns.HELD) this.earlierOfRefused.add(digest);
+    }
+  }
+
+  /** A step that reached the comparing stages: its conversation's digest. */
+  read(conversation: ArrayLike<number>): void {
+    if (this.found) return;
+    const digest = RefusedStepRuns.text(conversation, 0);
+    if (this.earlierOfRefused.has(digest)) this.meet();
+    else if (this.conversationsRead.size < RefusedStepRuns.HELD) this.conversationsRead.add(digest);
+  }
+
+  private meet(): void {
+    this.found = true;
+    this.earlierOfRefused.clear();
+    this.conversationsRead.clear();
+  }
+}
 
 /** What a plan keeps: per file index, the sorted line numbers, and their byte offsets in the same order. */
 export type KeptLines = Pick<CurationPlan, 'keptLines' | 'keptOffsets'>;
@@ -328,7 +372,7 @@ export class Curation {
   private readonly counts: Record<string, number> = Object.fromEntries(DROP_REASONS.map((r) => [r, 0]));
   private readonly refusedByTarget: Record<string, number> = {};
   private readonly refusalFixes: Record<string, string> = {};
-  private refusedLaterSteps = 0;
+  private readonly refusedRuns = new RefusedStepRuns();
   /** Whether --near-duplicates is on: each row then carries the record's signature. */
   private readonly near: boolean;
   private recordsRead = 0;
@@ -438,7 +482,7 @@ export class Curation {
   private refuseCandidate(candidate: Candidate, verdict: NonNullable<Candidate['verdict']>): void {
     addCount(this.refusedByTarget, verdict.reason);
     if (verdict.fix !== undefined) this.refusalFixes[verdict.reason] ??= verdict.fix;
-    if (verdict.laterStep === true) this.refusedLaterSteps++;
+    if (verdict.earlierSteps !== undefined) this.refusedRuns.refused(verdict.earlierSteps);
     const drop: Drop = { call_id: candidate.callId, file: this.files[candidate.fileIndex].display, line: candidate.line, reason: verdict.reason };
     if (verdict.detail !== undefined && verdict.detail !== '') drop.detail = verdict.detail;
     this.onDrop(drop);
@@ -498,6 +542,7 @@ export class Curation {
       else row.fill(0, KeyRow.words);
     }
     this.tables.keyRows.append(partitionOf(key, 0, this.tables.partitions), row);
+    if (trajectory !== null && this.options.targetVerdict != null) this.refusedRuns.read(trajectory.conversation);
     const digests = this.tables.digestRows;
     if (digests !== null && trajectory !== null) {
       const digestRow = this.digestRow;
@@ -719,10 +764,11 @@ export class Curation {
   }
 
   /** What every plan reports of its run, whichever stages compared the records. */
-  private planCounts(): Pick<CurationPlan, 'files' | 'recordsRead' | 'damagedLines' | 'dropped' | 'keepList' | 'quality' | 'refusedByTarget' | 'refusalFixes' | 'refusedLaterSteps'> {
+  private planCounts(): Pick<CurationPlan, 'files' | 'recordsRead' | 'damagedLines' | 'dropped' | 'keepList' | 'quality' | 'refusedByTarget' | 'refusalFixes' | 'refusedLaterStep'> {
     const { damaged, ...dropped } = this.counts;
-    const { refusedByTarget, refusalFixes, refusedLaterSteps } = this;
-    return { files: this.files, recordsRead: this.recordsRead, damagedLines: damaged, dropped, keepList: this.keepList, quality: this.quality, refusedByTarget, refusalFixes, refusedLaterSteps };
+    const { refusedByTarget, refusalFixes } = this;
+    const refusedLaterStep = this.refusedRuns.found;
+    return { files: this.files, recordsRead: this.recordsRead, damagedLines: damaged, dropped, keepList: this.keepList, quality: this.quality, refusedByTarget, refusalFixes, refusedLaterStep };
   }
 
   /**
