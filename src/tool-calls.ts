@@ -7,6 +7,9 @@
 import { isIntegerText, isJsonObject as isObject, parseJsonText, writeJson } from './canonical/json-value.js';
 import type { Message } from './record.js';
 
+/** The key of an assistant turn's calls, as recorded JSON spells it: a line without it holds none (escaped spellings aside). */
+export const TOOL_CALLS_KEY = Buffer.from('"tool_calls"');
+
 /** OpenAI's rule for tool and function names. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { isJsonObject, parseJsonText, writeJson, writeJsonAt } from '../canonical/json-value.js';
 import { TextTooLongError, unlessTooLong } from '../canonical/scan.js';
 import type { CurationOptions, CurationPlan, Drop } from '../pipeline/curate.js';
-import { planCuration } from '../pipeline/curate.js';
+import { handedToTarget, planCuration } from '../pipeline/curate.js';
 import { refuseNoRecords } from '../sources/no-records.js';
 import { CURATION_REASONS, droppedCounts } from '../pipeline/drop-reasons.js';
 import type { RecordVerdict } from '../pipeline/candidate.js';
@@ -312,7 +312,7 @@ async function askRecordingPlanned(
       records_read: plan.recordsRead,
       damaged_lines: plan.damagedLines,
       // The records handed to the format: those its verdict refused in the plan too.
-      kept_after_curation: plan.kept + Object.values(plan.refusedByTarget).reduce((sum, n) => sum + n, 0),
+      kept_after_curation: handedToTarget(plan),
       conversations: files.reduce((n, f) => n + (f.conversations as number), 0),
       dropped: droppedCounts(ASK_RECORDING_REASONS, { ...plan.dropped, ...exportDrops }),
       ...(plan.quality !== null ? { quality: scrubbedQualityReport(plan.quality, options.scrub) } : {}),

@@ -27,7 +27,7 @@ import {
   type ToolDefinition,
 } from '../targets/index.js';
 import type { TokenizerSpec, TrainOn } from '../targets/meter.js';
-import { toolCallFacts } from '../tool-calls.js';
+import { TOOL_CALLS_KEY, toolCallFacts } from '../tool-calls.js';
 import { holdsReasoning } from '../targets/messages.js';
 
 /** What `verdictOnly` stands in for a count it does not make: no limit or finding reads it. */
@@ -68,7 +68,10 @@ export interface ProjectionSettings {
    * or a model folder.
    */
   verdictOnly?: boolean;
-  /** The plan's verdict alone: the drop, or nothing (no digest, group or origin is made). */
+  /**
+   * Set for the plan's verdict (`targetVerdict`, which makes no digest, group or origin): the
+   * messages are redacted only where a verdict reads them redacted (`judge`).
+   */
   verdictAlone?: boolean;
   /**
    * The definitions are inferred from the run's tool calls (no --inferred-tools file): set on
@@ -254,6 +257,11 @@ interface ProjectionContext {
 
 type DropItem = Extract<ProjectedItem, { kind: 'drop' }>;
 
+/** Whether a projection counts tokens: always for an export's examples; for a verdict, only where a token limit or a template reads the count. */
+function countsTokens(settings: ProjectionSettings, meter: ExampleMeter): boolean {
+  return settings.verdictOnly !== true || settings.maxExampleTokens !== null || settings.maxSeqLength !== null || meter.rendersTemplate;
+}
+
 /** What the target made of a record it takes: the example as written (its line appended to `exampleLines`), and what the summary needs of it. */
 interface Judged {
   messages: Message[];
@@ -283,7 +291,7 @@ function judge(record: TraceRecord, { target, meter, settings, exampleLines }: P
     return { kind: 'drop', ...where, reason: projection.reason, detail: projection.detail };
   }
   let example = projection.example;
-  const counted = settings.verdictOnly !== true || settings.maxExampleTokens !== null || settings.maxSeqLength !== null || meter.rendersTemplate;
+  const counted = countsTokens(settings, meter);
   const scrub = settings.scrub;
   const redacting = scrub !== null && (settings.verdictAlone !== true || scrub.dropOnSecrets || counted);
   // The tools the call was offered, when its recorder kept them: scrubbed with the messages.
@@ -380,7 +388,7 @@ function projectRecord(record: TraceRecord, context: ProjectionContext): Project
  * plan's verdict is made before the run's calls are all read).
  */
 function alone(settings: ProjectionSettings, record: TraceRecord): ProjectionSettings {
-  if (settings.inferredFromCalls !== true || !record.raw.includes(TOOL_CALLS)) return settings;
+  if (settings.inferredFromCalls !== true || !record.raw.includes(TOOL_CALLS_KEY)) return settings;
   const own = ownDefinitions(toolCallFacts(record.messages()), settings.scrub);
   if (own.length === 0) return settings;
   const everyLineTools =
@@ -411,8 +419,6 @@ function ownDefinitions(facts: string[], scrub: ScrubSettings | null): ToolDefin
   return own;
 }
 
-const TOOL_CALLS = Buffer.from('"tool_calls"');
-
 /**
  * A kept record's example; the plan's verdict took it, so where the run's tool definitions
  * make the target refuse it (a token limit, a template), it is written with the definitions
@@ -433,7 +439,7 @@ function projectKeptRecord(record: TraceRecord, context: ProjectionContext): Pro
 export async function targetVerdict(settings: ProjectionSettings): Promise<RecordVerdict> {
   const context: ProjectionContext = { target: getTarget(settings.format, settings.targetSettings), meter: await loadMeter(settings.tokenizer), settings, exampleLines: new ByteSink() };
   // Definitions change a verdict only through a count (a token limit, a template): without one, those of the names do.
-  const counts = settings.maxExampleTokens !== null || settings.maxSeqLength !== null || context.meter.rendersTemplate;
+  const counts = countsTokens(settings, context.meter);
   return (record) => {
     context.exampleLines.reset();
     const judged = judge(record, counts ? { ...context, settings: alone(settings, record) } : context);

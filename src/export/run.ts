@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { UserError } from '../errors.js';
-import { planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
+import { handedToTarget, planCuration, type CurationOptions, type CurationPlan, type Drop, type KeptLines } from '../pipeline/curate.js';
 import type { Split } from '../pipeline/split.js';
 import { HeldKeys, writeKeptKeys } from '../pipeline/kept-keys.js';
 import type { KeyKind } from '../pipeline/keys.js';
@@ -232,9 +232,8 @@ async function exportPlanned(
       inferredDefinitions = scrubDefinitions(definitions, options.scrub);
       const inferredNames = inferredFromFile?.map((d) => d.function.name).sort() ?? inference.names();
       const settings: ProjectionSettings = {
-        ...projectionSettings(options, target, reasoning, supplied, { inferred: inferredDefinitions, inferredNames, fromCalls: false }),
+        ...projectionSettings(options, target, reasoning, supplied, { inferred: inferredDefinitions, inferredNames, fromCalls: judged.inferredFromCalls === true }),
         judged: { inferred: judged.inferred, everyLineTools: judged.everyLineTools },
-        inferredFromCalls: judged.inferredFromCalls,
       };
       return projectKept(discovery, kept, settings, stopProjection.signal);
     };
@@ -345,7 +344,7 @@ async function exportPlanned(
     }
     provenance.write(output);
     const invalid = files.filter((f) => !f.report.ok).map((f) => f.report);
-    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, refusedByTarget: plan.refusedByTarget, refusedTrajectoryStep: plan.refusedLaterStep, judgedTools, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
+    const report = buildReport({ target, options, reasoning, plan, key: curationOptions.key, exportDrops, dropFixes, judgedTools, files, supplied, inferredDefinitions, inferredCalls, inferredUsed, recordedUsed, reasoningSeen, partial, redactions, notes, roots: discovery.inputs ?? [] });
     return await completeExport({ output, target, curationOptions, plan, report, invalid, files: finishedFiles, sources: origins.summaries(), keys: heldKeys! });
   } catch (error) {
     // Started, maybe never read: no share starts after this, and its workers stop.
@@ -506,10 +505,6 @@ export interface ReportInput {
   exportDrops: Record<string, number>;
   /** The option that fixes a drop reason, where its drops named one (the summary says it beside the reason). */
   dropFixes?: Record<string, string>;
-  /** Records the plan's verdict of the target dropped, by reason. */
-  refusedByTarget: Record<string, number>;
-  /** The target refused a later step of an agent run: the run is exported up to an earlier step. */
-  refusedTrajectoryStep: boolean;
   /** Examples written with the tool definitions the plan judged them with, and why the run's were refused. */
   judgedTools: { call_id: string; reason: string }[];
   files: { path: string; dataset: string; split: Split; report: ValidationReport }[];
@@ -602,7 +597,7 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
     const reason = tooFewExamples(target, training.reduce((n, f) => n + f.report.examples, 0));
     return reason === null ? [] : [{ dataset: dataset === '' ? null : dataset, files: training.map((f) => f.path), reason }];
   });
-  warnings.push(...(target.reportWarnings?.({ dropped: input.exportDrops, groupBy: options.groupBy, supplied: input.supplied, trainOn: options.trainOn, refusedTrajectoryStep: input.refusedTrajectoryStep }) ?? []));
+  warnings.push(...(target.reportWarnings?.({ dropped: input.exportDrops, groupBy: options.groupBy, supplied: input.supplied, trainOn: options.trainOn, refusedTrajectoryStep: plan.refusedLaterStep }) ?? []));
   if (input.partial.length > 0) {
     warnings.push(`${input.partial.length} example(s) are partial: rebuilt from prompts that hold only the last user turn (earlier turns come from the run, none invented); see partial_call_ids`);
   }
@@ -634,7 +629,7 @@ export function buildReport(input: ReportInput): Record<string, unknown> {
     records_read: plan.recordsRead,
     damaged_lines: plan.damagedLines,
     // The records handed to the target: those its verdict refused in the plan too.
-    kept_after_curation: plan.kept + Object.values(input.refusedByTarget).reduce((sum, n) => sum + n, 0),
+    kept_after_curation: handedToTarget(plan),
     key: input.key,
     ...(plan.mergedAcrossModules !== null ? { merged_across_modules: plan.mergedAcrossModules } : {}),
     examples,

@@ -14,7 +14,7 @@ import { ANSWER_FAULTS, type PairFacts } from './pairs.js';
 import { conversationWords, signatureOf } from './minhash.js';
 import { selectionVerdict, type Selection } from './selection.js';
 import { qualityIsOff, qualityOf, type QualityResult, type QualitySettings, type QualityVerdict } from './quality/index.js';
-import { toolCallFacts } from '../tool-calls.js';
+import { TOOL_CALLS_KEY, toolCallFacts } from '../tool-calls.js';
 import type { JobFunctions } from '../parallel/jobs.js';
 
 export interface CandidateOptions {
@@ -180,7 +180,7 @@ function describe(record: TraceRecord, candidate: Candidate, options: CandidateO
   candidate.trajectory = trajectory;
   const messages = options.nearDuplicates ? record.messages() : null;
   if (messages !== null) candidate.signature = signatureOf(conversationWords(messages));
-  if (options.toolCalls && record.raw.includes(TOOL_CALLS)) {
+  if (options.toolCalls && record.raw.includes(TOOL_CALLS_KEY)) {
     const turns =
       messages === null && options.toolCallsOnce != null && record instanceof SynalinksRecord
         ? newToolCallTurns(record, options.toolCallsOnce, options.collapse ? messageSpans : null)
@@ -222,7 +222,6 @@ function trajectoryAhead(record: TraceRecord): TrajectoryDigests | null | TextTo
   return digests;
 }
 
-const TOOL_CALLS = Buffer.from('"tool_calls"');
 /** Where each message of the record at hand starts and ends in its line, when the collapse digests wrote them. */
 const messageSpans: number[] = [];
 const UNICODE_ESCAPE = Buffer.from('\\u');
@@ -258,9 +257,9 @@ function newToolCallTurns(record: SynalinksRecord, run: string, spans: number[] 
     return turns.length > 0 ? turns : null;
   }
   let turns: Message[] | null = null;
-  let next = raw.indexOf(TOOL_CALLS, start);
+  let next = raw.indexOf(TOOL_CALLS_KEY, start);
   const visit = (elementStart: number, elementEnd: number): void => {
-    while (next !== -1 && next < elementStart) next = raw.indexOf(TOOL_CALLS, next + 1);
+    while (next !== -1 && next < elementStart) next = raw.indexOf(TOOL_CALLS_KEY, next + 1);
     if (next === -1 || next >= elementEnd) return;
     const text = raw.toString('latin1', elementStart, elementEnd);
     if (handedOver.has(text)) return;

@@ -157,6 +157,11 @@ export interface CurationPlan {
 
 export type DropSink = (drop: Drop) => void;
 
+/** The records handed to an export's target: those the plan kept, and those its verdict refused. */
+export function handedToTarget(plan: Pick<CurationPlan, 'kept' | 'refusedByTarget'>): number {
+  return plan.kept + Object.values(plan.refusedByTarget).reduce((sum, n) => sum + n, 0);
+}
+
 /**
  * Whether the target refused a later step of an agent run one of whose earlier steps reached
  * the comparing stages: a run then ends, in the output, at an earlier step than it was
@@ -473,9 +478,13 @@ export class Curation {
 
   /** A drop decided by the record alone; its place is only built then, since most records are kept. */
   private dropCandidate(candidate: Candidate, reason: string, detail?: string): void {
+    this.drop(this.candidateDrop(candidate, reason, detail));
+  }
+
+  private candidateDrop(candidate: Candidate, reason: string, detail: string | undefined): Drop {
     const drop: Drop = { call_id: candidate.callId, file: this.files[candidate.fileIndex].display, line: candidate.line, reason };
     if (detail !== undefined) drop.detail = detail;
-    this.drop(drop);
+    return drop;
   }
 
   /** The target's verdict: counted apart, with the target's own drops, whose reasons these are. */
@@ -483,9 +492,7 @@ export class Curation {
     addCount(this.refusedByTarget, verdict.reason);
     if (verdict.fix !== undefined) this.refusalFixes[verdict.reason] ??= verdict.fix;
     if (verdict.earlierSteps !== undefined) this.refusedRuns.refused(verdict.earlierSteps);
-    const drop: Drop = { call_id: candidate.callId, file: this.files[candidate.fileIndex].display, line: candidate.line, reason: verdict.reason };
-    if (verdict.detail !== undefined && verdict.detail !== '') drop.detail = verdict.detail;
-    this.onDrop(drop);
+    this.onDrop(this.candidateDrop(candidate, verdict.reason, verdict.detail === '' ? undefined : verdict.detail));
   }
 
   addDamaged(line: DamagedLine): void {
